@@ -1,0 +1,62 @@
+// transpose: out = in^T for a W x H float matrix, through 32x32 LDS tiles
+// (padded to 33 columns against bank conflicts), 2-D grid of 32x8 workgroups.
+// Usage: transpose [W [H]]   (default 1024 x 768: 768 workgroups)
+#include <hip/hip_runtime.h>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK(x) do { hipError_t e_ = (x); if (e_ != hipSuccess) { \
+    fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, hipGetErrorString(e_)); \
+    return 2; } } while (0)
+
+#define TILE 32
+#define ROWS 8
+
+__global__ void transpose(const float *in, float *out, int w, int h)
+{
+    __shared__ float tile[TILE][TILE + 1];
+    int x = blockIdx.x * TILE + threadIdx.x;
+    int y = blockIdx.y * TILE + threadIdx.y;
+    for (int j = 0; j < TILE; j += ROWS)
+        if (x < w && y + j < h)
+            tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * w + x];
+    __syncthreads();
+    x = blockIdx.y * TILE + threadIdx.x;
+    y = blockIdx.x * TILE + threadIdx.y;
+    for (int j = 0; j < TILE; j += ROWS)
+        if (x < h && y + j < w)
+            out[(size_t)(y + j) * h + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+int main(int argc, char **argv)
+{
+    int w = argc > 1 ? atoi(argv[1]) : 1024;
+    int h = argc > 2 ? atoi(argv[2]) : (argc > 1 ? w : 768);
+    size_t bytes = (size_t)w * h * sizeof(float);
+    std::vector<float> hin((size_t)w * h), hout((size_t)w * h);
+    for (size_t i = 0; i < hin.size(); i++)
+        hin[i] = (float)(i % 65521) + 0.125f;
+    float *din, *dout;
+    CHECK(hipMalloc(&din, bytes));
+    CHECK(hipMalloc(&dout, bytes));
+    CHECK(hipMemcpy(din, hin.data(), bytes, hipMemcpyHostToDevice));
+    dim3 block(TILE, ROWS);
+    dim3 grid((w + TILE - 1) / TILE, (h + TILE - 1) / TILE);
+    hipLaunchKernelGGL(transpose, grid, block, 0, 0, din, dout, w, h);
+    CHECK(hipGetLastError());
+    CHECK(hipDeviceSynchronize());
+    CHECK(hipMemcpy(hout.data(), dout, bytes, hipMemcpyDeviceToHost));
+    long bad = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            if (hout[(size_t)x * h + y] != hin[(size_t)y * w + x]) {
+                if (bad < 5)
+                    fprintf(stderr, "mismatch at out[%d][%d]\n", x, y);
+                bad++;
+            }
+    CHECK(hipFree(din));
+    CHECK(hipFree(dout));
+    printf("transpose %dx%d: %s\n", w, h, bad ? "FAIL" : "PASS");
+    return bad ? 1 : 0;
+}

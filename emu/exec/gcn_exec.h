@@ -1,0 +1,104 @@
+/*
+ * gcn_exec.h - the functional GCN3 machine: devices, device memory, kernel
+ * dispatch onto a pthread pool of workgroup workers, and trace recording.
+ *
+ * The HIP runtime (emu/hip) is the only client. Memory model (DESIGN.md
+ * Sec. 4): device allocations live in host virtual memory, so a device pointer
+ * is a host pointer; an allocation table maps an address to its allocation and
+ * device. Kernel accesses outside every allocation (and outside the LDS and
+ * private apertures) are GPU memory faults: the launch fails with a message
+ * naming kernel, workgroup, wavefront, PC, lane and address.
+ *
+ * Thread-safety: gcn_launch() blocks until the kernel finished; the runtime
+ * calls it from one host thread at a time. Allocation functions are
+ * thread-safe.
+ */
+#ifndef GCN_EXEC_H
+#define GCN_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../loader/gcn_loader.h"
+#include "../../traceformat/trc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gcn_machine gcn_machine;
+
+typedef struct gcn_machine_config {
+    uint32_t n_gpus;      /* devices exposed, >= 1 */
+    uint32_t n_threads;   /* worker threads, >= 1 */
+    trc_writer *trace;    /* NULL: no recording. Not owned. */
+} gcn_machine_config;
+
+/* NULL on failure (message in err). */
+gcn_machine *gcn_machine_create(const gcn_machine_config *cfg, char *err, size_t errlen);
+void gcn_machine_destroy(gcn_machine *m); /* accepts NULL */
+
+/* ---- Memory ---- */
+
+typedef struct gcn_alloc_info {
+    uint64_t base, size;  /* bytes */
+    uint32_t device;
+    trc_mem_kind kind;
+} gcn_alloc_info;
+
+/* Allocate `size` bytes (zeroed, 256-byte aligned) on `device`, recorded in the
+ * trace as an ALLOC event. NULL when out of memory. */
+void *gcn_mem_alloc(gcn_machine *m, uint32_t device, size_t size, trc_mem_kind kind);
+/* Free an allocation made by gcn_mem_alloc; -1 if p is not the base of one. */
+int gcn_mem_free(gcn_machine *m, void *p);
+/* Allocation containing [addr, addr+len); 0 when none (then *out untouched). */
+int gcn_mem_find(gcn_machine *m, uint64_t addr, uint64_t len, gcn_alloc_info *out);
+
+/* ---- Code objects and kernels ---- */
+
+typedef struct gcn_module gcn_module; /* a code object loaded onto the machine */
+
+/* Map the code object's segments into device memory, decode its .text once,
+ * and store it in the trace. The module keeps `co` (takes ownership). */
+gcn_module *gcn_module_load(gcn_machine *m, gcn_code_object *co, char *err, size_t errlen);
+void gcn_module_unload(gcn_machine *m, gcn_module *mod); /* accepts NULL */
+const gcn_code_object *gcn_module_co(const gcn_module *mod);
+/* Device address of the loaded image's byte at ELF vaddr 0. */
+uint64_t gcn_module_base(const gcn_module *mod);
+
+typedef enum gcn_launch_status {
+    GCN_LAUNCH_OK = 0,
+    GCN_LAUNCH_FAULT,          /* memory fault: hipErrorIllegalAddress */
+    GCN_LAUNCH_ILLEGAL_INSN,   /* invalid/unimplemented instruction: hipErrorLaunchFailure */
+    GCN_LAUNCH_TRAP,           /* s_trap: hipErrorLaunchFailure */
+    GCN_LAUNCH_BAD_CONFIG,     /* bad grid/workgroup/LDS: hipErrorInvalidConfiguration */
+    GCN_LAUNCH_TRACE_ERROR,    /* the trace writer failed (disk full...) */
+    GCN_LAUNCH_NOMEM,
+} gcn_launch_status;
+
+typedef struct gcn_launch_params {
+    uint32_t device;
+    uint32_t stream;
+    uint32_t grid[3];      /* workgroups in x, y, z (HIP gridDim) */
+    uint32_t wg_size[3];   /* work-items per workgroup (HIP blockDim) */
+    uint32_t dynamic_lds;  /* bytes of dynamic shared memory */
+    const void *kernarg;   /* kernarg segment contents, kernarg_size bytes, laid out per metadata */
+    uint32_t kernarg_size;
+} gcn_launch_params;
+
+typedef struct gcn_launch_result {
+    gcn_launch_status status;
+    char message[512];        /* one line when status != OK */
+    uint64_t wave_instructions; /* dynamic wavefront instructions executed */
+    uint64_t waves;
+    double seconds;           /* wall time of the emulation */
+} gcn_launch_result;
+
+/* Run one kernel to completion on the worker pool. */
+gcn_launch_status gcn_launch(gcn_machine *m, const gcn_module *mod, const gcn_kernel *k,
+                             const gcn_launch_params *p, gcn_launch_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

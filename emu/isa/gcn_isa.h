@@ -1,0 +1,140 @@
+/*
+ * gcn_isa.h - GCN3 (gfx803) instruction set: decoded-instruction form shared by
+ * the emulator (which executes it) and the replay engine (which times it).
+ *
+ * The single source of truth for opcodes is emu/isa/gcn3.def (X-macro table,
+ * see ../shared/STYLE.md #1). Everything in this header that the replay uses is
+ * the "static facts" half of the trace contract (docs/trace-format.md): the
+ * trace records only dynamic behaviour, and the replay re-decodes the code
+ * object with these functions to know what each dynamic instruction was.
+ *
+ * Sources: "AMD GCN3 ISA Architecture Manual" (Rev 1.1, 2016), chapters 4-13
+ * (formats) and 12 (encodings); LLVM AMDGPU backend VIInstructions/*.td for
+ * gfx8 opcode numbers.
+ *
+ * Thread-safety: a decoded gcn_program is immutable after gcn_program_decode()
+ * and may be shared by any number of threads.
+ */
+#ifndef GCN_ISA_H
+#define GCN_ISA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Execution unit an instruction issues to (timing class used by the replay;
+ * MGSim paper Sec. IV-B / GCN3 ISA manual Sec. 2). */
+typedef enum gcn_unit {
+    GCN_UNIT_SALU = 0, /* SOP1/SOP2/SOPK/SOPC (and SOPP that are not special) */
+    GCN_UNIT_SMEM,     /* scalar memory: s_load_*, s_buffer_load_*, s_store_*, s_memtime */
+    GCN_UNIT_VALU,     /* VOP1/VOP2/VOPC/VOP3/VINTRP incl. v_readlane/v_writelane */
+    GCN_UNIT_VMEM,     /* vector memory: FLAT, MUBUF, MTBUF, MIMG */
+    GCN_UNIT_LDS,      /* DS (LDS and ds_bpermute/permute/swizzle) */
+    GCN_UNIT_BRANCH,   /* s_branch, s_cbranch_*, s_setpc/s_swappc */
+    GCN_UNIT_SPECIAL,  /* s_waitcnt, s_barrier, s_endpgm, s_nop, s_sleep, s_trap, s_sendmsg, ... */
+    GCN_UNIT_EXPORT,   /* EXP (graphics only; decoded, never executed) */
+    GCN_UNIT_COUNT
+} gcn_unit;
+
+/* Per-instruction flags (gcn_insn.flags). */
+enum {
+    GCN_IF_LOAD        = 1u << 0,  /* reads memory (VMEM/SMEM/LDS) */
+    GCN_IF_STORE       = 1u << 1,  /* writes memory */
+    GCN_IF_ATOMIC      = 1u << 2,  /* read-modify-write (also sets LOAD|STORE) */
+    GCN_IF_ATOMIC_RTN  = 1u << 3,  /* atomic that returns the pre-op value (glc / _rtn) */
+    GCN_IF_BR_COND     = 1u << 4,  /* s_cbranch_*: outcome comes from the trace */
+    GCN_IF_BR_JUMP     = 1u << 5,  /* s_branch: always taken, target static */
+    GCN_IF_BR_INDIRECT = 1u << 6,  /* s_setpc_b64 / s_swappc_b64: target from the trace */
+    GCN_IF_ENDPGM      = 1u << 7,  /* s_endpgm: wavefront ends */
+    GCN_IF_BARRIER     = 1u << 8,  /* s_barrier */
+    GCN_IF_WAITCNT     = 1u << 9,  /* s_waitcnt: see vmcnt/lgkmcnt/expcnt */
+    GCN_IF_FLAT        = 1u << 10, /* FLAT encoding (address may be global, LDS or private) */
+    GCN_IF_SCRATCH     = 1u << 11, /* MUBUF through the private segment buffer */
+    GCN_IF_F64         = 1u << 12, /* 64-bit float VALU op (quarter rate on Fiji) */
+    GCN_IF_TRANS       = 1u << 13, /* transcendental VALU op (quarter rate) */
+    GCN_IF_SLEEP       = 1u << 14, /* s_sleep: simm16 * 64 cycles */
+    GCN_IF_WRITES_EXEC = 1u << 15, /* may change EXEC */
+    GCN_IF_INVALID     = 1u << 16, /* word(s) that do not decode; executing it is an error */
+    GCN_IF_GDS         = 1u << 17, /* DS with gds=1 (unsupported: error when executed) */
+    GCN_IF_MEM_FENCE   = 1u << 18, /* buffer_wbinvl1(_vol): L1 invalidate */
+};
+
+/*
+ * One decoded instruction. Fields down to `target` are the stable public part
+ * (the replay relies on them); the operand fields below are the emulator's.
+ */
+typedef struct gcn_insn {
+    uint64_t pc;        /* ELF virtual address of the instruction in its code object (bytes) */
+    uint16_t op;        /* gcn_op enumerator generated from gcn3.def */
+    uint8_t fmt;        /* gcn_fmt enumerator */
+    uint8_t unit;       /* gcn_unit */
+    uint8_t size;       /* encoded length in bytes, literal constant included: 4, 8 or 12 */
+    uint8_t mem_bytes;  /* memory ops: bytes moved per lane (VMEM/LDS, e.g. 4 for _dword,
+                           8 for ds_read2_b32) or in total for SMEM (4..64); else 0 */
+    uint16_t waitcnt_vm;   /* s_waitcnt: vmcnt threshold (0..15); 0xffff when not a waitcnt */
+    uint16_t waitcnt_lgkm; /* s_waitcnt: lgkmcnt threshold (0..15) */
+    uint16_t waitcnt_exp;  /* s_waitcnt: expcnt threshold (0..7) */
+    uint32_t flags;     /* GCN_IF_* */
+    uint64_t target;    /* BR_COND / BR_JUMP: ELF vaddr of the taken target; SLEEP: simm16 */
+
+    /* ---- operands, resolved at decode (emulator-private layout) ---- */
+    uint16_t dst[2];    /* destination operand codes (see gcn_operand encoding in gcn_isa_internal.h) */
+    uint16_t src[4];    /* source operand codes */
+    uint32_t literal;   /* 32-bit literal or inline-constant value */
+    uint32_t imm;       /* offsets, simm16, etc. */
+    uint32_t imm2;      /* second offset (ds *2 forms), sdwa/dpp control, ... */
+    uint32_t mods;      /* modifiers: abs/neg/clamp/omod/glc/slc/... packed by the decoder */
+    void *handler;      /* emulator semantics function for this op (gcn_exec_fn) */
+} gcn_insn;
+
+/* Whole decoded .text of one code object: decode once at load (STYLE.md #3). */
+typedef struct gcn_program {
+    uint64_t vaddr;      /* ELF vaddr of the first byte of .text */
+    uint64_t size;       /* bytes of .text */
+    size_t n_insn;
+    gcn_insn *insn;      /* n_insn instructions in address order */
+    uint32_t *index_of;  /* (pc - vaddr) / 4 -> index into insn, or UINT32_MAX mid-instruction */
+} gcn_program;
+
+/* Status codes of the ISA module. */
+typedef enum gcn_isa_status {
+    GCN_ISA_OK = 0,
+    GCN_ISA_ENOMEM,
+    GCN_ISA_EINVAL,
+} gcn_isa_status;
+
+/*
+ * Decode a whole .text section (linear sweep). Words that do not decode become
+ * instructions with GCN_IF_INVALID (size 4): decoding never fails on bad words;
+ * executing one is reported by the emulator with kernel, PC and encoding.
+ * text/len: section bytes; vaddr: ELF address of text[0].
+ * Returns NULL only when out of memory (errno ENOMEM).
+ */
+gcn_program *gcn_program_decode(const uint8_t *text, size_t len, uint64_t vaddr);
+void gcn_program_free(gcn_program *p); /* accepts NULL */
+
+/* Instruction at ELF vaddr pc, or NULL if pc is outside the program or not at
+ * an instruction boundary. O(1). */
+const gcn_insn *gcn_program_at(const gcn_program *p, uint64_t pc);
+
+/* Decode one instruction from words (at least 1, up to 3 readable: pass n_words).
+ * Returns the size in bytes (4, 8, 12); for an invalid encoding, fills an
+ * instruction with GCN_IF_INVALID and returns 4. */
+int gcn_decode_one(const uint32_t *words, size_t n_words, uint64_t pc, gcn_insn *out);
+
+/* Mnemonic of an opcode ("v_add_f32"), never NULL. */
+const char *gcn_op_name(unsigned op);
+/* Name of a unit ("valu"), never NULL. */
+const char *gcn_unit_name(unsigned unit);
+
+/* Disassemble one decoded instruction into buf in llvm-objdump syntax (as far
+ * as implemented; issue 3 completes it). Returns chars written (snprintf-like). */
+int gcn_disasm(const gcn_insn *in, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,152 @@
+/*
+ * gcn_wave.h - architectural state of one wavefront and the contract between
+ * the interpreter (emu/isa: decode + semantics + run loop) and the machine
+ * (emu/exec: memory, workgroups, scheduling, dispatch).
+ *
+ * emu/isa implements gcn_wave_run(). emu/exec creates waves, sets the initial
+ * state (AMDHSA ABI, LLVM AMDGPUUsage "Initial Kernel Execution State"),
+ * schedules waves of a workgroup (s_barrier), and implements the gcn_mem_*
+ * functions below that the memory instructions call.
+ *
+ * Scalar register file: s[] is indexed by the scalar operand code of the
+ * encoding (GCN3 ISA manual Sec. 12.1 "SSRC/SDST"): 0..101 SGPRs,
+ * 102/103 FLAT_SCRATCH lo/hi, 104/105 XNACK_MASK lo/hi, 106/107 VCC lo/hi,
+ * 108..111 TBA/TMA, 112..123 TTMP0..11, 124 M0, 126/127 EXEC lo/hi.
+ * Vector register file: v[r][lane], r < n_vgpr (<= 256), 64 lanes.
+ *
+ * Apertures (values the runtime also puts in amd_queue_t at +0x40/+0x44,
+ * FACTS.md): a FLAT address whose upper 32 bits equal GCN_GROUP_APERTURE_HI is
+ * an LDS offset; GCN_PRIVATE_APERTURE_HI marks a private (scratch) address.
+ * Both lie above the 47-bit user address space, so they never alias a device
+ * pointer (which is a host pointer).
+ *
+ * Private memory: the scratch V# in s[0:3] (private segment buffer) points at
+ * the dispatch's scratch allocation with swizzle on (element size 4, index
+ * stride 64; GCN3 ISA manual Sec. 8.1.4 "Buffer addressing"), and the wave's
+ * byte offset into it is in the private-segment-wave-offset SGPR. A private
+ * address P of lane L lives at
+ *     scratch_base + scratch_wave_offset + (P / 4) * 256 + L * 4 + P % 4
+ * for both MUBUF (through the V#) and FLAT (through the private aperture), so
+ * the two paths agree byte for byte.
+ */
+#ifndef GCN_WAVE_H
+#define GCN_WAVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcn_isa.h"
+#include "../../traceformat/trc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GCN_WAVE_LANES 64
+#define GCN_GROUP_APERTURE_HI   0x00010000u
+#define GCN_PRIVATE_APERTURE_HI 0x00020000u
+
+/* Scalar operand codes of special registers (index into gcn_wave.s). */
+enum {
+    GCN_SREG_FLAT_SCR_LO = 102, GCN_SREG_FLAT_SCR_HI = 103,
+    GCN_SREG_XNACK_LO = 104, GCN_SREG_XNACK_HI = 105,
+    GCN_SREG_VCC_LO = 106, GCN_SREG_VCC_HI = 107,
+    GCN_SREG_TBA_LO = 108, GCN_SREG_TTMP0 = 112,
+    GCN_SREG_M0 = 124,
+    GCN_SREG_EXEC_LO = 126, GCN_SREG_EXEC_HI = 127,
+};
+
+typedef enum gcn_wave_status {
+    GCN_WAVE_RUNNING = 0,
+    GCN_WAVE_BARRIER,  /* stopped at s_barrier (pc already past it) */
+    GCN_WAVE_DONE,     /* executed s_endpgm */
+    GCN_WAVE_FAULT,    /* memory fault: message in err */
+    GCN_WAVE_ILLEGAL,  /* invalid or unimplemented instruction: message in err */
+    GCN_WAVE_TRAP,     /* s_trap: message in err */
+} gcn_wave_status;
+
+struct gcn_wg; /* exec-private workgroup */
+
+typedef struct gcn_wave {
+    uint32_t s[128];           /* scalar registers by operand code (see above) */
+    uint32_t (*v)[GCN_WAVE_LANES]; /* v[r][lane]; storage owned by exec */
+    uint32_t n_vgpr;           /* allocated VGPRs (from the kernel descriptor) */
+    uint64_t pc;               /* ELF vaddr of the next instruction */
+    uint32_t scc;              /* 0 or 1 */
+    uint32_t mode;             /* HW_REG_MODE (ISA manual Sec. 3.5.2 / Table 3.4) */
+    uint32_t trapsts;          /* HW_REG_TRAPSTS */
+    uint32_t status;           /* gcn_wave_status */
+    uint64_t n_instr;          /* dynamic instructions executed so far */
+
+    /* set by exec at creation, read by the interpreter */
+    const gcn_program *prog;   /* decoded code object text */
+    uint64_t image_base;       /* host/device address of ELF vaddr 0 (s_getpc returns image_base + vaddr) */
+    const char *kernel_name;
+    uint32_t wg_id[3];         /* workgroup id */
+    uint32_t wave_in_wg;       /* index of this wave in its workgroup */
+    uint32_t wave_global;      /* index of this wave in the dispatch */
+    uint8_t *lds;              /* workgroup LDS */
+    uint32_t lds_size;         /* bytes */
+    uint64_t scratch_base;     /* device address of the dispatch scratch allocation (0: none) */
+    uint64_t scratch_wave_offset; /* bytes: this wave's slice */
+    uint32_t private_size;     /* bytes per work-item */
+    uint64_t hw_id;            /* value of HW_REG_HW_ID for s_getreg */
+    trc_wg_rec *rec;           /* NULL when not recording */
+    struct gcn_wg *wg;         /* exec-private */
+    void *mem_cache;           /* exec-private per-wave allocation lookup cache */
+    char err[384];             /* one-line message when status is FAULT/ILLEGAL/TRAP */
+} gcn_wave;
+
+static inline uint64_t gcn_exec_mask(const gcn_wave *w)
+{
+    return (uint64_t)w->s[GCN_SREG_EXEC_LO] | ((uint64_t)w->s[GCN_SREG_EXEC_HI] << 32);
+}
+static inline void gcn_set_exec(gcn_wave *w, uint64_t e)
+{
+    w->s[GCN_SREG_EXEC_LO] = (uint32_t)e;
+    w->s[GCN_SREG_EXEC_HI] = (uint32_t)(e >> 32);
+}
+static inline uint64_t gcn_vcc(const gcn_wave *w)
+{
+    return (uint64_t)w->s[GCN_SREG_VCC_LO] | ((uint64_t)w->s[GCN_SREG_VCC_HI] << 32);
+}
+
+/*
+ * Run the wave from w->pc until it stops: s_barrier (status BARRIER), s_endpgm
+ * (DONE) or an error (FAULT/ILLEGAL/TRAP with w->err set, naming kernel, PC,
+ * encoding / address and lane). Returns the new status. Records the wave's
+ * dynamic behaviour into w->rec when non-NULL (branch outcomes, indirect
+ * targets, EXEC changes as (index of next instruction, EXEC), memory ops),
+ * following trc.h. Implemented by emu/isa.
+ */
+gcn_wave_status gcn_wave_run(gcn_wave *w);
+
+/* ---- implemented by emu/exec ------------------------------------------- */
+
+/*
+ * Translate a global (non-aperture) address range for a lane access. Returns
+ * the host pointer (a device pointer is a host pointer) or NULL after setting
+ * w->status = GCN_WAVE_FAULT and w->err ("memory fault in kernel K: wg (x,y,z)
+ * wave W lane L pc 0x...: read of 4 bytes at 0x... outside every allocation").
+ * pc: vaddr of the faulting instruction; write: 0 read, 1 write.
+ */
+void *gcn_mem_global(gcn_wave *w, uint64_t addr, uint32_t len, int write, uint32_t lane,
+                     uint64_t pc);
+
+/* Kind of a FLAT address. */
+typedef enum gcn_flat_kind { GCN_FLAT_GLOBAL = 0, GCN_FLAT_LDS, GCN_FLAT_PRIVATE } gcn_flat_kind;
+
+/*
+ * Translate a FLAT address of lane `lane`: global, LDS aperture or private
+ * aperture (with the swizzle above). Returns the host pointer, or NULL after
+ * raising a fault (out of LDS, out of the wave's private slice, or outside
+ * every allocation). *kind tells which; *trace_addr receives the address to
+ * record (global: addr; LDS: LDS offset; private: backing-store address).
+ */
+void *gcn_mem_flat(gcn_wave *w, uint64_t addr, uint32_t len, int write, uint32_t lane,
+                   uint64_t pc, gcn_flat_kind *kind, uint64_t *trace_addr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

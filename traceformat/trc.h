@@ -1,0 +1,221 @@
+/*
+ * trc.h - the .gtrace trace format: writer (used by the emulator) and reader
+ * (used by mgpu-replay and tools). Format specification: docs/trace-format.md.
+ *
+ * What a trace holds (DESIGN.md Sec. 5): a header; each code object once; the
+ * host-side timeline in program order (allocations, copies and memsets with
+ * their data, kernel launches, synchronisations); per kernel, per workgroup,
+ * per wavefront the dynamic behaviour the code object cannot tell: branch
+ * outcomes, indirect branch targets, EXEC changes, per-lane addresses of every
+ * memory instruction, and the data loaded/stored.
+ *
+ * Addresses: device addresses are the emulator's (64-bit, byte). Code
+ * addresses (PCs, branch targets) are ELF virtual addresses inside the code
+ * object. LDS addresses are byte offsets in the workgroup's LDS.
+ *
+ * Errors: functions returning int return 0 on success and -1 on failure, with
+ * a one-line message available from trc_writer_error()/trc_reader_error()
+ * naming the file and what went wrong (write error / disk full, truncated
+ * file, bad checksum, newer major version, ...). Nothing is ever silently
+ * truncated; after a writer error every later call fails fast.
+ *
+ * Thread-safety: trc_writer_* event functions must be called from one thread
+ * at a time (the HIP runtime serialises them). trc_wg_* recording buffers are
+ * owned by one thread each; trc_wg_commit() may be called concurrently from
+ * many emulator threads. A trc_reader may be used from many threads once
+ * opened: trc_reader_load_wg() is thread-safe.
+ */
+#ifndef TRC_H
+#define TRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TRC_FORMAT_MAJOR 0
+#define TRC_FORMAT_MINOR 1
+
+/* ---- Shared record types -------------------------------------------------- */
+
+typedef struct trc_header_info {
+    char producer[64];      /* "gcn3-emu" */
+    char producer_version[32];
+    char isa_target[64];    /* "amdgcn-amd-amdhsa--gfx803" */
+    uint32_t device_count;  /* GPUs the emulator exposed */
+    char command_line[1024];
+    uint32_t format_major, format_minor; /* filled by the reader */
+} trc_header_info;
+
+typedef enum trc_mem_kind {
+    TRC_MEM_DEVICE = 0,   /* hipMalloc */
+    TRC_MEM_HOST_PINNED,  /* hipHostMalloc */
+    TRC_MEM_KERNARG,      /* kernarg segment, dispatch packet, queue (written by the runtime) */
+    TRC_MEM_CODE,         /* loaded code-object image (globals, constants) */
+    TRC_MEM_SCRATCH,      /* private-segment backing store of a dispatch */
+} trc_mem_kind;
+
+typedef enum trc_copy_kind {
+    TRC_COPY_H2D = 0,     /* data: the bytes written to the device (size bytes) */
+    TRC_COPY_D2H,         /* data: the bytes the host received (size bytes) */
+    TRC_COPY_D2D,         /* data: NULL (the replay copies from its own image) */
+    TRC_COPY_INIT,        /* runtime-side initialisation of device memory (kernarg, code image); data: bytes */
+} trc_copy_kind;
+
+typedef enum trc_event_kind {
+    TRC_EV_ALLOC = 0,
+    TRC_EV_FREE,
+    TRC_EV_COPY,
+    TRC_EV_MEMSET,
+    TRC_EV_LAUNCH,
+    TRC_EV_SYNC,
+} trc_event_kind;
+
+/* A kernel launch as recorded. */
+typedef struct trc_launch {
+    uint32_t kernel_id;       /* 0,1,2... in launch order; assigned by the writer */
+    uint32_t device;          /* program-visible device index */
+    uint32_t stream;          /* 0 = null stream */
+    uint32_t code_object_id;  /* from trc_writer_code_object() */
+    char kernel_name[256];    /* mangled .name */
+    uint64_t entry_vaddr;     /* ELF vaddr of the first instruction */
+    uint32_t grid[3];         /* workgroups in x, y, z */
+    uint32_t wg_size[3];      /* work-items per workgroup in x, y, z */
+    uint32_t waves_per_wg;    /* ceil(wg items / 64) */
+    uint32_t group_segment_size;   /* LDS bytes per workgroup (static + dynamic) */
+    uint32_t private_segment_size; /* scratch bytes per work-item */
+    uint32_t vgpr_count, sgpr_count; /* per wavefront, from the kernel descriptor */
+    uint64_t kernarg_addr;    /* device address of the kernarg segment */
+    uint32_t kernarg_size;
+    const uint8_t *kernarg;   /* kernarg_size bytes */
+} trc_launch;
+
+typedef struct trc_event {
+    trc_event_kind kind;
+    uint32_t device;
+    uint32_t stream;
+    /* ALLOC/FREE: addr,size,mem_kind. COPY: dst,src,size,copy_kind,data.
+     * MEMSET: dst,size,value (byte). LAUNCH: launch. SYNC: device. */
+    uint64_t addr, src, size;
+    trc_mem_kind mem_kind;
+    trc_copy_kind copy_kind;
+    uint8_t value;
+    const uint8_t *data;      /* COPY data (size bytes) or NULL; owned by the trace object */
+    trc_launch launch;
+    uint64_t n_instr;         /* LAUNCH, reader side: total wavefront instructions */
+    uint32_t n_wg;            /* LAUNCH, reader side: workgroups recorded */
+} trc_event;
+
+/* Memory-op record flags. */
+enum {
+    TRC_MO_LOAD    = 1u << 0,
+    TRC_MO_STORE   = 1u << 1,
+    TRC_MO_ATOMIC  = 1u << 2, /* store_data = operands (cmpswap: src then cmp per lane), load_data = pre-op values */
+    TRC_MO_LDS     = 1u << 3, /* addresses are LDS offsets */
+    TRC_MO_SMEM    = 1u << 4, /* scalar: one address, data = mem_bytes total */
+    TRC_MO_SCRATCH = 1u << 5, /* private memory (addresses are its backing store) */
+};
+
+/* One executed memory instruction of a wavefront. */
+typedef struct trc_mem_op {
+    uint32_t flags;          /* TRC_MO_* */
+    uint32_t bytes_per_lane; /* VMEM/LDS: bytes per active lane; SMEM: total bytes */
+    uint64_t exec;           /* active lanes (SMEM: 1) */
+    const uint64_t *addr;    /* one address per active lane, in lane order (SMEM: 1) */
+    const uint8_t *load_data;  /* LOAD/ATOMIC: popcount(exec)*bytes_per_lane bytes, else NULL */
+    const uint8_t *store_data; /* STORE: popcount*bytes_per_lane; ATOMIC: operands (x2 for cmpswap) */
+} trc_mem_op;
+
+/* Decoded dynamic record of one wavefront (reader side). */
+typedef struct trc_wave {
+    uint32_t wave_in_wg;     /* 0.. waves_per_wg-1 */
+    uint64_t n_instr;        /* dynamic instructions executed, s_endpgm included */
+    uint32_t n_branch;       /* conditional branches executed */
+    const uint8_t *branch_taken; /* n_branch bits, LSB first: bit i = outcome of i-th s_cbranch */
+    uint32_t n_indirect;
+    const uint64_t *indirect_target; /* ELF vaddr of each s_setpc/s_swappc target, in order */
+    uint32_t n_exec;
+    const uint64_t *exec_at;   /* dynamic instruction index from which exec_val[i] holds */
+    const uint64_t *exec_val;  /* EXEC value; exec_at[0] == 0 gives the initial EXEC */
+    uint32_t n_mem;
+    const trc_mem_op *mem;     /* in execution order */
+} trc_wave;
+
+typedef struct trc_wg {
+    uint32_t kernel_id;
+    uint32_t wg_id[3];
+    uint32_t n_waves;
+    trc_wave *waves;
+    /* private storage follows */
+} trc_wg;
+
+/* ---- Writer --------------------------------------------------------------- */
+
+typedef struct trc_writer trc_writer;
+
+/* Create/truncate path and write the header. NULL on failure with the
+ * message in err. */
+trc_writer *trc_writer_open(const char *path, const trc_header_info *h, char *err, size_t errlen);
+/* Write the index and trailer and close. Returns -1 if anything failed at any
+ * point (the message from trc_writer_error stays valid until destroy). */
+int trc_writer_close(trc_writer *w);
+void trc_writer_destroy(trc_writer *w); /* accepts NULL; closes if still open */
+const char *trc_writer_error(const trc_writer *w);
+
+/* Store a code object's ELF bytes once; returns its id (>= 0) or -1. */
+int trc_writer_code_object(trc_writer *w, const void *elf, size_t len);
+
+int trc_writer_event(trc_writer *w, const trc_event *ev); /* ALLOC/FREE/COPY/MEMSET/SYNC */
+/* Start a kernel: fills l->kernel_id. Its workgroups are committed with
+ * trc_wg_commit() (from any threads) before trc_writer_end_kernel(). */
+int trc_writer_begin_kernel(trc_writer *w, trc_launch *l);
+int trc_writer_end_kernel(trc_writer *w, uint32_t kernel_id);
+
+/* Per-workgroup recording buffer, owned by one emulator thread; reusable. */
+typedef struct trc_wg_rec trc_wg_rec;
+trc_wg_rec *trc_wg_rec_create(void);
+void trc_wg_rec_destroy(trc_wg_rec *g); /* accepts NULL */
+/* Reset for a new workgroup of kernel_id with n_waves wavefronts. */
+void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3], uint32_t n_waves);
+/* Recording calls for wavefront `wave` (0..n_waves-1) of the current workgroup. */
+void trc_rec_branch(trc_wg_rec *g, uint32_t wave, int taken);
+void trc_rec_indirect(trc_wg_rec *g, uint32_t wave, uint64_t target_vaddr);
+void trc_rec_exec(trc_wg_rec *g, uint32_t wave, uint64_t dyn_index, uint64_t exec);
+/* addr: 64 entries indexed by lane (only lanes set in exec are read; SMEM: addr[0]).
+ * load_data/store_data: packed data of the active lanes in lane order, or NULL. */
+void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_per_lane,
+                 uint64_t exec, const uint64_t *addr, const void *load_data,
+                 const void *store_data);
+void trc_rec_wave_end(trc_wg_rec *g, uint32_t wave, uint64_t n_instr);
+/* Compress and append the workgroup; thread-safe. Returns 0 or -1. */
+int trc_wg_commit(trc_writer *w, trc_wg_rec *g);
+
+/* ---- Reader --------------------------------------------------------------- */
+
+typedef struct trc_reader trc_reader;
+
+/* Open and validate header, index and trailer. NULL with a message in err
+ * (e.g. "out/a.gtrace: truncated at byte 1234: no index (was the emulator
+ * killed?)"). */
+trc_reader *trc_reader_open(const char *path, char *err, size_t errlen);
+void trc_reader_close(trc_reader *r); /* accepts NULL */
+const char *trc_reader_error(const trc_reader *r);
+
+const trc_header_info *trc_reader_header(const trc_reader *r);
+size_t trc_reader_n_code_objects(const trc_reader *r);
+const uint8_t *trc_reader_code_object(const trc_reader *r, size_t id, size_t *len);
+size_t trc_reader_n_events(const trc_reader *r);
+const trc_event *trc_reader_event(const trc_reader *r, size_t i); /* program order */
+
+/* Workgroup i (0..n_wg-1 in commit order) of a kernel, decoded; caller frees
+ * with trc_wg_free. NULL on error (corrupt frame: message from
+ * trc_reader_error, which is then per-thread undefined; use err). */
+trc_wg *trc_reader_load_wg(trc_reader *r, uint32_t kernel_id, uint32_t i, char *err, size_t errlen);
+void trc_wg_free(trc_wg *wg); /* accepts NULL */
+
+#ifdef __cplusplus
+}
+#endif
+#endif
