@@ -126,13 +126,18 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIBRP) $(LIBEXEC) $(LIBTRC) $(LIBGCN)
 	$(CC) -pthread -o $@ $^ $(LDLIBS) -lcmocka
 
 # ---- HIP programs (real, built by Debian's hipcc for gfx803) ---------------
-programs: $(BENCH_O2) $(BENCH_O0)
+programs: $(BENCH_O2) $(BENCH_O0) $(BUILD)/bench-other/vectoradd-gfx906
 $(BUILD)/bench/%: benchmarks/%.hip
 	@mkdir -p $(dir $@)
 	$(HIPCC) --offload-arch=gfx803 -O2 -o $@ $<
 $(BUILD)/bench/%-O0: benchmarks/%.hip
 	@mkdir -p $(dir $@)
 	$(HIPCC) --offload-arch=gfx803 -O0 -o $@ $<
+
+# A program for another GPU (gfx906): the e2e tests check that it is refused.
+$(BUILD)/bench-other/vectoradd-gfx906: benchmarks/vectoradd.hip
+	@mkdir -p $(dir $@)
+	$(HIPCC) --offload-arch=gfx906 -O2 -o $@ $<
 
 # ---- test / demo / bench ---------------------------------------------------
 unit: $(UNIT)

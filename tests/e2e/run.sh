@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# End-to-end tests: real HIP programs built by Debian's hipcc for gfx803 run
+# unmodified under gcn3-emu (at -O2 and -O0, with 1 and 2 worker threads),
+# their traces replay on every preset with the data check OK, and bad input
+# (other GPU target, truncated trace, bad config key) gets a one-line error.
+set -uo pipefail
+BUILD=${BUILD:-build}
+EMU=$BUILD/bin/gcn3-emu
+REPLAY=$BUILD/bin/mgpu-replay
+OUT=$BUILD/e2e
+mkdir -p "$OUT"
+pass=0; fail=0
+ok()   { pass=$((pass+1)); echo "  ok   $*"; }
+bad()  { fail=$((fail+1)); echo "  FAIL $*"; }
+
+# A crash (signal) is always a failure, whatever the expected status.
+crashed() { [ "$1" -ge 128 ]; }
+
+echo "== programs under gcn3-emu"
+for prog in vectoradd reduction transpose; do
+  for opt in O2 O0; do
+    bin=$BUILD/bench/$prog; [ $opt = O0 ] && bin=$BUILD/bench/$prog-O0
+    for t in 1 2; do
+      name=$prog-$opt-t$t
+      "$EMU" --quiet --threads $t --record "$OUT/$name.gtrace" -- "$bin" >"$OUT/$name.out" 2>"$OUT/$name.err"
+      rc=$?
+      if [ $rc = 0 ] && grep -q PASS "$OUT/$name.out"; then ok "$name"
+      else bad "$name (exit $rc): $(tail -n 3 "$OUT/$name.err" "$OUT/$name.out" | tr '\n' ' ')"; fi
+    done
+  done
+done
+
+echo "== replay on every preset"
+for prog in vectoradd reduction transpose; do
+  for opt in O2 O0; do
+    tr=$OUT/$prog-$opt-t2.gtrace
+    [ -f "$tr" ] || { bad "replay $prog-$opt: no trace"; continue; }
+    for topo in r9nano m-sgpu u-mgpu d-mgpu; do
+      "$REPLAY" --topo $topo --stats "$OUT/$prog-$opt-$topo.json" "$tr" >"$OUT/$prog-$opt-$topo.txt" 2>&1
+      rc=$?
+      if [ $rc = 0 ] && grep -q "OK" "$OUT/$prog-$opt-$topo.txt" && ! grep -qi "mismatch" "$OUT/$prog-$opt-$topo.txt"; then
+        ok "replay $prog-$opt $topo"
+      else bad "replay $prog-$opt $topo (exit $rc): $(tail -n 3 "$OUT/$prog-$opt-$topo.txt" | tr '\n' ' ')"; fi
+    done
+  done
+done
+
+echo "== bad input"
+# A program built for another GPU is refused with a message naming its target.
+if [ -x "$BUILD/bench-other/vectoradd-gfx906" ]; then
+  "$EMU" --quiet -- "$BUILD/bench-other/vectoradd-gfx906" >"$OUT/gfx906.out" 2>&1; rc=$?
+  if ! crashed $rc && [ $rc != 0 ] && grep -q gfx906 "$OUT/gfx906.out"; then ok "gfx906 program refused"
+  else bad "gfx906 program (exit $rc): $(tail -n 2 "$OUT/gfx906.out" | tr '\n' ' ')"; fi
+fi
+# A truncated trace opens with a clear error.
+tr=$OUT/vectoradd-O2-t1.gtrace
+if [ -f "$tr" ]; then
+  head -c $(( $(stat -c %s "$tr") / 2 )) "$tr" >"$OUT/truncated.gtrace"
+  "$REPLAY" --topo r9nano "$OUT/truncated.gtrace" >"$OUT/truncated.txt" 2>&1; rc=$?
+  if ! crashed $rc && [ $rc != 0 ] && [ "$(wc -l <"$OUT/truncated.txt")" -le 3 ] && grep -qi "truncat\|incomplete" "$OUT/truncated.txt"; then
+    ok "truncated trace refused"
+  else bad "truncated trace (exit $rc): $(head -n 3 "$OUT/truncated.txt" | tr '\n' ' ')"; fi
+  # An unknown configuration key is an error naming the key.
+  "$REPLAY" --topo r9nano --set gpu.cu_cuont=32 "$tr" >"$OUT/badkey.txt" 2>&1; rc=$?
+  if ! crashed $rc && [ $rc != 0 ] && grep -q "cu_cuont" "$OUT/badkey.txt"; then ok "unknown config key refused"
+  else bad "unknown config key (exit $rc): $(head -n 2 "$OUT/badkey.txt" | tr '\n' ' ')"; fi
+fi
+
+echo "e2e: $pass passed, $fail failed"
+[ $fail = 0 ]
