@@ -58,6 +58,8 @@ BENCH_SRC := $(wildcard benchmarks/*.hip)
 BENCH_O2  := $(patsubst benchmarks/%.hip,$(BUILD)/bench/%,$(BENCH_SRC))
 BENCH_O0  := $(patsubst benchmarks/%.hip,$(BUILD)/bench/%-O0,$(BENCH_SRC))
 
+.SECONDARY: $(PROTO_C) $(PROTO_H)
+
 .PHONY: all deps test unit e2e demo bench clean programs asan
 all: $(LIBHIP) $(EMU) $(REPLAY) $(TOOLS) $(UNIT)
 

@@ -116,6 +116,7 @@ enum {
     TRC_MO_LDS     = 1u << 3, /* addresses are LDS offsets */
     TRC_MO_SMEM    = 1u << 4, /* scalar: one address, data = mem_bytes total */
     TRC_MO_SCRATCH = 1u << 5, /* private memory (addresses are its backing store) */
+    TRC_MO_CMPSWAP = 1u << 6, /* with ATOMIC: store_data holds 2*bytes_per_lane per lane (src, then cmp) */
 };
 
 /* One executed memory instruction of a wavefront. */

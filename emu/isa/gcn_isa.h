@@ -9,7 +9,7 @@
  * object with these functions to know what each dynamic instruction was.
  *
  * Sources: "AMD GCN3 ISA Architecture Manual" (Rev 1.1, 2016), chapters 4-13
- * (formats) and 12 (encodings); LLVM AMDGPU backend VIInstructions/*.td for
+ * (formats) and 12 (encodings); LLVM AMDGPU backend VIInstructions.td and friends for
  * gfx8 opcode numbers.
  *
  * Thread-safety: a decoded gcn_program is immutable after gcn_program_decode()

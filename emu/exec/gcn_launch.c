@@ -1,0 +1,541 @@
+/*
+ * gcn_launch.c - kernel dispatch: validation, the AQL dispatch packet and
+ * amd_queue_t the kernel may read, the dispatch's scratch, initial wavefront
+ * state, and running workgroups on the worker pool.
+ *
+ * Initial state follows LLVM AMDGPUUsage "Initial Kernel Execution State"
+ * (code object v4, GFX8): user SGPRs from s0 in the fixed order private
+ * segment buffer (4), dispatch ptr (2), queue ptr (2), kernarg segment ptr
+ * (2), dispatch id (2), flat scratch init (2), private segment size (1), each
+ * present only when the kernel descriptor enables it; then the system SGPRs
+ * workgroup id x/y/z, workgroup info, private segment wave byte offset. VGPRs
+ * v0/v1/v2 hold the work-item ids x/y/z as enabled.
+ *
+ * Invariants: every workgroup runs entirely on one worker; its waves switch
+ * only at s_barrier, s_endpgm or an error, in wave order, so the result of a
+ * race-free kernel does not depend on the thread count. Each wave gets its
+ * own scratch slice, so private memory never aliases between waves.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "exec_internal.h"
+
+/* Layout of the TRC_MEM_KERNARG allocation of one dispatch. */
+enum {
+    KA_QUEUE = 0,      /* amd_queue_t, 256 bytes (ROCr amd_hsa_queue.h) */
+    KA_PACKET = 256,   /* hsa_kernel_dispatch_packet_t, 64 bytes (hsa.h) */
+    KA_KERNARG = 512,  /* kernarg segment; 256-byte aligned covers any .kernarg_segment_align */
+    KA_TAIL = 256,     /* zero slack after the kernarg bytes: SMEM loads of up to
+                        * 64 bytes (s_load_dwordx16) at the last argument stay in bounds */
+};
+
+
+uint32_t gcn_initial_mode(const gcn_kernel_desc *kd)
+{
+    return (uint32_t)(kd->float_round_mode_32 & 3u) | (uint32_t)(kd->float_round_mode_16_64 & 3u) << 2 |
+           (uint32_t)(kd->float_denorm_mode_32 & 3u) << 4 |
+           (uint32_t)(kd->float_denorm_mode_16_64 & 3u) << 6 | (uint32_t)(kd->dx10_clamp & 1u) << 8 |
+           (uint32_t)(kd->ieee_mode & 1u) << 9;
+}
+
+static void job_error(struct gcn_launch_job *job, gcn_launch_status st, const char *msg)
+{
+    pthread_mutex_lock(&job->err_lock);
+    if (job->status == GCN_LAUNCH_OK) {
+        job->status = st;
+        snprintf(job->message, sizeof(job->message), "%s", msg);
+    }
+    pthread_mutex_unlock(&job->err_lock);
+    atomic_store(&job->stop, 1);
+}
+
+static void put64(uint32_t *s, uint64_t v)
+{
+    s[0] = (uint32_t)v;
+    s[1] = (uint32_t)(v >> 32);
+}
+
+void gcn_wave_init_state(gcn_worker *wk, const struct gcn_launch_job *job, gcn_wave *w, uint32_t wi,
+                         uint32_t wg_lin, const uint32_t wg_id[3], struct gcn_wg *wg)
+{
+    const gcn_kernel_desc *kd = &job->k->kd;
+    const gcn_launch_params *p = job->p;
+    memset(w->s, 0, sizeof(w->s));
+    w->v = wk->vgprs + (size_t)wi * job->n_vgpr;
+    memset(w->v, 0, (size_t)job->n_vgpr * sizeof(*w->v));
+    w->n_vgpr = job->n_vgpr;
+    w->pc = job->k->entry_vaddr;
+    w->scc = 0;
+    w->mode = job->mode;
+    w->trapsts = 0;
+    w->status = GCN_WAVE_RUNNING;
+    w->n_instr = 0;
+    w->prog = job->mod->prog;
+    w->image_base = (uint64_t)(uintptr_t)job->mod->image;
+    w->kernel_name = job->k->name;
+    memcpy(w->wg_id, wg_id, sizeof(w->wg_id));
+    w->wave_in_wg = wi;
+    w->wave_global = wg_lin * job->waves_per_wg + wi;
+    w->lds = wk->lds;
+    w->lds_size = job->lds_size;
+    w->scratch_base = job->scratch_base;
+    w->scratch_wave_offset = job->scratch_base ? (uint64_t)w->wave_global * job->slice : 0;
+    w->private_size = job->private_size;
+    /* HW_ID (ISA manual Sec. 3.5.2 Table): wave_id[3:0], simd_id[5:4], cu_id[11:8],
+     * sh_id[12], se_id[14:13], tg_id[19:16]; a plausible placement on 64 CUs. */
+    w->hw_id = (uint64_t)((wi / 4u) & 15u) | (uint64_t)(wi % 4u) << 4 | (uint64_t)(wg_lin % 16u) << 8 |
+               (uint64_t)((wg_lin / 16u) % 2u) << 12 | (uint64_t)((wg_lin / 32u) % 4u) << 13 |
+               (uint64_t)(wg_lin % 16u) << 16;
+    w->rec = job->recording ? wk->rec : NULL;
+    w->wg = wg;
+    wk->caches[wi].base = wk->caches[wi].end = 0;
+    w->mem_cache = &wk->caches[wi];
+    w->err[0] = 0;
+
+    /* Real ROCm gives every wave the same V# and its slice offset in the wave
+     * offset SGPR (32 bits). When the dispatch's scratch exceeds 4 GiB (-O0
+     * builds with call stacks: 16 KiB per work-item) the offset does not fit:
+     * then the V# base itself points at the wave's slice and the SGPR is 0.
+     * Both address the same bytes (gcn_wave.h formula). */
+    uint64_t vbase = job->scratch_base;
+    uint32_t soff = (uint32_t)w->scratch_wave_offset;
+    uint64_t vrecords = job->scratch_size;
+    if (job->scratch_size > UINT32_MAX) {
+        vbase += w->scratch_wave_offset;
+        vrecords -= w->scratch_wave_offset;
+        soff = 0;
+        /* the wave's view matches its V# (the interpreter recognises scratch
+         * MUBUF accesses by V# base == scratch_base) */
+        w->scratch_base = vbase;
+        w->scratch_wave_offset = 0;
+    }
+    if (vrecords > UINT32_MAX)
+        vrecords = UINT32_MAX;
+
+    uint32_t *s = w->s;
+    uint32_t n = 0;
+    if (kd->enable_sgpr_private_segment_buffer) {
+        /* Scratch V# (GCN3 ISA manual Sec. 8.1.5 buffer resource; values as ROCr
+         * amd_aql_queue.cpp sets them for GFX8): stride 0 with SWIZZLE_ENABLE,
+         * NUM_RECORDS = scratch bytes, word3 element size 4 / index stride 64 /
+         * ADD_TID_ENABLE. */
+        s[n + 0] = (uint32_t)vbase;
+        s[n + 1] = (uint32_t)(vbase >> 32) & 0xffffu;
+        s[n + 1] |= 1u << 31; /* SWIZZLE_ENABLE */
+        s[n + 2] = (uint32_t)vrecords;
+        s[n + 3] = GCN_SCRATCH_RSRC_WORD3;
+        n += 4;
+    }
+    if (kd->enable_sgpr_dispatch_ptr) {
+        put64(s + n, job->dispatch_ptr);
+        n += 2;
+    }
+    if (kd->enable_sgpr_queue_ptr) {
+        put64(s + n, job->queue_ptr);
+        n += 2;
+    }
+    if (kd->enable_sgpr_kernarg_segment_ptr) {
+        put64(s + n, job->kernarg_ptr);
+        n += 2;
+    }
+    if (kd->enable_sgpr_dispatch_id) {
+        put64(s + n, job->dispatch_id);
+        n += 2;
+    }
+    if (kd->enable_sgpr_flat_scratch_init) {
+        /* GFX8: byte offset of the dispatch's scratch from the scratch base
+         * (ours: 0, the V# base is the allocation) and the per-work-item size.
+         * The kernel adds its wave offset and writes FLAT_SCRATCH; the FLAT
+         * private aperture itself is translated by gcn_mem_flat. */
+        s[n + 0] = 0;
+        s[n + 1] = job->private_size;
+        n += 2;
+    }
+    if (kd->enable_sgpr_private_segment_size) {
+        s[n++] = job->private_size;
+    }
+    /* n == kd->user_sgpr_count was checked by the launch. */
+    n = kd->user_sgpr_count;
+    for (int d = 0; d < 3; d++)
+        if (kd->enable_sgpr_workgroup_id[d])
+            s[n++] = wg_id[d];
+    if (kd->enable_sgpr_workgroup_info)
+        s[n++] = (wi == 0 ? 1u << 31 : 0u) | (job->waves_per_wg & 63u);
+    if (kd->enable_private_segment)
+        s[n++] = soff;
+
+    /* Work-item ids and EXEC (partial last wave). */
+    uint32_t wx = p->wg_size[0], wy = p->wg_size[1];
+    uint64_t exec = 0;
+    for (uint32_t l = 0; l < GCN_WAVE_LANES; l++) {
+        uint32_t t = wi * GCN_WAVE_LANES + l;
+        if (t >= job->wg_items)
+            break;
+        exec |= 1ull << l;
+        w->v[0][l] = t % wx;
+        if (kd->enable_vgpr_workitem_id >= 1 && job->n_vgpr > 1)
+            w->v[1][l] = (t / wx) % wy;
+        if (kd->enable_vgpr_workitem_id >= 2 && job->n_vgpr > 2)
+            w->v[2][l] = t / (wx * wy);
+    }
+    gcn_set_exec(w, exec);
+    w->s[GCN_SREG_VCC_LO] = w->s[GCN_SREG_VCC_HI] = 0;
+    /* M0 is not initialised by hardware; compiled code sets it before use
+     * (s_mov_b32 m0, -1 before DS on GFX8). -1 keeps DS clamping permissive. */
+    w->s[GCN_SREG_M0] = 0xffffffffu;
+}
+
+static int wave_error_status(gcn_wave_status st, gcn_launch_status *out)
+{
+    switch (st) {
+    case GCN_WAVE_FAULT: *out = GCN_LAUNCH_FAULT; return 1;
+    case GCN_WAVE_ILLEGAL: *out = GCN_LAUNCH_ILLEGAL_INSN; return 1;
+    case GCN_WAVE_TRAP: *out = GCN_LAUNCH_TRAP; return 1;
+    default: return 0;
+    }
+}
+
+static void run_wg(gcn_worker *wk, struct gcn_launch_job *job, uint32_t wg_lin)
+{
+    const gcn_launch_params *p = job->p;
+    uint32_t wg_id[3] = {wg_lin % p->grid[0], (wg_lin / p->grid[0]) % p->grid[1],
+                         (uint32_t)((uint64_t)wg_lin / ((uint64_t)p->grid[0] * p->grid[1]))};
+    uint32_t nw = job->waves_per_wg;
+    struct gcn_wg wg = {.m = job->m};
+    memset(wk->lds, 0, job->lds_size);
+    if (job->recording)
+        trc_wg_rec_begin(wk->rec, job->kernel_id, wg_id, nw);
+    for (uint32_t wi = 0; wi < nw; wi++) {
+        gcn_wave_init_state(wk, job, &wk->waves[wi], wi, wg_lin, wg_id, &wg);
+        if (job->recording)
+            trc_rec_exec(wk->rec, wi, 0, gcn_exec_mask(&wk->waves[wi]));
+    }
+    int failed = 0;
+    for (;;) {
+        uint32_t n_done = 0, n_barrier = 0;
+        for (uint32_t wi = 0; wi < nw && !failed; wi++) {
+            gcn_wave *w = &wk->waves[wi];
+            if (w->status == GCN_WAVE_RUNNING)
+                gcn_wave_run(w);
+            gcn_launch_status ls;
+            if (wave_error_status((gcn_wave_status)w->status, &ls)) {
+                job_error(job, ls, w->err[0] ? w->err : "wave stopped with an error and no message");
+                failed = 1;
+            } else if (w->status == GCN_WAVE_DONE) {
+                n_done++;
+            } else if (w->status == GCN_WAVE_BARRIER) {
+                n_barrier++;
+            }
+        }
+        if (failed || n_done == nw)
+            break;
+        if (n_done + n_barrier == nw) {
+            /* Every live wave reached s_barrier (ended waves do not take part,
+             * as on hardware): release them. */
+            for (uint32_t wi = 0; wi < nw; wi++)
+                if (wk->waves[wi].status == GCN_WAVE_BARRIER)
+                    wk->waves[wi].status = GCN_WAVE_RUNNING;
+        }
+        if (atomic_load_explicit(&job->stop, memory_order_relaxed))
+            break;
+    }
+    for (uint32_t wi = 0; wi < nw; wi++)
+        wk->n_instr += wk->waves[wi].n_instr;
+    wk->n_waves += nw;
+    if (failed || !job->recording || atomic_load(&job->stop))
+        return;
+    /* trc_rec_wave_end is the interpreter's (at s_endpgm, gcn_sem.c). */
+    if (trc_wg_commit(job->m->cfg.trace, wk->rec) != 0) {
+        char msg[512];
+        snprintf(msg, sizeof(msg), "trace: %s", trc_writer_error(job->m->cfg.trace));
+        job_error(job, GCN_LAUNCH_TRACE_ERROR, msg);
+    }
+}
+
+void gcn_worker_run_job(gcn_worker *wk, struct gcn_launch_job *job)
+{
+    wk->n_instr = 0;
+    wk->n_waves = 0;
+    while (!atomic_load_explicit(&job->stop, memory_order_relaxed)) {
+        uint32_t i = atomic_fetch_add(&job->next_wg, 1);
+        if (i >= job->n_wg)
+            break;
+        run_wg(wk, job, i);
+    }
+}
+
+static gcn_launch_status fail(gcn_launch_result *res, gcn_launch_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static gcn_launch_status fail(gcn_launch_result *res, gcn_launch_status st, const char *fmt, ...)
+{
+    res->status = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->message, sizeof(res->message), fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+/* Number of user SGPRs the descriptor's enables place (AMDGPUUsage table
+ * "User SGPRs"). */
+static uint32_t user_sgprs_placed(const gcn_kernel_desc *kd)
+{
+    return 4u * !!kd->enable_sgpr_private_segment_buffer + 2u * !!kd->enable_sgpr_dispatch_ptr +
+           2u * !!kd->enable_sgpr_queue_ptr + 2u * !!kd->enable_sgpr_kernarg_segment_ptr +
+           2u * !!kd->enable_sgpr_dispatch_id + 2u * !!kd->enable_sgpr_flat_scratch_init +
+           1u * !!kd->enable_sgpr_private_segment_size;
+}
+
+static void wr16(uint8_t *b, uint32_t off, uint16_t v) { memcpy(b + off, &v, 2); }
+static void wr32(uint8_t *b, uint32_t off, uint32_t v) { memcpy(b + off, &v, 4); }
+static void wr64(uint8_t *b, uint32_t off, uint64_t v) { memcpy(b + off, &v, 8); }
+
+gcn_launch_status gcn_launch(gcn_machine *m, const gcn_module *mod, const gcn_kernel *k,
+                             const gcn_launch_params *p, gcn_launch_result *res)
+{
+    gcn_launch_result dummy;
+    if (!res)
+        res = &dummy;
+    memset(res, 0, sizeof(*res));
+    if (!m || !mod || !k || !p)
+        return fail(res, GCN_LAUNCH_BAD_CONFIG, "gcn_launch: missing machine, module, kernel or parameters");
+    const char *kn = k->name;
+    const gcn_kernel_desc *kd = &k->kd;
+    if (k->co != mod->co)
+        return fail(res, GCN_LAUNCH_BAD_CONFIG, "launch of %s: kernel does not belong to the module", kn);
+    if (p->device >= m->cfg.n_gpus)
+        return fail(res, GCN_LAUNCH_BAD_CONFIG, "launch of %s: device %u does not exist (%u devices)", kn,
+                    p->device, m->cfg.n_gpus);
+    for (int d = 0; d < 3; d++) {
+        if (p->grid[d] == 0 || p->wg_size[d] == 0)
+            return fail(res, GCN_LAUNCH_BAD_CONFIG,
+                        "launch of %s: grid (%u,%u,%u) x workgroup (%u,%u,%u) has a zero dimension", kn,
+                        p->grid[0], p->grid[1], p->grid[2], p->wg_size[0], p->wg_size[1], p->wg_size[2]);
+        if ((uint64_t)p->grid[d] * p->wg_size[d] > UINT32_MAX)
+            return fail(res, GCN_LAUNCH_BAD_CONFIG,
+                        "launch of %s: grid size in dimension %d (%u workgroups x %u) exceeds 2^32-1 work-items",
+                        kn, d, p->grid[d], p->wg_size[d]);
+    }
+    uint64_t wg_items = (uint64_t)p->wg_size[0] * p->wg_size[1] * p->wg_size[2];
+    if (wg_items > GCN_MAX_WG_ITEMS)
+        return fail(res, GCN_LAUNCH_BAD_CONFIG, "launch of %s: workgroup (%u,%u,%u) has %" PRIu64
+                    " work-items, more than %u", kn, p->wg_size[0], p->wg_size[1], p->wg_size[2],
+                    wg_items, GCN_MAX_WG_ITEMS);
+    if (k->max_flat_workgroup_size && wg_items > k->max_flat_workgroup_size)
+        return fail(res, GCN_LAUNCH_BAD_CONFIG, "launch of %s: workgroup of %" PRIu64
+                    " work-items exceeds the kernel's .max_flat_workgroup_size %u", kn, wg_items,
+                    k->max_flat_workgroup_size);
+    uint64_t n_wg64 = (uint64_t)p->grid[0] * p->grid[1] * p->grid[2];
+    if (n_wg64 > UINT32_MAX)
+        return fail(res, GCN_LAUNCH_BAD_CONFIG, "launch of %s: %" PRIu64 " workgroups, more than 2^32-1", kn,
+                    n_wg64);
+    uint32_t static_lds = kd->group_segment_fixed_size > k->group_segment_fixed_size
+                              ? kd->group_segment_fixed_size : k->group_segment_fixed_size;
+    uint64_t lds = (uint64_t)static_lds + p->dynamic_lds;
+    if (lds > GCN_MAX_LDS)
+        return fail(res, GCN_LAUNCH_BAD_CONFIG, "launch of %s: LDS %u static + %u dynamic bytes exceeds %u",
+                    kn, static_lds, p->dynamic_lds, GCN_MAX_LDS);
+    uint32_t placed = user_sgprs_placed(kd);
+    if (placed != kd->user_sgpr_count)
+        return fail(res, GCN_LAUNCH_BAD_CONFIG,
+                    "launch of %s: kernel descriptor enables %u user SGPRs but rsrc2.USER_SGPR is %u", kn,
+                    placed, kd->user_sgpr_count);
+    uint32_t n_sys = !!kd->enable_sgpr_workgroup_id[0] + !!kd->enable_sgpr_workgroup_id[1] +
+                     !!kd->enable_sgpr_workgroup_id[2] + !!kd->enable_sgpr_workgroup_info +
+                     !!kd->enable_private_segment;
+    if (kd->user_sgpr_count + n_sys > 102)
+        return fail(res, GCN_LAUNCH_BAD_CONFIG, "launch of %s: %u user + %u system SGPRs exceed 102", kn,
+                    kd->user_sgpr_count, n_sys);
+    uint32_t n_vgpr = kd->vgpr_count;
+    if (n_vgpr < k->vgpr_count)
+        n_vgpr = k->vgpr_count;
+    if (n_vgpr < 1u + kd->enable_vgpr_workitem_id)
+        n_vgpr = 1u + kd->enable_vgpr_workitem_id;
+    if (n_vgpr > 256)
+        return fail(res, GCN_LAUNCH_BAD_CONFIG, "launch of %s: kernel descriptor asks for %u VGPRs (max 256)",
+                    kn, n_vgpr);
+    uint32_t private_size = kd->private_segment_fixed_size > k->private_segment_fixed_size
+                                ? kd->private_segment_fixed_size : k->private_segment_fixed_size;
+    uint32_t waves_per_wg = (uint32_t)((wg_items + GCN_WAVE_LANES - 1) / GCN_WAVE_LANES);
+    uint64_t total_waves = n_wg64 * waves_per_wg;
+    uint64_t slice = (((uint64_t)private_size + 3) & ~3ull) * GCN_WAVE_LANES;
+    uint64_t scratch_size = private_size ? total_waves * slice : 0;
+    if (private_size && (scratch_size / slice != total_waves || scratch_size > (1ull << 46)))
+        return fail(res, GCN_LAUNCH_NOMEM,
+                    "launch of %s: scratch of %" PRIu64 " waves x %" PRIu64
+                    " bytes exceeds 64 TiB; reduce the grid", kn, total_waves, slice);
+
+    /* Kernarg allocation: queue, dispatch packet, kernarg segment. */
+    uint32_t ka_bytes = p->kernarg_size > k->kernarg_segment_size ? p->kernarg_size : k->kernarg_segment_size;
+    if (p->kernarg_size && !p->kernarg)
+        return fail(res, GCN_LAUNCH_BAD_CONFIG, "launch of %s: kernarg_size %u but no kernarg bytes", kn,
+                    p->kernarg_size);
+    uint64_t ka_alloc_size = KA_KERNARG + (((uint64_t)ka_bytes + 255) & ~255ull) + KA_TAIL;
+    uint8_t *ka = gcn_mem_alloc(m, p->device, ka_alloc_size, TRC_MEM_KERNARG);
+    if (!ka)
+        return fail(res, GCN_LAUNCH_NOMEM, "launch of %s: cannot allocate %" PRIu64 " bytes of kernarg memory",
+                    kn, ka_alloc_size);
+    uint8_t *scratch = NULL;
+    if (scratch_size) {
+        scratch = gcn_mem_alloc(m, p->device, scratch_size, TRC_MEM_SCRATCH);
+        if (!scratch) {
+            gcn_mem_free(m, ka);
+            return fail(res, GCN_LAUNCH_NOMEM, "launch of %s: cannot allocate %" PRIu64 " bytes of scratch", kn,
+                        scratch_size);
+        }
+    }
+    uint64_t ka_base = (uint64_t)(uintptr_t)ka;
+    uint64_t scratch_base = (uint64_t)(uintptr_t)scratch;
+    uint64_t dispatch_id = m->dispatch_id++;
+
+    if (p->kernarg_size)
+        memcpy(ka + KA_KERNARG, p->kernarg, p->kernarg_size);
+    /* hsa_kernel_dispatch_packet_t (HSA runtime hsa.h). Header: type
+     * KERNEL_DISPATCH (2), barrier bit, acquire/release fence scope SYSTEM (2). */
+    uint8_t *pk = ka + KA_PACKET;
+    wr16(pk, 0x00, (uint16_t)(2u | 1u << 8 | 2u << 9 | 2u << 11));
+    wr16(pk, 0x02, 3); /* setup: dimensions (HIP launches are always 3-D) */
+    wr16(pk, 0x04, (uint16_t)p->wg_size[0]);
+    wr16(pk, 0x06, (uint16_t)p->wg_size[1]);
+    wr16(pk, 0x08, (uint16_t)p->wg_size[2]);
+    for (int d = 0; d < 3; d++)
+        wr32(pk, 0x0c + 4 * d, p->grid[d] * p->wg_size[d]); /* work-items */
+    wr32(pk, 0x18, private_size);
+    wr32(pk, 0x1c, (uint32_t)lds);
+    wr64(pk, 0x20, gcn_module_base(mod) + k->kd_vaddr);
+    wr64(pk, 0x28, ka_base + KA_KERNARG);
+    wr64(pk, 0x38, 0); /* completion signal: none visible to the kernel */
+    /* amd_queue_t (ROCr amd_hsa_queue.h): hsa_queue_t then AMD fields. */
+    uint8_t *q = ka + KA_QUEUE;
+    wr32(q, 0x00, 0);                              /* type MULTI */
+    wr32(q, 0x04, 1);                              /* features: KERNEL_DISPATCH */
+    wr64(q, 0x08, ka_base + KA_PACKET);            /* base_address: the ring (one packet) */
+    wr32(q, 0x18, 1);                              /* size in packets */
+    wr64(q, 0x20, p->device);                      /* id */
+    wr64(q, 0x38, dispatch_id + 1);                /* write_dispatch_id */
+    wr32(q, 0x40, GCN_GROUP_APERTURE_HI);          /* group_segment_aperture_base_hi */
+    wr32(q, 0x44, GCN_PRIVATE_APERTURE_HI);        /* private_segment_aperture_base_hi */
+    wr32(q, 0x48, 63);                             /* max_cu_id (R9 Nano: 64 CUs) */
+    wr32(q, 0x4c, 39);                             /* max_wave_id (40 waves per CU) */
+    wr64(q, 0x80, dispatch_id);                    /* read_dispatch_id */
+    wr32(q, 0x90, (uint32_t)scratch_base);         /* scratch_resource_descriptor[4] */
+    wr32(q, 0x94, ((uint32_t)(scratch_base >> 32) & 0xffffu) | 1u << 31);
+    wr32(q, 0x98, scratch_size > UINT32_MAX ? UINT32_MAX : (uint32_t)scratch_size);
+    wr32(q, 0x9c, GCN_SCRATCH_RSRC_WORD3);
+    wr64(q, 0xa0, scratch_base);                   /* scratch_backing_memory_location */
+    wr64(q, 0xa8, scratch_size);                   /* scratch_backing_memory_byte_size */
+    wr32(q, 0xb0, private_size);                   /* scratch_workitem_byte_size */
+
+    struct gcn_launch_job job;
+    memset(&job, 0, sizeof(job));
+    job.m = m;
+    job.mod = mod;
+    job.k = k;
+    job.p = p;
+    job.n_wg = (uint32_t)n_wg64;
+    job.wg_items = (uint32_t)wg_items;
+    job.waves_per_wg = waves_per_wg;
+    job.lds_size = (uint32_t)lds;
+    job.n_vgpr = n_vgpr;
+    job.private_size = private_size;
+    job.mode = gcn_initial_mode(kd);
+    job.scratch_base = scratch_base;
+    job.slice = slice;
+    job.scratch_size = scratch_size;
+    job.dispatch_ptr = ka_base + KA_PACKET;
+    job.queue_ptr = ka_base + KA_QUEUE;
+    job.kernarg_ptr = ka_base + KA_KERNARG;
+    job.dispatch_id = dispatch_id;
+    job.recording = m->cfg.trace != NULL;
+    atomic_init(&job.next_wg, 0);
+    atomic_init(&job.stop, 0);
+    pthread_mutex_init(&job.err_lock, NULL);
+    job.status = GCN_LAUNCH_OK;
+
+    gcn_launch_status st = GCN_LAUNCH_OK;
+    if (job.recording) {
+        trc_writer *tw = m->cfg.trace;
+        trc_event ev = {.kind = TRC_EV_COPY, .device = p->device, .addr = ka_base, .size = ka_alloc_size,
+                        .copy_kind = TRC_COPY_INIT, .data = ka};
+        trc_launch tl;
+        memset(&tl, 0, sizeof(tl));
+        tl.device = p->device;
+        tl.stream = p->stream;
+        tl.code_object_id = mod->trace_co_id < 0 ? 0 : (uint32_t)mod->trace_co_id;
+        snprintf(tl.kernel_name, sizeof(tl.kernel_name), "%s", kn);
+        tl.entry_vaddr = k->entry_vaddr;
+        memcpy(tl.grid, p->grid, sizeof(tl.grid));
+        memcpy(tl.wg_size, p->wg_size, sizeof(tl.wg_size));
+        tl.waves_per_wg = waves_per_wg;
+        tl.group_segment_size = (uint32_t)lds;
+        tl.private_segment_size = private_size;
+        tl.vgpr_count = n_vgpr;
+        tl.sgpr_count = kd->sgpr_count > k->sgpr_count ? kd->sgpr_count : k->sgpr_count;
+        tl.kernarg_addr = ka_base + KA_KERNARG;
+        tl.kernarg_size = ka_bytes;
+        tl.kernarg = ka + KA_KERNARG;
+        pthread_mutex_lock(&m->trace_lock);
+        int rc = mod->trace_co_id < 0 ? -1 : trc_writer_event(tw, &ev);
+        if (rc == 0)
+            rc = trc_writer_begin_kernel(tw, &tl);
+        if (rc != 0) {
+            fail(res, GCN_LAUNCH_TRACE_ERROR, "launch of %s: trace: %s", kn,
+                 mod->trace_co_id < 0 ? "module was loaded without a trace (no code object id)"
+                                      : trc_writer_error(tw));
+            st = GCN_LAUNCH_TRACE_ERROR;
+        }
+        pthread_mutex_unlock(&m->trace_lock);
+        job.kernel_id = tl.kernel_id;
+    }
+
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (st == GCN_LAUNCH_OK) {
+        atomic_fetch_add(&m->launches_active, 1); /* seq_cst: pairs with the table publish */
+        pthread_mutex_lock(&m->pool_lock);
+        m->job = &job;
+        m->job_seq++;
+        m->workers_busy = m->n_workers;
+        pthread_cond_broadcast(&m->pool_wake);
+        while (m->workers_busy > 0)
+            pthread_cond_wait(&m->pool_done, &m->pool_lock);
+        m->job = NULL;
+        pthread_mutex_unlock(&m->pool_lock);
+        atomic_fetch_sub(&m->launches_active, 1);
+        gcn_mem_reclaim(m);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    res->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+
+    if (st == GCN_LAUNCH_OK) {
+        for (uint32_t i = 0; i < m->n_workers; i++) {
+            res->wave_instructions += m->workers[i].n_instr;
+            res->waves += m->workers[i].n_waves;
+        }
+        if (job.status != GCN_LAUNCH_OK) {
+            st = job.status;
+            res->status = st;
+            snprintf(res->message, sizeof(res->message), "%s", job.message);
+        }
+        if (job.recording) {
+            pthread_mutex_lock(&m->trace_lock);
+            if (trc_writer_end_kernel(m->cfg.trace, job.kernel_id) != 0 && st == GCN_LAUNCH_OK) {
+                st = fail(res, GCN_LAUNCH_TRACE_ERROR, "launch of %s: trace: %s", kn,
+                          trc_writer_error(m->cfg.trace));
+            }
+            pthread_mutex_unlock(&m->trace_lock);
+        }
+    }
+    pthread_mutex_destroy(&job.err_lock);
+    if (scratch)
+        gcn_mem_free(m, scratch);
+    gcn_mem_free(m, ka);
+    res->status = st;
+    return st;
+}

@@ -1,0 +1,159 @@
+/*
+ * gcn3-emu - run an unmodified HIP program on the GCN3 (gfx803) emulator.
+ *
+ *   gcn3-emu [--gpus N] [--threads T] [--record FILE] [--quiet] -- PROG ARGS...
+ *
+ * The launcher only sets up the environment: it finds our libamdhip64.so.5 in
+ * ../lib relative to its own executable (/proc/self/exe), puts that
+ * directory first on LD_LIBRARY_PATH (hipcc binaries have no RPATH, FACTS.md),
+ * passes the options to the runtime in GCN3EMU_* variables and execs the
+ * program, so the program's output and exit status pass through unchanged.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: gcn3-emu [--gpus N] [--threads T] [--record FILE.gtrace] [--quiet] -- PROG [ARGS...]\n"
+    "Run a HIP program built with hipcc --offload-arch=gfx803 on the GCN3 emulator.\n"
+    "  --gpus N         number of emulated GPUs (1-16, default 1)\n"
+    "  --threads T      emulator worker threads (default: online CPUs)\n"
+    "  --record FILE    record a trace for mgpu-replay\n"
+    "  --quiet          no per-kernel summary on stderr\n"
+    "  --help           this text\n";
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "gcn3-emu: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s", usage);
+    return 2;
+}
+
+static int parse_count(const char *opt, const char *v, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long n = v ? strtol(v, &end, 10) : 0;
+    if (!v || errno || *end || n < lo || n > hi) {
+        fprintf(stderr, "gcn3-emu: %s needs a number in [%ld, %ld], got \"%s\"\n%s", opt, lo, hi,
+                v ? v : "", usage);
+        return -1;
+    }
+    return (int)n;
+}
+
+int main(int argc, char **argv)
+{
+    const char *gpus = NULL, *threads = NULL, *record = NULL;
+    int quiet = 0, i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = 1;
+        } else if (!strcmp(a, "--gpus") || !strcmp(a, "--threads") || !strcmp(a, "--record")) {
+            if (i + 1 >= argc)
+                return bad_usage("%s needs a value", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--gpus")) {
+                if (parse_count(a, v, 1, 16) < 0)
+                    return 2;
+                gpus = v;
+            } else if (!strcmp(a, "--threads")) {
+                if (parse_count(a, v, 1, 1024) < 0)
+                    return 2;
+                threads = v;
+            } else {
+                record = v;
+            }
+        } else if (a[0] == '-') {
+            return bad_usage("unknown option %s", a);
+        } else {
+            break; /* the program; "--" is optional */
+        }
+    }
+    if (i >= argc)
+        return bad_usage("%s", "no program given after --");
+
+    /* <prefix>/bin/gcn3-emu -> <prefix>/lib */
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        fprintf(stderr, "gcn3-emu: cannot read /proc/self/exe: %s\n", strerror(errno));
+        return 2;
+    }
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = 0;
+    char libdir[PATH_MAX + 8];
+    snprintf(libdir, sizeof libdir, "%s/../lib", exe);
+    char lib[PATH_MAX + 32];
+    snprintf(lib, sizeof lib, "%s/libamdhip64.so.5", libdir);
+    struct stat sb;
+    if (stat(lib, &sb) != 0) {
+        fprintf(stderr, "gcn3-emu: %s not found (%s); build it with make\n", lib, strerror(errno));
+        return 2;
+    }
+    char real[PATH_MAX];
+    const char *dir = realpath(libdir, real) ? real : libdir;
+    const char *old = getenv("LD_LIBRARY_PATH");
+    size_t len = strlen(dir) + (old ? strlen(old) : 0) + 2;
+    char *ldp = malloc(len);
+    if (!ldp)
+        return 2;
+    snprintf(ldp, len, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
+    setenv("LD_LIBRARY_PATH", ldp, 1);
+    free(ldp);
+
+    if (gpus)
+        setenv("GCN3EMU_GPUS", gpus, 1);
+    if (threads)
+        setenv("GCN3EMU_THREADS", threads, 1);
+    if (record) {
+        /* The runtime opens the file; an absolute path survives a chdir. */
+        char abs[PATH_MAX];
+        if (record[0] != '/' && getcwd(abs, sizeof abs) &&
+            strlen(abs) + strlen(record) + 2 < sizeof abs) {
+            strcat(abs, "/");
+            strcat(abs, record);
+            setenv("GCN3EMU_RECORD", abs, 1);
+        } else {
+            setenv("GCN3EMU_RECORD", record, 1);
+        }
+    } else {
+        unsetenv("GCN3EMU_RECORD");
+    }
+    if (quiet)
+        setenv("GCN3EMU_QUIET", "1", 1);
+
+    /* Command line for the trace header: the program and its arguments. */
+    size_t cl = 1;
+    for (int j = i; j < argc; j++)
+        cl += strlen(argv[j]) + 1;
+    char *cmd = malloc(cl);
+    if (!cmd)
+        return 2;
+    cmd[0] = 0;
+    for (int j = i; j < argc; j++) {
+        if (j > i)
+            strcat(cmd, " ");
+        strcat(cmd, argv[j]);
+    }
+    setenv("GCN3EMU_CMDLINE", cmd, 1);
+    free(cmd);
+
+    execvp(argv[i], argv + i);
+    fprintf(stderr, "gcn3-emu: cannot run %s: %s\n", argv[i], strerror(errno));
+    return 127;
+}

@@ -1,0 +1,133 @@
+/*
+ * hip_internal.h - private state of gcn3-emu's HIP runtime (libamdhip64.so.5).
+ *
+ * The HIP API is process-global by definition (one set of devices, modules
+ * and allocations per process), so the runtime keeps one `hip_rt` instance.
+ * Per-thread state (current device, last error, pushed launch
+ * configurations) is thread-local, as in the real runtime.
+ *
+ * Locking: rt.mu serialises everything that touches the machine or the trace
+ * writer (gcn_launch and the trc_writer_* event calls require one caller at a
+ * time). API functions take it through hip_enter()/hip_leave().
+ *
+ * Every exported function is listed in hip_api.def (STYLE.md #8).
+ */
+#ifndef HIP_INTERNAL_H
+#define HIP_INTERNAL_H
+
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ 1
+#endif
+#include <hip/hip_runtime_api.h>
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "../exec/gcn_exec.h"
+#include "../loader/gcn_loader.h"
+
+#define HIP_EXPORT __attribute__((visibility("default")))
+#define HIP_MAX_GPUS 16
+
+/* One __hipRegisterFatBinary wrapper (FACTS.md: 24 bytes). */
+typedef struct hip_fatbin_wrapper {
+    uint32_t magic;   /* 0x48495046 "HIPF" */
+    uint32_t version; /* 1 */
+    const void *bundle;
+    void *reserved;
+} hip_fatbin_wrapper;
+#define HIP_FATBIN_MAGIC 0x48495046u
+
+/* A registered code object (one per wrapper, or per hipModuleLoad). */
+typedef struct hip_module {
+    const void *bundle;
+    gcn_code_object *co;  /* parsed at registration; owned until loaded */
+    gcn_module *loaded;   /* loaded onto the machine at first launch (owns co) */
+    gcn_ld_status ld_status;
+    char ld_error[256];   /* why co is NULL */
+    int reported;         /* ld_error printed once */
+    struct hip_module *next;
+} hip_module;
+
+/* __hipRegisterFunction: host stub -> device kernel name. */
+typedef struct hip_function {
+    const void *host_fn;
+    hip_module *mod;
+    char *name;
+} hip_function;
+
+/* __hipRegisterVar: host shadow -> device symbol name. */
+typedef struct hip_var {
+    void *host_var;
+    hip_module *mod;
+    char *name;
+    size_t size;
+} hip_var;
+
+struct ihipStream_t {
+    uint32_t id;     /* 1.. ; 0 is the null stream */
+    int device;
+};
+
+struct ihipEvent_t {
+    double t;        /* seconds (CLOCK_MONOTONIC) at the last hipEventRecord */
+    int recorded;
+};
+
+typedef struct hip_alloc {
+    void *p;
+    size_t size;
+    int device;
+    int host;        /* hipHostMalloc */
+} hip_alloc;
+
+typedef struct hip_rt {
+    pthread_mutex_t mu;
+    int init_ok;            /* machine created */
+    int shutdown;           /* trace closed at exit: later calls are refused */
+    char init_error[512];
+    uint32_t n_gpus, n_threads;
+    int quiet;
+    char *trace_path;
+    trc_writer *trace;
+    int trace_failed;       /* a trace error was reported */
+    gcn_machine *m;
+    hip_module *modules;
+    hip_function *fns;
+    size_t n_fns, cap_fns;
+    hip_var *vars;
+    size_t n_vars, cap_vars;
+    hip_alloc *allocs;      /* hipMalloc/hipHostMalloc, for hipMemGetInfo/hipDeviceReset */
+    size_t n_allocs, cap_allocs;
+    uint64_t used[HIP_MAX_GPUS]; /* bytes allocated per device */
+    uint32_t peer[HIP_MAX_GPUS]; /* bit j: device i may access device j */
+    uint32_t next_stream_id;
+    hipError_t sticky;      /* a kernel failure: returned by every later call */
+} hip_rt;
+
+extern hip_rt hip_rt_state;
+
+/* R9 Nano facts (AMD product page; DESIGN.md Sec. 6): 64 CUs, 1 GHz engine
+ * clock, 4 GiB HBM at 500 MHz on a 4096-bit bus, 2 MiB L2. */
+#define HIP_DEV_MEM_BYTES ((uint64_t)4 << 30)
+
+/* Initialise once (env, trace, machine); returns hipSuccess or the init error. */
+hipError_t hip_init(void);
+/* Lock rt.mu after hip_init(); returns non-success (unlocked) when the
+ * runtime cannot serve calls (init failed, shut down). */
+hipError_t hip_enter(void);
+void hip_leave(void);
+/* Record `e` as the calling thread's last error and return it. */
+hipError_t hip_ret(hipError_t e);
+int hip_current_device(void);
+/* Write an event to the trace if recording; reports a writer failure once. */
+void hip_trace_event(const trc_event *ev);
+/* Report a trace writer failure once (name of file + message). */
+void hip_trace_failed(const char *msg);
+/* Stream id of a hipStream_t (0 = null stream). */
+uint32_t hip_stream_id(hipStream_t s);
+
+/* Used by the stubs (hip_stubs.c does not include the HIP header). */
+int hip_not_implemented(const char *name);
+
+#endif

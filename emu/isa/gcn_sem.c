@@ -1,0 +1,1901 @@
+/*
+ * gcn_sem.c - GCN3 instruction semantics and the wavefront run loop.
+ *
+ * One short body per instruction (STYLE.md #2), written with the macro
+ * vocabulary of gcn_sem_ops.h; execution is per wavefront with lane loops
+ * under EXEC (STYLE.md #3). Handlers are found through gcn_sem_handlers[],
+ * expanded from gcn3.def: an op without a body here has a NULL entry and
+ * executing it stops the wave with GCN_WAVE_ILLEGAL naming the instruction.
+ *
+ * Recording: when w->rec is non-NULL the run loop records EXEC changes and
+ * the branch / memory handlers record outcomes and per-lane addresses and data
+ * (traceformat/trc.h). With w->rec == NULL nothing is gathered.
+ *
+ * Sources: AMD "Graphics Core Next Architecture, Generation 3" ISA manual
+ * (Rev 1.1, 2016): Ch. 4 (program flow), 5 (SALU/SMEM), 6 (VALU), 8 (MUBUF
+ * addressing incl. swizzle, Sec. 8.1.4), 9 (DS), 10 (FLAT), 12 (opcode
+ * descriptions).
+ *
+ * Invariants: a handler either completes the instruction or sets w->status
+ * to FAULT/ILLEGAL/TRAP with w->err; it never reads VGPRs at or beyond
+ * w->n_vgpr (vreg() checks) and never touches memory except through
+ * gcn_mem_global/gcn_mem_flat (exec) or w->lds with a bounds check.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcn_isa_internal.h"
+#include "gcn_wave.h"
+
+#include "gcn_sem_ops.h"
+
+/* Every handler is declared weak so that gcn_sem_handlers[] can name all ops
+ * of the table; the ones without a body stay NULL. */
+#define GCN_OP(nm, fmt, opc, unit, flags, mem, dw, sw, attr)                                 \
+    void gcn_h_##nm(gcn_wave *w, const gcn_insn *in) __attribute__((weak));
+#include "gcn3.def"
+#undef GCN_OP
+
+static _Thread_local uint32_t dummy_lanes[4 * GCN_WAVE_LANES];
+
+/* ---- errors ---------------------------------------------------------------- */
+
+static void wave_error(gcn_wave *w, const gcn_insn *in, gcn_wave_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void raw_words(const gcn_wave *w, const gcn_insn *in, char *buf, size_t n)
+{
+    if (!w->image_base || (in->flags & GCN_IF_INVALID && in->op == GCN_OP_INVALID)) {
+        snprintf(buf, n, "0x%08x", in->literal);
+        if (!(in->flags & GCN_IF_INVALID && in->op == GCN_OP_INVALID)) snprintf(buf, n, "?");
+        return;
+    }
+    const uint32_t *p = (const uint32_t *)(uintptr_t)(w->image_base + in->pc);
+    size_t k = 0;
+    for (unsigned i = 0; i < in->size / 4u && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s0x%08x", i ? " " : "", p[i]);
+}
+
+/* messages are cut to w->err on purpose: one line, bounded */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+static void wave_error(gcn_wave *w, const gcn_insn *in, gcn_wave_status st, const char *fmt, ...)
+{
+    if (w->status != GCN_WAVE_RUNNING) return; /* keep the first error */
+    char why[200], enc[64], dis[96];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    w->status = st;
+    if (st == GCN_WAVE_ILLEGAL) {
+        raw_words(w, in, enc, sizeof enc);
+        gcn_disasm(in, dis, sizeof dis);
+        snprintf(w->err, sizeof w->err, "kernel %s: illegal instruction at pc 0x%llx (encoding %s, %s): %s",
+                 w->kernel_name ? w->kernel_name : "?", (unsigned long long)in->pc, enc, dis, why);
+    } else {
+        snprintf(w->err, sizeof w->err, "kernel %s: wg (%u,%u,%u) wave %u pc 0x%llx: %s",
+                 w->kernel_name ? w->kernel_name : "?", w->wg_id[0], w->wg_id[1], w->wg_id[2], w->wave_in_wg,
+                 (unsigned long long)in->pc, why);
+    }
+}
+#pragma GCC diagnostic pop
+
+static void unimplemented(gcn_wave *w, const gcn_insn *in, const char *what)
+{
+    wave_error(w, in, GCN_WAVE_ILLEGAL, "%s%s%s is not implemented by the emulator", gcn_op_name(in->op),
+               *what ? " " : "", what);
+}
+
+/* ---- operands -------------------------------------------------------------- */
+
+static const uint32_t inl_f32[9] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000,
+                                    0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983};
+static const uint64_t inl_f64[9] = {0x3fe0000000000000, 0xbfe0000000000000, 0x3ff0000000000000,
+                                    0xbff0000000000000, 0x4000000000000000, 0xc000000000000000,
+                                    0x4010000000000000, 0xc010000000000000, 0x3fc45f306dc9c882};
+
+static inline uint32_t rs32(const gcn_wave *w, const gcn_insn *in, unsigned c)
+{
+    if (c < 128) return w->s[c];
+    if (c == GCN_OPD_LIT) return in->literal;
+    if (c <= 192) return c - 128;
+    if (c <= 208) return (uint32_t)(192 - (int)c);
+    if (c >= 240 && c <= 248) return inl_f32[c - 240];
+    if (c == GCN_OPD_VCCZ) return gcn_vcc(w) == 0;
+    if (c == GCN_OPD_EXECZ) return gcn_exec_mask(w) == 0;
+    if (c == GCN_OPD_SCC) return w->scc;
+    if (c >= GCN_OPD_VGPR && c < GCN_OPD_VGPR + w->n_vgpr) return w->v[c - GCN_OPD_VGPR][0];
+    return 0;
+}
+
+static inline uint64_t rs64(const gcn_wave *w, const gcn_insn *in, unsigned c, int isf64)
+{
+    if (c < 127) return (uint64_t)w->s[c] | (uint64_t)w->s[c + 1] << 32;
+    if (c == GCN_OPD_LIT) return isf64 ? (uint64_t)in->literal << 32 : in->literal;
+    if (c >= 128 && c <= 208) return (uint64_t)(int64_t)(int32_t)rs32(w, in, c);
+    if (c >= 240 && c <= 248) return isf64 ? inl_f64[c - 240] : inl_f64[c - 240];
+    return rs32(w, in, c);
+}
+
+static inline void ws32(gcn_wave *w, unsigned c, uint32_t v)
+{
+    if (c < 128) w->s[c] = v;
+}
+
+static inline void ws64(gcn_wave *w, unsigned c, uint64_t v)
+{
+    if (c < 127) {
+        w->s[c] = (uint32_t)v;
+        w->s[c + 1] = (uint32_t)(v >> 32);
+    }
+}
+
+static uint32_t *vreg_bad(gcn_wave *w, const gcn_insn *in, unsigned c)
+{
+    wave_error(w, in, GCN_WAVE_ILLEGAL, "operand code %u is not a VGPR below the %u allocated", c, w->n_vgpr);
+    return dummy_lanes;
+}
+
+static inline uint32_t *vreg(gcn_wave *w, const gcn_insn *in, unsigned c, unsigned n)
+{
+    unsigned r = c - GCN_OPD_VGPR;
+    if (c < GCN_OPD_VGPR || r + n > w->n_vgpr) return vreg_bad(w, in, c);
+    return w->v[r];
+}
+
+static inline void vsrc_bind(gcn_wave *w, const gcn_insn *in, unsigned c, unsigned n, uint32_t *k,
+                             const uint32_t **p, unsigned *m)
+{
+    if (c >= GCN_OPD_VGPR) {
+        *p = vreg(w, in, c, n);
+        *m = 63;
+    } else {
+        *k = rs32(w, in, c);
+        *p = k;
+        *m = 0;
+    }
+}
+
+static inline void vsrc_bind64(gcn_wave *w, const gcn_insn *in, unsigned c, int isf, uint32_t *k,
+                               const uint32_t **lo, const uint32_t **hi, unsigned *m)
+{
+    if (c >= GCN_OPD_VGPR) {
+        *lo = vreg(w, in, c, 2);
+        *hi = *lo == dummy_lanes ? dummy_lanes : *lo + GCN_WAVE_LANES;
+        *m = 63;
+    } else {
+        uint64_t v = rs64(w, in, c, isf);
+        k[0] = (uint32_t)v;
+        k[1] = (uint32_t)(v >> 32);
+        *lo = &k[0];
+        *hi = &k[1];
+        *m = 0;
+    }
+}
+
+/* ---- float helpers ------------------------------------------------------------ */
+
+static inline float f_of(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static inline uint32_t b_of(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+static inline double d_of(uint64_t b) { double f; memcpy(&f, &b, 8); return f; }
+static inline uint64_t db_of(double f) { uint64_t b; memcpy(&b, &f, 8); return b; }
+
+typedef struct fmods {
+    uint32_t and32[3], xor32[3];
+    uint64_t and64[3], xor64[3];
+    int ftz_in, ftz_out, dftz_in, dftz_out, clamp, omod;
+} fmods;
+
+static inline fmods fmods_of(const gcn_wave *w, const gcn_insn *in)
+{
+    fmods m;
+    for (int i = 0; i < 3; i++) {
+        int a = (in->mods >> (GCN_M_ABS_SHIFT + i)) & 1, n = (in->mods >> (GCN_M_NEG_SHIFT + i)) & 1;
+        m.and32[i] = a ? 0x7fffffffu : 0xffffffffu;
+        m.xor32[i] = n ? 0x80000000u : 0;
+        m.and64[i] = a ? 0x7fffffffffffffffull : ~0ull;
+        m.xor64[i] = n ? 0x8000000000000000ull : 0;
+    }
+    /* MODE.FP_DENORM (bits 7:4): bit 4 allow f32 input denormals, bit 5 allow
+     * f32 output denormals; bits 6/7 the same for f64 (ISA manual Sec. 3.5.2) */
+    m.ftz_in = !((w->mode >> 4) & 1);
+    m.ftz_out = !((w->mode >> 5) & 1);
+    m.dftz_in = !((w->mode >> 6) & 1);
+    m.dftz_out = !((w->mode >> 7) & 1);
+    m.clamp = !!(in->mods & GCN_M_CLAMP);
+    m.omod = (in->mods >> GCN_M_OMOD_SHIFT) & 3;
+    return m;
+}
+
+static inline float fin32(const fmods *m, int i, uint32_t b)
+{
+    b = (b & m->and32[i]) ^ m->xor32[i];
+    if (m->ftz_in && (b & 0x7f800000u) == 0) b &= 0x80000000u;
+    return f_of(b);
+}
+
+static inline uint32_t fout32(const fmods *m, float f)
+{
+    if (m->omod) f = m->omod == 1 ? f * 2.0f : m->omod == 2 ? f * 4.0f : f * 0.5f;
+    if (m->clamp) f = f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : isnan(f) ? 0.0f : f;
+    uint32_t b = b_of(f);
+    if (m->ftz_out && (b & 0x7f800000u) == 0) b &= 0x80000000u;
+    return b;
+}
+
+static inline double fin64(const fmods *m, int i, uint64_t b)
+{
+    b = (b & m->and64[i]) ^ m->xor64[i];
+    if (m->dftz_in && (b & 0x7ff0000000000000ull) == 0) b &= 0x8000000000000000ull;
+    return d_of(b);
+}
+
+static inline uint64_t fout64(const fmods *m, double f)
+{
+    if (m->omod) f = m->omod == 1 ? f * 2.0 : m->omod == 2 ? f * 4.0 : f * 0.5;
+    if (m->clamp) f = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : isnan(f) ? 0.0 : f;
+    uint64_t b = db_of(f);
+    if (m->dftz_out && (b & 0x7ff0000000000000ull) == 0) b &= 0x8000000000000000ull;
+    return b;
+}
+
+/* IEEE-mode min/max: a NaN operand yields the other operand (ISA manual 12.7) */
+static inline float fmin_ieee(float a, float b) { return fminf(a, b); }
+static inline float fmax_ieee(float a, float b) { return fmaxf(a, b); }
+
+static inline int32_t cvt_i32(double f)
+{
+    if (isnan(f)) return 0;
+    if (f >= 2147483647.0) return INT32_MAX;
+    if (f <= -2147483648.0) return INT32_MIN;
+    return (int32_t)f;
+}
+static inline uint32_t cvt_u32(double f)
+{
+    if (isnan(f) || f <= 0) return 0;
+    if (f >= 4294967295.0) return UINT32_MAX;
+    return (uint32_t)f;
+}
+static inline float fract32(float a) { return isinf(a) ? NAN : fminf(a - floorf(a), 0x1.fffffep-1f); }
+static inline double fract64(double a) { return isinf(a) ? NAN : fmin(a - floor(a), 0x1.fffffffffffffp-1); }
+
+static inline int fexp32(uint32_t b) { return (int)((b >> 23) & 0xff); }
+
+/* half <-> single (round to nearest even) */
+static uint16_t f32_to_f16(float f)
+{
+    uint32_t b = b_of(f), sign = (b >> 16) & 0x8000;
+    int e = (int)((b >> 23) & 0xff) - 127 + 15;
+    uint32_t m = b & 0x7fffff;
+    if (((b >> 23) & 0xff) == 0xff) return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
+    if (e >= 31) return (uint16_t)(sign | 0x7c00);
+    if (e <= 0) {
+        if (e < -10) return (uint16_t)sign;
+        m |= 0x800000;
+        unsigned shift = (unsigned)(14 - e);
+        uint32_t h = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (h & 1))) h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = (uint32_t)e << 10 | m >> 13, rem = m & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+}
+static float f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    if (e == 0) {
+        float f = ldexpf((float)m, -24);
+        return sign ? -f : f;
+    }
+    if (e == 31) return f_of(sign | 0x7f800000 | (m << 13));
+    return f_of(sign | (e + 112) << 23 | m << 13);
+}
+
+/* ---- SALU ------------------------------------------------------------------ */
+
+#define SOP2_32(name, EXPR, SCC)                                                            \
+    H(name)                                                                                 \
+    {                                                                                       \
+        uint32_t a = S32(0), b = S32(1);                                                    \
+        uint32_t d = (EXPR);                                                                \
+        SCC;                                                                                \
+        SDST32(d);                                                                          \
+    }
+#define SOP2_64(name, EXPR, SCC)                                                            \
+    H(name)                                                                                 \
+    {                                                                                       \
+        uint64_t a = S64(0), b = S64(1);                                                    \
+        uint64_t d = (EXPR);                                                                \
+        SCC;                                                                                \
+        SDST64(d);                                                                          \
+    }
+#define SCC_NZ w->scc = d != 0
+#define NOSCC (void)0
+
+H(s_add_u32) { uint32_t a = S32(0), b = S32(1), d = a + b; w->scc = d < a; SDST32(d); }
+H(s_sub_u32) { uint32_t a = S32(0), b = S32(1), d = a - b; w->scc = b > a; SDST32(d); }
+H(s_add_i32)
+{
+    uint32_t a = S32(0), b = S32(1), d = a + b;
+    w->scc = ((~(a ^ b) & (a ^ d)) >> 31) & 1;
+    SDST32(d);
+}
+H(s_sub_i32)
+{
+    uint32_t a = S32(0), b = S32(1), d = a - b;
+    w->scc = (((a ^ b) & (a ^ d)) >> 31) & 1;
+    SDST32(d);
+}
+H(s_addc_u32)
+{
+    uint64_t r = (uint64_t)S32(0) + S32(1) + w->scc;
+    w->scc = (uint32_t)(r >> 32) & 1;
+    SDST32((uint32_t)r);
+}
+H(s_subb_u32)
+{
+    uint32_t a = S32(0), b = S32(1), c = w->scc;
+    w->scc = (uint64_t)b + c > a;
+    SDST32(a - b - c);
+}
+SOP2_32(s_min_i32, (int32_t)a < (int32_t)b ? a : b, w->scc = (int32_t)a < (int32_t)b)
+SOP2_32(s_min_u32, a < b ? a : b, w->scc = a < b)
+SOP2_32(s_max_i32, (int32_t)a > (int32_t)b ? a : b, w->scc = (int32_t)a > (int32_t)b)
+SOP2_32(s_max_u32, a > b ? a : b, w->scc = a > b)
+SOP2_32(s_cselect_b32, w->scc ? a : b, NOSCC)
+SOP2_64(s_cselect_b64, w->scc ? a : b, NOSCC)
+SOP2_32(s_and_b32, a & b, SCC_NZ)
+SOP2_64(s_and_b64, a & b, SCC_NZ)
+SOP2_32(s_or_b32, a | b, SCC_NZ)
+SOP2_64(s_or_b64, a | b, SCC_NZ)
+SOP2_32(s_xor_b32, a ^ b, SCC_NZ)
+SOP2_64(s_xor_b64, a ^ b, SCC_NZ)
+SOP2_32(s_andn2_b32, a & ~b, SCC_NZ)
+SOP2_64(s_andn2_b64, a & ~b, SCC_NZ)
+SOP2_32(s_orn2_b32, a | ~b, SCC_NZ)
+SOP2_64(s_orn2_b64, a | ~b, SCC_NZ)
+SOP2_32(s_nand_b32, ~(a & b), SCC_NZ)
+SOP2_64(s_nand_b64, ~(a & b), SCC_NZ)
+SOP2_32(s_nor_b32, ~(a | b), SCC_NZ)
+SOP2_64(s_nor_b64, ~(a | b), SCC_NZ)
+SOP2_32(s_xnor_b32, ~(a ^ b), SCC_NZ)
+SOP2_64(s_xnor_b64, ~(a ^ b), SCC_NZ)
+SOP2_32(s_lshl_b32, a << (b & 31), SCC_NZ)
+SOP2_32(s_lshr_b32, a >> (b & 31), SCC_NZ)
+SOP2_32(s_ashr_i32, (uint32_t)((int32_t)a >> (b & 31)), SCC_NZ)
+H(s_lshl_b64) { uint64_t d = S64(0) << (S32(1) & 63); w->scc = d != 0; SDST64(d); }
+H(s_lshr_b64) { uint64_t d = S64(0) >> (S32(1) & 63); w->scc = d != 0; SDST64(d); }
+H(s_ashr_i64) { uint64_t d = (uint64_t)((int64_t)S64(0) >> (S32(1) & 63)); w->scc = d != 0; SDST64(d); }
+SOP2_32(s_bfm_b32, (uint32_t)(((1ull << (a & 31)) - 1) << (b & 31)), NOSCC)
+H(s_bfm_b64)
+{
+    uint32_t a = S32(0), b = S32(1);
+    SDST64(((a & 63) == 0 ? 0 : ((~0ull) >> (64 - (a & 63)))) << (b & 63));
+}
+SOP2_32(s_mul_i32, (uint32_t)((int64_t)(int32_t)a * (int32_t)b), NOSCC)
+static inline uint32_t bfe_u32(uint32_t v, uint32_t off, uint32_t wd)
+{
+    off &= 31;
+    wd &= 31;
+    return wd == 0 ? 0 : (v >> off) & (uint32_t)((1ull << wd) - 1);
+}
+static inline uint32_t bfe_i32(uint32_t v, uint32_t off, uint32_t wd)
+{
+    off &= 31;
+    wd &= 31;
+    if (wd == 0) return 0;
+    uint32_t x = (v >> off) & (uint32_t)((1ull << wd) - 1);
+    return (uint32_t)((int32_t)(x << (32 - wd)) >> (32 - wd));
+}
+SOP2_32(s_bfe_u32, bfe_u32(a, b, (b >> 16) & 0x7f), SCC_NZ)
+SOP2_32(s_bfe_i32, bfe_i32(a, b, (b >> 16) & 0x7f), SCC_NZ)
+H(s_bfe_u64)
+{
+    uint64_t a = S64(0);
+    uint32_t b = S32(1), off = b & 63, wd = (b >> 16) & 0x7f;
+    uint64_t d = wd == 0 ? 0 : wd >= 64 ? a >> off : (a >> off) & ((1ull << wd) - 1);
+    w->scc = d != 0;
+    SDST64(d);
+}
+H(s_bfe_i64)
+{
+    uint64_t a = S64(0);
+    uint32_t b = S32(1), off = b & 63, wd = (b >> 16) & 0x7f;
+    uint64_t d = 0;
+    if (wd) {
+        if (wd > 64) wd = 64;
+        uint64_t x = a >> off;
+        d = wd == 64 ? x : (uint64_t)((int64_t)(x << (64 - wd)) >> (64 - wd));
+    }
+    w->scc = d != 0;
+    SDST64(d);
+}
+H(s_absdiff_i32)
+{
+    int64_t r = (int64_t)(int32_t)S32(0) - (int32_t)S32(1);
+    uint32_t d = (uint32_t)(r < 0 ? -r : r);
+    w->scc = d != 0;
+    SDST32(d);
+}
+
+/* SOP1 */
+H(s_mov_b32) { SDST32(S32(0)); }
+H(s_mov_b64) { SDST64(S64(0)); }
+H(s_cmov_b32) { if (w->scc) SDST32(S32(0)); }
+H(s_cmov_b64) { if (w->scc) SDST64(S64(0)); }
+H(s_not_b32) { uint32_t d = ~S32(0); w->scc = d != 0; SDST32(d); }
+H(s_not_b64) { uint64_t d = ~S64(0); w->scc = d != 0; SDST64(d); }
+static uint64_t wqm(uint64_t a, int nq)
+{
+    uint64_t d = 0;
+    for (int q = 0; q < nq; q++)
+        if ((a >> (4 * q)) & 0xf) d |= 0xfull << (4 * q);
+    return d;
+}
+H(s_wqm_b32) { uint32_t d = (uint32_t)wqm(S32(0), 8); w->scc = d != 0; SDST32(d); }
+H(s_wqm_b64) { uint64_t d = wqm(S64(0), 16); w->scc = d != 0; SDST64(d); }
+static uint64_t brev64(uint64_t v)
+{
+    uint64_t r = 0;
+    for (int i = 0; i < 64; i++) r |= ((v >> i) & 1) << (63 - i);
+    return r;
+}
+H(s_brev_b32) { SDST32((uint32_t)(brev64(S32(0)) >> 32)); }
+H(s_brev_b64) { SDST64(brev64(S64(0))); }
+H(s_bcnt0_i32_b32) { uint32_t d = (uint32_t)__builtin_popcount(~S32(0)); w->scc = d != 0; SDST32(d); }
+H(s_bcnt0_i32_b64) { uint32_t d = (uint32_t)__builtin_popcountll(~S64(0)); w->scc = d != 0; SDST32(d); }
+H(s_bcnt1_i32_b32) { uint32_t d = (uint32_t)__builtin_popcount(S32(0)); w->scc = d != 0; SDST32(d); }
+H(s_bcnt1_i32_b64) { uint32_t d = (uint32_t)__builtin_popcountll(S64(0)); w->scc = d != 0; SDST32(d); }
+H(s_ff0_i32_b32) { uint32_t a = ~S32(0); SDST32(a ? (uint32_t)__builtin_ctz(a) : UINT32_MAX); }
+H(s_ff0_i32_b64) { uint64_t a = ~S64(0); SDST32(a ? (uint32_t)__builtin_ctzll(a) : UINT32_MAX); }
+H(s_ff1_i32_b32) { uint32_t a = S32(0); SDST32(a ? (uint32_t)__builtin_ctz(a) : UINT32_MAX); }
+H(s_ff1_i32_b64) { uint64_t a = S64(0); SDST32(a ? (uint32_t)__builtin_ctzll(a) : UINT32_MAX); }
+H(s_flbit_i32_b32) { uint32_t a = S32(0); SDST32(a ? (uint32_t)__builtin_clz(a) : UINT32_MAX); }
+H(s_flbit_i32_b64) { uint64_t a = S64(0); SDST32(a ? (uint32_t)__builtin_clzll(a) : UINT32_MAX); }
+H(s_flbit_i32)
+{
+    uint32_t a = S32(0);
+    if ((int32_t)a < 0) a = ~a;
+    SDST32(a ? (uint32_t)__builtin_clz(a) : UINT32_MAX);
+}
+H(s_flbit_i32_i64)
+{
+    uint64_t a = S64(0);
+    if ((int64_t)a < 0) a = ~a;
+    SDST32(a ? (uint32_t)__builtin_clzll(a) : UINT32_MAX);
+}
+H(s_sext_i32_i8) { SDST32((uint32_t)(int32_t)(int8_t)S32(0)); }
+H(s_sext_i32_i16) { SDST32((uint32_t)(int32_t)(int16_t)S32(0)); }
+H(s_bitset0_b32) { w->s[in->dst[0] & 127] &= ~(1u << (S32(0) & 31)); }
+H(s_bitset1_b32) { w->s[in->dst[0] & 127] |= 1u << (S32(0) & 31); }
+H(s_bitset0_b64) { SDST64(rs64(w, in, in->dst[0], 0) & ~(1ull << (S32(0) & 63))); }
+H(s_bitset1_b64) { SDST64(rs64(w, in, in->dst[0], 0) | (1ull << (S32(0) & 63))); }
+H(s_getpc_b64) { SDST64(w->image_base + in->pc + in->size); }
+static void indirect(gcn_wave *w, const gcn_insn *in, uint64_t target)
+{
+    w->pc = target - w->image_base;
+    if (w->rec) trc_rec_indirect(w->rec, w->wave_in_wg, w->pc);
+}
+H(s_setpc_b64) { indirect(w, in, S64(0)); }
+H(s_swappc_b64)
+{
+    uint64_t t = S64(0);
+    SDST64(w->image_base + in->pc + in->size);
+    indirect(w, in, t);
+}
+#define SAVEEXEC(name, EXPR)                                                                \
+    H(name)                                                                                 \
+    {                                                                                       \
+        uint64_t s = S64(0), e = gcn_exec_mask(w), n = (EXPR);                              \
+        SDST64(e);                                                                          \
+        gcn_set_exec(w, n);                                                                 \
+        w->scc = n != 0;                                                                    \
+    }
+SAVEEXEC(s_and_saveexec_b64, s & e)
+SAVEEXEC(s_or_saveexec_b64, s | e)
+SAVEEXEC(s_xor_saveexec_b64, s ^ e)
+SAVEEXEC(s_andn2_saveexec_b64, s & ~e)
+SAVEEXEC(s_orn2_saveexec_b64, s | ~e)
+SAVEEXEC(s_nand_saveexec_b64, ~(s & e))
+SAVEEXEC(s_nor_saveexec_b64, ~(s | e))
+SAVEEXEC(s_xnor_saveexec_b64, ~(s ^ e))
+static uint64_t quadmask(uint64_t a, int nq)
+{
+    uint64_t d = 0;
+    for (int q = 0; q < nq; q++)
+        if ((a >> (4 * q)) & 0xf) d |= 1ull << q;
+    return d;
+}
+H(s_quadmask_b32) { uint32_t d = (uint32_t)quadmask(S32(0), 8); w->scc = d != 0; SDST32(d); }
+H(s_quadmask_b64) { uint64_t d = quadmask(S64(0), 16); w->scc = d != 0; SDST64(d); }
+H(s_movrels_b32) { unsigned c = in->src[0] + w->s[GCN_SREG_M0]; SDST32(c < 128 ? w->s[c] : 0); }
+H(s_movrels_b64) { unsigned c = in->src[0] + w->s[GCN_SREG_M0]; SDST64(c < 127 ? rs64(w, in, c, 0) : 0); }
+H(s_movreld_b32) { unsigned c = in->dst[0] + w->s[GCN_SREG_M0]; ws32(w, c, S32(0)); }
+H(s_movreld_b64) { unsigned c = in->dst[0] + w->s[GCN_SREG_M0]; ws64(w, c, S64(0)); }
+H(s_abs_i32)
+{
+    int32_t a = (int32_t)S32(0);
+    uint32_t d = a < 0 ? (uint32_t)0 - (uint32_t)a : (uint32_t)a;
+    w->scc = d != 0;
+    SDST32(d);
+}
+
+/* SOPC */
+#define SOPC(name, T, COND)                                                                 \
+    H(name)                                                                                 \
+    {                                                                                       \
+        T a = (T)S32(0), b = (T)S32(1);                                                     \
+        w->scc = (COND) ? 1 : 0;                                                            \
+    }
+SOPC(s_cmp_eq_i32, int32_t, a == b)
+SOPC(s_cmp_lg_i32, int32_t, a != b)
+SOPC(s_cmp_gt_i32, int32_t, a > b)
+SOPC(s_cmp_ge_i32, int32_t, a >= b)
+SOPC(s_cmp_lt_i32, int32_t, a < b)
+SOPC(s_cmp_le_i32, int32_t, a <= b)
+SOPC(s_cmp_eq_u32, uint32_t, a == b)
+SOPC(s_cmp_lg_u32, uint32_t, a != b)
+SOPC(s_cmp_gt_u32, uint32_t, a > b)
+SOPC(s_cmp_ge_u32, uint32_t, a >= b)
+SOPC(s_cmp_lt_u32, uint32_t, a < b)
+SOPC(s_cmp_le_u32, uint32_t, a <= b)
+SOPC(s_bitcmp0_b32, uint32_t, ((a >> (b & 31)) & 1) == 0)
+SOPC(s_bitcmp1_b32, uint32_t, ((a >> (b & 31)) & 1) == 1)
+H(s_bitcmp0_b64) { w->scc = ((S64(0) >> (S32(1) & 63)) & 1) == 0; }
+H(s_bitcmp1_b64) { w->scc = ((S64(0) >> (S32(1) & 63)) & 1) == 1; }
+H(s_cmp_eq_u64) { w->scc = S64(0) == S64(1); }
+H(s_cmp_lg_u64) { w->scc = S64(0) != S64(1); }
+
+/* SOPK (simm16 in imm) */
+#define SIMM ((uint32_t)(int32_t)(int16_t)in->imm)
+H(s_movk_i32) { SDST32(SIMM); }
+H(s_cmovk_i32) { if (w->scc) SDST32(SIMM); }
+#define SOPK_CMP(name, T, V, COND)                                                          \
+    H(name)                                                                                 \
+    {                                                                                       \
+        T a = (T)S32(0), b = (T)(V);                                                        \
+        w->scc = (COND) ? 1 : 0;                                                            \
+    }
+SOPK_CMP(s_cmpk_eq_i32, int32_t, SIMM, a == b)
+SOPK_CMP(s_cmpk_lg_i32, int32_t, SIMM, a != b)
+SOPK_CMP(s_cmpk_gt_i32, int32_t, SIMM, a > b)
+SOPK_CMP(s_cmpk_ge_i32, int32_t, SIMM, a >= b)
+SOPK_CMP(s_cmpk_lt_i32, int32_t, SIMM, a < b)
+SOPK_CMP(s_cmpk_le_i32, int32_t, SIMM, a <= b)
+SOPK_CMP(s_cmpk_eq_u32, uint32_t, in->imm & 0xffff, a == b)
+SOPK_CMP(s_cmpk_lg_u32, uint32_t, in->imm & 0xffff, a != b)
+SOPK_CMP(s_cmpk_gt_u32, uint32_t, in->imm & 0xffff, a > b)
+SOPK_CMP(s_cmpk_ge_u32, uint32_t, in->imm & 0xffff, a >= b)
+SOPK_CMP(s_cmpk_lt_u32, uint32_t, in->imm & 0xffff, a < b)
+SOPK_CMP(s_cmpk_le_u32, uint32_t, in->imm & 0xffff, a <= b)
+H(s_addk_i32)
+{
+    uint32_t a = rs32(w, in, in->dst[0]), b = SIMM, d = a + b;
+    w->scc = ((~(a ^ b) & (a ^ d)) >> 31) & 1;
+    SDST32(d);
+}
+H(s_mulk_i32) { SDST32((uint32_t)((int64_t)(int32_t)rs32(w, in, in->dst[0]) * (int16_t)in->imm)); }
+
+/* hardware registers (ISA manual Sec. 3.5 / s_getreg): id, offset, size-1 in simm16 */
+static uint32_t status_reg(const gcn_wave *w)
+{
+    return (w->scc & 1) | (uint32_t)(gcn_exec_mask(w) == 0) << 9 | (uint32_t)(gcn_vcc(w) == 0) << 10;
+}
+H(s_getreg_b32)
+{
+    unsigned id = in->imm & 0x3f, off = (in->imm >> 6) & 0x1f, sz = ((in->imm >> 11) & 0x1f) + 1;
+    uint32_t v;
+    switch (id) {
+    case 1: v = w->mode; break;
+    case 2: v = status_reg(w); break;
+    case 3: v = w->trapsts; break;
+    case 4: v = (uint32_t)w->hw_id; break;
+    case 5: v = ((w->n_vgpr / 4 - 1) & 0x3f) << 8; break; /* GPR_ALLOC: vgpr_size */
+    case 6: v = ((w->lds_size + 255) / 256) << 12; break; /* LDS_ALLOC: lds_size in 64-dword units */
+    default: v = 0; break;
+    }
+    SDST32((uint32_t)((v >> off) & ((1ull << sz) - 1)));
+}
+static void setreg(gcn_wave *w, const gcn_insn *in, uint32_t val)
+{
+    unsigned id = in->imm & 0x3f, off = (in->imm >> 6) & 0x1f, sz = ((in->imm >> 11) & 0x1f) + 1;
+    uint32_t m = (uint32_t)(((1ull << sz) - 1) << off);
+    switch (id) {
+    case 1: w->mode = (w->mode & ~m) | ((val << off) & m); break;
+    case 3: w->trapsts = (w->trapsts & ~m) | ((val << off) & m); break;
+    default:
+        wave_error(w, in, GCN_WAVE_ILLEGAL, "s_setreg of hardware register %u is not implemented", id);
+    }
+}
+H(s_setreg_b32) { setreg(w, in, S32(0)); }
+H(s_setreg_imm32_b32) { setreg(w, in, in->literal); }
+
+/* ---- SOPP / program flow ------------------------------------------------------- */
+
+H(s_nop) {}
+H(s_waitcnt) {}   /* functional: memory completes in order */
+H(s_sleep) {}
+H(s_setprio) {}
+H(s_sendmsg) {}   /* MSG_INTERRUPT etc.: no host-side interrupt handling */
+H(s_icache_inv) {}
+H(s_incperflevel) {}
+H(s_decperflevel) {}
+H(s_ttracedata) {}
+H(s_barrier) { w->status = GCN_WAVE_BARRIER; }
+H(s_endpgm)
+{
+    w->status = GCN_WAVE_DONE;
+    if (w->rec) trc_rec_wave_end(w->rec, w->wave_in_wg, w->n_instr);
+}
+H(s_trap)
+{
+    wave_error(w, in, GCN_WAVE_TRAP, "s_trap %u (trap id %u%s)", in->imm & 0xff, in->imm & 0xff,
+               (in->imm & 0xff) == 2 ? ": device-side assert failed" : "");
+}
+H(s_branch) { w->pc = in->target; }
+#define CBRANCH(name, COND)                                                                 \
+    H(name)                                                                                 \
+    {                                                                                       \
+        int t = (COND) ? 1 : 0;                                                             \
+        if (t) w->pc = in->target;                                                          \
+        if (w->rec) trc_rec_branch(w->rec, w->wave_in_wg, t);                               \
+    }
+CBRANCH(s_cbranch_scc0, w->scc == 0)
+CBRANCH(s_cbranch_scc1, w->scc != 0)
+CBRANCH(s_cbranch_vccz, gcn_vcc(w) == 0)
+CBRANCH(s_cbranch_vccnz, gcn_vcc(w) != 0)
+CBRANCH(s_cbranch_execz, gcn_exec_mask(w) == 0)
+CBRANCH(s_cbranch_execnz, gcn_exec_mask(w) != 0)
+
+/* ---- VALU: moves, lanes ---------------------------------------------------------- */
+
+VOP_1U(v_mov_b32, a)
+H(v_nop) {}
+H(v_readlane_b32)
+{
+    uint32_t *s = vreg(w, in, in->src[0], 1);
+    SDST32(s[S32(1) & 63]);
+}
+H(v_writelane_b32)
+{
+    uint32_t *d = vreg(w, in, in->dst[0], 1);
+    d[S32(1) & 63] = S32(0);
+}
+H(v_readfirstlane_b32)
+{
+    uint64_t ex = gcn_exec_mask(w);
+    unsigned l = ex ? (unsigned)__builtin_ctzll(ex) : 0;
+    VSRC(0, A);
+    SDST32(X32(A, l));
+}
+H(v_mbcnt_lo_u32_b32)
+{
+    EXEC_DECL;
+    VSRC(0, A);
+    VSRC(1, B);
+    VDST(d);
+    LANES
+    {
+        uint32_t m = l >= 32 ? 0xffffffffu : (uint32_t)((1ull << l) - 1);
+        d[l] = (uint32_t)__builtin_popcount(X32(A, l) & m) + X32(B, l);
+    }
+}
+H(v_mbcnt_hi_u32_b32)
+{
+    EXEC_DECL;
+    VSRC(0, A);
+    VSRC(1, B);
+    VDST(d);
+    LANES
+    {
+        uint32_t m = l <= 32 ? 0 : (uint32_t)((1ull << (l - 32)) - 1);
+        d[l] = (uint32_t)__builtin_popcount(X32(A, l) & m) + X32(B, l);
+    }
+}
+H(v_cndmask_b32)
+{
+    EXEC_DECL;
+    VSRC(0, A);
+    VSRC(1, B);
+    VDST(d);
+    uint64_t c = rs64(w, in, in->src[2], 0);
+    LANES d[l] = ((c >> l) & 1) ? X32(B, l) : X32(A, l);
+}
+H(v_movrels_b32)
+{
+    EXEC_DECL;
+    uint32_t *s = vreg(w, in, in->src[0] + w->s[GCN_SREG_M0], 1);
+    VDST(d);
+    LANES d[l] = s[l];
+}
+H(v_movreld_b32)
+{
+    EXEC_DECL;
+    VSRC(0, A);
+    uint32_t *d = vreg(w, in, in->dst[0] + w->s[GCN_SREG_M0], 1);
+    LANES d[l] = X32(A, l);
+}
+H(v_movrelsd_b32)
+{
+    EXEC_DECL;
+    uint32_t *s = vreg(w, in, in->src[0] + w->s[GCN_SREG_M0], 1);
+    uint32_t *d = vreg(w, in, in->dst[0] + w->s[GCN_SREG_M0], 1);
+    LANES d[l] = s[l];
+}
+
+/* ---- VALU: integer ---------------------------------------------------------------- */
+
+VOP_2U(v_and_b32, a & b)
+VOP_2U(v_or_b32, a | b)
+VOP_2U(v_xor_b32, a ^ b)
+VOP_1U(v_not_b32, ~a)
+VOP_1U(v_bfrev_b32, (uint32_t)(brev64(a) >> 32))
+VOP_1U(v_ffbh_u32, a ? (uint32_t)__builtin_clz(a) : UINT32_MAX)
+VOP_1U(v_ffbl_b32, a ? (uint32_t)__builtin_ctz(a) : UINT32_MAX)
+VOP_1U(v_ffbh_i32, ((int32_t)a < 0 ? ~a : a) ? (uint32_t)__builtin_clz((int32_t)a < 0 ? ~a : a) : UINT32_MAX)
+VOP_2U(v_lshrrev_b32, b >> (a & 31))
+VOP_2U(v_ashrrev_i32, (uint32_t)((int32_t)b >> (a & 31)))
+VOP_2U(v_lshlrev_b32, b << (a & 31))
+VOP_2U(v_min_i32, (int32_t)a < (int32_t)b ? a : b)
+VOP_2U(v_max_i32, (int32_t)a > (int32_t)b ? a : b)
+VOP_2U(v_min_u32, a < b ? a : b)
+VOP_2U(v_max_u32, a > b ? a : b)
+VOP_2U(v_mul_i32_i24, (uint32_t)((int32_t)(a << 8) >> 8) * (uint32_t)((int32_t)(b << 8) >> 8))
+VOP_2U(v_mul_hi_i32_i24, (uint32_t)(((int64_t)((int32_t)(a << 8) >> 8) * ((int32_t)(b << 8) >> 8)) >> 32))
+VOP_2U(v_mul_u32_u24, (a & 0xffffff) * (b & 0xffffff))
+VOP_2U(v_mul_hi_u32_u24, (uint32_t)(((uint64_t)(a & 0xffffff) * (b & 0xffffff)) >> 32))
+VOP_2U(v_mul_lo_u32, a * b)
+VOP_2U(v_mul_hi_u32, (uint32_t)(((uint64_t)a * b) >> 32))
+VOP_2U(v_mul_hi_i32, (uint32_t)(((int64_t)(int32_t)a * (int32_t)b) >> 32))
+VOP_2U(v_bcnt_u32_b32, (uint32_t)__builtin_popcount(a) + b)
+VOP_2U(v_bfm_b32, (uint32_t)(((1ull << (a & 31)) - 1) << (b & 31)))
+VOP_3U(v_mad_u32_u24, (a & 0xffffff) * (b & 0xffffff) + c)
+VOP_3U(v_mad_i32_i24, (uint32_t)((int32_t)(a << 8) >> 8) * (uint32_t)((int32_t)(b << 8) >> 8) + c)
+VOP_3U(v_bfe_u32, bfe_u32(a, b, c))
+VOP_3U(v_bfe_i32, bfe_i32(a, b, c))
+VOP_3U(v_bfi_b32, (a & b) | (~a & c))
+VOP_3U(v_alignbit_b32, (uint32_t)((((uint64_t)a << 32) | b) >> (c & 31)))
+VOP_3U(v_alignbyte_b32, (uint32_t)((((uint64_t)a << 32) | b) >> (8 * (c & 3))))
+static inline uint32_t min3u(uint32_t a, uint32_t b, uint32_t c) { uint32_t m = a < b ? a : b; return m < c ? m : c; }
+static inline uint32_t max3u(uint32_t a, uint32_t b, uint32_t c) { uint32_t m = a > b ? a : b; return m > c ? m : c; }
+static inline int32_t min3i(int32_t a, int32_t b, int32_t c) { int32_t m = a < b ? a : b; return m < c ? m : c; }
+static inline int32_t max3i(int32_t a, int32_t b, int32_t c) { int32_t m = a > b ? a : b; return m > c ? m : c; }
+VOP_3U(v_min3_u32, min3u(a, b, c))
+VOP_3U(v_max3_u32, max3u(a, b, c))
+VOP_3U(v_min3_i32, (uint32_t)min3i((int32_t)a, (int32_t)b, (int32_t)c))
+VOP_3U(v_max3_i32, (uint32_t)max3i((int32_t)a, (int32_t)b, (int32_t)c))
+VOP_3U(v_med3_u32, max3u(a < b ? a : b, b < c ? b : c, a < c ? a : c))
+VOP_3U(v_med3_i32, (uint32_t)max3i(min3i((int32_t)a, (int32_t)b, INT32_MAX), min3i((int32_t)b, (int32_t)c, INT32_MAX),
+                                   min3i((int32_t)a, (int32_t)c, INT32_MAX)))
+static inline uint32_t perm_b32(uint32_t a, uint32_t b, uint32_t sel)
+{
+    uint64_t v = (uint64_t)a << 32 | b;
+    uint32_t d = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned s = (sel >> (8 * i)) & 0xff, byte;
+        if (s < 8) byte = (unsigned)(v >> (8 * s)) & 0xff;
+        else if (s < 12) byte = ((v >> (16 * (s - 8) + 15)) & 1) ? 0xff : 0; /* sign of 16-bit halves */
+        else if (s == 12) byte = 0;
+        else byte = 0xff;
+        d |= (uint32_t)byte << (8 * i);
+    }
+    return d;
+}
+VOP_3U(v_perm_b32, perm_b32(a, b, c))
+static inline uint32_t sad_u8(uint32_t a, uint32_t b)
+{
+    uint32_t s = 0;
+    for (int i = 0; i < 4; i++) {
+        int x = (int)((a >> (8 * i)) & 0xff) - (int)((b >> (8 * i)) & 0xff);
+        s += (uint32_t)(x < 0 ? -x : x);
+    }
+    return s;
+}
+VOP_3U(v_sad_u8, sad_u8(a, b) + c)
+VOP_3U(v_sad_u32, (a > b ? a - b : b - a) + c)
+VOP_3U(v_sad_u16, (uint32_t)abs((int)(a & 0xffff) - (int)(b & 0xffff)) + (uint32_t)abs((int)(a >> 16) - (int)(b >> 16)) + c)
+
+/* 16-bit integer (VI): result in the low half, high half zeroed */
+VOP_2U(v_add_u16, (uint16_t)(a + b))
+VOP_2U(v_sub_u16, (uint16_t)(a - b))
+VOP_2U(v_subrev_u16, (uint16_t)(b - a))
+VOP_2U(v_mul_lo_u16, (uint16_t)(a * b))
+VOP_2U(v_lshlrev_b16, (uint16_t)(b << (a & 15)))
+VOP_2U(v_lshrrev_b16, (uint16_t)((b & 0xffff) >> (a & 15)))
+VOP_2U(v_ashrrev_i16, (uint16_t)((int16_t)b >> (a & 15)))
+VOP_2U(v_max_u16, (uint16_t)a > (uint16_t)b ? (uint16_t)a : (uint16_t)b)
+VOP_2U(v_min_u16, (uint16_t)a < (uint16_t)b ? (uint16_t)a : (uint16_t)b)
+VOP_2U(v_max_i16, (uint16_t)((int16_t)a > (int16_t)b ? a : b))
+VOP_2U(v_min_i16, (uint16_t)((int16_t)a < (int16_t)b ? a : b))
+VOP_3U(v_mad_u16, (uint16_t)(a * b + c))
+VOP_3U(v_mad_i16, (uint16_t)((int16_t)a * (int16_t)b + (int16_t)c))
+
+/* carry-out / carry-in (VOP2 with VCC, VOP3b with an SGPR pair; ISA manual 6.3) */
+#define VOP_CARRY(name, CIN, EXPR_D, EXPR_CO)                                               \
+    H(name)                                                                                 \
+    {                                                                                       \
+        EXEC_DECL;                                                                          \
+        VSRC(0, A);                                                                         \
+        VSRC(1, B);                                                                         \
+        VDST(d);                                                                            \
+        uint64_t cin = (CIN) ? rs64(w, in, in->src[2], 0) : 0, co = 0;                      \
+        LANES                                                                               \
+        {                                                                                   \
+            uint64_t a = X32(A, l), b = X32(B, l), c = (cin >> l) & 1;                      \
+            (void)c;                                                                        \
+            d[l] = (uint32_t)(EXPR_D);                                                      \
+            co |= (uint64_t)((EXPR_CO) ? 1 : 0) << l;                                       \
+        }                                                                                   \
+        ws64(w, in->dst[1], co);                                                            \
+    }
+VOP_CARRY(v_add_u32, 0, a + b, (a + b) >> 32)
+VOP_CARRY(v_sub_u32, 0, a - b, b > a)
+VOP_CARRY(v_subrev_u32, 0, b - a, a > b)
+VOP_CARRY(v_addc_u32, 1, a + b + c, (a + b + c) >> 32)
+VOP_CARRY(v_subb_u32, 1, a - b - c, b + c > a)
+VOP_CARRY(v_subbrev_u32, 1, b - a - c, a + c > b)
+
+H(v_mad_u64_u32)
+{
+    EXEC_DECL;
+    VSRC(0, A);
+    VSRC(1, B);
+    VSRC64(2, C, 0);
+    VDST64(dl, dh);
+    uint64_t co = 0;
+    LANES
+    {
+        unsigned __int128 r = (unsigned __int128)((uint64_t)X32(A, l) * X32(B, l)) + X64(C, l);
+        dl[l] = (uint32_t)r;
+        dh[l] = (uint32_t)((uint64_t)r >> 32);
+        co |= (uint64_t)(r >> 64 & 1) << l;
+    }
+    ws64(w, in->dst[1], co);
+}
+H(v_mad_i64_i32)
+{
+    EXEC_DECL;
+    VSRC(0, A);
+    VSRC(1, B);
+    VSRC64(2, C, 0);
+    VDST64(dl, dh);
+    uint64_t co = 0;
+    LANES
+    {
+        __int128 r = (__int128)((int64_t)(int32_t)X32(A, l) * (int32_t)X32(B, l)) + (int64_t)X64(C, l);
+        dl[l] = (uint32_t)r;
+        dh[l] = (uint32_t)((uint64_t)r >> 32);
+        co |= (uint64_t)(r < INT64_MIN || r > INT64_MAX) << l;
+    }
+    ws64(w, in->dst[1], co);
+}
+
+#define VOP_SHIFT64(name, EXPR)                                                             \
+    H(name)                                                                                 \
+    {                                                                                       \
+        EXEC_DECL;                                                                          \
+        VSRC(0, A);                                                                         \
+        VSRC64(1, B, 0);                                                                    \
+        VDST64(dl, dh);                                                                     \
+        LANES                                                                               \
+        {                                                                                   \
+            uint32_t a = X32(A, l) & 63;                                                    \
+            uint64_t b = X64(B, l), r = (EXPR);                                             \
+            dl[l] = (uint32_t)r;                                                            \
+            dh[l] = (uint32_t)(r >> 32);                                                    \
+        }                                                                                   \
+    }
+VOP_SHIFT64(v_lshlrev_b64, b << a)
+VOP_SHIFT64(v_lshrrev_b64, b >> a)
+VOP_SHIFT64(v_ashrrev_i64, (uint64_t)((int64_t)b >> a))
+
+/* ---- VALU: f32 ---------------------------------------------------------------------- */
+
+VOP_2F(v_add_f32, a + b)
+VOP_2F(v_sub_f32, a - b)
+VOP_2F(v_subrev_f32, b - a)
+VOP_2F(v_mul_f32, a * b)
+VOP_2F(v_mul_legacy_f32, (a == 0.0f || b == 0.0f) ? 0.0f : a * b)
+VOP_2F(v_min_f32, fmin_ieee(a, b))
+VOP_2F(v_max_f32, fmax_ieee(a, b))
+VOP_2F(v_ldexp_f32, ldexpf(a, (int32_t)X32(B, l)))
+/* GCN3 MAD/MAC are not fused: the product is rounded before the add (ISA
+ * manual 12.7 V_MAD_F32 vs V_FMA_F32); -std=c11 keeps gcc from contracting */
+static inline float mad32(float a, float b, float c)
+{
+    volatile float p = a * b;
+    return p + c;
+}
+VOP_3F(v_mac_f32, mad32(a, b, c))
+VOP_3F(v_mad_f32, mad32(a, b, c))
+VOP_3F(v_madmk_f32, mad32(a, b, c))
+VOP_3F(v_madak_f32, mad32(a, b, c))
+VOP_3F(v_fma_f32, fmaf(a, b, c))
+VOP_3F(v_mad_legacy_f32, (a == 0.0f || b == 0.0f) ? c : mad32(a, b, c))
+VOP_3F(v_min3_f32, fmin_ieee(fmin_ieee(a, b), c))
+VOP_3F(v_max3_f32, fmax_ieee(fmax_ieee(a, b), c))
+VOP_3F(v_med3_f32, fmax_ieee(fmin_ieee(a, b), fmin_ieee(fmax_ieee(a, b), c)))
+VOP_1F(v_trunc_f32, truncf(a))
+VOP_1F(v_ceil_f32, ceilf(a))
+VOP_1F(v_floor_f32, floorf(a))
+VOP_1F(v_rndne_f32, rintf(a))
+VOP_1F(v_fract_f32, fract32(a))
+VOP_1F(v_exp_f32, exp2f(a))
+VOP_1F(v_log_f32, log2f(a))
+VOP_1F(v_exp_legacy_f32, exp2f(a))
+VOP_1F(v_log_legacy_f32, log2f(a))
+VOP_1F(v_rcp_f32, 1.0f / a)
+VOP_1F(v_rcp_iflag_f32, 1.0f / a)
+VOP_1F(v_rsq_f32, 1.0f / sqrtf(a))
+VOP_1F(v_sqrt_f32, sqrtf(a))
+VOP_1F(v_sin_f32, sinf(a * 6.2831853071795864769f))
+VOP_1F(v_cos_f32, cosf(a * 6.2831853071795864769f))
+VOP_1F(v_frexp_mant_f32, (isinf(a) || isnan(a)) ? a : frexpf(a, &(int){0}))
+H(v_frexp_exp_i32_f32)
+{
+    FSETUP;
+    VSRC(0, A);
+    VDST(d);
+    LANES
+    {
+        float a = FIN(0, X32(A, l));
+        int e = 0;
+        if (!isinf(a) && !isnan(a)) frexpf(a, &e);
+        d[l] = (uint32_t)e;
+    }
+}
+/* conversions */
+H(v_cvt_f32_i32) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = FOUT((float)(int32_t)X32(A, l)); }
+H(v_cvt_f32_u32) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = FOUT((float)X32(A, l)); }
+H(v_cvt_u32_f32) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = cvt_u32(FIN(0, X32(A, l))); }
+H(v_cvt_i32_f32) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = (uint32_t)cvt_i32(FIN(0, X32(A, l))); }
+H(v_cvt_flr_i32_f32) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = (uint32_t)cvt_i32(floorf(FIN(0, X32(A, l)))); }
+H(v_cvt_rpi_i32_f32) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = (uint32_t)cvt_i32(floorf(FIN(0, X32(A, l)) + 0.5f)); }
+H(v_cvt_f32_ubyte0) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = FOUT((float)(X32(A, l) & 0xff)); }
+H(v_cvt_f32_ubyte1) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = FOUT((float)((X32(A, l) >> 8) & 0xff)); }
+H(v_cvt_f32_ubyte2) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = FOUT((float)((X32(A, l) >> 16) & 0xff)); }
+H(v_cvt_f32_ubyte3) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = FOUT((float)(X32(A, l) >> 24)); }
+H(v_cvt_f16_f32) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = f32_to_f16(FIN(0, X32(A, l))); }
+H(v_cvt_f32_f16) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = FOUT(f16_to_f32((uint16_t)X32(A, l))); }
+H(v_cvt_pkrtz_f16_f32)
+{
+    FSETUP;
+    VSRC(0, A);
+    VSRC(1, B);
+    VDST(d);
+    LANES
+    {
+        float a = FIN(0, X32(A, l)), b = FIN(1, X32(B, l));
+        /* round toward zero: truncate the mantissa before converting */
+        d[l] = (uint32_t)f32_to_f16(f_of(b_of(a) & 0xffffe000u)) |
+               (uint32_t)f32_to_f16(f_of(b_of(b) & 0xffffe000u)) << 16;
+    }
+}
+H(v_cvt_f64_f32) { FSETUP; VSRC(0, A); VDST64(dl, dh); LANES { uint64_t r = DOUT((double)FIN(0, X32(A, l))); dl[l] = (uint32_t)r; dh[l] = (uint32_t)(r >> 32); } }
+H(v_cvt_f32_f64) { FSETUP; VSRC64(0, A, 1); VDST(d); LANES d[l] = FOUT((float)DIN(0, X64(A, l))); }
+H(v_cvt_f64_i32) { FSETUP; VSRC(0, A); VDST64(dl, dh); LANES { uint64_t r = DOUT((double)(int32_t)X32(A, l)); dl[l] = (uint32_t)r; dh[l] = (uint32_t)(r >> 32); } }
+H(v_cvt_f64_u32) { FSETUP; VSRC(0, A); VDST64(dl, dh); LANES { uint64_t r = DOUT((double)X32(A, l)); dl[l] = (uint32_t)r; dh[l] = (uint32_t)(r >> 32); } }
+H(v_cvt_i32_f64) { FSETUP; VSRC64(0, A, 1); VDST(d); LANES d[l] = (uint32_t)cvt_i32(DIN(0, X64(A, l))); }
+H(v_cvt_u32_f64) { FSETUP; VSRC64(0, A, 1); VDST(d); LANES d[l] = cvt_u32(DIN(0, X64(A, l))); }
+
+static inline uint32_t cmp_class(double a, uint32_t m, int isden)
+{
+    int cls;
+    if (isnan(a)) cls = 1; /* quiet NaN (signalling NaNs are not produced by the host FPU path) */
+    else if (isinf(a)) cls = a < 0 ? 2 : 9;
+    else if (a == 0) cls = signbit(a) ? 5 : 6;
+    else if (isden) cls = a < 0 ? 4 : 7;
+    else cls = a < 0 ? 3 : 8;
+    return (m >> cls) & 1;
+}
+static void cmp_class_f32(gcn_wave *w, const gcn_insn *in, int x)
+{
+    EXEC_DECL;
+    VSRC(0, A);
+    VSRC(1, B);
+    uint64_t r = 0;
+    uint32_t am = (in->mods >> GCN_M_ABS_SHIFT) & 1 ? 0x7fffffffu : ~0u, nx = (in->mods >> GCN_M_NEG_SHIFT) & 1 ? 0x80000000u : 0;
+    LANES
+    {
+        uint32_t b = (X32(A, l) & am) ^ nx;
+        uint32_t m = X32(B, l);
+        int isden = (b & 0x7f800000u) == 0 && (b & 0x7fffff);
+        uint32_t c = ((b & 0x7f800000u) == 0x7f800000u && (b & 0x7fffff))
+                         ? ((b & 0x400000) ? (m >> 1) & 1 : m & 1)
+                         : cmp_class(f_of(b), m, isden);
+        r |= (uint64_t)c << l;
+    }
+    ws64(w, in->dst[0], r);
+    if (x) gcn_set_exec(w, r);
+}
+H(v_cmp_class_f32) { cmp_class_f32(w, in, 0); }
+H(v_cmpx_class_f32) { cmp_class_f32(w, in, 1); }
+static void cmp_class_f64(gcn_wave *w, const gcn_insn *in, int x)
+{
+    EXEC_DECL;
+    VSRC64(0, A, 1);
+    VSRC(1, B);
+    uint64_t r = 0;
+    LANES
+    {
+        uint64_t b = X64(A, l);
+        if ((in->mods >> GCN_M_ABS_SHIFT) & 1) b &= ~(1ull << 63);
+        if ((in->mods >> GCN_M_NEG_SHIFT) & 1) b ^= 1ull << 63;
+        uint32_t m = X32(B, l);
+        int isden = (b & 0x7ff0000000000000ull) == 0 && (b & 0xfffffffffffffull);
+        uint32_t c = ((b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (b & 0xfffffffffffffull))
+                         ? ((b & 0x8000000000000ull) ? (m >> 1) & 1 : m & 1)
+                         : cmp_class(d_of(b), m, isden);
+        r |= (uint64_t)c << l;
+    }
+    ws64(w, in->dst[0], r);
+    if (x) gcn_set_exec(w, r);
+}
+H(v_cmp_class_f64) { cmp_class_f64(w, in, 0); }
+H(v_cmpx_class_f64) { cmp_class_f64(w, in, 1); }
+
+/* Division helpers (ISA manual 12.7: V_DIV_SCALE / V_DIV_FMAS / V_DIV_FIXUP). The
+ * compiled f32 division sequence enables FP32 denormals around these. */
+H(v_div_scale_f32)
+{
+    FSETUP;
+    VSRC(0, A);
+    VSRC(1, B);
+    VSRC(2, C);
+    VDST(d);
+    uint64_t vcc = 0;
+    LANES
+    {
+        float s0 = FIN(0, X32(A, l)), s1 = FIN(1, X32(B, l)), s2 = FIN(2, X32(C, l));
+        float r = s0;
+        int e1 = fexp32(b_of(s1)), e2 = fexp32(b_of(s2));
+        if (s2 == 0.0f || s1 == 0.0f) r = NAN;
+        else if (e2 - e1 >= 96) { vcc |= 1ull << l; if (s0 == s1) r = ldexpf(s0, 64); }
+        else if (e1 == 0) r = ldexpf(s0, 64);
+        else if (fexp32(b_of(1.0f / s1)) == 0 && fexp32(b_of(s2 / s1)) == 0) { vcc |= 1ull << l; if (s0 == s1) r = ldexpf(s0, 64); }
+        else if (fexp32(b_of(1.0f / s1)) == 0) r = ldexpf(s0, -64);
+        else if (fexp32(b_of(s2 / s1)) == 0) { vcc |= 1ull << l; if (s0 == s2) r = ldexpf(s0, 64); }
+        else if (e2 <= 23) r = ldexpf(s0, 64);
+        d[l] = FOUT(r);
+    }
+    ws64(w, in->dst[1], vcc);
+}
+H(v_div_fmas_f32)
+{
+    FSETUP;
+    VSRC(0, A);
+    VSRC(1, B);
+    VSRC(2, C);
+    VDST(d);
+    uint64_t vcc = gcn_vcc(w);
+    LANES
+    {
+        float a = FIN(0, X32(A, l)), b = FIN(1, X32(B, l)), c = FIN(2, X32(C, l));
+        float r = fmaf(a, b, c);
+        if ((vcc >> l) & 1) r = ldexpf(r, fexp32(b_of(c)) > 127 ? 64 : -64);
+        d[l] = FOUT(r);
+    }
+}
+H(v_div_fixup_f32)
+{
+    FSETUP;
+    VSRC(0, A);
+    VSRC(1, B);
+    VSRC(2, C);
+    VDST(d);
+    LANES
+    {
+        float q = FIN(0, X32(A, l)), den = FIN(1, X32(B, l)), num = FIN(2, X32(C, l));
+        uint32_t sign = (b_of(den) ^ b_of(num)) & 0x80000000u;
+        float r;
+        if (isnan(num)) r = num;
+        else if (isnan(den)) r = den;
+        else if (den == 0.0f && num == 0.0f) r = f_of(0xffc00000u);
+        else if (isinf(den) && isinf(num)) r = f_of(0xffc00000u);
+        else if (den == 0.0f || isinf(num)) r = f_of(sign | 0x7f800000u);
+        else if (isinf(den) || num == 0.0f) r = f_of(sign);
+        else r = f_of(sign | (b_of(q) & 0x7fffffffu));
+        d[l] = FOUT(r);
+    }
+}
+
+/* ---- VALU: f64 ---------------------------------------------------------------------- */
+
+VOP_2D(v_add_f64, a + b)
+VOP_2D(v_mul_f64, a * b)
+VOP_2D(v_min_f64, fmin(a, b))
+VOP_2D(v_max_f64, fmax(a, b))
+H(v_ldexp_f64)
+{
+    FSETUP;
+    VSRC64(0, A, 1);
+    VSRC(1, B);
+    VDST64(dl, dh);
+    LANES
+    {
+        uint64_t r = DOUT(ldexp(DIN(0, X64(A, l)), (int32_t)X32(B, l)));
+        dl[l] = (uint32_t)r;
+        dh[l] = (uint32_t)(r >> 32);
+    }
+}
+H(v_fma_f64)
+{
+    FSETUP;
+    VSRC64(0, A, 1);
+    VSRC64(1, B, 1);
+    VSRC64(2, C, 1);
+    VDST64(dl, dh);
+    LANES
+    {
+        uint64_t r = DOUT(fma(DIN(0, X64(A, l)), DIN(1, X64(B, l)), DIN(2, X64(C, l))));
+        dl[l] = (uint32_t)r;
+        dh[l] = (uint32_t)(r >> 32);
+    }
+}
+VOP_1D(v_trunc_f64, trunc(a))
+VOP_1D(v_ceil_f64, ceil(a))
+VOP_1D(v_floor_f64, floor(a))
+VOP_1D(v_rndne_f64, rint(a))
+VOP_1D(v_fract_f64, fract64(a))
+VOP_1D(v_rcp_f64, 1.0 / a)
+VOP_1D(v_rsq_f64, 1.0 / sqrt(a))
+VOP_1D(v_sqrt_f64, sqrt(a))
+VOP_1D(v_frexp_mant_f64, (isinf(a) || isnan(a)) ? a : frexp(a, &(int){0}))
+H(v_frexp_exp_i32_f64)
+{
+    FSETUP;
+    VSRC64(0, A, 1);
+    VDST(d);
+    LANES
+    {
+        double a = DIN(0, X64(A, l));
+        int e = 0;
+        if (!isinf(a) && !isnan(a)) frexp(a, &e);
+        d[l] = (uint32_t)e;
+    }
+}
+H(v_div_scale_f64)
+{
+    FSETUP;
+    VSRC64(0, A, 1);
+    VSRC64(1, B, 1);
+    VSRC64(2, C, 1);
+    VDST64(dl, dh);
+    uint64_t vcc = 0;
+    LANES
+    {
+        double s0 = DIN(0, X64(A, l)), s1 = DIN(1, X64(B, l)), s2 = DIN(2, X64(C, l)), r = s0;
+        int e1 = (int)((db_of(s1) >> 52) & 0x7ff), e2 = (int)((db_of(s2) >> 52) & 0x7ff);
+        if (s2 == 0.0 || s1 == 0.0) r = NAN;
+        else if (e2 - e1 >= 768) { vcc |= 1ull << l; if (s0 == s1) r = ldexp(s0, 128); }
+        else if (e1 == 0) r = ldexp(s0, 128);
+        else if (((db_of(1.0 / s1) >> 52) & 0x7ff) == 0 && ((db_of(s2 / s1) >> 52) & 0x7ff) == 0) { vcc |= 1ull << l; if (s0 == s1) r = ldexp(s0, 128); }
+        else if (((db_of(1.0 / s1) >> 52) & 0x7ff) == 0) r = ldexp(s0, -128);
+        else if (((db_of(s2 / s1) >> 52) & 0x7ff) == 0) { vcc |= 1ull << l; if (s0 == s2) r = ldexp(s0, 128); }
+        else if (e2 <= 53) r = ldexp(s0, 128);
+        uint64_t o = DOUT(r);
+        dl[l] = (uint32_t)o;
+        dh[l] = (uint32_t)(o >> 32);
+    }
+    ws64(w, in->dst[1], vcc);
+}
+H(v_div_fmas_f64)
+{
+    FSETUP;
+    VSRC64(0, A, 1);
+    VSRC64(1, B, 1);
+    VSRC64(2, C, 1);
+    VDST64(dl, dh);
+    uint64_t vcc = gcn_vcc(w);
+    LANES
+    {
+        double c = DIN(2, X64(C, l)), r = fma(DIN(0, X64(A, l)), DIN(1, X64(B, l)), c);
+        if ((vcc >> l) & 1) r = ldexp(r, ((db_of(c) >> 52) & 0x7ff) > 1023 ? 128 : -128);
+        uint64_t o = DOUT(r);
+        dl[l] = (uint32_t)o;
+        dh[l] = (uint32_t)(o >> 32);
+    }
+}
+H(v_div_fixup_f64)
+{
+    FSETUP;
+    VSRC64(0, A, 1);
+    VSRC64(1, B, 1);
+    VSRC64(2, C, 1);
+    VDST64(dl, dh);
+    LANES
+    {
+        double q = DIN(0, X64(A, l)), den = DIN(1, X64(B, l)), num = DIN(2, X64(C, l)), r;
+        uint64_t sign = (db_of(den) ^ db_of(num)) & 0x8000000000000000ull;
+        if (isnan(num)) r = num;
+        else if (isnan(den)) r = den;
+        else if ((den == 0.0 && num == 0.0) || (isinf(den) && isinf(num))) r = d_of(0xfff8000000000000ull);
+        else if (den == 0.0 || isinf(num)) r = d_of(sign | 0x7ff0000000000000ull);
+        else if (isinf(den) || num == 0.0) r = d_of(sign);
+        else r = d_of(sign | (db_of(q) & 0x7fffffffffffffffull));
+        uint64_t o = DOUT(r);
+        dl[l] = (uint32_t)o;
+        dh[l] = (uint32_t)(o >> 32);
+    }
+}
+
+/* ---- VOPC --------------------------------------------------------------------------- */
+
+INT_CMPS(i16)
+INT_CMPS(u16)
+INT_CMPS(i32)
+INT_CMPS(u32)
+INT_CMPS(i64)
+INT_CMPS(u64)
+FLT_CMPS(f32)
+FLT_CMPS(f64)
+
+/* ---- SMEM ------------------------------------------------------------------------------ */
+
+static void smem_access(gcn_wave *w, const gcn_insn *in, int store, int buffer)
+{
+    uint64_t base = rs64(w, in, in->src[0], 0);
+    uint32_t off = (in->mods & GCN_M_SMEM_IMM) ? in->imm : rs32(w, in, in->src[1]);
+    unsigned n = in->mem_bytes;
+    uint32_t data[16];
+    if (buffer) {
+        uint32_t num_records = w->s[(in->src[0] + 2) & 127];
+        base &= 0xffffffffffffull;
+        if ((uint64_t)off + n > num_records && !store) { /* out of range: zeros (ISA manual 5.3) */
+            unsigned c = in->dst[0];
+            for (unsigned i = 0; i < n / 4; i++) ws32(w, c + i, 0);
+            return;
+        }
+    }
+    uint64_t addr = (base + off) & ~3ull;
+    void *p = gcn_mem_global(w, addr, n, store, 0, in->pc);
+    if (!p) return;
+    if (store) {
+        for (unsigned i = 0; i < n / 4; i++) data[i] = rs32(w, in, in->src[2] + i);
+        memcpy(p, data, n);
+    } else {
+        memcpy(data, p, n);
+        for (unsigned i = 0; i < n / 4; i++) ws32(w, in->dst[0] + i, data[i]);
+    }
+    if (w->rec)
+        trc_rec_mem(w->rec, w->wave_in_wg, (store ? TRC_MO_STORE : TRC_MO_LOAD) | TRC_MO_SMEM, n, 1, &addr,
+                    store ? NULL : data, store ? data : NULL);
+}
+H(s_load_dword) { smem_access(w, in, 0, 0); }
+H(s_load_dwordx2) { smem_access(w, in, 0, 0); }
+H(s_load_dwordx4) { smem_access(w, in, 0, 0); }
+H(s_load_dwordx8) { smem_access(w, in, 0, 0); }
+H(s_load_dwordx16) { smem_access(w, in, 0, 0); }
+H(s_buffer_load_dword) { smem_access(w, in, 0, 1); }
+H(s_buffer_load_dwordx2) { smem_access(w, in, 0, 1); }
+H(s_buffer_load_dwordx4) { smem_access(w, in, 0, 1); }
+H(s_buffer_load_dwordx8) { smem_access(w, in, 0, 1); }
+H(s_buffer_load_dwordx16) { smem_access(w, in, 0, 1); }
+H(s_store_dword) { smem_access(w, in, 1, 0); }
+H(s_store_dwordx2) { smem_access(w, in, 1, 0); }
+H(s_store_dwordx4) { smem_access(w, in, 1, 0); }
+H(s_dcache_inv) {}
+H(s_dcache_wb) {}
+H(s_dcache_inv_vol) {}
+H(s_dcache_wb_vol) {}
+/* A deterministic "clock": 4 cycles per executed instruction of this wave, so
+ * that emulation and replay agree (the timing model owns real time). */
+H(s_memtime) { SDST64(w->n_instr * 4); }
+H(s_memrealtime) { SDST64(w->n_instr * 4); }
+
+/* ---- vector memory: common pieces -------------------------------------------------- */
+
+typedef struct memrec {
+    uint64_t addr[GCN_WAVE_LANES];
+    uint8_t load[GCN_WAVE_LANES * 32];
+    uint8_t store[GCN_WAVE_LANES * 32];
+    size_t nl, ns;
+} memrec;
+
+/* load lane value from memory bytes into registers (dword granularity, sub-dword extended) */
+static inline void put_lane(gcn_wave *w, uint32_t *d, unsigned l, const uint8_t *p, unsigned n, int sext)
+{
+    if (n >= 4) {
+        for (unsigned k = 0; k < n / 4; k++) {
+            uint32_t v;
+            memcpy(&v, p + 4 * k, 4);
+            d[k * GCN_WAVE_LANES + l] = v;
+        }
+    } else if (n == 2) {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        d[l] = sext ? (uint32_t)(int32_t)(int16_t)v : v;
+    } else {
+        d[l] = sext ? (uint32_t)(int32_t)(int8_t)p[0] : p[0];
+    }
+    (void)w;
+}
+static inline void get_lane(const uint32_t *s, unsigned l, uint8_t *p, unsigned n)
+{
+    if (n >= 4) {
+        for (unsigned k = 0; k < n / 4; k++) memcpy(p + 4 * k, &s[k * GCN_WAVE_LANES + l], 4);
+    } else {
+        uint32_t v = s[l];
+        memcpy(p, &v, n);
+    }
+}
+
+typedef enum atom_op {
+    AT_SWAP, AT_CMPSWAP, AT_ADD, AT_SUB, AT_SMIN, AT_UMIN, AT_SMAX, AT_UMAX, AT_AND, AT_OR, AT_XOR,
+    AT_INC, AT_DEC, AT_RSUB, AT_FADD, AT_FMIN, AT_FMAX
+} atom_op;
+
+/* One atomic on host memory; returns the pre-op value (ISA manual 12.x ATOMIC_*). */
+static uint64_t atomic_rmw(void *p, int is64, atom_op op, uint64_t src, uint64_t cmp)
+{
+    if (is64) {
+        uint64_t *q = p, old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+        switch (op) {
+        case AT_SWAP: return __atomic_exchange_n(q, src, __ATOMIC_SEQ_CST);
+        case AT_ADD: return __atomic_fetch_add(q, src, __ATOMIC_SEQ_CST);
+        case AT_SUB: return __atomic_fetch_sub(q, src, __ATOMIC_SEQ_CST);
+        case AT_AND: return __atomic_fetch_and(q, src, __ATOMIC_SEQ_CST);
+        case AT_OR: return __atomic_fetch_or(q, src, __ATOMIC_SEQ_CST);
+        case AT_XOR: return __atomic_fetch_xor(q, src, __ATOMIC_SEQ_CST);
+        default: break;
+        }
+        do {
+            switch (op) {
+            case AT_CMPSWAP: nv = old == cmp ? src : old; break;
+            case AT_SMIN: nv = (int64_t)src < (int64_t)old ? src : old; break;
+            case AT_UMIN: nv = src < old ? src : old; break;
+            case AT_SMAX: nv = (int64_t)src > (int64_t)old ? src : old; break;
+            case AT_UMAX: nv = src > old ? src : old; break;
+            case AT_INC: nv = old >= src ? 0 : old + 1; break;
+            case AT_DEC: nv = (old == 0 || old > src) ? src : old - 1; break;
+            case AT_RSUB: nv = src - old; break;
+            case AT_FADD: nv = db_of(d_of(old) + d_of(src)); break;
+            case AT_FMIN: nv = db_of(fmin(d_of(old), d_of(src))); break;
+            case AT_FMAX: nv = db_of(fmax(d_of(old), d_of(src))); break;
+            default: nv = old; break;
+            }
+            if (op == AT_CMPSWAP && nv == old) return old;
+        } while (!__atomic_compare_exchange_n(q, &old, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+        return old;
+    }
+    uint32_t *q = p, s = (uint32_t)src, c = (uint32_t)cmp, old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+    switch (op) {
+    case AT_SWAP: return __atomic_exchange_n(q, s, __ATOMIC_SEQ_CST);
+    case AT_ADD: return __atomic_fetch_add(q, s, __ATOMIC_SEQ_CST);
+    case AT_SUB: return __atomic_fetch_sub(q, s, __ATOMIC_SEQ_CST);
+    case AT_AND: return __atomic_fetch_and(q, s, __ATOMIC_SEQ_CST);
+    case AT_OR: return __atomic_fetch_or(q, s, __ATOMIC_SEQ_CST);
+    case AT_XOR: return __atomic_fetch_xor(q, s, __ATOMIC_SEQ_CST);
+    default: break;
+    }
+    do {
+        switch (op) {
+        case AT_CMPSWAP: nv = old == c ? s : old; break;
+        case AT_SMIN: nv = (int32_t)s < (int32_t)old ? s : old; break;
+        case AT_UMIN: nv = s < old ? s : old; break;
+        case AT_SMAX: nv = (int32_t)s > (int32_t)old ? s : old; break;
+        case AT_UMAX: nv = s > old ? s : old; break;
+        case AT_INC: nv = old >= s ? 0 : old + 1; break;
+        case AT_DEC: nv = (old == 0 || old > s) ? s : old - 1; break;
+        case AT_RSUB: nv = s - old; break;
+        case AT_FADD: nv = b_of(f_of(old) + f_of(s)); break;
+        case AT_FMIN: nv = b_of(fminf(f_of(old), f_of(s))); break;
+        case AT_FMAX: nv = b_of(fmaxf(f_of(old), f_of(s))); break;
+        default: nv = old; break;
+        }
+        if (op == AT_CMPSWAP && nv == old) return old;
+    } while (!__atomic_compare_exchange_n(q, &old, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    return old;
+}
+
+/* Per-lane memory body shared by FLAT and MUBUF once the host pointer is known:
+ * load / store / atomic of n bytes, registers from dst[0] / src[1]. */
+static void lane_access(gcn_wave *w, const gcn_insn *in, unsigned l, uint8_t *p, int sext, int atomic, atom_op aop,
+                        memrec *mr)
+{
+    unsigned n = in->mem_bytes;
+    if (atomic) {
+        int is64 = n == 8;
+        uint32_t *s = vreg(w, in, in->src[1], is64 ? (aop == AT_CMPSWAP ? 4 : 2) : (aop == AT_CMPSWAP ? 2 : 1));
+        uint64_t src = s[l] | (is64 ? (uint64_t)s[GCN_WAVE_LANES + l] << 32 : 0), cmp = 0;
+        if (aop == AT_CMPSWAP)
+            cmp = is64 ? (s[2 * GCN_WAVE_LANES + l] | (uint64_t)s[3 * GCN_WAVE_LANES + l] << 32) : s[GCN_WAVE_LANES + l];
+        uint64_t old = atomic_rmw(p, is64, aop, src, cmp);
+        if (in->dst[0] != GCN_OPD_NONE) {
+            uint32_t *d = vreg(w, in, in->dst[0], is64 ? 2 : 1);
+            d[l] = (uint32_t)old;
+            if (is64) d[GCN_WAVE_LANES + l] = (uint32_t)(old >> 32);
+        }
+        if (mr) {
+            memcpy(mr->load + mr->nl, &old, n);
+            mr->nl += n;
+            memcpy(mr->store + mr->ns, &src, n);
+            mr->ns += n;
+            if (aop == AT_CMPSWAP) {
+                memcpy(mr->store + mr->ns, &cmp, n);
+                mr->ns += n;
+            }
+        }
+    } else if (in->flags & GCN_IF_STORE) {
+        uint32_t *s = vreg(w, in, in->src[1], (n + 3) / 4);
+        uint8_t tmp[16];
+        get_lane(s, l, tmp, n);
+        memcpy(p, tmp, n);
+        if (mr) {
+            memcpy(mr->store + mr->ns, tmp, n);
+            mr->ns += n;
+        }
+    } else {
+        uint32_t *d = vreg(w, in, in->dst[0], (n + 3) / 4);
+        uint8_t tmp[16];
+        memcpy(tmp, p, n);
+        put_lane(w, d, l, tmp, n, sext);
+        if (mr) {
+            memcpy(mr->load + mr->nl, tmp, n);
+            mr->nl += n;
+        }
+    }
+}
+
+/* Load/store of one lane whose bytes are in separate pieces of `chunk` bytes
+ * (swizzled private memory; NULL piece = out of range: reads 0, write dropped). */
+static void lane_access_split(gcn_wave *w, const gcn_insn *in, unsigned l, uint8_t *const *ptrs, unsigned chunk,
+                              int sext, memrec *mr)
+{
+    unsigned n = in->mem_bytes;
+    uint8_t buf[16] = {0};
+    if (in->flags & GCN_IF_STORE) {
+        uint32_t *s = vreg(w, in, in->src[1], (n + 3) / 4);
+        get_lane(s, l, buf, n);
+        for (unsigned k = 0; k < n; k += chunk)
+            if (ptrs[k / chunk]) memcpy(ptrs[k / chunk], buf + k, chunk);
+        if (mr) { memcpy(mr->store + mr->ns, buf, n); mr->ns += n; }
+    } else {
+        for (unsigned k = 0; k < n; k += chunk)
+            if (ptrs[k / chunk]) memcpy(buf + k, ptrs[k / chunk], chunk);
+        uint32_t *d = vreg(w, in, in->dst[0], (n + 3) / 4);
+        put_lane(w, d, l, buf, n, sext);
+        if (mr) { memcpy(mr->load + mr->nl, buf, n); mr->nl += n; }
+    }
+}
+
+static unsigned rec_flags(const gcn_insn *in)
+{
+    unsigned f = 0;
+    if (in->flags & GCN_IF_ATOMIC) f |= TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE;
+    else if (in->flags & GCN_IF_STORE) f |= TRC_MO_STORE;
+    else f |= TRC_MO_LOAD;
+    return f;
+}
+
+/* ---- FLAT ------------------------------------------------------------------------------ */
+
+static void flat_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, atom_op aop)
+{
+    EXEC_DECL;
+    uint32_t *a = vreg(w, in, in->src[0], 2);
+    unsigned n = in->mem_bytes;
+    int wr = !!(in->flags & GCN_IF_STORE);
+    memrec *mr = NULL, mrs;
+    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    unsigned kind_flags = 0;
+    LANES
+    {
+        uint64_t addr = a[l] | (uint64_t)a[GCN_WAVE_LANES + l] << 32, ta = addr;
+        gcn_flat_kind kind = GCN_FLAT_GLOBAL;
+        if (n > 4 && (uint32_t)(addr >> 32) == GCN_PRIVATE_APERTURE_HI) {
+            /* private memory is swizzled per dword (gcn_wave.h): one translation per dword */
+            if (atomic) { unimplemented(w, in, "on private memory"); return; }
+            uint8_t *ptrs[4];
+            for (unsigned k = 0; k < n / 4; k++) {
+                uint64_t tk;
+                ptrs[k] = gcn_mem_flat(w, addr + 4 * k, 4, wr, l, in->pc, &kind, k ? &tk : &ta);
+                if (!ptrs[k]) return;
+            }
+            if (mr) { mr->addr[l] = ta; kind_flags = TRC_MO_SCRATCH; }
+            lane_access_split(w, in, l, ptrs, 4, sext, mr);
+            continue;
+        }
+        uint8_t *p = gcn_mem_flat(w, addr, n, wr, l, in->pc, &kind, &ta);
+        if (!p) return;
+        if (mr) {
+            mr->addr[l] = ta;
+            kind_flags = kind == GCN_FLAT_LDS ? TRC_MO_LDS : kind == GCN_FLAT_PRIVATE ? TRC_MO_SCRATCH : 0;
+        }
+        lane_access(w, in, l, p, sext, atomic, aop, mr);
+    }
+    if (mr)
+        trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in) | kind_flags, n, ex, mr->addr, mr->nl ? mr->load : NULL,
+                    mr->ns ? mr->store : NULL);
+}
+H(flat_load_ubyte) { flat_access(w, in, 0, 0, 0); }
+H(flat_load_sbyte) { flat_access(w, in, 1, 0, 0); }
+H(flat_load_ushort) { flat_access(w, in, 0, 0, 0); }
+H(flat_load_sshort) { flat_access(w, in, 1, 0, 0); }
+H(flat_load_dword) { flat_access(w, in, 0, 0, 0); }
+H(flat_load_dwordx2) { flat_access(w, in, 0, 0, 0); }
+H(flat_load_dwordx3) { flat_access(w, in, 0, 0, 0); }
+H(flat_load_dwordx4) { flat_access(w, in, 0, 0, 0); }
+H(flat_store_byte) { flat_access(w, in, 0, 0, 0); }
+H(flat_store_short) { flat_access(w, in, 0, 0, 0); }
+H(flat_store_dword) { flat_access(w, in, 0, 0, 0); }
+H(flat_store_dwordx2) { flat_access(w, in, 0, 0, 0); }
+H(flat_store_dwordx3) { flat_access(w, in, 0, 0, 0); }
+H(flat_store_dwordx4) { flat_access(w, in, 0, 0, 0); }
+#define FLAT_ATOMIC(sfx, AOP)                                                               \
+    H(flat_atomic_##sfx) { flat_access(w, in, 0, 1, AOP); }                                 \
+    H(flat_atomic_##sfx##_x2) { flat_access(w, in, 0, 1, AOP); }
+FLAT_ATOMIC(swap, AT_SWAP)
+FLAT_ATOMIC(cmpswap, AT_CMPSWAP)
+FLAT_ATOMIC(add, AT_ADD)
+FLAT_ATOMIC(sub, AT_SUB)
+FLAT_ATOMIC(smin, AT_SMIN)
+FLAT_ATOMIC(umin, AT_UMIN)
+FLAT_ATOMIC(smax, AT_SMAX)
+FLAT_ATOMIC(umax, AT_UMAX)
+FLAT_ATOMIC(and, AT_AND)
+FLAT_ATOMIC(or, AT_OR)
+FLAT_ATOMIC(xor, AT_XOR)
+FLAT_ATOMIC(inc, AT_INC)
+FLAT_ATOMIC(dec, AT_DEC)
+
+/* ---- MUBUF ----------------------------------------------------------------------------- */
+
+/* Buffer address of one lane and byte offset `extra` (ISA manual Sec. 8.1.4):
+ *   index  = (idxen ? vgpr_index : 0) + (add_tid ? lane : 0)
+ *   offset = (offen ? vgpr_offset : 0) + inst_offset + extra
+ *   swizzled: base + soffset + (index/istride * stride + offset/esize * esize) * istride
+ *             + (index % istride) * esize + offset % esize
+ *   linear:   base + soffset + index * stride + offset
+ * Returns 0 if out of range (loads read 0, stores are dropped). */
+static int buffer_addr(const uint32_t vs[4], uint32_t soff, uint32_t vidx, uint32_t voff, unsigned lane,
+                       const gcn_insn *in, uint32_t extra, unsigned n, uint64_t *out)
+{
+    uint64_t base = vs[0] | (uint64_t)(vs[1] & 0xffff) << 32;
+    uint32_t stride = (vs[1] >> 16) & 0x3fff, num = vs[2];
+    int swz = (vs[1] >> 31) & 1, add_tid = (vs[3] >> 23) & 1;
+    uint32_t esize = 2u << ((vs[3] >> 19) & 3), istride = 8u << ((vs[3] >> 21) & 3);
+    uint64_t index = ((in->mods & GCN_M_IDXEN) ? vidx : 0) + (add_tid ? lane : 0);
+    uint64_t offset = ((in->mods & GCN_M_OFFEN) ? voff : 0) + in->imm + extra;
+    if (stride == 0 && !swz) {
+        if (offset + n > num) return 0;
+    } else if (index >= num && num != 0xffffffffu) {
+        return 0;
+    }
+    if (swz) {
+        *out = base + soff + (index / istride * stride + offset / esize * esize) * istride + (index % istride) * esize +
+               offset % esize;
+    } else {
+        *out = base + soff + index * stride + offset;
+    }
+    return 1;
+}
+
+static void mubuf_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, atom_op aop)
+{
+    EXEC_DECL;
+    if (in->mods & GCN_M_LDS) { unimplemented(w, in, "with lds=1"); return; }
+    uint32_t vs[4];
+    for (int i = 0; i < 4; i++) vs[i] = w->s[(in->src[2] + i) & 127];
+    uint32_t soff = rs32(w, in, in->src[3]);
+    unsigned n = in->mem_bytes, nv = !!(in->mods & GCN_M_IDXEN) + !!(in->mods & GCN_M_OFFEN);
+    const uint32_t *va = nv ? vreg(w, in, in->src[0], nv) : NULL;
+    const uint32_t *vidx = (in->mods & GCN_M_IDXEN) ? va : NULL;
+    const uint32_t *voff = (in->mods & GCN_M_OFFEN) ? va + ((in->mods & GCN_M_IDXEN) ? GCN_WAVE_LANES : 0) : NULL;
+    int wr = !!(in->flags & GCN_IF_STORE);
+    int swz = (vs[1] >> 31) & 1;
+    uint32_t esize = 2u << ((vs[3] >> 19) & 3);
+    /* with swizzling, accesses wider than the element are split per element */
+    unsigned chunk = (swz && n > esize) ? esize : n;
+    memrec *mr = NULL, mrs;
+    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    uint64_t base = vs[0] | (uint64_t)(vs[1] & 0xffff) << 32;
+    int scratch = (in->flags & GCN_IF_SCRATCH) || (w->scratch_base && base == w->scratch_base);
+    LANES
+    {
+        uint8_t buf[16] = {0};
+        uint8_t *ptrs[16] = {NULL};
+        int oob = 0;
+        for (unsigned k = 0; k < n; k += chunk) {
+            uint64_t addr;
+            if (!buffer_addr(vs, soff, vidx ? vidx[l] : 0, voff ? voff[l] : 0, l, in, k, chunk, &addr)) {
+                oob = 1;
+                ptrs[k / chunk] = NULL;
+                if (k == 0 && mr) mr->addr[l] = 0;
+                continue;
+            }
+            if (k == 0 && mr) mr->addr[l] = addr;
+            ptrs[k / chunk] = gcn_mem_global(w, addr, chunk, wr, l, in->pc);
+            if (!ptrs[k / chunk]) return;
+        }
+        if (chunk == n && !oob) {
+            lane_access(w, in, l, ptrs[0], sext, atomic, aop, mr);
+            continue;
+        }
+        if (atomic) { if (!oob) lane_access(w, in, l, ptrs[0], sext, atomic, aop, mr); continue; }
+        (void)buf;
+        lane_access_split(w, in, l, ptrs, chunk, sext, mr);
+    }
+    if (mr)
+        trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in) | (scratch ? TRC_MO_SCRATCH : 0), n, ex, mr->addr,
+                    mr->nl ? mr->load : NULL, mr->ns ? mr->store : NULL);
+}
+H(buffer_load_ubyte) { mubuf_access(w, in, 0, 0, 0); }
+H(buffer_load_sbyte) { mubuf_access(w, in, 1, 0, 0); }
+H(buffer_load_ushort) { mubuf_access(w, in, 0, 0, 0); }
+H(buffer_load_sshort) { mubuf_access(w, in, 1, 0, 0); }
+H(buffer_load_dword) { mubuf_access(w, in, 0, 0, 0); }
+H(buffer_load_dwordx2) { mubuf_access(w, in, 0, 0, 0); }
+H(buffer_load_dwordx3) { mubuf_access(w, in, 0, 0, 0); }
+H(buffer_load_dwordx4) { mubuf_access(w, in, 0, 0, 0); }
+H(buffer_store_byte) { mubuf_access(w, in, 0, 0, 0); }
+H(buffer_store_short) { mubuf_access(w, in, 0, 0, 0); }
+H(buffer_store_dword) { mubuf_access(w, in, 0, 0, 0); }
+H(buffer_store_dwordx2) { mubuf_access(w, in, 0, 0, 0); }
+H(buffer_store_dwordx3) { mubuf_access(w, in, 0, 0, 0); }
+H(buffer_store_dwordx4) { mubuf_access(w, in, 0, 0, 0); }
+#define BUF_ATOMIC(sfx, AOP)                                                                \
+    H(buffer_atomic_##sfx) { mubuf_access(w, in, 0, 1, AOP); }                              \
+    H(buffer_atomic_##sfx##_x2) { mubuf_access(w, in, 0, 1, AOP); }
+BUF_ATOMIC(swap, AT_SWAP)
+BUF_ATOMIC(cmpswap, AT_CMPSWAP)
+BUF_ATOMIC(add, AT_ADD)
+BUF_ATOMIC(sub, AT_SUB)
+BUF_ATOMIC(smin, AT_SMIN)
+BUF_ATOMIC(umin, AT_UMIN)
+BUF_ATOMIC(smax, AT_SMAX)
+BUF_ATOMIC(umax, AT_UMAX)
+BUF_ATOMIC(and, AT_AND)
+BUF_ATOMIC(or, AT_OR)
+BUF_ATOMIC(xor, AT_XOR)
+BUF_ATOMIC(inc, AT_INC)
+BUF_ATOMIC(dec, AT_DEC)
+H(buffer_wbinvl1) {}     /* functional memory is coherent: only the timing model cares (MEM_FENCE) */
+H(buffer_wbinvl1_vol) {}
+
+/* ---- DS (LDS) --------------------------------------------------------------------------- */
+
+static uint8_t *lds_ptr(gcn_wave *w, const gcn_insn *in, uint64_t a, unsigned n, int wr, unsigned l)
+{
+    if (a + n > w->lds_size) {
+        wave_error(w, in, GCN_WAVE_FAULT, "lane %u: LDS %s of %u bytes at offset 0x%llx outside the %u-byte LDS", l,
+                   wr ? "write" : "read", n, (unsigned long long)a, w->lds_size);
+        return NULL;
+    }
+    return w->lds + a;
+}
+
+/* kinds of DS instruction bodies */
+enum { DS_READ, DS_WRITE, DS_READ2, DS_WRITE2, DS_ATOM };
+
+static void ds_access(gcn_wave *w, const gcn_insn *in, int kind, unsigned esz, int sext, unsigned st64, atom_op aop,
+                      int rtn)
+{
+    EXEC_DECL;
+    if (in->flags & GCN_IF_GDS) { unimplemented(w, in, "with gds=1"); return; }
+    uint32_t *a = vreg(w, in, in->src[0], 1);
+    memrec *mr = NULL, mrs;
+    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    unsigned ew = (esz + 3) / 4;
+    uint32_t *d0 = in->src[1] != GCN_OPD_NONE ? vreg(w, in, in->src[1], ew) : NULL;
+    uint32_t *d1 = in->src[2] != GCN_OPD_NONE ? vreg(w, in, in->src[2], ew) : NULL;
+    uint32_t *dst = in->dst[0] != GCN_OPD_NONE ? vreg(w, in, in->dst[0], kind == DS_READ2 ? 2 * ew : ew) : NULL;
+    if (w->status != GCN_WAVE_RUNNING) return;
+    unsigned o0 = in->imm & 0xff, o1 = (in->imm >> 8) & 0xff, scale = esz * (st64 ? 64 : 1);
+    LANES
+    {
+        uint8_t tmp[16];
+        if (kind == DS_READ2 || kind == DS_WRITE2) {
+            uint64_t ad[2] = {(uint64_t)a[l] + o0 * scale, (uint64_t)a[l] + o1 * scale};
+            if (mr) mr->addr[l] = ad[0];
+            for (int k = 0; k < 2; k++) {
+                uint8_t *p = lds_ptr(w, in, ad[k], esz, kind == DS_WRITE2, l);
+                if (!p) return;
+                if (kind == DS_READ2) {
+                    memcpy(tmp, p, esz);
+                    put_lane(w, dst + (size_t)k * ew * GCN_WAVE_LANES, l, tmp, esz, 0);
+                    if (mr) { memcpy(mr->load + mr->nl, tmp, esz); mr->nl += esz; }
+                } else {
+                    get_lane(k ? d1 : d0, l, tmp, esz);
+                    memcpy(p, tmp, esz);
+                    if (mr) { memcpy(mr->store + mr->ns, tmp, esz); mr->ns += esz; }
+                }
+            }
+            continue;
+        }
+        uint64_t ad = (uint64_t)a[l] + (in->imm & 0xffff);
+        if (mr) mr->addr[l] = ad;
+        uint8_t *p = lds_ptr(w, in, ad, esz, kind != DS_READ, l);
+        if (!p) return;
+        if (kind == DS_READ) {
+            memcpy(tmp, p, esz);
+            put_lane(w, dst, l, tmp, esz, sext);
+            if (mr) { memcpy(mr->load + mr->nl, tmp, esz); mr->nl += esz; }
+        } else if (kind == DS_WRITE) {
+            get_lane(d0, l, tmp, esz);
+            memcpy(p, tmp, esz);
+            if (mr) { memcpy(mr->store + mr->ns, tmp, esz); mr->ns += esz; }
+        } else {
+            int is64 = esz == 8;
+            uint64_t src = d0[l] | (is64 ? (uint64_t)d0[GCN_WAVE_LANES + l] << 32 : 0), cmp = 0;
+            if (aop == AT_CMPSWAP) {
+                /* ds_cmpst: data0 = compare, data1 = new value (ISA manual 12.13) */
+                cmp = src;
+                src = d1[l] | (is64 ? (uint64_t)d1[GCN_WAVE_LANES + l] << 32 : 0);
+            }
+            uint64_t old = atomic_rmw(p, is64, aop, src, cmp);
+            if (rtn && dst) {
+                dst[l] = (uint32_t)old;
+                if (is64) dst[GCN_WAVE_LANES + l] = (uint32_t)(old >> 32);
+            }
+            if (mr) {
+                memcpy(mr->load + mr->nl, &old, esz);
+                mr->nl += esz;
+                memcpy(mr->store + mr->ns, &src, esz);
+                mr->ns += esz;
+                if (aop == AT_CMPSWAP) { memcpy(mr->store + mr->ns, &cmp, esz); mr->ns += esz; }
+            }
+        }
+    }
+    if (mr)
+        trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in) | TRC_MO_LDS, in->mem_bytes, ex, mr->addr,
+                    mr->nl ? mr->load : NULL, mr->ns ? mr->store : NULL);
+}
+H(ds_read_b32) { ds_access(w, in, DS_READ, 4, 0, 0, 0, 0); }
+H(ds_read_b64) { ds_access(w, in, DS_READ, 8, 0, 0, 0, 0); }
+H(ds_read_b96) { ds_access(w, in, DS_READ, 12, 0, 0, 0, 0); }
+H(ds_read_b128) { ds_access(w, in, DS_READ, 16, 0, 0, 0, 0); }
+H(ds_read_u8) { ds_access(w, in, DS_READ, 1, 0, 0, 0, 0); }
+H(ds_read_i8) { ds_access(w, in, DS_READ, 1, 1, 0, 0, 0); }
+H(ds_read_u16) { ds_access(w, in, DS_READ, 2, 0, 0, 0, 0); }
+H(ds_read_i16) { ds_access(w, in, DS_READ, 2, 1, 0, 0, 0); }
+H(ds_read2_b32) { ds_access(w, in, DS_READ2, 4, 0, 0, 0, 0); }
+H(ds_read2_b64) { ds_access(w, in, DS_READ2, 8, 0, 0, 0, 0); }
+H(ds_read2st64_b32) { ds_access(w, in, DS_READ2, 4, 0, 1, 0, 0); }
+H(ds_read2st64_b64) { ds_access(w, in, DS_READ2, 8, 0, 1, 0, 0); }
+H(ds_write_b8) { ds_access(w, in, DS_WRITE, 1, 0, 0, 0, 0); }
+H(ds_write_b16) { ds_access(w, in, DS_WRITE, 2, 0, 0, 0, 0); }
+H(ds_write_b32) { ds_access(w, in, DS_WRITE, 4, 0, 0, 0, 0); }
+H(ds_write_b64) { ds_access(w, in, DS_WRITE, 8, 0, 0, 0, 0); }
+H(ds_write_b96) { ds_access(w, in, DS_WRITE, 12, 0, 0, 0, 0); }
+H(ds_write_b128) { ds_access(w, in, DS_WRITE, 16, 0, 0, 0, 0); }
+H(ds_write2_b32) { ds_access(w, in, DS_WRITE2, 4, 0, 0, 0, 0); }
+H(ds_write2_b64) { ds_access(w, in, DS_WRITE2, 8, 0, 0, 0, 0); }
+H(ds_write2st64_b32) { ds_access(w, in, DS_WRITE2, 4, 0, 1, 0, 0); }
+H(ds_write2st64_b64) { ds_access(w, in, DS_WRITE2, 8, 0, 1, 0, 0); }
+#define DS_ATOMS(nm, AOP)                                                                   \
+    H(ds_##nm##_u32) { ds_access(w, in, DS_ATOM, 4, 0, 0, AOP, 0); }                        \
+    H(ds_##nm##_rtn_u32) { ds_access(w, in, DS_ATOM, 4, 0, 0, AOP, 1); }                    \
+    H(ds_##nm##_u64) { ds_access(w, in, DS_ATOM, 8, 0, 0, AOP, 0); }                        \
+    H(ds_##nm##_rtn_u64) { ds_access(w, in, DS_ATOM, 8, 0, 0, AOP, 1); }
+#define DS_ATOMS_T(nm, t32, t64, AOP)                                                       \
+    H(ds_##nm##_##t32) { ds_access(w, in, DS_ATOM, 4, 0, 0, AOP, 0); }                      \
+    H(ds_##nm##_rtn_##t32) { ds_access(w, in, DS_ATOM, 4, 0, 0, AOP, 1); }                  \
+    H(ds_##nm##_##t64) { ds_access(w, in, DS_ATOM, 8, 0, 0, AOP, 0); }                      \
+    H(ds_##nm##_rtn_##t64) { ds_access(w, in, DS_ATOM, 8, 0, 0, AOP, 1); }
+DS_ATOMS(add, AT_ADD)
+DS_ATOMS(sub, AT_SUB)
+DS_ATOMS(rsub, AT_RSUB)
+DS_ATOMS(inc, AT_INC)
+DS_ATOMS(dec, AT_DEC)
+DS_ATOMS(min, AT_UMIN)
+DS_ATOMS(max, AT_UMAX)
+DS_ATOMS_T(min, i32, i64, AT_SMIN)
+DS_ATOMS_T(max, i32, i64, AT_SMAX)
+DS_ATOMS_T(and, b32, b64, AT_AND)
+DS_ATOMS_T(or, b32, b64, AT_OR)
+DS_ATOMS_T(xor, b32, b64, AT_XOR)
+DS_ATOMS_T(cmpst, b32, b64, AT_CMPSWAP)
+DS_ATOMS_T(min, f32, f64, AT_FMIN)
+DS_ATOMS_T(max, f32, f64, AT_FMAX)
+H(ds_add_f32) { ds_access(w, in, DS_ATOM, 4, 0, 0, AT_FADD, 0); }
+H(ds_add_rtn_f32) { ds_access(w, in, DS_ATOM, 4, 0, 0, AT_FADD, 1); }
+H(ds_wrxchg_rtn_b32) { ds_access(w, in, DS_ATOM, 4, 0, 0, AT_SWAP, 1); }
+H(ds_wrxchg_rtn_b64) { ds_access(w, in, DS_ATOM, 8, 0, 0, AT_SWAP, 1); }
+H(ds_nop) {}
+
+/* Cross-lane permutes through the LDS crossbar; no LDS memory is touched.
+ * bpermute: lane l reads lane (addr/4)%64 (0 from an inactive lane);
+ * permute: lane l writes its data to lane (addr/4)%64. */
+H(ds_bpermute_b32)
+{
+    EXEC_DECL;
+    uint32_t *a = vreg(w, in, in->src[0], 1), *s = vreg(w, in, in->src[1], 1), *d = vreg(w, in, in->dst[0], 1);
+    uint32_t tmp[GCN_WAVE_LANES];
+    LANES
+    {
+        unsigned src = ((a[l] + (in->imm & 0xffff)) >> 2) & 63;
+        tmp[l] = ((ex >> src) & 1) ? s[src] : 0;
+    }
+    LANES d[l] = tmp[l];
+}
+H(ds_permute_b32)
+{
+    EXEC_DECL;
+    uint32_t *a = vreg(w, in, in->src[0], 1), *s = vreg(w, in, in->src[1], 1), *d = vreg(w, in, in->dst[0], 1);
+    uint32_t tmp[GCN_WAVE_LANES] = {0};
+    LANES tmp[((a[l] + (in->imm & 0xffff)) >> 2) & 63] = s[l];
+    LANES d[l] = tmp[l];
+}
+H(ds_swizzle_b32)
+{
+    EXEC_DECL;
+    uint32_t *s = vreg(w, in, in->src[0], 1), *d = vreg(w, in, in->dst[0], 1);
+    uint32_t tmp[GCN_WAVE_LANES], off = in->imm & 0xffff;
+    LANES
+    {
+        unsigned src;
+        if (off & 0x8000) { /* quad permute */
+            src = (l & ~3u) | ((off >> (2 * (l & 3))) & 3);
+        } else { /* bit mode over 32-lane halves: and, or, xor masks */
+            unsigned andm = off & 0x1f, orm = (off >> 5) & 0x1f, xorm = (off >> 10) & 0x1f;
+            src = (l & 32) | ((((l & 31) & andm) | orm) ^ xorm);
+        }
+        tmp[l] = ((ex >> src) & 1) ? s[src] : 0;
+    }
+    LANES d[l] = tmp[l];
+}
+
+/* ---- table and run loop ---------------------------------------------------------------- */
+
+const gcn_exec_fn gcn_sem_handlers[GCN_OP_COUNT] = {
+#define GCN_OP(nm, fmt, opc, unit, flags, mem, dw, sw, attr) [GCN_OP_##nm] = gcn_h_##nm,
+#include "gcn3.def"
+#undef GCN_OP
+};
+
+static void illegal_insn(gcn_wave *w, const gcn_insn *in)
+{
+    if (in->flags & GCN_IF_INVALID) wave_error(w, in, GCN_WAVE_ILLEGAL, "invalid encoding");
+    else if (in->mods & (GCN_M_SDWA | GCN_M_DPP))
+        wave_error(w, in, GCN_WAVE_ILLEGAL, "%s operands of %s are not implemented",
+                   (in->mods & GCN_M_SDWA) ? "SDWA" : "DPP", gcn_op_name(in->op));
+    else unimplemented(w, in, "");
+}
+
+static inline __attribute__((always_inline)) gcn_wave_status run(gcn_wave *w, const int rec)
+{
+    const gcn_program *p = w->prog;
+    w->status = GCN_WAVE_RUNNING;
+    for (;;) {
+        uint64_t off = w->pc - p->vaddr;
+        uint32_t idx = (off < p->size && !(off & 3)) ? p->index_of[off >> 2] : UINT32_MAX;
+        if (idx == UINT32_MAX) {
+            w->status = GCN_WAVE_ILLEGAL;
+            snprintf(w->err, sizeof w->err,
+                     "kernel %s: illegal instruction at pc 0x%llx (encoding ?): pc is outside the code object's "
+                     ".text or inside an instruction",
+                     w->kernel_name ? w->kernel_name : "?", (unsigned long long)w->pc);
+            return GCN_WAVE_ILLEGAL;
+        }
+        const gcn_insn *in = &p->insn[idx];
+        gcn_exec_fn h = gcn_sem_handlers[in->op];
+        if (!h || (in->mods & (GCN_M_SDWA | GCN_M_DPP)) || (in->flags & GCN_IF_INVALID)) {
+            illegal_insn(w, in);
+            return (gcn_wave_status)w->status;
+        }
+        uint64_t exec_before = rec ? gcn_exec_mask(w) : 0;
+        w->pc += in->size;
+        w->n_instr++;
+        h(w, in);
+        if (rec && (in->flags & GCN_IF_WRITES_EXEC) && gcn_exec_mask(w) != exec_before)
+            trc_rec_exec(w->rec, w->wave_in_wg, w->n_instr, gcn_exec_mask(w));
+        if (w->status != GCN_WAVE_RUNNING) {
+            if (w->status == GCN_WAVE_FAULT || w->status == GCN_WAVE_ILLEGAL || w->status == GCN_WAVE_TRAP) {
+                w->pc = in->pc; /* report / resume at the faulting instruction */
+                w->n_instr--;
+            }
+            return (gcn_wave_status)w->status;
+        }
+    }
+}
+
+gcn_wave_status gcn_wave_run(gcn_wave *w)
+{
+    return w->rec ? run(w, 1) : run(w, 0);
+}

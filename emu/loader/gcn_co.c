@@ -1,0 +1,613 @@
+/*
+ * gcn_co.c - AMDGPU ELF code objects: header checks, PT_LOAD segments, .text,
+ * symbols, kernel descriptors and the NT_AMDGPU_METADATA msgpack note.
+ *
+ * Sources: LLVM AMDGPUUsage sections "ELF Header" (EM_AMDGPU = 224,
+ * ELFOSABI_AMDGPU_HSA = 64, EI_ABIVERSION 0..3 = code object v2..v5,
+ * EF_AMDGPU_MACH = e_flags & 0xff), "Note Records" (NT_AMDGPU_METADATA = 32,
+ * name "AMDGPU"), "Code Object V3 Metadata" / "V4" (the msgpack map keys) and
+ * "Kernel Descriptor"; FACTS.md for what hipcc 5.2 emits.
+ *
+ * Invariants: the input is untrusted. The header is checked on the raw bytes
+ * before libelf sees it (for precise messages); every offset taken from the
+ * file is checked against the private copy's size before use; metadata
+ * values are type-checked. A parsed gcn_code_object is immutable and owns
+ * all its memory (the ELF copy, segments, kernels, args).
+ */
+#include "gcn_loader.h"
+
+#include <gelf.h>
+#include <libelf.h>
+#include <msgpack.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EM_AMDGPU_ 224
+#define ELFOSABI_AMDGPU_HSA_ 64
+#define NT_AMDGPU_METADATA_ 32
+#define EF_AMDGPU_MACH_MASK 0xffu
+/* Largest image we agree to map: real code objects are KiBs to a few MiBs. */
+#define MAX_IMAGE_SIZE ((uint64_t)1 << 30)
+
+static gcn_ld_status fail(gcn_ld_status st, char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
+/* EF_AMDGPU_MACH values, AMDGPUUsage table "AMDGPU EF_AMDGPU_MACH Values"
+ * (same as llvm/BinaryFormat/ELF.h of LLVM 14). */
+static const char *mach_name(unsigned mach)
+{
+    static const char *const names[] = {
+        [0x20] = "gfx600",  [0x21] = "gfx601",  [0x22] = "gfx700",  [0x23] = "gfx701",
+        [0x24] = "gfx702",  [0x25] = "gfx703",  [0x26] = "gfx704",  [0x28] = "gfx801",
+        [0x29] = "gfx802",  [0x2a] = "gfx803",  [0x2b] = "gfx810",  [0x2c] = "gfx900",
+        [0x2d] = "gfx902",  [0x2e] = "gfx904",  [0x2f] = "gfx906",  [0x30] = "gfx908",
+        [0x31] = "gfx909",  [0x32] = "gfx90c",  [0x33] = "gfx1010", [0x34] = "gfx1011",
+        [0x35] = "gfx1012", [0x36] = "gfx1030", [0x37] = "gfx1031", [0x38] = "gfx1032",
+        [0x39] = "gfx1033", [0x3a] = "gfx602",  [0x3b] = "gfx705",  [0x3c] = "gfx805",
+        [0x3d] = "gfx1035", [0x3e] = "gfx1034", [0x3f] = "gfx90a",  [0x42] = "gfx1013",
+    };
+    if (mach < sizeof names / sizeof names[0] && names[mach])
+        return names[mach];
+    return NULL;
+}
+
+static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
+static int elf_ok;
+static void elf_init(void)
+{
+    elf_ok = elf_version(EV_CURRENT) != EV_NONE;
+}
+
+static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* ---- msgpack helpers ------------------------------------------------------ */
+
+static const msgpack_object *mp_get(const msgpack_object *map, const char *key)
+{
+    if (!map || map->type != MSGPACK_OBJECT_MAP)
+        return NULL;
+    size_t kl = strlen(key);
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object *k = &map->via.map.ptr[i].key;
+        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == kl &&
+            memcmp(k->via.str.ptr, key, kl) == 0)
+            return &map->via.map.ptr[i].val;
+    }
+    return NULL;
+}
+
+/* 0 ok, -1 missing, -2 wrong type or out of range. */
+static int mp_u32(const msgpack_object *map, const char *key, uint32_t *out)
+{
+    const msgpack_object *v = mp_get(map, key);
+    if (!v)
+        return -1;
+    if (v->type != MSGPACK_OBJECT_POSITIVE_INTEGER || v->via.u64 > UINT32_MAX)
+        return -2;
+    *out = (uint32_t)v->via.u64;
+    return 0;
+}
+
+/* Copies into out[cap]; 0 ok, -1 missing, -2 wrong type, -3 too long. */
+static int mp_str(const msgpack_object *map, const char *key, char *out, size_t cap)
+{
+    const msgpack_object *v = mp_get(map, key);
+    if (!v)
+        return -1;
+    if (v->type != MSGPACK_OBJECT_STR)
+        return -2;
+    if (v->via.str.size >= cap)
+        return -3;
+    memcpy(out, v->via.str.ptr, v->via.str.size);
+    out[v->via.str.size] = 0;
+    if (strlen(out) != v->via.str.size)
+        return -2; /* embedded NUL */
+    return 0;
+}
+
+static const char *mp_why(int rc)
+{
+    return rc == -1 ? "missing" : rc == -2 ? "has the wrong type or range" : "is too long";
+}
+
+static gcn_ld_status parse_args(const msgpack_object *args, gcn_kernel *k, unsigned ki, char *err,
+                                size_t errlen)
+{
+    if (!args)
+        return GCN_LD_OK; /* .args is optional: a kernel without arguments */
+    if (args->type != MSGPACK_OBJECT_ARRAY)
+        return fail(GCN_LD_BAD_METADATA, err, errlen,
+                    "code object metadata: kernel %u (%s): .args is not an array", ki, k->name);
+    uint32_t n = args->via.array.size;
+    if (!n)
+        return GCN_LD_OK;
+    k->args = calloc(n, sizeof *k->args);
+    if (!k->args)
+        return fail(GCN_LD_ENOMEM, err, errlen, "code object metadata: out of memory");
+    k->n_args = n;
+    for (uint32_t i = 0; i < n; i++) {
+        const msgpack_object *a = &args->via.array.ptr[i];
+        gcn_kernel_arg *ar = &k->args[i];
+        int rc;
+        if (a->type != MSGPACK_OBJECT_MAP)
+            return fail(GCN_LD_BAD_METADATA, err, errlen,
+                        "code object metadata: kernel %s arg %u is not a map", k->name, i);
+        if ((rc = mp_u32(a, ".offset", &ar->offset)) || (rc = mp_u32(a, ".size", &ar->size)))
+            return fail(GCN_LD_BAD_METADATA, err, errlen,
+                        "code object metadata: kernel %s arg %u: .offset/.size %s", k->name, i,
+                        mp_why(rc));
+        if ((rc = mp_str(a, ".value_kind", ar->value_kind, sizeof ar->value_kind)))
+            return fail(GCN_LD_BAD_METADATA, err, errlen,
+                        "code object metadata: kernel %s arg %u: .value_kind %s", k->name, i,
+                        mp_why(rc));
+        /* .name is informational only (absent at -O2); a long one is cut. */
+        const msgpack_object *nm = mp_get(a, ".name");
+        if (nm && nm->type == MSGPACK_OBJECT_STR) {
+            size_t l = nm->via.str.size < sizeof ar->name - 1 ? nm->via.str.size : sizeof ar->name - 1;
+            memcpy(ar->name, nm->via.str.ptr, l);
+            ar->name[l] = 0;
+        }
+        if ((uint64_t)ar->offset + ar->size > k->kernarg_segment_size)
+            return fail(GCN_LD_BAD_METADATA, err, errlen,
+                        "code object metadata: kernel %s arg %u [%u, +%u) extends past "
+                        ".kernarg_segment_size %u",
+                        k->name, i, ar->offset, ar->size, k->kernarg_segment_size);
+    }
+    return GCN_LD_OK;
+}
+
+static gcn_ld_status parse_metadata(gcn_code_object *co, const uint8_t *desc, size_t len, char *err,
+                                    size_t errlen)
+{
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    gcn_ld_status st = GCN_LD_OK;
+    msgpack_unpack_return r = msgpack_unpack_next(&u, (const char *)desc, len, &off);
+    if (r != MSGPACK_UNPACK_SUCCESS) {
+        st = fail(GCN_LD_BAD_METADATA, err, errlen,
+                  "code object metadata: NT_AMDGPU_METADATA note is not valid msgpack (%s)",
+                  r == MSGPACK_UNPACK_CONTINUE ? "truncated" : r == MSGPACK_UNPACK_NOMEM_ERROR
+                                                                   ? "out of memory"
+                                                                   : "parse error");
+        goto out;
+    }
+    const msgpack_object *root = &u.data;
+    if (root->type != MSGPACK_OBJECT_MAP) {
+        st = fail(GCN_LD_BAD_METADATA, err, errlen, "code object metadata: root is not a map");
+        goto out;
+    }
+    char target[sizeof co->target];
+    int rc = mp_str(root, "amdhsa.target", target, sizeof target);
+    if (rc == 0)
+        memcpy(co->target, target, sizeof target);
+    else if (rc != -1) {
+        st = fail(GCN_LD_BAD_METADATA, err, errlen, "code object metadata: amdhsa.target %s",
+                  mp_why(rc));
+        goto out;
+    }
+    const msgpack_object *ks = mp_get(root, "amdhsa.kernels");
+    if (!ks || ks->type != MSGPACK_OBJECT_ARRAY) {
+        st = fail(GCN_LD_BAD_METADATA, err, errlen,
+                  "code object metadata: amdhsa.kernels missing or not an array");
+        goto out;
+    }
+    uint32_t n = ks->via.array.size;
+    if (n) {
+        co->kernels = calloc(n, sizeof *co->kernels);
+        if (!co->kernels) {
+            st = fail(GCN_LD_ENOMEM, err, errlen, "code object metadata: out of memory");
+            goto out;
+        }
+    }
+    co->n_kernels = n;
+    for (uint32_t i = 0; i < n; i++) {
+        const msgpack_object *km = &ks->via.array.ptr[i];
+        gcn_kernel *k = &co->kernels[i];
+        k->co = co;
+        if (km->type != MSGPACK_OBJECT_MAP) {
+            st = fail(GCN_LD_BAD_METADATA, err, errlen,
+                      "code object metadata: amdhsa.kernels[%u] is not a map", i);
+            goto out;
+        }
+        if ((rc = mp_str(km, ".name", k->name, sizeof k->name))) {
+            st = fail(GCN_LD_BAD_METADATA, err, errlen,
+                      "code object metadata: amdhsa.kernels[%u] .name %s%s", i, mp_why(rc),
+                      rc == -3 ? " (more than 255 bytes; the loader's limit)" : "");
+            goto out;
+        }
+        if ((rc = mp_str(km, ".symbol", k->symbol, sizeof k->symbol))) {
+            st = fail(GCN_LD_BAD_METADATA, err, errlen,
+                      "code object metadata: kernel %s: .symbol %s", k->name, mp_why(rc));
+            goto out;
+        }
+        static const struct {
+            const char *key;
+            size_t off;
+        } req[] = {
+            {".kernarg_segment_size", offsetof(gcn_kernel, kernarg_segment_size)},
+            {".kernarg_segment_align", offsetof(gcn_kernel, kernarg_segment_align)},
+            {".group_segment_fixed_size", offsetof(gcn_kernel, group_segment_fixed_size)},
+            {".private_segment_fixed_size", offsetof(gcn_kernel, private_segment_fixed_size)},
+            {".wavefront_size", offsetof(gcn_kernel, wavefront_size)},
+            {".sgpr_count", offsetof(gcn_kernel, sgpr_count)},
+            {".vgpr_count", offsetof(gcn_kernel, vgpr_count)},
+            {".max_flat_workgroup_size", offsetof(gcn_kernel, max_flat_workgroup_size)},
+        };
+        for (size_t j = 0; j < sizeof req / sizeof req[0]; j++) {
+            uint32_t v = 0;
+            if ((rc = mp_u32(km, req[j].key, &v))) {
+                st = fail(GCN_LD_BAD_METADATA, err, errlen,
+                          "code object metadata: kernel %s: %s %s", k->name, req[j].key,
+                          mp_why(rc));
+                goto out;
+            }
+            memcpy((char *)k + req[j].off, &v, sizeof v);
+        }
+        if (k->wavefront_size != 64) {
+            st = fail(GCN_LD_UNSUPPORTED, err, errlen,
+                      "code object metadata: kernel %s: .wavefront_size %u, GCN3 runs wave64 only",
+                      k->name, k->wavefront_size);
+            goto out;
+        }
+        if ((st = parse_args(mp_get(km, ".args"), k, i, err, errlen)) != GCN_LD_OK)
+            goto out;
+    }
+out:
+    msgpack_unpacked_destroy(&u);
+    return st;
+}
+
+/* ---- ELF --------------------------------------------------------------------- */
+
+/* File offset of [vaddr, vaddr+n) if a PT_LOAD segment holds it in file bytes. */
+static int vaddr_to_off(const gcn_code_object *co, uint64_t vaddr, uint64_t n, uint64_t *off)
+{
+    for (uint32_t i = 0; i < co->n_segs; i++) {
+        const gcn_segment *s = &co->segs[i];
+        if (vaddr >= s->vaddr && vaddr - s->vaddr <= s->filesz && n <= s->filesz - (vaddr - s->vaddr)) {
+            *off = s->offset + (vaddr - s->vaddr);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static gcn_ld_status check_header(const uint8_t *b, size_t len, int *version, unsigned *mach,
+                                  char *err, size_t errlen)
+{
+    if (!b || len < 64)
+        return fail(GCN_LD_BAD_ELF, err, errlen, "code object: %zu bytes, too short for an ELF header",
+                    b ? len : 0);
+    if (memcmp(b, "\177ELF", 4) != 0)
+        return fail(GCN_LD_BAD_ELF, err, errlen, "code object: no ELF magic at offset 0");
+    if (b[EI_CLASS] != ELFCLASS64 || b[EI_DATA] != ELFDATA2LSB)
+        return fail(GCN_LD_BAD_ELF, err, errlen,
+                    "code object: not a little-endian ELF64 file (class %u, data %u)",
+                    b[EI_CLASS], b[EI_DATA]);
+    uint16_t machine = rd16(b + 18);
+    if (machine != EM_AMDGPU_)
+        return fail(GCN_LD_BAD_ELF, err, errlen,
+                    "code object: e_machine is %u, not EM_AMDGPU (224)", machine);
+    if (b[EI_OSABI] != ELFOSABI_AMDGPU_HSA_)
+        return fail(GCN_LD_UNSUPPORTED, err, errlen,
+                    "code object: OS ABI %u is not ELFOSABI_AMDGPU_HSA (64); only HSA code "
+                    "objects are supported",
+                    b[EI_OSABI]);
+    unsigned abiv = b[EI_ABIVERSION];
+    if (abiv == 0 || abiv == 1)
+        return fail(GCN_LD_UNSUPPORTED, err, errlen,
+                    "code object v%u not supported yet (issue 4): code object v2/v3 not "
+                    "supported yet; rebuild with a ROCm >= 4.x compiler",
+                    abiv + 2);
+    if (abiv > 3)
+        return fail(GCN_LD_UNSUPPORTED, err, errlen,
+                    "code object: unknown ELF ABI version %u (code object v%u); only v4 and v5 "
+                    "are supported",
+                    abiv, abiv + 2);
+    *version = (int)abiv + 2;
+    uint32_t flags = rd32(b + 48);
+    *mach = flags & EF_AMDGPU_MACH_MASK;
+    if (*mach != 0x28 && *mach != 0x29 && *mach != 0x2a && *mach != 0x2b) {
+        const char *nm = mach_name(*mach);
+        if (nm)
+            return fail(GCN_LD_UNSUPPORTED, err, errlen,
+                        "code object target is amdgcn-amd-amdhsa--%s, only gfx803 "
+                        "(and gfx801/802/810) is supported; rebuild with --offload-arch=gfx803",
+                        nm);
+        return fail(GCN_LD_UNSUPPORTED, err, errlen,
+                    "code object target is unknown (EF_AMDGPU_MACH 0x%02x), only gfx803 is "
+                    "supported; rebuild with --offload-arch=gfx803",
+                    *mach);
+    }
+    return GCN_LD_OK;
+}
+
+gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **out, char *err,
+                           size_t errlen)
+{
+    if (out)
+        *out = NULL;
+    if (!out)
+        return fail(GCN_LD_BAD_ELF, err, errlen, "gcn_co_parse: NULL output pointer");
+    int version = 0;
+    unsigned mach = 0;
+    gcn_ld_status st = check_header(elf_bytes, len, &version, &mach, err, errlen);
+    if (st != GCN_LD_OK)
+        return st;
+    pthread_once(&elf_once, elf_init);
+    if (!elf_ok)
+        return fail(GCN_LD_BAD_ELF, err, errlen, "code object: libelf version mismatch");
+
+    gcn_code_object *co = calloc(1, sizeof *co);
+    if (!co)
+        return fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory");
+    co->elf = malloc(len);
+    if (!co->elf) {
+        free(co);
+        return fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory (%zu bytes)", len);
+    }
+    memcpy(co->elf, elf_bytes, len);
+    co->elf_size = len;
+    co->code_object_version = version;
+    snprintf(co->target, sizeof co->target, "amdgcn-amd-amdhsa--%s", mach_name(mach));
+
+    Elf *e = elf_memory((char *)co->elf, len);
+    GElf_Ehdr eh;
+    size_t nph = 0, shstrndx = 0;
+    const uint8_t *meta = NULL;
+    size_t meta_len = 0;
+    Elf_Scn *symscn = NULL, *dynsymscn = NULL;
+    int have_text = 0;
+
+    if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
+        st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: libelf cannot read it: %s",
+                  elf_errmsg(-1));
+        goto fail;
+    }
+    if (eh.e_type != ET_DYN) {
+        st = fail(GCN_LD_UNSUPPORTED, err, errlen,
+                  "code object: ELF type %u is not ET_DYN (a relocatable object must be "
+                  "linked first)",
+                  eh.e_type);
+        goto fail;
+    }
+
+    /* Loadable segments. */
+    if (elf_getphdrnum(e, &nph) != 0) {
+        st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: bad program headers: %s",
+                  elf_errmsg(-1));
+        goto fail;
+    }
+    co->segs = calloc(nph ? nph : 1, sizeof *co->segs);
+    if (!co->segs) {
+        st = fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < nph; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(e, (int)i, &ph)) {
+            st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: program header %zu unreadable: %s",
+                      i, elf_errmsg(-1));
+            goto fail;
+        }
+        if (ph.p_type != PT_LOAD)
+            continue;
+        if (ph.p_offset > len || ph.p_filesz > len - ph.p_offset || ph.p_filesz > ph.p_memsz ||
+            ph.p_vaddr > MAX_IMAGE_SIZE || ph.p_memsz > MAX_IMAGE_SIZE - ph.p_vaddr) {
+            st = fail(GCN_LD_BAD_ELF, err, errlen,
+                      "code object: PT_LOAD %zu (offset 0x%llx filesz 0x%llx vaddr 0x%llx memsz "
+                      "0x%llx) lies outside the file or the 1 GiB image limit",
+                      i, (unsigned long long)ph.p_offset, (unsigned long long)ph.p_filesz,
+                      (unsigned long long)ph.p_vaddr, (unsigned long long)ph.p_memsz);
+            goto fail;
+        }
+        gcn_segment *s = &co->segs[co->n_segs++];
+        s->vaddr = ph.p_vaddr;
+        s->memsz = ph.p_memsz;
+        s->offset = ph.p_offset;
+        s->filesz = ph.p_filesz;
+        s->flags = ph.p_flags;
+        if (s->vaddr + s->memsz > co->image_size)
+            co->image_size = s->vaddr + s->memsz;
+    }
+    if (!co->n_segs) {
+        st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: no PT_LOAD segment");
+        goto fail;
+    }
+
+    /* Sections: .text, symbol tables, notes, relocations. */
+    if (elf_getshdrstrndx(e, &shstrndx) != 0) {
+        st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: no section name table: %s",
+                  elf_errmsg(-1));
+        goto fail;
+    }
+    for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh)) {
+            st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: section header unreadable: %s",
+                      elf_errmsg(-1));
+            goto fail;
+        }
+        const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+        if (!name)
+            name = "";
+        int in_file = sh.sh_type == SHT_NOBITS ||
+                      (sh.sh_offset <= len && sh.sh_size <= len - sh.sh_offset);
+        if (!in_file) {
+            st = fail(GCN_LD_BAD_ELF, err, errlen,
+                      "code object: section %s [0x%llx, +0x%llx) lies outside the file (%zu bytes)",
+                      name, (unsigned long long)sh.sh_offset, (unsigned long long)sh.sh_size, len);
+            goto fail;
+        }
+        if (sh.sh_type == SHT_PROGBITS && strcmp(name, ".text") == 0) {
+            have_text = 1;
+            co->text_vaddr = sh.sh_addr;
+            co->text_size = sh.sh_size;
+            co->text = co->elf + sh.sh_offset;
+        } else if (sh.sh_type == SHT_SYMTAB) {
+            symscn = scn;
+        } else if (sh.sh_type == SHT_DYNSYM) {
+            dynsymscn = scn;
+        } else if ((sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) && sh.sh_size) {
+            st = fail(GCN_LD_UNSUPPORTED, err, errlen,
+                      "code object: relocation section %s (%llu bytes) present; relocated code "
+                      "objects are not supported yet",
+                      name, (unsigned long long)sh.sh_size);
+            goto fail;
+        } else if (sh.sh_type == SHT_NOTE && !meta) {
+            Elf_Data *d = elf_getdata(scn, NULL);
+            if (!d || !d->d_buf)
+                continue;
+            size_t noff = 0, next, name_off, desc_off;
+            GElf_Nhdr nh;
+            while (noff < d->d_size &&
+                   (next = gelf_getnote(d, noff, &nh, &name_off, &desc_off)) > 0) {
+                if (nh.n_type == NT_AMDGPU_METADATA_ && nh.n_namesz == 7 &&
+                    memcmp((const char *)d->d_buf + name_off, "AMDGPU", 7) == 0) {
+                    meta = (const uint8_t *)d->d_buf + desc_off;
+                    meta_len = nh.n_descsz;
+                    break;
+                }
+                noff = next;
+            }
+        }
+    }
+    if (!meta) {
+        st = fail(GCN_LD_BAD_METADATA, err, errlen,
+                  "code object: no NT_AMDGPU_METADATA note (type 32, owner \"AMDGPU\")");
+        goto fail;
+    }
+    if ((st = parse_metadata(co, meta, meta_len, err, errlen)) != GCN_LD_OK)
+        goto fail;
+    if (co->n_kernels && !have_text) {
+        st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: kernels but no .text section");
+        goto fail;
+    }
+
+    /* Kernel descriptors: symbol .symbol, 64 bytes. */
+    if (!symscn)
+        symscn = dynsymscn;
+    for (uint32_t i = 0; i < co->n_kernels; i++) {
+        gcn_kernel *k = &co->kernels[i];
+        int found = 0;
+        if (symscn) {
+            GElf_Shdr sh;
+            Elf_Data *d = elf_getdata(symscn, NULL);
+            if (gelf_getshdr(symscn, &sh) && d && sh.sh_entsize) {
+                size_t nsym = d->d_size / sh.sh_entsize;
+                for (size_t j = 0; j < nsym && !found; j++) {
+                    GElf_Sym sym;
+                    if (!gelf_getsym(d, (int)j, &sym))
+                        break;
+                    const char *sn = elf_strptr(e, sh.sh_link, sym.st_name);
+                    if (sn && strcmp(sn, k->symbol) == 0 && sym.st_shndx != SHN_UNDEF) {
+                        k->kd_vaddr = sym.st_value;
+                        found = 1;
+                    }
+                }
+            }
+        }
+        if (!found) {
+            st = fail(GCN_LD_BAD_ELF, err, errlen,
+                      "code object: kernel descriptor symbol %s not found", k->symbol);
+            goto fail;
+        }
+        uint64_t kd_off;
+        if (!vaddr_to_off(co, k->kd_vaddr, 64, &kd_off)) {
+            st = fail(GCN_LD_BAD_ELF, err, errlen,
+                      "code object: kernel descriptor %s at vaddr 0x%llx is not inside a loaded "
+                      "segment",
+                      k->symbol, (unsigned long long)k->kd_vaddr);
+            goto fail;
+        }
+        char kerr[200] = "";
+        st = gcn_kd_parse(co->elf + kd_off, &k->kd, kerr, sizeof kerr);
+        if (st != GCN_LD_OK) {
+            fail(st, err, errlen, "code object: kernel %s: %s", k->name, kerr);
+            goto fail;
+        }
+        k->entry_vaddr = k->kd_vaddr + (uint64_t)k->kd.kernel_code_entry_byte_offset;
+        if (k->entry_vaddr < co->text_vaddr || k->entry_vaddr - co->text_vaddr >= co->text_size) {
+            st = fail(GCN_LD_BAD_ELF, err, errlen,
+                      "code object: kernel %s entry 0x%llx lies outside .text [0x%llx, +0x%llx)",
+                      k->name, (unsigned long long)k->entry_vaddr,
+                      (unsigned long long)co->text_vaddr, (unsigned long long)co->text_size);
+            goto fail;
+        }
+    }
+    /* .text must be inside the mapped image so the emulator's PCs are valid. */
+    if (have_text) {
+        uint64_t toff;
+        if (co->text_size && !vaddr_to_off(co, co->text_vaddr, co->text_size, &toff)) {
+            st = fail(GCN_LD_BAD_ELF, err, errlen,
+                      "code object: .text [0x%llx, +0x%llx) is not inside a loaded segment",
+                      (unsigned long long)co->text_vaddr, (unsigned long long)co->text_size);
+            goto fail;
+        }
+    }
+    elf_end(e);
+    *out = co;
+    return GCN_LD_OK;
+
+fail:
+    if (e)
+        elf_end(e);
+    gcn_co_free(co);
+    return st;
+}
+
+void gcn_co_free(gcn_code_object *co)
+{
+    if (!co)
+        return;
+    for (uint32_t i = 0; i < co->n_kernels; i++)
+        free(co->kernels[i].args);
+    free(co->kernels);
+    free(co->segs);
+    free(co->elf);
+    free(co);
+}
+
+const gcn_kernel *gcn_co_find_kernel(const gcn_code_object *co, const char *name)
+{
+    if (!co || !name)
+        return NULL;
+    size_t nl = strlen(name);
+    for (uint32_t i = 0; i < co->n_kernels; i++) {
+        const gcn_kernel *k = &co->kernels[i];
+        if (strcmp(k->name, name) == 0 || strcmp(k->symbol, name) == 0)
+            return k;
+        /* .symbol without ".kd" */
+        size_t sl = strlen(k->symbol);
+        if (sl == nl + 3 && strncmp(k->symbol, name, nl) == 0 && strcmp(k->symbol + nl, ".kd") == 0)
+            return k;
+    }
+    return NULL;
+}
+
+void gcn_co_map_image(const gcn_code_object *co, uint8_t *image)
+{
+    if (!co || !image)
+        return;
+    memset(image, 0, co->image_size);
+    for (uint32_t i = 0; i < co->n_segs; i++) {
+        const gcn_segment *s = &co->segs[i];
+        memcpy(image + s->vaddr, co->elf + s->offset, s->filesz);
+    }
+}

@@ -1,0 +1,560 @@
+/*
+ * config.c - the parameter table and its parsers.
+ *
+ * THE table below is the only place a parameter is declared (STYLE.md #12):
+ * name, type, field, default, bounds, unit and description. Defaults describe
+ * the AMD R9 Nano (Fiji) as modelled by MGSim (paper Table I and Sec. IV) and
+ * the R9 Nano datasheet (64 CUs, 1 GHz, 4 GiB HBM at 512 GB/s); the preset
+ * files in replay/configs/ repeat them with sources. Invariant: every key of
+ * the table has a default that passes its own bounds.
+ */
+#include "rp_config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum ptype { PT_UINT, PT_SIZE, PT_FREQ, PT_LAT, PT_BW, PT_TOPO, PT_STR };
+
+typedef struct param {
+    const char *name;
+    enum ptype type;
+    size_t off;
+    const char *def;
+    uint64_t min, max; /* numeric bounds in the stored unit (bytes, Hz, count); 0,0 = none */
+    const char *unit;
+    const char *desc;
+} param;
+
+#define F(x) offsetof(rp_config, x)
+static const param params[] = {
+    {"topo.name", PT_STR, F(topo_name), "r9nano", 0, 0, "", "preset name (informational)"},
+    {"topo.kind", PT_TOPO, F(topo_kind), "single", 0, 0, "single, unified, discrete",
+     "single GPU; unified (U-MGPU: GPU 0's dispatcher drives all CUs, memory interleaved across GPUs); "
+     "discrete (D-MGPU: one dispatcher per GPU, memory on the allocating device's GPU)"},
+    {"topo.gpus", PT_UINT, F(gpus), "1", 1, 64, "count", "number of GPUs"},
+    {"gpu.freq", PT_FREQ, F(gpu_freq), "1GHz", 1000000, 10000000000ull, "Hz",
+     "core clock of CUs, caches and dispatcher (R9 Nano: 1 GHz, MGSim Table I)"},
+    {"gpu.shader_arrays", PT_UINT, F(shader_arrays), "16", 1, 1024, "count",
+     "shader arrays per GPU (each shares one L1 scalar cache; R9 Nano: 16)"},
+    {"gpu.cus_per_sa", PT_UINT, F(cus_per_sa), "4", 1, 64, "count", "CUs per shader array (R9 Nano: 4, 64 CUs)"},
+    {"cu.simds", PT_UINT, F(simds), "4", 1, 16, "count", "SIMD units per CU (GCN3: 4)"},
+    {"cu.wave_slots", PT_UINT, F(wave_slots), "10", 1, 64, "count", "wavefront slots per SIMD (GCN3: 10)"},
+    {"cu.vgprs", PT_UINT, F(vgprs), "256", 1, 4096, "registers",
+     "VGPRs per lane per SIMD (GCN3: 64 KiB VGPR file = 256 x 64 lanes x 4 B)"},
+    {"cu.sgprs", PT_UINT, F(sgprs), "800", 1, 100000, "registers", "SGPRs per SIMD (GCN3: 800)"},
+    {"cu.lds_size", PT_SIZE, F(lds_size), "64KiB", 1024, 1ull << 24, "bytes", "LDS per CU (GCN3: 64 KiB)"},
+    {"cu.salu_cycles", PT_UINT, F(salu_cycles), "1", 1, 1000, "cycles", "issue cost of a scalar ALU / branch instruction"},
+    {"cu.valu_cycles", PT_UINT, F(valu_cycles), "4", 1, 1000, "cycles",
+     "SIMD occupancy of a VALU wavefront instruction (16 lanes x 4 cycles = 64 work-items)"},
+    {"cu.valu_f64_cycles", PT_UINT, F(valu_f64_cycles), "16", 1, 1000, "cycles",
+     "SIMD occupancy of an F64 VALU instruction (Fiji FP64 is 1/16 rate: 64 cycles at full width; "
+     "16 models the 1/4-rate FMA/ADD class)"},
+    {"cu.valu_trans_cycles", PT_UINT, F(valu_trans_cycles), "16", 1, 1000, "cycles",
+     "SIMD occupancy of a transcendental VALU instruction (quarter rate)"},
+    {"cu.vmem_issue_cycles", PT_UINT, F(vmem_issue_cycles), "4", 1, 1000, "cycles",
+     "minimum vector-memory unit occupancy per instruction (plus one cycle per extra coalesced line)"},
+    {"cu.smem_issue_cycles", PT_UINT, F(smem_issue_cycles), "1", 1, 1000, "cycles", "scalar-memory issue cost"},
+    {"cu.lds_latency", PT_LAT, F(lds_latency), "64cycles", 0, 0, "cycles or time",
+     "LDS access latency without bank conflicts"},
+    {"cu.lds_banks", PT_UINT, F(lds_banks), "32", 1, 1024, "count", "LDS banks of 4 bytes (GCN3: 32)"},
+    {"cu.barrier_latency", PT_LAT, F(barrier_latency), "1cycles", 0, 0, "cycles or time",
+     "time from the last wave reaching s_barrier to the release of all"},
+    {"dispatcher.latency", PT_LAT, F(dispatch_latency), "10cycles", 0, 0, "cycles or time",
+     "dispatcher-to-CU (and CU-to-dispatcher completion) message latency"},
+    {"dispatcher.wg_cycles", PT_UINT, F(dispatch_cycles), "1", 1, 100000, "cycles",
+     "dispatcher occupancy per dispatched workgroup"},
+    {"l1v.size", PT_SIZE, F(l1v_size), "16KiB", 64, 1ull << 30, "bytes", "L1 vector cache per CU (MGSim Table I: 16 KB)"},
+    {"l1v.assoc", PT_UINT, F(l1v_assoc), "4", 1, 256, "ways", "L1 vector cache associativity (4-way)"},
+    {"l1v.line", PT_SIZE, F(l1v_line), "64B", 16, 4096, "bytes",
+     "cache line size of every cache level (GCN3: 64 B; also the coalescing unit)"},
+    {"l1v.mshrs", PT_UINT, F(l1v_mshrs), "16", 1, 4096, "entries", "L1V miss status holding registers (MGPUSim: 16)"},
+    {"l1v.latency", PT_LAT, F(l1v_latency), "20cycles", 0, 0, "cycles or time", "L1V hit latency"},
+    {"l1s.size", PT_SIZE, F(l1s_size), "16KiB", 64, 1ull << 30, "bytes",
+     "L1 scalar (constant) cache per shader array (MGSim Table I: 16 x 16 KB)"},
+    {"l1s.assoc", PT_UINT, F(l1s_assoc), "4", 1, 256, "ways", "L1 scalar cache associativity"},
+    {"l1s.mshrs", PT_UINT, F(l1s_mshrs), "16", 1, 4096, "entries", "L1 scalar cache MSHRs"},
+    {"l1s.latency", PT_LAT, F(l1s_latency), "20cycles", 0, 0, "cycles or time", "L1 scalar cache hit latency"},
+    {"l2.size", PT_SIZE, F(l2_size), "2MiB", 1024, 1ull << 34, "bytes",
+     "L2 capacity per GPU, all banks together (R9 Nano: 2 MB)"},
+    {"l2.banks", PT_UINT, F(l2_banks), "16", 1, 1024, "count", "L2 banks per GPU, address-interleaved"},
+    {"l2.assoc", PT_UINT, F(l2_assoc), "16", 1, 256, "ways", "L2 associativity (16-way)"},
+    {"l2.mshrs", PT_UINT, F(l2_mshrs), "64", 1, 65536, "entries", "MSHRs per L2 bank"},
+    {"l2.latency", PT_LAT, F(l2_latency), "70cycles", 0, 0, "cycles or time", "L2 bank hit latency"},
+    {"l2.interleave", PT_SIZE, F(l2_interleave), "256B", 16, 1ull << 30, "bytes",
+     "address interleaving granularity across L2 banks"},
+    {"noc.latency", PT_LAT, F(noc_latency), "4cycles", 0, 0, "cycles or time", "on-chip network latency between CU/L1 and L2 banks"},
+    {"noc.bandwidth", PT_BW, F(noc_bandwidth), "64B/cycle", 0, 0, "B/s or B/cycle",
+     "bandwidth of each on-chip link (into each L2 bank, back to each L1)"},
+    {"noc.header_bytes", PT_UINT, F(header_bytes), "8", 0, 1024, "bytes", "header bytes added to every message on a link"},
+    {"dram.channels", PT_UINT, F(dram_channels), "8", 1, 1024, "count",
+     "DRAM controllers per GPU (MGSim R9 Nano: 8 x 512 MB)"},
+    {"dram.latency", PT_LAT, F(dram_latency), "100ns", 0, 0, "cycles or time", "DRAM access latency"},
+    {"dram.bandwidth", PT_BW, F(dram_bandwidth), "64GB/s", 0, 0, "B/s or B/cycle",
+     "bandwidth per DRAM channel (R9 Nano datasheet: 512 GB/s HBM = 8 x 64 GB/s)"},
+    {"dram.interleave", PT_SIZE, F(dram_interleave), "4KiB", 64, 1ull << 30, "bytes",
+     "address interleaving across DRAM channels (MGSim Sec. IV-C: 4 KB)"},
+    {"mem.gpu_interleave", PT_SIZE, F(gpu_interleave), "4KiB", 64, 1ull << 30, "bytes",
+     "unified topology: address interleaving across GPUs (MGSim Sec. IV-C: 4 KB)"},
+    {"link.latency", PT_LAT, F(link_latency), "500ns", 0, 0, "cycles or time", "inter-GPU (PCIe/RDMA) one-way latency"},
+    {"link.bandwidth", PT_BW, F(link_bandwidth), "16GB/s", 0, 0, "B/s or B/cycle",
+     "inter-GPU bus bandwidth shared by all GPUs (MGSim Sec. IV-C: PCIe 16 GB/s)"},
+    {"sim.watchdog", PT_LAT, F(watchdog), "10ms", 0, 0, "cycles or time",
+     "stop with a state dump when simulated time advances this long without progress (0 = off)"},
+    {"check.print", PT_UINT, F(check_print), "10", 0, 1000000, "count", "data mismatches printed in full"},
+};
+#define N_PARAMS (sizeof params / sizeof params[0])
+
+/* ---- unit parsers --------------------------------------------------------- */
+
+/* Split "  16 KiB " into number and suffix (spaces allowed). */
+static int split_num(const char *s, double *num, uint64_t *inum, int *is_int, char *suf, size_t suflen)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!isdigit((unsigned char)*s) && *s != '.')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long iv = strtoull(s, &end, 0);
+    *is_int = 1;
+    if (*end == '.' || *end == 'e' || *end == 'E' || errno) {
+        *num = strtod(s, &end);
+        *is_int = 0;
+    } else {
+        *num = (double)iv;
+    }
+    *inum = iv;
+    while (isspace((unsigned char)*end))
+        end++;
+    size_t n = strlen(end);
+    while (n && isspace((unsigned char)end[n - 1]))
+        n--;
+    if (n >= suflen)
+        return -1;
+    memcpy(suf, end, n);
+    suf[n] = 0;
+    return 0;
+}
+
+static int scale(double num, uint64_t inum, int is_int, uint64_t mul, uint64_t div, uint64_t *out)
+{
+    if (is_int && div == 1) {
+        if (mul && inum > UINT64_MAX / mul)
+            return -1;
+        *out = inum * mul;
+        return 0;
+    }
+    double v = num * (double)mul / (double)div;
+    if (v < 0 || v > 1.8e19)
+        return -1;
+    *out = (uint64_t)(v + 0.5);
+    return 0;
+}
+
+int rp_parse_size(const char *s, uint64_t *out)
+{
+    double n; uint64_t i; int ii; char suf[16];
+    if (split_num(s, &n, &i, &ii, suf, sizeof suf))
+        return -1;
+    /* Sizes are binary: K, KB and KiB all mean 1024 (cache sizes are written
+     * "16KB" in datasheets and mean 16384). */
+    static const struct { const char *s; uint64_t m; } u[] = {
+        {"", 1}, {"B", 1}, {"K", 1024}, {"KB", 1024}, {"KiB", 1024}, {"M", 1 << 20},
+        {"MB", 1 << 20}, {"MiB", 1 << 20}, {"G", 1ull << 30}, {"GB", 1ull << 30},
+        {"GiB", 1ull << 30}, {"T", 1ull << 40}, {"TB", 1ull << 40}, {"TiB", 1ull << 40}};
+    for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+        if (!strcasecmp(suf, u[k].s))
+            return scale(n, i, ii, u[k].m, 1, out);
+    return -1;
+}
+
+int rp_parse_freq(const char *s, uint64_t *out)
+{
+    double n; uint64_t i; int ii; char suf[16];
+    if (split_num(s, &n, &i, &ii, suf, sizeof suf))
+        return -1;
+    static const struct { const char *s; uint64_t m; } u[] = {
+        {"Hz", 1}, {"kHz", 1000}, {"MHz", 1000000}, {"GHz", 1000000000}};
+    for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+        if (!strcasecmp(suf, u[k].s))
+            return scale(n, i, ii, u[k].m, 1, out) || *out == 0 ? -1 : 0;
+    return -1;
+}
+
+int rp_parse_lat(const char *s, rp_lat *out)
+{
+    double n; uint64_t i; int ii; char suf[16];
+    if (split_num(s, &n, &i, &ii, suf, sizeof suf))
+        return -1;
+    if (!strcasecmp(suf, "cycles") || !strcasecmp(suf, "cycle") || !strcasecmp(suf, "cy")) {
+        if (!ii)
+            return -1;
+        out->v = i;
+        out->cycles = 1;
+        return 0;
+    }
+    static const struct { const char *s; uint64_t m; } u[] = {
+        {"ps", 1}, {"ns", 1000}, {"us", 1000000}, {"ms", 1000000000}, {"s", 1000000000000ull}};
+    for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+        if (!strcasecmp(suf, u[k].s)) {
+            out->cycles = 0;
+            return scale(n, i, ii, u[k].m, 1, &out->v);
+        }
+    return -1;
+}
+
+int rp_parse_bw(const char *s, rp_bw *out)
+{
+    double n; uint64_t i; int ii; char suf[24];
+    if (split_num(s, &n, &i, &ii, suf, sizeof suf))
+        return -1;
+    if (!strcasecmp(suf, "B/cycle") || !strcasecmp(suf, "B/cy")) {
+        if (!ii)
+            return -1;
+        out->v = i;
+        out->per_cycle = 1;
+        return 0;
+    }
+    /* Bandwidths are decimal, as in datasheets: 16 GB/s = 16e9 B/s. */
+    static const struct { const char *s; uint64_t m; } u[] = {
+        {"B/s", 1}, {"KB/s", 1000}, {"MB/s", 1000000}, {"GB/s", 1000000000},
+        {"TB/s", 1000000000000ull}, {"KiB/s", 1024}, {"MiB/s", 1 << 20}, {"GiB/s", 1ull << 30}};
+    for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+        if (!strcasecmp(suf, u[k].s)) {
+            out->per_cycle = 0;
+            return scale(n, i, ii, u[k].m, 1, &out->v);
+        }
+    return -1;
+}
+
+/* ---- table access --------------------------------------------------------- */
+
+static const char *topo_names[] = {"single", "unified", "discrete"};
+
+static unsigned edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 99;
+    unsigned d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (unsigned)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned c = d[i - 1][j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            if (d[i - 1][j] + 1 < c)
+                c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c)
+                c = d[i][j - 1] + 1;
+            d[i][j] = c;
+        }
+    return d[la][lb];
+}
+
+static const param *find_param(const char *key)
+{
+    for (size_t i = 0; i < N_PARAMS; i++)
+        if (!strcmp(params[i].name, key))
+            return &params[i];
+    return NULL;
+}
+
+static const char *suggest(const char *key)
+{
+    const char *best = NULL;
+    unsigned bd = 99;
+    for (size_t i = 0; i < N_PARAMS; i++) {
+        unsigned d = edit_distance(key, params[i].name);
+        /* A key whose last component matches is a good suggestion too. */
+        const char *dot = strrchr(params[i].name, '.'), *kdot = strrchr(key, '.');
+        if (dot && kdot && !strcmp(dot, kdot) && d > 2)
+            d = 3;
+        if (d < bd) {
+            bd = d;
+            best = params[i].name;
+        }
+    }
+    return bd <= 4 ? best : NULL;
+}
+
+static int set_param(rp_config *c, const param *p, const char *value, const char *origin,
+                     char *err, size_t errlen)
+{
+    char *base = (char *)c + p->off;
+    uint64_t v = 0;
+    int bad = 0;
+    switch (p->type) {
+    case PT_UINT: {
+        char *end;
+        while (isspace((unsigned char)*value))
+            value++;
+        errno = 0;
+        v = strtoull(value, &end, 0);
+        while (isspace((unsigned char)*end))
+            end++;
+        bad = *value == 0 || *end != 0 || errno || *value == '-';
+        break;
+    }
+    case PT_SIZE: bad = rp_parse_size(value, &v); break;
+    case PT_FREQ: bad = rp_parse_freq(value, &v); break;
+    case PT_LAT: {
+        rp_lat l;
+        if (rp_parse_lat(value, &l)) {
+            snprintf(err, errlen, "%s: %s = '%s': expected a latency such as 100ns or 300cycles", origin,
+                     p->name, value);
+            return -1;
+        }
+        *(rp_lat *)base = l;
+        return 0;
+    }
+    case PT_BW: {
+        rp_bw b;
+        if (rp_parse_bw(value, &b)) {
+            snprintf(err, errlen, "%s: %s = '%s': expected a bandwidth such as 16GB/s or 64B/cycle", origin,
+                     p->name, value);
+            return -1;
+        }
+        *(rp_bw *)base = b;
+        return 0;
+    }
+    case PT_TOPO:
+        for (unsigned i = 0; i < 3; i++)
+            if (!strcasecmp(value, topo_names[i])) {
+                *(uint32_t *)base = i;
+                return 0;
+            }
+        snprintf(err, errlen, "%s: %s = '%s': expected single, unified or discrete", origin, p->name, value);
+        return -1;
+    case PT_STR:
+        snprintf(base, 64, "%s", value);
+        return 0;
+    }
+    if (bad) {
+        static const char *what[] = {"an unsigned integer", "a size such as 16KiB", "a frequency such as 1GHz"};
+        snprintf(err, errlen, "%s: %s = '%s': expected %s", origin, p->name, value, what[p->type]);
+        return -1;
+    }
+    if ((p->min || p->max) && (v < p->min || v > p->max)) {
+        snprintf(err, errlen, "%s: %s = '%s' is out of range [%" PRIu64 ", %" PRIu64 "] %s", origin, p->name,
+                 value, p->min, p->max, p->unit);
+        return -1;
+    }
+    /* Fields are uint32_t or uint64_t: use the declared width. */
+    switch (p->off) {
+    case F(gpu_freq): case F(lds_size): case F(l1v_size): case F(l1s_size): case F(l2_size):
+    case F(l2_interleave): case F(dram_interleave): case F(gpu_interleave):
+        *(uint64_t *)base = v;
+        break;
+    default:
+        if (v > UINT32_MAX) {
+            snprintf(err, errlen, "%s: %s = '%s' is too large", origin, p->name, value);
+            return -1;
+        }
+        *(uint32_t *)base = (uint32_t)v;
+    }
+    return 0;
+}
+
+int rp_config_apply(rp_config *c, const char *key, const char *value, const char *origin,
+                    char *err, size_t errlen)
+{
+    const param *p = find_param(key);
+    if (!p) {
+        const char *s = suggest(key);
+        if (s)
+            snprintf(err, errlen, "%s: unknown parameter '%s' (did you mean '%s'?)", origin, key, s);
+        else
+            snprintf(err, errlen, "%s: unknown parameter '%s' (see mgpu-replay --list-params)", origin, key);
+        return -1;
+    }
+    return set_param(c, p, value, origin, err, errlen);
+}
+
+void rp_config_defaults(rp_config *c)
+{
+    char err[256];
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < N_PARAMS; i++)
+        set_param(c, &params[i], params[i].def, "default", err, sizeof err);
+}
+
+int rp_config_set(rp_config *c, const char *kv, char *err, size_t errlen)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq) {
+        snprintf(err, errlen, "--set '%s': expected key=value", kv);
+        return -1;
+    }
+    char key[128];
+    size_t n = (size_t)(eq - kv);
+    while (n && isspace((unsigned char)kv[n - 1]))
+        n--;
+    if (n >= sizeof key)
+        n = sizeof key - 1;
+    memcpy(key, kv, n);
+    key[n] = 0;
+    const char *val = eq + 1;
+    while (isspace((unsigned char)*val))
+        val++;
+    return rp_config_apply(c, key, val, "--set", err, errlen);
+}
+
+struct ini_ctx {
+    rp_config *c;
+    const char *path;
+    char *err;
+    size_t errlen;
+    int failed;
+    int line;
+};
+
+static int ini_cb(void *user, const char *section, const char *name, const char *value)
+{
+    struct ini_ctx *x = user;
+    if (x->failed)
+        return 0;
+    char key[160], origin[320];
+    /* A dotted name is a full key even inside a section. */
+    if (section && *section && !strchr(name, '.'))
+        snprintf(key, sizeof key, "%s.%s", section, name);
+    else
+        snprintf(key, sizeof key, "%s", name);
+    snprintf(origin, sizeof origin, "%s", x->path);
+    if (rp_config_apply(x->c, key, value, origin, x->err, x->errlen)) {
+        x->failed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+int rp_config_load_file(rp_config *c, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open configuration file: %s", path, strerror(errno));
+        return -1;
+    }
+    struct ini_ctx x = {c, path, err, errlen, 0, 0};
+    char sub[256];
+    int r = ini_parse_file(f, ini_cb, &x);
+    fclose(f);
+    if (x.failed) {
+        /* Prefix the line number libinih reports. */
+        snprintf(sub, sizeof sub, "%s", err);
+        size_t pl = strlen(path);
+        if (!strncmp(sub, path, pl) && sub[pl] == ':')
+            snprintf(err, errlen, "%s:%d:%s", path, r, sub + pl + 1);
+        return -1;
+    }
+    if (r != 0) {
+        snprintf(err, errlen, "%s:%d: INI syntax error", path, r);
+        return -1;
+    }
+    return 0;
+}
+
+static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
+int rp_config_validate(const rp_config *c, char *err, size_t errlen)
+{
+    uint64_t line = c->l1v_line;
+    if (!is_pow2(line)) {
+        snprintf(err, errlen, "config: l1v.line = %" PRIu64 " must be a power of two", line);
+        return -1;
+    }
+    struct { const char *n; uint64_t size; uint32_t assoc; uint32_t div; } caches[] = {
+        {"l1v", c->l1v_size, c->l1v_assoc, 1}, {"l1s", c->l1s_size, c->l1s_assoc, 1},
+        {"l2", c->l2_size, c->l2_assoc, c->l2_banks}};
+    for (int i = 0; i < 3; i++) {
+        uint64_t per = caches[i].size / caches[i].div;
+        if (per % (line * caches[i].assoc) || per / (line * caches[i].assoc) == 0) {
+            snprintf(err, errlen,
+                     "config: %s.size (%" PRIu64 " B per bank) is not a multiple of line x assoc (%" PRIu64 " B)",
+                     caches[i].n, per, line * caches[i].assoc);
+            return -1;
+        }
+    }
+    if (c->l2_interleave < line || c->dram_interleave < line || c->gpu_interleave < line) {
+        snprintf(err, errlen, "config: l2.interleave, dram.interleave and mem.gpu_interleave must be >= l1v.line");
+        return -1;
+    }
+    if (c->topo_kind != RP_TOPO_SINGLE && c->gpus < 1) {
+        snprintf(err, errlen, "config: topo.gpus must be >= 1");
+        return -1;
+    }
+    return 0;
+}
+
+static void fmt_value(const rp_config *c, const param *p, char *buf, size_t n)
+{
+    const char *base = (const char *)c + p->off;
+    switch (p->type) {
+    case PT_STR: snprintf(buf, n, "%s", base); break;
+    case PT_TOPO: snprintf(buf, n, "%s", topo_names[*(const uint32_t *)base % 3]); break;
+    case PT_LAT: {
+        const rp_lat *l = (const rp_lat *)base;
+        if (l->cycles)
+            snprintf(buf, n, "%" PRIu64 "cycles", l->v);
+        else if (l->v % 1000 == 0)
+            snprintf(buf, n, "%" PRIu64 "ns", l->v / 1000);
+        else
+            snprintf(buf, n, "%" PRIu64 "ps", l->v);
+        break;
+    }
+    case PT_BW: {
+        const rp_bw *b = (const rp_bw *)base;
+        if (b->per_cycle)
+            snprintf(buf, n, "%" PRIu64 "B/cycle", b->v);
+        else
+            snprintf(buf, n, "%" PRIu64 "B/s", b->v);
+        break;
+    }
+    case PT_FREQ: snprintf(buf, n, "%" PRIu64 "Hz", *(const uint64_t *)base); break;
+    case PT_SIZE:
+    case PT_UINT:
+        switch (p->off) {
+        case F(gpu_freq): case F(lds_size): case F(l1v_size): case F(l1s_size): case F(l2_size):
+        case F(l2_interleave): case F(dram_interleave): case F(gpu_interleave):
+            snprintf(buf, n, "%" PRIu64 "%s", *(const uint64_t *)base, p->type == PT_SIZE ? "B" : "");
+            break;
+        default:
+            snprintf(buf, n, "%" PRIu32 "%s", *(const uint32_t *)base, p->type == PT_SIZE ? "B" : "");
+        }
+        break;
+    }
+}
+
+void rp_config_foreach(const rp_config *c, void (*fn)(void *arg, const char *key, const char *val), void *arg)
+{
+    char buf[96];
+    for (size_t i = 0; i < N_PARAMS; i++) {
+        fmt_value(c, &params[i], buf, sizeof buf);
+        fn(arg, params[i].name, buf);
+    }
+}
+
+void rp_config_list(FILE *f, int markdown)
+{
+    static const char *tn[] = {"uint", "size", "freq", "latency", "bandwidth", "enum", "string"};
+    if (markdown) {
+        fprintf(f, "| key | type | default | bounds | unit | description |\n|---|---|---|---|---|---|\n");
+    }
+    for (size_t i = 0; i < N_PARAMS; i++) {
+        const param *p = &params[i];
+        char b[64] = "-";
+        if (p->min || p->max)
+            snprintf(b, sizeof b, "%" PRIu64 "..%" PRIu64, p->min, p->max);
+        if (markdown)
+            fprintf(f, "| `%s` | %s | `%s` | %s | %s | %s |\n", p->name, tn[p->type], p->def, b, p->unit, p->desc);
+        else
+            fprintf(f, "%-22s %-9s %-10s %-22s %s\n    %s\n", p->name, tn[p->type], p->def, b, p->unit, p->desc);
+    }
+}

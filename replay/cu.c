@@ -1,0 +1,960 @@
+/*
+ * cu.c - compute unit and dispatcher of the first timing model, and the
+ * functional "perform" of memory accesses (data-value checking).
+ *
+ * A wavefront replays its dynamic instruction stream: it walks the decoded
+ * program from the kernel entry, taking conditional branches from the trace's
+ * branch bits, jumps from their static target, indirect branches from the
+ * trace's targets, and consumes one recorded memory op per memory
+ * instruction. Issue costs (MGSim paper Sec. IV-B; GCN3 ISA manual Sec. 2):
+ * SALU/branch `cu.salu_cycles`, VALU occupies the wave's SIMD `valu_cycles`
+ * (F64/transcendental more), VMEM occupies the CU's vector-memory unit and
+ * sends one request per 64-byte line, SMEM goes to the shader array's scalar
+ * cache, LDS costs latency plus bank-conflict cycles. s_waitcnt blocks until
+ * the vm/lgkm counters reach the thresholds; s_barrier waits for every live
+ * wave of the workgroup.
+ *
+ * Event economy: a wave runs ahead through instructions that only use
+ * wave-local resources (SALU, branches, nops), accumulating a local time
+ * t >= now without events; before it touches a shared resource (SIMD,
+ * memory units, counters, barrier) it reschedules itself at t, so shared
+ * resources are always reserved in simulated-time order (deterministic FCFS).
+ *
+ * Invariants: a wave's event is pending iff state == RUN; vmcnt/lgkmcnt count
+ * issued accesses not yet completed; wg->n_bar <= wg->n_live.
+ */
+#include "rp_sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PRINT_BYTES 16
+
+/* ---- functional perform + data check ---------------------------------------------- */
+
+static void hexbytes(char *buf, size_t n, const uint8_t *p, size_t len)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    if (len > PRINT_BYTES)
+        len = PRINT_BYTES;
+    /* little-endian value, most significant byte first */
+    o += (size_t)snprintf(buf + o, n - o, "0x");
+    for (size_t i = len; i-- > 0 && o < n;)
+        o += (size_t)snprintf(buf + o, n - o, "%02x", p[i]);
+}
+
+static void report(rp_sim *s, const rp_access *a, const char *what, uint64_t addr, const uint8_t *exp,
+                   const uint8_t *got, size_t len)
+{
+    if (!s->out || s->check.printed >= s->cfg.check_print)
+        return;
+    s->check.printed++;
+    char e[48], g[48];
+    hexbytes(e, sizeof e, exp, len);
+    hexbytes(g, sizeof g, got, len);
+    const rp_wave *w = a->w;
+    const rp_wg *wg = w->wg;
+    fprintf(s->out,
+            "mismatch: %s kernel %u (%s) wg (%u,%u,%u) wave %u pc 0x%llx (%s) addr 0x%llx: expected %s got %s\n",
+            what, wg->k->launch.kernel_id, wg->k->launch.kernel_name, wg->tw->wg_id[0], wg->tw->wg_id[1],
+            wg->tw->wg_id[2], w->tw->wave_in_wg, (unsigned long long)a->in->pc, gcn_op_name(a->in->op),
+            (unsigned long long)addr, e, g);
+}
+
+static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, uint64_t addr,
+                      const uint8_t *exp, uint32_t n)
+{
+    uint8_t got[64];
+    if (n > sizeof got)
+        n = sizeof got;
+    if (lds) {
+        if (addr + n > lds_size) {
+            s->check.lds_unchecked++;
+            return;
+        }
+        memcpy(got, lds + addr, n);
+        s->check.lds_checked++;
+    } else {
+        rp_fmem_read(s->mem, addr, got, n);
+        s->check.loads_checked++;
+    }
+    if (memcmp(got, exp, n)) {
+        if (lds)
+            s->check.lds_mismatches++;
+        else
+            s->check.load_mismatches++;
+        a->w->wg->k->mismatches++;
+        report(s, a, lds ? "lds load" : "load", addr, exp, got, n);
+    }
+}
+
+static void lane_store(rp_sim *s, uint8_t *lds, uint64_t lds_size, uint64_t addr, const uint8_t *src, uint32_t n)
+{
+    if (lds) {
+        if (addr + n <= lds_size)
+            memcpy(lds + addr, src, n);
+        else
+            s->check.lds_unchecked++;
+        return;
+    }
+    if (rp_fmem_write(s->mem, addr, src, n))
+        rp_sim_fail(s, "functional memory: out of memory");
+}
+
+static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, uint64_t addr, uint32_t k)
+{
+    const trc_mem_op *op = a->op;
+    unsigned w = a->atomic_bytes;
+    uint64_t old = 0, src = 0, cmp = 0;
+    if (lds) {
+        if (addr + w > lds_size) {
+            s->check.lds_unchecked++;
+            return;
+        }
+        memcpy(&old, lds + addr, w);
+    } else {
+        rp_fmem_read(s->mem, addr, &old, w);
+    }
+    if (op->store_data) {
+        if (a->atomic_op == RP_AT_CMPSWAP) {
+            memcpy(&src, op->store_data + (size_t)k * 2 * w, w);
+            memcpy(&cmp, op->store_data + (size_t)k * 2 * w + w, w);
+        } else {
+            memcpy(&src, op->store_data + (size_t)k * w, w);
+        }
+    }
+    uint64_t nv = rp_atomic_apply((rp_atomic_op)a->atomic_op, w, old, src, cmp);
+    if (op->load_data) {
+        s->check.atomics_checked++;
+        if (memcmp(&old, op->load_data + (size_t)k * w, w)) {
+            /* Atomic return values depend on the order of competing atomics:
+             * reported apart, not a data error. */
+            s->check.atomic_mismatches++;
+            a->w->wg->k->atomic_mismatches++;
+            report(s, a, "atomic return (order-dependent)", addr, op->load_data + (size_t)k * w,
+                   (const uint8_t *)&old, w);
+        }
+    }
+    if (lds)
+        memcpy(lds + addr, &nv, w);
+    else if (rp_fmem_write(s->mem, addr, &nv, w))
+        rp_sim_fail(s, "functional memory: out of memory");
+}
+
+void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
+{
+    const trc_mem_op *op = a->op;
+    uint32_t bpl = op->bytes_per_lane;
+    uint8_t *lds = NULL;
+    uint64_t lds_size = 0;
+    if (a->kind == RP_ACC_LDS) {
+        lds = a->w->wg->lds;
+        lds_size = a->w->wg->lds_size;
+        if (!lds) {
+            s->check.lds_unchecked++;
+            return;
+        }
+    }
+    while (mask) {
+        uint32_t k = (uint32_t)__builtin_ctzll(mask);
+        mask &= mask - 1;
+        uint64_t addr = op->addr[a->kind == RP_ACC_SMEM ? 0 : k];
+        if (op->flags & TRC_MO_ATOMIC) {
+            lane_atomic(s, a, lds, lds_size, addr, k);
+        } else if (op->flags & TRC_MO_LOAD) {
+            if (op->load_data)
+                lane_load(s, a, lds, lds_size, addr, op->load_data + (size_t)k * bpl, bpl);
+        } else if (op->flags & TRC_MO_STORE) {
+            if (op->store_data)
+                lane_store(s, lds, lds_size, addr, op->store_data + (size_t)k * bpl, bpl);
+        }
+    }
+}
+
+/* ---- CU ------------------------------------------------------------------------------ */
+
+static void wave_run(rp_event *ev, rp_engine *e);
+
+static void walk_error(rp_wave *w, const char *what)
+{
+    rp_sim *s = w->cu->sim;
+    s->check.walk_errors++;
+    w->wg->k->walk_errors++;
+    if (s->out && s->check.walk_errors <= 10)
+        fprintf(s->out, "trace walk: kernel %u wg %u wave %u at dyn %llu pc 0x%llx: %s\n",
+                w->wg->k->launch.kernel_id, w->wg->index, w->tw->wave_in_wg, (unsigned long long)w->dyn,
+                (unsigned long long)w->prog->insn[w->idx].pc, what);
+}
+
+static rp_access *acc_get(rp_cu *cu)
+{
+    rp_access *a = cu->acc_free;
+    if (a) {
+        cu->acc_free = a->next;
+        memset(a, 0, sizeof *a);
+        return a;
+    }
+    a = calloc(1, sizeof *a);
+    if (!a)
+        rp_sim_fail(cu->sim, "%s: out of memory", cu->name);
+    return a;
+}
+
+static void acc_put(rp_cu *cu, rp_access *a)
+{
+    a->next = cu->acc_free;
+    cu->acc_free = a;
+}
+
+static void wg_finish(rp_wg *wg, rp_engine *e);
+
+static bool waitcnt_ok(const rp_wave *w)
+{
+    return w->vmcnt <= w->wait_vm && w->lgkmcnt <= w->wait_lgkm;
+}
+
+static void wave_finish(rp_wave *w, rp_engine *e)
+{
+    const trc_wave *tw = w->tw;
+    w->state = RP_W_DONE;
+    if (w->dyn != tw->n_instr)
+        walk_error(w, "dynamic instruction count differs from the trace");
+    else if (w->br_i != tw->n_branch || w->ind_i != tw->n_indirect || w->mem_i != tw->n_mem)
+        walk_error(w, "not every recorded branch/indirect target/memory op was consumed");
+    rp_wg *wg = w->wg;
+    wg->n_live--;
+    if (wg->n_live == 0) {
+        wg_finish(wg, e);
+        return;
+    }
+    /* Waves waiting at a barrier no longer wait for this one. */
+    if (wg->n_bar && wg->n_bar == wg->n_live) {
+        rp_time t = e->now + rp_lat_ps(w->cu->sim->cfg.barrier_latency, w->cu->sim->clk);
+        wg->n_bar = 0;
+        for (uint32_t i = 0; i < wg->n_waves; i++)
+            if (wg->waves[i].state == RP_W_BARRIER) {
+                wg->waves[i].state = RP_W_RUN;
+                rp_engine_schedule(e, &wg->waves[i].ev, t);
+            }
+    }
+}
+
+/* Stop walking after a trace inconsistency; in-flight accesses still land. */
+static void wave_abort(rp_wave *w, rp_engine *e)
+{
+    w->state = RP_W_ENDING;
+    if (w->vmcnt == 0 && w->lgkmcnt == 0)
+        wave_finish(w, e);
+}
+
+/* An access finished: drop its counter, wake a wave waiting on it. */
+static void acc_complete(rp_cu *cu, rp_access *a, rp_engine *e)
+{
+    rp_wave *w = a->w;
+    if (a->counts_vm)
+        w->vmcnt--;
+    else
+        w->lgkmcnt--;
+    acc_put(cu, a);
+    e->progress++;
+    if (w->state == RP_W_WAITCNT && waitcnt_ok(w)) {
+        w->state = RP_W_RUN;
+        rp_engine_schedule(e, &w->ev, e->now + cu->sim->clk.period_ps);
+    } else if (w->state == RP_W_ENDING && w->vmcnt == 0 && w->lgkmcnt == 0) {
+        wave_finish(w, e);
+    }
+}
+
+static void cu_resp(rp_port *p, rp_engine *e)
+{
+    rp_cu *cu = p->owner;
+    rp_msg *m;
+    while ((m = rp_port_pop(p))) {
+        rp_access *a = m->acc;
+        rp_msg_free(&cu->sim->pool, m);
+        if (a && --a->lines_pending == 0)
+            acc_complete(cu, a, e);
+    }
+}
+
+static void lds_done(rp_event *ev, rp_engine *e)
+{
+    rp_cu *cu = ev->owner;
+    while (cu->lds_head && cu->lds_head->done <= e->now) {
+        rp_access *a = cu->lds_head;
+        cu->lds_head = a->next;
+        if (!cu->lds_head)
+            cu->lds_tail = NULL;
+        acc_complete(cu, a, e);
+    }
+    if (cu->lds_head)
+        rp_engine_schedule(e, ev, cu->lds_head->done);
+}
+
+/* Bank-conflict cycles of an LDS access: per half-wavefront (32 lanes per
+ * cycle), the largest number of distinct dwords mapping to one bank; equal
+ * dwords broadcast. GCN3 ISA manual Sec. 11 (LDS: 32 banks of 4 bytes). */
+static uint32_t lds_cycles(const trc_mem_op *op, uint32_t banks)
+{
+    uint32_t n = (uint32_t)__builtin_popcountll(op->exec), total = 0;
+    uint32_t dwords = op->bytes_per_lane ? (op->bytes_per_lane + 3) / 4 : 1;
+    if (banks > 64)
+        banks = 64;
+    for (uint32_t h = 0; h < n; h += 32) {
+        uint32_t end = h + 32 < n ? h + 32 : n, worst = 1;
+        uint64_t seen[64][4];
+        uint32_t cnt[64] = {0};
+        for (uint32_t k = h; k < end; k++)
+            for (uint32_t d = 0; d < dwords && d < 4; d++) {
+                uint64_t dw = (op->addr[k] >> 2) + d;
+                uint32_t b = (uint32_t)(dw % banks), j;
+                for (j = 0; j < cnt[b] && j < 4; j++)
+                    if (seen[b][j] == dw)
+                        break;
+                if (j == cnt[b] || (j == 4 && cnt[b] >= 4)) {
+                    if (cnt[b] < 4)
+                        seen[b][cnt[b]] = dw;
+                    cnt[b]++;
+                    if (cnt[b] > worst)
+                        worst = cnt[b];
+                }
+            }
+        total += worst * (dwords > 1 ? 1 : 1);
+    }
+    return total ? total : 1;
+}
+
+static unsigned atomic_width(const char *nm)
+{
+    return (strstr(nm, "x2") || strstr(nm, "64")) ? 8 : 4;
+}
+
+static bool lds_checkable(const char *nm)
+{
+    return !strstr(nm, "read2") && !strstr(nm, "write2") && !strstr(nm, "permute") && !strstr(nm, "swizzle") &&
+           !strstr(nm, "append") && !strstr(nm, "consume") && !strstr(nm, "gws") && !strstr(nm, "ordered");
+}
+
+/* Issue a memory instruction. Returns false on a trace inconsistency. */
+static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_next, rp_engine *e)
+{
+    rp_cu *cu = w->cu;
+    rp_sim *s = cu->sim;
+    const trc_wave *tw = w->tw;
+    const rp_config *cfg = &s->cfg;
+    rp_time cyc = s->clk.period_ps;
+    bool in_mem = (in->flags & (GCN_IF_LOAD | GCN_IF_STORE | GCN_IF_ATOMIC)) != 0;
+    if (!in_mem) {
+        *t_next = now + cyc; /* s_memtime, buffer_wbinvl1, ...: no recorded access */
+        return true;
+    }
+    if (w->mem_i >= tw->n_mem) {
+        /* An access under EXEC=0 is not recorded by every emulator path. */
+        if (in->unit != GCN_UNIT_SMEM && w->exec == 0) {
+            *t_next = now + cyc;
+            return true;
+        }
+        walk_error(w, "memory instruction without a recorded memory op");
+        return false;
+    }
+    const trc_mem_op *op = &tw->mem[w->mem_i];
+    if (in->unit != GCN_UNIT_SMEM && w->exec == 0 && op->exec != 0) {
+        *t_next = now + cyc; /* EXEC=0: nothing recorded for this instruction */
+        return true;
+    }
+    w->mem_i++;
+    uint32_t n = op->flags & TRC_MO_SMEM ? 1 : (uint32_t)__builtin_popcountll(op->exec);
+    if (n == 0) {
+        *t_next = now + cyc;
+        return true;
+    }
+    rp_access *a = acc_get(cu);
+    if (!a)
+        return false;
+    a->w = w;
+    a->in = in;
+    a->op = op;
+    if (op->flags & TRC_MO_ATOMIC) {
+        const char *nm = gcn_op_name(in->op);
+        a->atomic_op = (uint8_t)rp_atomic_from_name(nm);
+        a->atomic_bytes = (uint8_t)atomic_width(nm);
+        if (a->atomic_op == RP_AT_UNKNOWN) {
+            walk_error(w, "atomic opcode not understood by the functional model");
+            a->atomic_op = RP_AT_NONE;
+        }
+    }
+
+    if (op->flags & TRC_MO_LDS) {
+        a->kind = RP_ACC_LDS;
+        a->counts_vm = in->unit == GCN_UNIT_VMEM; /* FLAT to LDS counts as a vector access */
+        cu->st_lds++;
+        uint32_t c = lds_cycles(op, cfg->lds_banks);
+        cu->st_lds_conflict_cycles += c;
+        rp_time start = cu->lds_busy > now ? cu->lds_busy : now;
+        cu->lds_busy = start + c * cyc;
+        a->done = cu->lds_busy + rp_lat_ps(cfg->lds_latency, s->clk);
+        if (lds_checkable(gcn_op_name(in->op)) && (op->load_data || op->store_data))
+            rp_perform(s, a, n >= 64 ? ~0ull : (1ull << n) - 1);
+        else
+            s->check.lds_unchecked++;
+        if (a->counts_vm)
+            w->vmcnt++;
+        else
+            w->lgkmcnt++;
+        a->next = NULL;
+        if (cu->lds_tail)
+            cu->lds_tail->next = a;
+        else
+            cu->lds_head = a;
+        cu->lds_tail = a;
+        if (!cu->lds_ev.pending)
+            rp_engine_schedule(e, &cu->lds_ev, cu->lds_head->done);
+        *t_next = start + cyc;
+        return true;
+    }
+
+    uint8_t type = op->flags & TRC_MO_ATOMIC ? RP_MSG_ATOMIC : op->flags & TRC_MO_STORE ? RP_MSG_WRITE : RP_MSG_READ;
+    uint64_t lmask = ~(uint64_t)(cfg->l1v_line - 1);
+    /* Coalesce lane addresses into lines; mask bits are active-lane ordinals. */
+    uint64_t line[128], mask[128];
+    uint32_t nl = 0;
+    uint32_t bytes = op->bytes_per_lane ? op->bytes_per_lane : 4;
+    if (op->flags & TRC_MO_SMEM) {
+        uint64_t a0 = op->addr[0] & lmask, a1 = (op->addr[0] + bytes - 1) & lmask;
+        line[nl] = a0, mask[nl++] = 1;
+        for (uint64_t x = a0 + cfg->l1v_line; x <= a1 && nl < 128; x += cfg->l1v_line)
+            line[nl] = x, mask[nl++] = 0;
+    } else {
+        for (uint32_t k = 0; k < n; k++) {
+            uint64_t l0 = op->addr[k] & lmask, l1 = (op->addr[k] + bytes - 1) & lmask;
+            for (uint64_t x = l0; x <= l1; x += cfg->l1v_line) {
+                uint32_t j;
+                /* lanes are usually sequential: search from the newest line */
+                for (j = nl; j-- > 0;)
+                    if (line[j] == x)
+                        break;
+                if (j == UINT32_MAX) {
+                    if (nl == 128) {
+                        walk_error(w, "more than 128 cache lines in one access");
+                        break;
+                    }
+                    j = nl++;
+                    line[j] = x;
+                    mask[j] = 0;
+                }
+                if (x == l0)
+                    mask[j] |= 1ull << k;
+            }
+        }
+    }
+    a->lines_pending = nl;
+    rp_time start;
+    rp_link *link;
+    if (op->flags & TRC_MO_SMEM) {
+        a->kind = RP_ACC_SMEM;
+        a->counts_vm = 0;
+        w->lgkmcnt++;
+        cu->st_smem++;
+        start = cu->smem_busy > now ? cu->smem_busy : now;
+        cu->smem_busy = start + cfg->smem_issue_cycles * cyc;
+        link = cu->l1s_link;
+    } else {
+        a->kind = RP_ACC_VMEM;
+        a->counts_vm = 1;
+        w->vmcnt++;
+        cu->st_vmem++;
+        cu->st_vmem_lines += nl;
+        start = cu->vmem_busy > now ? cu->vmem_busy : now;
+        uint32_t c = nl > cfg->vmem_issue_cycles ? nl : cfg->vmem_issue_cycles;
+        cu->vmem_busy = start + c * cyc;
+        link = &cu->l1v_link;
+    }
+    for (uint32_t j = 0; j < nl; j++) {
+        rp_msg *m = rp_msg_alloc(&s->pool);
+        if (!m) {
+            rp_sim_fail(s, "%s: out of memory for messages", cu->name);
+            return false;
+        }
+        m->type = type;
+        m->addr = line[j];
+        m->lane_mask = mask[j];
+        m->acc = a;
+        m->src_gpu = (uint8_t)cu->gpu;
+        m->payload = type == RP_MSG_READ ? 0 : (uint16_t)cfg->l1v_line;
+        m->reply_link = &cu->resp_link;
+        m->reply_port = &cu->resp;
+        if (a->kind == RP_ACC_SMEM)
+            m->dst = NULL; /* shared L1S link: default destination */
+        rp_link_send(link, m, start + (rp_time)j * cyc);
+    }
+    *t_next = start + cyc;
+    return true;
+}
+
+static uint32_t index_of(const gcn_program *p, uint64_t pc)
+{
+    const gcn_insn *in = gcn_program_at(p, pc);
+    return in ? (uint32_t)(in - p->insn) : UINT32_MAX;
+}
+
+static bool needs_now(const gcn_insn *in)
+{
+    switch (in->unit) {
+    case GCN_UNIT_SALU:
+    case GCN_UNIT_BRANCH:
+        return false;
+    case GCN_UNIT_SPECIAL:
+        return (in->flags & (GCN_IF_WAITCNT | GCN_IF_BARRIER | GCN_IF_ENDPGM)) != 0;
+    default:
+        return true;
+    }
+}
+
+static void wave_run(rp_event *ev, rp_engine *e)
+{
+    rp_wave *w = ev->owner;
+    rp_cu *cu = w->cu;
+    rp_sim *s = cu->sim;
+    const rp_config *cfg = &s->cfg;
+    const gcn_program *p = w->prog;
+    const trc_wave *tw = w->tw;
+    rp_time now = e->now, t = now, cyc = s->clk.period_ps;
+    rp_kernel *k = w->wg->k;
+
+    for (int budget = 0; budget < 1024; budget++) {
+        if (w->idx >= p->n_insn) {
+            walk_error(w, "program counter left the code object");
+            wave_abort(w, e);
+            return;
+        }
+        const gcn_insn *in = &p->insn[w->idx];
+        if (t > now && needs_now(in)) {
+            rp_engine_schedule(e, ev, t);
+            return;
+        }
+        while (w->exec_i < tw->n_exec && tw->exec_at[w->exec_i] <= w->dyn)
+            w->exec = tw->exec_val[w->exec_i++];
+        uint32_t fl = in->flags;
+        if (fl & (GCN_IF_INVALID | GCN_IF_GDS)) {
+            walk_error(w, fl & GCN_IF_GDS ? "GDS instruction (unsupported)" : "invalid instruction");
+            wave_abort(w, e);
+            return;
+        }
+        if (fl & GCN_IF_WAITCNT) {
+            w->wait_vm = in->waitcnt_vm >= 15 ? 0xffff : in->waitcnt_vm;
+            w->wait_lgkm = in->waitcnt_lgkm >= 15 ? 0xffff : in->waitcnt_lgkm;
+            if (!waitcnt_ok(w)) {
+                w->state = RP_W_WAITCNT; /* dyn/idx advance when it resumes */
+                return;
+            }
+        }
+        /* The instruction executes now (at time t). */
+        w->dyn++;
+        k->n_instr++;
+        cu->st_instr++;
+        rp_time t_next = t + cfg->salu_cycles * cyc;
+        switch (in->unit) {
+        case GCN_UNIT_VALU: {
+            uint32_t c = fl & GCN_IF_F64 ? cfg->valu_f64_cycles : fl & GCN_IF_TRANS ? cfg->valu_trans_cycles
+                                                                                   : cfg->valu_cycles;
+            rp_time *busy = &cu->simd_busy[w->simd];
+            rp_time start = *busy > t ? *busy : t;
+            *busy = start + c * cyc;
+            t_next = start + cyc;
+            cu->st_valu++;
+            break;
+        }
+        case GCN_UNIT_VMEM:
+        case GCN_UNIT_SMEM:
+        case GCN_UNIT_LDS:
+            if (!issue_mem(w, in, t, &t_next, e)) {
+                wave_abort(w, e);
+                return;
+            }
+            break;
+        case GCN_UNIT_BRANCH:
+            cu->st_branch++;
+            break;
+        case GCN_UNIT_SALU:
+            cu->st_salu++;
+            break;
+        default:
+            if (fl & GCN_IF_SLEEP)
+                t_next = t + (in->target & 0xffff) * 64 * cyc;
+            break;
+        }
+        /* next instruction */
+        uint32_t next = w->idx + 1;
+        if (fl & GCN_IF_ENDPGM) {
+            w->state = RP_W_ENDING;
+            if (w->vmcnt == 0 && w->lgkmcnt == 0)
+                wave_finish(w, e);
+            return;
+        } else if (fl & GCN_IF_BR_COND) {
+            if (w->br_i >= tw->n_branch) {
+                walk_error(w, "conditional branch beyond the recorded branch bits");
+                wave_abort(w, e);
+                return;
+            }
+            int taken = (tw->branch_taken[w->br_i >> 3] >> (w->br_i & 7)) & 1;
+            w->br_i++;
+            if (taken)
+                next = index_of(p, in->target);
+        } else if (fl & GCN_IF_BR_JUMP) {
+            next = index_of(p, in->target);
+        } else if (fl & GCN_IF_BR_INDIRECT) {
+            if (w->ind_i >= tw->n_indirect) {
+                walk_error(w, "indirect branch beyond the recorded targets");
+                wave_abort(w, e);
+                return;
+            }
+            next = index_of(p, tw->indirect_target[w->ind_i++]);
+        }
+        w->idx = next;
+        if (fl & GCN_IF_BARRIER) {
+            rp_wg *wg = w->wg;
+            w->state = RP_W_BARRIER;
+            if (++wg->n_bar == wg->n_live) {
+                rp_time rt = t_next + rp_lat_ps(cfg->barrier_latency, s->clk);
+                wg->n_bar = 0;
+                for (uint32_t i = 0; i < wg->n_waves; i++)
+                    if (wg->waves[i].state == RP_W_BARRIER) {
+                        wg->waves[i].state = RP_W_RUN;
+                        rp_engine_schedule(e, &wg->waves[i].ev, rt);
+                    }
+            }
+            return;
+        }
+        t = t_next;
+    }
+    rp_engine_schedule(e, ev, t > now ? t : now + cyc);
+}
+
+static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
+{
+    rp_sim *s = cu->sim;
+    rp_kernel *k = wg->k;
+    char err[256];
+    if (cu->last_kernel != k->launch.kernel_id) {
+        /* New kernel on this CU: invalidate the L1V (GCN invalidates L1s at
+         * kernel start); ordered before our next requests on the same link. */
+        cu->last_kernel = k->launch.kernel_id;
+        rp_msg *m = rp_msg_alloc(&s->pool);
+        if (m) {
+            m->type = RP_MSG_INVAL;
+            rp_link_send(&cu->l1v_link, m, e->now);
+        }
+    }
+    wg->tw = trc_reader_load_wg(s->rd, k->launch.kernel_id, wg->index, err, sizeof err);
+    if (!wg->tw) {
+        rp_sim_fail(s, "%s: %s", cu->name, err);
+        return;
+    }
+    wg->cu = cu;
+    wg->n_waves = wg->tw->n_waves;
+    wg->n_live = wg->n_waves;
+    wg->waves = calloc(wg->n_waves ? wg->n_waves : 1, sizeof *wg->waves);
+    wg->lds_size = k->launch.group_segment_size;
+    wg->lds = wg->lds_size ? calloc(1, wg->lds_size) : NULL;
+    if (!wg->waves || (wg->lds_size && !wg->lds)) {
+        rp_sim_fail(s, "%s: out of memory", cu->name);
+        return;
+    }
+    cu->st_wgs++;
+    cu->live_wgs++;
+    if (wg->n_waves == 0) {
+        wg_finish(wg, e);
+        return;
+    }
+    for (uint32_t i = 0; i < wg->n_waves; i++) {
+        rp_wave *w = &wg->waves[i];
+        rp_event_init(&w->ev, wave_run, w, RP_PRIO_COMPONENT);
+        w->cu = cu;
+        w->wg = wg;
+        w->tw = &wg->tw->waves[i];
+        w->prog = k->prog;
+        w->simd = i < 64 ? wg->simd_of[i] % s->cfg.simds : 0;
+        w->idx = k->entry_idx;
+        w->exec = ~0ull;
+        w->wait_vm = w->wait_lgkm = 0xffff;
+        w->state = RP_W_RUN;
+        rp_engine_schedule(e, &w->ev, e->now);
+    }
+}
+
+static void wg_finish(rp_wg *wg, rp_engine *e)
+{
+    rp_cu *cu = wg->cu;
+    rp_sim *s = cu->sim;
+    trc_wg_free(wg->tw);
+    wg->tw = NULL;
+    free(wg->waves);
+    wg->waves = NULL;
+    free(wg->lds);
+    wg->lds = NULL;
+    cu->live_wgs--;
+    rp_msg *m = rp_msg_alloc(&s->pool);
+    if (!m) {
+        rp_sim_fail(s, "%s: out of memory", cu->name);
+        return;
+    }
+    m->type = RP_MSG_WG_DONE;
+    m->ctx = wg;
+    rp_disp *d = &s->gpus[wg->k->gpu].disp;
+    m->dst = &d->in;
+    rp_link_send(&d->in_link, m, e->now);
+    e->progress++;
+}
+
+static void cu_ctl(rp_port *p, rp_engine *e)
+{
+    rp_cu *cu = p->owner;
+    rp_msg *m;
+    while ((m = rp_port_pop(p))) {
+        rp_wg *wg = m->ctx;
+        rp_msg_free(&cu->sim->pool, m);
+        wg_start(cu, wg, e);
+    }
+}
+
+static void cu_dump(rp_component *c, FILE *f)
+{
+    rp_cu *cu = (rp_cu *)c;
+    if (!cu->live_wgs)
+        return;
+    fprintf(f, "  %s: %u live workgroups, lds queue %s\n", cu->name, cu->live_wgs, cu->lds_head ? "busy" : "empty");
+}
+
+void rp_cu_init(rp_cu *cu, rp_sim *s, uint32_t gpu, uint32_t id)
+{
+    memset(cu, 0, sizeof *cu);
+    cu->sim = s;
+    cu->gpu = gpu;
+    cu->id = id;
+    cu->sa = id / s->cfg.cus_per_sa;
+    cu->last_kernel = UINT32_MAX;
+    snprintf(cu->name, sizeof cu->name, "gpu[%u].cu[%u]", gpu, id);
+    cu->resp.owner = cu->ctl.owner = cu;
+    cu->resp.notify = cu_resp;
+    cu->ctl.notify = cu_ctl;
+    rp_time dl = rp_lat_ps(s->cfg.dispatch_latency, s->clk);
+    rp_link_init(&cu->ctl_link, &s->eng, &cu->ctl, dl, 0, 0);
+    rp_link_init(&cu->resp_link, &s->eng, &cu->resp, 0, 0, 0);
+    rp_event_init(&cu->lds_ev, lds_done, cu, RP_PRIO_COMPONENT);
+    rp_engine_add_component(&s->eng, &cu->comp, cu->name, cu_dump);
+}
+
+/* ---- dispatcher ----------------------------------------------------------------------- */
+
+static bool wg_fits(rp_disp *d, uint32_t c, const rp_kernel *k, uint8_t *simd_of)
+{
+    const rp_config *cfg = &d->sim->cfg;
+    rp_cu_res r = d->res[c];
+    const trc_launch *l = &k->launch;
+    if (l->group_segment_size > r.lds)
+        return false;
+    uint32_t vg = l->vgpr_count ? l->vgpr_count : 1, sg = l->sgpr_count ? l->sgpr_count : 1;
+    uint32_t n = l->waves_per_wg ? l->waves_per_wg : 1;
+    for (uint32_t i = 0; i < n; i++) {
+        /* least-loaded SIMD that has a slot and registers */
+        int best = -1;
+        for (uint32_t sm = 0; sm < cfg->simds; sm++)
+            if (r.slots[sm] && r.vgprs[sm] >= vg && r.sgprs[sm] >= sg && (best < 0 || r.slots[sm] > r.slots[best]))
+                best = (int)sm;
+        if (best < 0)
+            return false;
+        r.slots[best]--;
+        r.vgprs[best] -= vg;
+        r.sgprs[best] -= sg;
+        if (i < 64)
+            simd_of[i] = (uint8_t)best;
+    }
+    r.lds -= l->group_segment_size;
+    d->res[c] = r;
+    return true;
+}
+
+static void wg_release(rp_disp *d, rp_wg *wg)
+{
+    const trc_launch *l = &wg->k->launch;
+    uint32_t c;
+    for (c = 0; c < d->n_cus; c++)
+        if (d->cus[c] == wg->cu)
+            break;
+    if (c == d->n_cus)
+        return;
+    uint32_t vg = l->vgpr_count ? l->vgpr_count : 1, sg = l->sgpr_count ? l->sgpr_count : 1;
+    uint32_t n = l->waves_per_wg ? l->waves_per_wg : 1;
+    for (uint32_t i = 0; i < n && i < 64; i++) {
+        d->res[c].slots[wg->simd_of[i]]++;
+        d->res[c].vgprs[wg->simd_of[i]] += vg;
+        d->res[c].sgprs[wg->simd_of[i]] += sg;
+    }
+    d->res[c].lds += l->group_segment_size;
+}
+
+static void disp_start_kernel(rp_disp *d, rp_engine *e)
+{
+    rp_sim *s = d->sim;
+    rp_kernel *k = d->queue;
+    d->queue = k->next;
+    if (!d->queue)
+        d->queue_tail = NULL;
+    d->cur = k;
+    d->next_wg = d->wgs_done = 0;
+    d->flushing = 0;
+    k->start = e->now;
+    d->st_kernels++;
+    rp_ksum_take(s, k, &k->sum0);
+    if (k->snap0)
+        rp_stats_snapshot(&s->stats, k->snap0);
+    /* A workgroup that can never fit is an error, not a hang. */
+    const rp_config *cfg = &s->cfg;
+    const trc_launch *l = &k->launch;
+    uint64_t waves = l->waves_per_wg ? l->waves_per_wg : 1;
+    if (l->vgpr_count > cfg->vgprs || l->sgpr_count > cfg->sgprs || l->group_segment_size > cfg->lds_size ||
+        waves > (uint64_t)cfg->simds * cfg->wave_slots)
+        rp_sim_fail(s, "kernel %u (%s): a workgroup (%u waves, %u VGPRs, %u SGPRs, %u B LDS) never fits a CU",
+                    l->kernel_id, l->kernel_name, l->waves_per_wg, l->vgpr_count, l->sgpr_count,
+                    l->group_segment_size);
+}
+
+static void disp_kernel_end(rp_disp *d, rp_engine *e)
+{
+    rp_sim *s = d->sim;
+    rp_kernel *k = d->cur;
+    k->end = e->now;
+    k->done = true;
+    rp_ksum_take(s, k, &k->sum1);
+    if (k->snap0) {
+        for (size_t i = 0; i < s->stats.n; i++)
+            k->snap0[i] = *s->stats.v[i].ptr - k->snap0[i];
+    }
+    d->cur = NULL;
+    rp_host_kernel_done(s, k);
+}
+
+static void disp_run(rp_event *ev, rp_engine *e)
+{
+    rp_disp *d = ev->owner;
+    rp_sim *s = d->sim;
+    if (s->failed)
+        return;
+    if (!d->cur) {
+        if (!d->queue)
+            return;
+        disp_start_kernel(d, e);
+        if (s->failed)
+            return;
+    }
+    rp_kernel *k = d->cur;
+    if (d->flushing)
+        return;
+    if (d->next_wg < k->n_wg) {
+        if (d->busy_until > e->now) {
+            rp_engine_schedule(e, ev, d->busy_until);
+            return;
+        }
+        uint8_t simd_of[64];
+        for (uint32_t i = 0; i < d->n_cus; i++) {
+            uint32_t c = (d->rr + i) % d->n_cus;
+            if (!wg_fits(d, c, k, simd_of))
+                continue;
+            rp_wg *wg = calloc(1, sizeof *wg);
+            rp_msg *m = rp_msg_alloc(&s->pool);
+            if (!wg || !m) {
+                rp_sim_fail(s, "dispatcher: out of memory");
+                return;
+            }
+            wg->k = k;
+            wg->index = d->next_wg++;
+            wg->cu = d->cus[c];
+            memcpy(wg->simd_of, simd_of, sizeof simd_of);
+            m->type = RP_MSG_WG_ASSIGN;
+            m->ctx = wg;
+            rp_link_send(&d->cus[c]->ctl_link, m, e->now);
+            d->st_wgs_dispatched++;
+            d->rr = (c + 1) % d->n_cus;
+            d->busy_until = e->now + s->cfg.dispatch_cycles * s->clk.period_ps;
+            e->progress++;
+            if (d->next_wg < k->n_wg)
+                rp_engine_schedule(e, ev, d->busy_until);
+            return;
+        }
+        return; /* no CU has room: a WG_DONE wakes us */
+    }
+    if (d->wgs_done == k->n_wg) {
+        /* Kernel end: write back the L2s of the GPUs it used (release). */
+        d->flushing = 1;
+        d->flush_acks_pending = 0;
+        for (uint32_t g = k->gpu_first; g < k->gpu_first + k->gpu_count; g++) {
+            rp_gpu *gp = &s->gpus[g];
+            for (uint32_t b = 0; b < s->cfg.l2_banks; b++) {
+                rp_msg *m = rp_msg_alloc(&s->pool);
+                if (!m) {
+                    rp_sim_fail(s, "dispatcher: out of memory");
+                    return;
+                }
+                m->type = RP_MSG_FLUSH;
+                m->reply_link = &d->in_link;
+                m->reply_port = &d->in;
+                m->dst = &gp->l2[b].top;
+                rp_link_send(&gp->l2_links[b], m, e->now);
+                d->flush_acks_pending++;
+            }
+        }
+    }
+}
+
+static void disp_in(rp_port *p, rp_engine *e)
+{
+    rp_disp *d = p->owner;
+    rp_msg *m;
+    while ((m = rp_port_pop(p))) {
+        if (m->type == RP_MSG_WG_DONE) {
+            rp_wg *wg = m->ctx;
+            wg_release(d, wg);
+            free(wg);
+            d->wgs_done++;
+        } else if (m->type == RP_MSG_FLUSH_ACK) {
+            if (--d->flush_acks_pending == 0 && d->flushing) {
+                rp_msg_free(&d->sim->pool, m);
+                disp_kernel_end(d, e);
+                rp_engine_wake(e, &d->ev, e->now);
+                continue;
+            }
+        }
+        rp_msg_free(&d->sim->pool, m);
+    }
+    rp_engine_wake(e, &d->ev, e->now);
+}
+
+static void disp_dump(rp_component *c, FILE *f)
+{
+    rp_disp *d = (rp_disp *)c;
+    if (!d->cur && !d->queue)
+        return;
+    if (d->cur)
+        fprintf(f, "  %s: kernel %u: %u/%u workgroups dispatched, %u done, flushing=%u (%u acks pending)\n",
+                c->name, d->cur->launch.kernel_id, d->next_wg, d->cur->n_wg, d->wgs_done, d->flushing,
+                d->flush_acks_pending);
+    else
+        fprintf(f, "  %s: idle with queued kernels\n", c->name);
+}
+
+void rp_disp_init(rp_disp *d, rp_sim *s, uint32_t gpu)
+{
+    char name[48];
+    memset(d, 0, sizeof *d);
+    d->sim = s;
+    d->gpu = gpu;
+    rp_event_init(&d->ev, disp_run, d, RP_PRIO_COMPONENT);
+    d->in.owner = d;
+    d->in.notify = disp_in;
+    rp_link_init(&d->in_link, &s->eng, &d->in, rp_lat_ps(s->cfg.dispatch_latency, s->clk), 0, 0);
+    snprintf(name, sizeof name, "gpu[%u].dispatcher", gpu);
+    rp_engine_add_component(&s->eng, &d->comp, name, disp_dump);
+}
+
+void rp_disp_kick(rp_disp *d) { rp_engine_wake(&d->sim->eng, &d->ev, d->sim->eng.now); }

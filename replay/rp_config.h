@@ -1,0 +1,93 @@
+/*
+ * rp_config.h - replay configuration: every parameter declared once (table in
+ * config.c: name, type, default, bounds, unit, description), INI files via
+ * libinih with dotted keys ("l2.latency = 70cycles"), units (1GHz, 16KiB,
+ * 16GB/s, 64B/cycle, 100ns, 300cycles), --set key=value overrides, unknown
+ * keys rejected with a "did you mean" suggestion (STYLE.md #12).
+ *
+ * Errors: functions return 0 or -1 with a one-line message in err naming the
+ * file, line, key and what is wrong.
+ */
+#ifndef RP_CONFIG_H
+#define RP_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rp_engine.h"
+
+/* A latency given either in cycles of the owning component's clock or in
+ * absolute time. */
+typedef struct rp_lat {
+    uint64_t v;     /* cycles, or picoseconds */
+    uint8_t cycles; /* 1: v is cycles */
+} rp_lat;
+static inline rp_time rp_lat_ps(rp_lat l, rp_clock c) { return l.cycles ? rp_cycles(c, l.v) : l.v; }
+
+/* A bandwidth in bytes per second or bytes per cycle of the owner's clock. */
+typedef struct rp_bw {
+    uint64_t v;
+    uint8_t per_cycle;
+} rp_bw;
+static inline uint64_t rp_bw_Bps(rp_bw b, rp_clock c)
+{
+    return b.per_cycle ? b.v * (1000000000000ull / c.period_ps) : b.v;
+}
+
+enum rp_topo_kind { RP_TOPO_SINGLE = 0, RP_TOPO_UNIFIED, RP_TOPO_DISCRETE };
+
+typedef struct rp_config {
+    char topo_name[64];
+    uint32_t topo_kind;      /* rp_topo_kind */
+    uint32_t gpus;
+    uint64_t gpu_freq;       /* Hz */
+    uint32_t shader_arrays, cus_per_sa;
+    uint32_t simds, wave_slots, vgprs, sgprs;
+    uint64_t lds_size;
+    uint32_t salu_cycles, valu_cycles, valu_f64_cycles, valu_trans_cycles;
+    uint32_t vmem_issue_cycles, smem_issue_cycles;
+    rp_lat lds_latency;
+    uint32_t lds_banks;
+    rp_lat barrier_latency;
+    rp_lat dispatch_latency;
+    uint32_t dispatch_cycles; /* per workgroup */
+    uint64_t l1v_size; uint32_t l1v_assoc, l1v_line, l1v_mshrs; rp_lat l1v_latency;
+    uint64_t l1s_size; uint32_t l1s_assoc, l1s_mshrs; rp_lat l1s_latency;
+    uint64_t l2_size; uint32_t l2_banks, l2_assoc, l2_mshrs; rp_lat l2_latency;
+    uint64_t l2_interleave;
+    rp_lat noc_latency; rp_bw noc_bandwidth; uint32_t header_bytes;
+    uint32_t dram_channels; rp_lat dram_latency; rp_bw dram_bandwidth;
+    uint64_t dram_interleave;
+    uint64_t gpu_interleave;
+    rp_lat link_latency; rp_bw link_bandwidth;
+    rp_lat watchdog;
+    uint32_t check_print;
+} rp_config;
+
+/* Set all parameters to their defaults. */
+void rp_config_defaults(rp_config *c);
+/* Load a preset by name (r9nano, m-sgpu, u-mgpu, d-mgpu: files in dir) or an
+ * INI file path. dir may be NULL (then only paths work). */
+int rp_config_load_file(rp_config *c, const char *path, char *err, size_t errlen);
+/* Apply one "key=value" (the --set syntax). */
+int rp_config_set(rp_config *c, const char *kv, char *err, size_t errlen);
+/* Apply key and value; origin names where it came from, for messages. */
+int rp_config_apply(rp_config *c, const char *key, const char *value, const char *origin,
+                    char *err, size_t errlen);
+/* Check cross-parameter constraints (powers of two, divisibility). */
+int rp_config_validate(const rp_config *c, char *err, size_t errlen);
+
+/* Print the parameter table (--list-params), as plain text or Markdown. */
+void rp_config_list(FILE *f, int markdown);
+/* Write the effective value of every parameter as "key = value" lines or
+ * call fn for each (used for the stats JSON). */
+void rp_config_foreach(const rp_config *c, void (*fn)(void *arg, const char *key, const char *val),
+                       void *arg);
+
+/* Unit parsers (exposed for tests). Return 0 or -1. */
+int rp_parse_size(const char *s, uint64_t *out);      /* 16KiB, 2MiB, 64B, 64 */
+int rp_parse_freq(const char *s, uint64_t *out);      /* Hz */
+int rp_parse_lat(const char *s, rp_lat *out);         /* 100ns, 300cycles, 1us, 500ps */
+int rp_parse_bw(const char *s, rp_bw *out);           /* 16GB/s, 64B/cycle */
+
+#endif

@@ -1,0 +1,210 @@
+/*
+ * rp_engine.h - discrete-event engine of the replay timing model (prefix rp_).
+ *
+ * Time is an integer number of picoseconds (rp_time). Events are embedded in
+ * the structs of their owners (no allocation per event) and ordered by
+ * (time, priority, insertion order), so a run is deterministic. Scheduling an
+ * event into the past, or an event that is already pending, is refused.
+ *
+ * Components (CUs, caches, DRAM controllers, ...) talk only through links:
+ * a link carries messages (rp_msg) to a destination port with a latency and a
+ * bandwidth; messages queue on the link (FIFO, serialised at the bandwidth),
+ * then land in the destination port's queue and the port's owner is notified.
+ * A component with nothing to do schedules nothing (MGSim paper, DP-6).
+ *
+ * A watchdog detects "no progress": when the event queue runs dry while work
+ * is pending, or when simulated time advances by `watchdog_ps` without any
+ * component reporting progress, the engine dumps the state of every
+ * registered component and stops with an error.
+ *
+ * Thread-safety: one engine per thread; nothing is global.
+ */
+#ifndef RP_ENGINE_H
+#define RP_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef uint64_t rp_time; /* picoseconds */
+#define RP_TIME_MAX UINT64_MAX
+
+/* Event priorities: at equal time, lower runs first. Few, each with a reason. */
+enum rp_prio {
+    RP_PRIO_DELIVER = 0,   /* link deliveries: a component woken at t sees every message that arrived at t */
+    RP_PRIO_COMPONENT = 1, /* component work (CU issue, cache pipeline, dispatcher) */
+    RP_PRIO_HOST = 2,      /* host timeline: acts only after all device activity at the same instant */
+};
+
+typedef struct rp_engine rp_engine;
+typedef struct rp_event rp_event;
+typedef void (*rp_handler)(rp_event *ev, rp_engine *e);
+
+/* An event, embedded in its owner. Initialise with rp_event_init. */
+struct rp_event {
+    rp_time time;
+    uint64_t seq;      /* insertion order, assigned by schedule */
+    uint32_t heap_idx; /* position in the heap while pending */
+    uint8_t prio;
+    uint8_t pending;
+    rp_handler fn;
+    void *owner;
+};
+
+void rp_event_init(rp_event *ev, rp_handler fn, void *owner, enum rp_prio prio);
+
+/* A registered component: a name (hierarchical, e.g. "gpu[1].cu[3].l1v") and
+ * an optional dump callback for deadlock reports. Embedded in its owner. */
+typedef struct rp_component rp_component;
+struct rp_component {
+    char name[48];
+    void (*dump)(rp_component *c, FILE *f); /* may be NULL */
+    rp_component *next;
+};
+
+struct rp_engine {
+    rp_event **heap;
+    size_t n, cap;
+    uint64_t seq;
+    rp_time now;
+    uint64_t n_events;     /* handled so far */
+    uint64_t progress;     /* bumped by components when they retire work */
+    rp_time watchdog_ps;   /* 0 = off */
+    rp_component *comps, **comps_tail;
+    char err[256];
+};
+
+/* Clock domain: a frequency turned into a period in picoseconds. */
+typedef struct rp_clock {
+    uint64_t period_ps;
+} rp_clock;
+
+/* Period of freq_hz rounded to the nearest picosecond (1 GHz -> 1000 ps). */
+static inline rp_clock rp_clock_make(uint64_t freq_hz)
+{
+    rp_clock c = {(1000000000000ull + freq_hz / 2) / freq_hz};
+    if (c.period_ps == 0)
+        c.period_ps = 1;
+    return c;
+}
+static inline rp_time rp_cycles(rp_clock c, uint64_t n) { return c.period_ps * n; }
+/* First clock edge at or after t. */
+static inline rp_time rp_clock_edge(rp_clock c, rp_time t)
+{
+    return (t + c.period_ps - 1) / c.period_ps * c.period_ps;
+}
+
+int rp_engine_init(rp_engine *e);
+void rp_engine_fini(rp_engine *e);
+void rp_engine_add_component(rp_engine *e, rp_component *c, const char *name,
+                             void (*dump)(rp_component *, FILE *));
+
+/* Schedule ev at absolute time t (ps). Returns 0, or -1 with e->err set when
+ * t < now ("scheduling into the past") or ev is already pending. */
+int rp_engine_schedule(rp_engine *e, rp_event *ev, rp_time t);
+/* Schedule unless already pending at an earlier-or-equal time; if pending
+ * later, move it earlier. For "wake me at t" notifications. */
+void rp_engine_wake(rp_engine *e, rp_event *ev, rp_time t);
+void rp_engine_cancel(rp_engine *e, rp_event *ev);
+static inline bool rp_engine_empty(const rp_engine *e) { return e->n == 0; }
+
+/* Handle the earliest event. Returns false when the queue is empty. */
+bool rp_engine_step(rp_engine *e);
+
+/* Run until done() returns true (checked after each event) or the queue is
+ * empty. Returns 0 when done, -1 on deadlock/no progress (component states
+ * dumped to `dump`, message in e->err). */
+int rp_engine_run(rp_engine *e, bool (*done)(void *), void *arg, FILE *dump);
+
+void rp_engine_dump(rp_engine *e, FILE *f);
+
+/* ---- Messages, ports and links ------------------------------------------ */
+
+typedef struct rp_msg rp_msg;
+typedef struct rp_port rp_port;
+typedef struct rp_link rp_link;
+
+/* Message types of the memory protocol. */
+enum rp_msg_type {
+    RP_MSG_READ = 0, RP_MSG_WRITE, RP_MSG_ATOMIC, /* requests, one cache line each */
+    RP_MSG_READ_RSP, RP_MSG_WRITE_ACK, RP_MSG_ATOMIC_RSP,
+    RP_MSG_FLUSH, RP_MSG_FLUSH_ACK,  /* L2 write-back flush at kernel end */
+    RP_MSG_INVAL,                    /* L1 invalidate at kernel start (acked with FLUSH_ACK) */
+    RP_MSG_WG_ASSIGN, RP_MSG_WG_DONE, /* dispatcher <-> CU */
+};
+
+struct rp_access; /* what the requester wants done functionally (rp_gpu.h) */
+
+struct rp_msg {
+    rp_msg *next;          /* queue link (port or link FIFO or MSHR waiters) */
+    rp_time arrive;        /* while on a link: arrival time */
+    uint8_t type;
+    uint8_t src_gpu;       /* GPU the request came from (inter-GPU routing) */
+    uint16_t payload;      /* data bytes carried (for bandwidth) */
+    uint64_t addr;         /* line address (memory) */
+    uint64_t lane_mask;    /* lanes of the access served by this line */
+    rp_link *reply_link;   /* where the response goes */
+    rp_port *reply_port;   /* destination of the response on that link (NULL: link default) */
+    rp_port *dst;          /* destination on a shared link (NULL: link default) */
+    struct rp_access *acc; /* functional side / requester context */
+    void *ctx;             /* component-private (e.g. the request this one serves) */
+};
+
+/* Free list of messages so that the hot path never calls malloc. */
+typedef struct rp_msg_pool {
+    rp_msg *free;
+    void **chunks;
+    size_t n_chunks;
+    uint64_t live;
+} rp_msg_pool;
+
+rp_msg *rp_msg_alloc(rp_msg_pool *p); /* zeroed; NULL only when out of memory */
+void rp_msg_free(rp_msg_pool *p, rp_msg *m);
+void rp_msg_pool_fini(rp_msg_pool *p);
+
+/* A port: an input queue owned by a component. notify is called (at the
+ * delivery time, priority DELIVER) after messages were appended. */
+struct rp_port {
+    rp_msg *head, *tail;
+    uint32_t n;
+    void (*notify)(rp_port *p, rp_engine *e);
+    void *owner;
+};
+
+static inline rp_msg *rp_port_peek(rp_port *p) { return p->head; }
+static inline rp_msg *rp_port_pop(rp_port *p)
+{
+    rp_msg *m = p->head;
+    if (m) {
+        p->head = m->next;
+        if (!p->head)
+            p->tail = NULL;
+        p->n--;
+        m->next = NULL;
+    }
+    return m;
+}
+
+/* A link: FIFO with latency and bandwidth; queueing (unbounded) rather than
+ * back-pressure, so a sender never blocks; the queue delay is the model of
+ * contention. Arrival = max(ready, busy) + size/bandwidth + latency, so
+ * arrival times are monotone and the FIFO stays ordered. */
+struct rp_link {
+    rp_event ev;
+    rp_engine *eng;
+    rp_time latency_ps;
+    uint64_t bytes_per_s;  /* 0 = infinite bandwidth */
+    uint32_t header_bytes; /* added to each message's payload on the wire */
+    rp_time busy_until;
+    rp_msg *head, *tail;
+    rp_port *dst;          /* default destination */
+    uint64_t st_msgs, st_bytes; /* statistics */
+};
+
+void rp_link_init(rp_link *l, rp_engine *e, rp_port *dst, rp_time latency_ps,
+                  uint64_t bytes_per_s, uint32_t header_bytes);
+/* Send m into the link; it is ready to leave at `ready` (>= now). */
+void rp_link_send(rp_link *l, rp_msg *m, rp_time ready);
+
+#endif

@@ -1,0 +1,126 @@
+/* 710-config: unit parsing, unknown keys with a suggestion, bounds, INI
+ * sections, --set overrides, and that every preset in replay/configs loads. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "replay/rp_config.h"
+
+static void test_units(void **state)
+{
+    (void)state;
+    uint64_t v;
+    assert_int_equal(rp_parse_size("16KiB", &v), 0); assert_int_equal(v, 16384);
+    assert_int_equal(rp_parse_size("16KB", &v), 0); assert_int_equal(v, 16384);
+    assert_int_equal(rp_parse_size("2MiB", &v), 0); assert_int_equal(v, 2u << 20);
+    assert_int_equal(rp_parse_size("64B", &v), 0); assert_int_equal(v, 64);
+    assert_int_equal(rp_parse_size("64", &v), 0); assert_int_equal(v, 64);
+    assert_int_equal(rp_parse_size("12 parsecs", &v), -1);
+    assert_int_equal(rp_parse_freq("1GHz", &v), 0); assert_int_equal(v, 1000000000);
+    assert_int_equal(rp_parse_freq("1.5GHz", &v), 0); assert_int_equal(v, 1500000000);
+    assert_int_equal(rp_parse_freq("1000", &v), -1); /* unit required */
+    rp_lat l;
+    assert_int_equal(rp_parse_lat("100ns", &l), 0); assert_int_equal(l.v, 100000); assert_int_equal(l.cycles, 0);
+    assert_int_equal(rp_parse_lat("300cycles", &l), 0); assert_int_equal(l.v, 300); assert_int_equal(l.cycles, 1);
+    assert_int_equal(rp_parse_lat("1us", &l), 0); assert_int_equal(l.v, 1000000);
+    assert_int_equal(rp_parse_lat("2.5cycles", &l), -1);
+    rp_bw b;
+    assert_int_equal(rp_parse_bw("16GB/s", &b), 0); assert_int_equal(b.v, 16000000000ull); assert_int_equal(b.per_cycle, 0);
+    assert_int_equal(rp_parse_bw("64B/cycle", &b), 0); assert_int_equal(b.v, 64); assert_int_equal(b.per_cycle, 1);
+    rp_clock c = rp_clock_make(1000000000);
+    assert_int_equal(rp_bw_Bps(b, c), 64000000000ull);
+    assert_int_equal(rp_lat_ps(l, c), 1000000);
+}
+
+static void test_unknown_key(void **state)
+{
+    (void)state;
+    rp_config c;
+    char err[256];
+    rp_config_defaults(&c);
+    assert_int_equal(rp_config_set(&c, "l2.latncy=3cycles", err, sizeof err), -1);
+    assert_non_null(strstr(err, "unknown parameter 'l2.latncy'"));
+    assert_non_null(strstr(err, "did you mean 'l2.latency'"));
+    assert_int_equal(rp_config_set(&c, "zzzzzz=1", err, sizeof err), -1);
+    assert_null(strstr(err, "did you mean"));
+}
+
+static void test_set_and_bounds(void **state)
+{
+    (void)state;
+    rp_config c;
+    char err[256];
+    rp_config_defaults(&c);
+    assert_int_equal(c.l2_banks, 16);
+    assert_int_equal(c.gpu_freq, 1000000000);
+    assert_int_equal(rp_config_set(&c, "l2.banks = 32", err, sizeof err), 0);
+    assert_int_equal(c.l2_banks, 32);
+    assert_int_equal(rp_config_set(&c, "topo.gpus=0", err, sizeof err), -1);
+    assert_non_null(strstr(err, "out of range"));
+    assert_int_equal(rp_config_set(&c, "l1v.size=lots", err, sizeof err), -1);
+    assert_non_null(strstr(err, "expected a size"));
+    assert_int_equal(rp_config_set(&c, "dram.latency=fast", err, sizeof err), -1);
+    assert_int_equal(rp_config_set(&c, "topo.kind=discrete", err, sizeof err), 0);
+    assert_int_equal(c.topo_kind, RP_TOPO_DISCRETE);
+    assert_int_equal(rp_config_set(&c, "l1v.size=1000", err, sizeof err), 0);
+    assert_int_equal(rp_config_validate(&c, err, sizeof err), -1); /* not line x assoc multiple */
+}
+
+static void test_ini_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/rp710-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "; test\n[l2]\nlatency = 80cycles ; comment\n[dram]\nbandwidth = 32GB/s\ncu.simds = 4\n"
+               "[l1v]\nsise = 16KiB\n");
+    fclose(f);
+    rp_config c;
+    char err[256];
+    rp_config_defaults(&c);
+    assert_int_equal(rp_config_load_file(&c, path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "did you mean 'l1v.size'"));
+    assert_non_null(strstr(err, ":8:")); /* line of the bad key */
+    assert_int_equal(c.l2_latency.v, 80);
+    assert_int_equal(c.dram_bandwidth.v, 32000000000ull);
+    unlink(path);
+}
+
+static void test_presets(void **state)
+{
+    (void)state;
+    const char *names[] = {"r9nano", "m-sgpu", "u-mgpu", "d-mgpu"};
+    for (int i = 0; i < 4; i++) {
+        char p[256], err[256];
+        snprintf(p, sizeof p, "replay/configs/%s.ini", names[i]);
+        if (access(p, R_OK)) /* run from the repository root */
+            skip();
+        rp_config c;
+        rp_config_defaults(&c);
+        if (rp_config_load_file(&c, p, err, sizeof err))
+            fail_msg("%s", err);
+        assert_int_equal(rp_config_validate(&c, err, sizeof err), 0);
+        assert_string_equal(c.topo_name, names[i]);
+        if (i == 1)
+            assert_int_equal(c.shader_arrays * c.cus_per_sa, 256);
+        if (i >= 2)
+            assert_int_equal(c.gpus, 4);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest t[] = {
+        cmocka_unit_test(test_units), cmocka_unit_test(test_unknown_key),
+        cmocka_unit_test(test_set_and_bounds), cmocka_unit_test(test_ini_file),
+        cmocka_unit_test(test_presets),
+    };
+    return cmocka_run_group_tests(t, NULL, NULL);
+}

@@ -1,0 +1,639 @@
+/*
+ * 500-roundtrip: write a .gtrace with every record kind, committed from
+ * several threads at once, read it back and compare every field.
+ *
+ * Synthetic content is a pure function of (kernel, workgroup, wave) seeds, so
+ * the checker regenerates what each workgroup must contain regardless of the
+ * (nondeterministic) commit order. Also measures compressed bytes per
+ * wavefront-instruction on a random profile and on a streaming-kernel profile.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "traceformat/trc.h"
+#include "traceformat/trc_internal.h"
+
+/* ---- deterministic synthetic wavefronts ------------------------------------ */
+
+static uint64_t mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+enum { OP_BR, OP_IND, OP_EXEC, OP_MEM };
+
+typedef struct xop {
+    int kind;
+    int taken;
+    uint64_t v, at;
+    uint32_t flags, bpl;
+    uint64_t exec;
+    uint64_t addr[64];
+    uint8_t *ld, *sd;
+    uint32_t ldn, sdn;
+} xop;
+
+typedef struct xwave {
+    uint64_t n_instr;
+    xop *ops;
+    size_t n_ops;
+} xwave;
+
+/* profile 0: random everything (all flag kinds, irregular addresses);
+ * profile 1: streaming kernel (full EXEC, unit-stride loads/stores, a loop
+ * branch), to estimate realistic bytes per wavefront-instruction. */
+static void gen_wave(xwave *w, uint64_t seed, int profile)
+{
+    uint64_t s = seed;
+    size_t steps = profile ? 400 + mix(&s) % 200 : 40 + mix(&s) % 300;
+    w->ops = calloc(steps + 1, sizeof *w->ops);
+    w->n_ops = 0;
+    uint64_t exec = ~0ull;
+    uint64_t gbase = 0x7f0000000000ull + (mix(&s) % 4096) * 256;
+    for (size_t t = 0; t < steps; t++) {
+        unsigned r = (unsigned)(mix(&s) % 100);
+        xop *o = &w->ops[w->n_ops];
+        memset(o, 0, sizeof *o);
+        if (profile == 1) {
+            if (t % 20 == 19) { o->kind = OP_BR; o->taken = t + 20 < steps; w->n_ops++; }
+            else if (t % 20 == 3 || t % 20 == 7 || t % 20 == 12) {
+                o->kind = OP_MEM;
+                o->flags = t % 20 == 12 ? TRC_MO_STORE : TRC_MO_LOAD;
+                o->bpl = 4;
+                o->exec = exec;
+                uint64_t arr = gbase + (uint64_t)(t % 20) * 0x100000 + (t / 20) * 256 * 4;
+                for (int l = 0; l < 64; l++) o->addr[l] = arr + 4u * (unsigned)l;
+                w->n_ops++;
+            }
+            continue;
+        }
+        if (r < 10) {
+            o->kind = OP_BR;
+            o->taken = (int)(mix(&s) & 1);
+        } else if (r < 12) {
+            o->kind = OP_IND;
+            o->v = 0x1000 + (mix(&s) % 1000) * 4;
+        } else if (r < 16) {
+            o->kind = OP_EXEC;
+            unsigned c = (unsigned)(mix(&s) % 4);
+            exec = c == 0 ? ~0ull : c == 1 ? 0xffffffffull : c == 2 ? 0 : mix(&s);
+            o->v = exec;
+            o->at = t;
+        } else if (r < 45) {
+            o->kind = OP_MEM;
+            unsigned k = (unsigned)(mix(&s) % 10);
+            static const uint32_t kinds[10] = {
+                TRC_MO_LOAD, TRC_MO_STORE, TRC_MO_ATOMIC | TRC_MO_LOAD, TRC_MO_ATOMIC,
+                TRC_MO_ATOMIC | TRC_MO_CMPSWAP | TRC_MO_LOAD, TRC_MO_LDS | TRC_MO_LOAD,
+                TRC_MO_LDS | TRC_MO_STORE, TRC_MO_SMEM | TRC_MO_LOAD,
+                TRC_MO_SCRATCH | TRC_MO_STORE, TRC_MO_SCRATCH | TRC_MO_LOAD};
+            o->flags = kinds[k];
+            static const uint32_t bpls[5] = {1, 2, 4, 8, 16};
+            o->bpl = bpls[mix(&s) % 5];
+            o->exec = exec;
+            if (o->flags & TRC_MO_SMEM) {
+                o->exec = 1;
+                o->bpl = 4u << (mix(&s) % 5);
+            }
+            unsigned pat = (unsigned)(mix(&s) % 3);
+            uint64_t b = (o->flags & TRC_MO_LDS) ? mix(&s) % 65536 : gbase + (mix(&s) % 65536) * 4;
+            int64_t stride = pat == 0 ? (int64_t)o->bpl : pat == 1 ? -(int64_t)(mix(&s) % 64) : 0;
+            for (int l = 0; l < 64; l++)
+                o->addr[l] = pat == 2 ? gbase + mix(&s) % (1u << 24) : b + (uint64_t)(stride * l);
+            uint32_t n = (uint32_t)__builtin_popcountll(o->exec);
+            int give_ld = (o->flags & (TRC_MO_LOAD)) != 0;
+            int give_sd = (o->flags & (TRC_MO_STORE | TRC_MO_ATOMIC)) != 0;
+            if (give_ld) {
+                o->ldn = (uint32_t)trc_mo_load_len(o->flags, n, o->bpl);
+                o->ld = malloc(o->ldn + 1);
+                for (uint32_t i = 0; i < o->ldn; i++) o->ld[i] = (uint8_t)mix(&s);
+            }
+            if (give_sd) {
+                o->sdn = (uint32_t)trc_mo_store_len(o->flags, n, o->bpl);
+                o->sd = malloc(o->sdn + 1);
+                for (uint32_t i = 0; i < o->sdn; i++) o->sd[i] = (uint8_t)mix(&s);
+            }
+        } else {
+            continue; /* ALU instruction: nothing recorded */
+        }
+        w->n_ops++;
+    }
+    w->n_instr = steps + 1; /* + s_endpgm */
+}
+
+static void free_wave(xwave *w)
+{
+    for (size_t i = 0; i < w->n_ops; i++) {
+        free(w->ops[i].ld);
+        free(w->ops[i].sd);
+    }
+    free(w->ops);
+}
+
+static uint64_t wave_seed(uint32_t kernel, uint32_t wg, uint32_t wave)
+{
+    return 0x5eed0000ull ^ ((uint64_t)kernel << 40) ^ ((uint64_t)wg << 16) ^ wave;
+}
+
+/* ---- the trace under test --------------------------------------------------- */
+
+#define NK 2
+static const uint32_t grid[NK][3] = {{5, 3, 1}, {4, 2, 2}};
+static const uint32_t waves_per_wg[NK] = {4, 3};
+static int profile_of_kernel[NK] = {0, 0};
+
+typedef struct job {
+    trc_writer *w;
+    uint32_t kernel_id[NK];
+    int next; /* shared counter over all (kernel, wg) pairs */
+    pthread_mutex_t mu;
+    int failed;
+} job;
+
+static uint32_t n_wg_of(int k) { return grid[k][0] * grid[k][1] * grid[k][2]; }
+
+static void *worker(void *arg)
+{
+    job *j = arg;
+    trc_wg_rec *g = trc_wg_rec_create();
+    uint32_t total = n_wg_of(0) + n_wg_of(1);
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        int i = j->next++;
+        pthread_mutex_unlock(&j->mu);
+        if (i >= (int)total) break;
+        /* alternate kernels so both are in flight at once */
+        uint32_t n0 = n_wg_of(0), n1 = n_wg_of(1), mn = n0 < n1 ? n0 : n1;
+        int k;
+        uint32_t lin;
+        if ((uint32_t)i < 2 * mn) {
+            k = i % 2;
+            lin = (uint32_t)i / 2;
+        } else {
+            k = n0 > n1 ? 0 : 1;
+            lin = mn + ((uint32_t)i - 2 * mn);
+        }
+        uint32_t id[3] = {lin % grid[k][0], (lin / grid[k][0]) % grid[k][1],
+                          lin / (grid[k][0] * grid[k][1])};
+        uint32_t nw = waves_per_wg[k];
+        xwave xw[8];
+        for (uint32_t v = 0; v < nw; v++) gen_wave(&xw[v], wave_seed((uint32_t)k, lin, v), profile_of_kernel[k]);
+        trc_wg_rec_begin(g, j->kernel_id[k], id, nw);
+        /* interleave the waves' records as a barrier-switching emulator would */
+        size_t pos[8] = {0};
+        for (int more = 1; more;) {
+            more = 0;
+            for (uint32_t v = 0; v < nw; v++) {
+                for (int burst = 0; burst < 3 && pos[v] < xw[v].n_ops; burst++) {
+                    xop *o = &xw[v].ops[pos[v]++];
+                    switch (o->kind) {
+                    case OP_BR: trc_rec_branch(g, v, o->taken); break;
+                    case OP_IND: trc_rec_indirect(g, v, o->v); break;
+                    case OP_EXEC: trc_rec_exec(g, v, o->at, o->v); break;
+                    case OP_MEM: trc_rec_mem(g, v, o->flags, o->bpl, o->exec, o->addr, o->ld, o->sd); break;
+                    }
+                }
+                if (pos[v] < xw[v].n_ops) more = 1;
+            }
+        }
+        for (uint32_t v = 0; v < nw; v++) {
+            trc_rec_wave_end(g, v, xw[v].n_instr);
+            free_wave(&xw[v]);
+        }
+        if (trc_wg_commit(j->w, g) != 0) {
+            pthread_mutex_lock(&j->mu);
+            j->failed = 1;
+            pthread_mutex_unlock(&j->mu);
+        }
+    }
+    trc_wg_rec_destroy(g);
+    return NULL;
+}
+
+static uint8_t co_bytes[2][5000];
+static uint8_t h2d[3000], d2h[777], init_bytes[64], kernarg[NK][40];
+
+static void fill_header(trc_header_info *h)
+{
+    memset(h, 0, sizeof *h);
+    strcpy(h->producer, "gcn3-emu");
+    strcpy(h->producer_version, "0.1-test");
+    strcpy(h->isa_target, "amdgcn-amd-amdhsa--gfx803");
+    h->device_count = 2;
+    strcpy(h->command_line, "gcn3-emu --record x.gtrace -- ./app --n 42");
+}
+
+static trc_event mk(trc_event_kind kind)
+{
+    trc_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = kind;
+    return e;
+}
+
+/* Events in program order; the launches are spliced in by position. */
+static size_t make_events(trc_event *ev)
+{
+    size_t n = 0;
+    trc_event e;
+    for (int mk_ = 0; mk_ <= TRC_MEM_SCRATCH; mk_++) {
+        e = mk(TRC_EV_ALLOC);
+        e.device = (uint32_t)mk_ & 1;
+        e.addr = 0x7f0000000000ull + (uint64_t)mk_ * 0x100000;
+        e.size = 4096u * (unsigned)(mk_ + 1);
+        e.mem_kind = (trc_mem_kind)mk_;
+        ev[n++] = e;
+    }
+    e = mk(TRC_EV_COPY); e.addr = 0x7f0000000000ull; e.size = sizeof h2d; e.copy_kind = TRC_COPY_H2D; e.data = h2d; e.stream = 3; ev[n++] = e;
+    e = mk(TRC_EV_COPY); e.addr = 0x7f0000100000ull; e.src = 0x7f0000000000ull; e.size = 1234; e.copy_kind = TRC_COPY_D2D; ev[n++] = e;
+    e = mk(TRC_EV_COPY); e.addr = 0x7f0000200000ull; e.size = sizeof init_bytes; e.copy_kind = TRC_COPY_INIT; e.data = init_bytes; ev[n++] = e;
+    e = mk(TRC_EV_MEMSET); e.addr = 0x7f0000000010ull; e.size = 100; e.value = 0xab; e.device = 1; ev[n++] = e;
+    e = mk(TRC_EV_SYNC); e.device = 1; ev[n++] = e;
+    e = mk(TRC_EV_COPY); e.src = 0x7f0000000000ull; e.addr = 0x5555000; e.size = sizeof d2h; e.copy_kind = TRC_COPY_D2H; e.data = d2h; ev[n++] = e;
+    e = mk(TRC_EV_COPY); e.size = 0; e.copy_kind = TRC_COPY_H2D; e.data = NULL; ev[n++] = e; /* zero-length */
+    e = mk(TRC_EV_FREE); e.addr = 0x7f0000100000ull; ev[n++] = e;
+    return n;
+}
+
+static trc_launch mk_launch(int k)
+{
+    trc_launch l;
+    memset(&l, 0, sizeof l);
+    l.device = (uint32_t)k;
+    l.stream = (uint32_t)k * 7;
+    l.code_object_id = (uint32_t)k;
+    snprintf(l.kernel_name, sizeof l.kernel_name, "_Z%dkernel%dPfS_i", 7 + k, k);
+    l.entry_vaddr = 0x1100 + 0x100u * (unsigned)k;
+    memcpy(l.grid, grid[k], sizeof l.grid);
+    l.wg_size[0] = 64 * waves_per_wg[k];
+    l.wg_size[1] = l.wg_size[2] = 1;
+    l.waves_per_wg = waves_per_wg[k];
+    l.group_segment_size = 1024u * (unsigned)k;
+    l.private_segment_size = 16;
+    l.vgpr_count = 24;
+    l.sgpr_count = 48;
+    l.kernarg_addr = 0x7f0000200000ull + 64u * (unsigned)k;
+    l.kernarg_size = sizeof kernarg[k];
+    l.kernarg = kernarg[k];
+    return l;
+}
+
+static char path[256];
+
+/* Writes the trace with n_threads committers; returns bytes written. */
+static void write_trace(const char *p, int n_threads)
+{
+    uint64_t s = 42;
+    for (size_t i = 0; i < sizeof co_bytes; i++) ((uint8_t *)co_bytes)[i] = (uint8_t)(mix(&s) % 7);
+    for (size_t i = 0; i < sizeof h2d; i++) h2d[i] = (uint8_t)mix(&s);
+    for (size_t i = 0; i < sizeof d2h; i++) d2h[i] = (uint8_t)mix(&s);
+    for (size_t i = 0; i < sizeof init_bytes; i++) init_bytes[i] = (uint8_t)mix(&s);
+    for (size_t i = 0; i < sizeof kernarg; i++) ((uint8_t *)kernarg)[i] = (uint8_t)mix(&s);
+
+    trc_header_info h;
+    fill_header(&h);
+    char err[512];
+    trc_writer *w = trc_writer_open(p, &h, err, sizeof err);
+    assert_non_null(w);
+    assert_int_equal(trc_writer_code_object(w, co_bytes[0], sizeof co_bytes[0]), 0);
+    assert_int_equal(trc_writer_code_object(w, co_bytes[1], sizeof co_bytes[1]), 1);
+    trc_event ev[32];
+    size_t ne = make_events(ev);
+    for (size_t i = 0; i < ne; i++) assert_int_equal(trc_writer_event(w, &ev[i]), 0);
+
+    job j;
+    memset(&j, 0, sizeof j);
+    j.w = w;
+    pthread_mutex_init(&j.mu, NULL);
+    for (int k = 0; k < NK; k++) {
+        trc_launch l = mk_launch(k);
+        assert_int_equal(trc_writer_begin_kernel(w, &l), 0);
+        assert_int_equal(l.kernel_id, (uint32_t)k);
+        j.kernel_id[k] = l.kernel_id;
+    }
+    pthread_t th[8];
+    for (int t = 0; t < n_threads; t++) pthread_create(&th[t], NULL, worker, &j);
+    for (int t = 0; t < n_threads; t++) pthread_join(th[t], NULL);
+    assert_int_equal(j.failed, 0);
+    for (int k = 0; k < NK; k++) assert_int_equal(trc_writer_end_kernel(w, j.kernel_id[k]), 0);
+    trc_event e = mk(TRC_EV_SYNC);
+    assert_int_equal(trc_writer_event(w, &e), 0);
+    if (trc_writer_close(w) != 0) fail_msg("close: %s", trc_writer_error(w));
+    trc_writer_destroy(w);
+    pthread_mutex_destroy(&j.mu);
+}
+
+static void check_event(const trc_event *a, const trc_event *b)
+{
+    assert_int_equal(a->kind, b->kind);
+    assert_int_equal(a->device, b->device);
+    assert_int_equal(a->stream, b->stream);
+    assert_int_equal(a->addr, b->addr);
+    assert_int_equal(a->src, b->src);
+    assert_int_equal(a->size, b->size);
+    assert_int_equal(a->mem_kind, b->mem_kind);
+    assert_int_equal(a->copy_kind, b->copy_kind);
+    assert_int_equal(a->value, b->value);
+    assert_int_equal(a->data == NULL || a->size == 0, b->data == NULL || b->size == 0);
+    if (a->data && a->size) assert_memory_equal(a->data, b->data, a->size);
+}
+
+static void check_wave(const trc_wave *got, uint64_t seed, int profile, int with_data)
+{
+    xwave x;
+    gen_wave(&x, seed, profile);
+    assert_int_equal(got->n_instr, x.n_instr);
+    uint32_t nb = 0, ni = 0, nx = 0, nm = 0;
+    for (size_t i = 0; i < x.n_ops; i++) {
+        xop *o = &x.ops[i];
+        switch (o->kind) {
+        case OP_BR:
+            assert_true(nb < got->n_branch);
+            assert_int_equal((got->branch_taken[nb >> 3] >> (nb & 7)) & 1, o->taken);
+            nb++;
+            break;
+        case OP_IND:
+            assert_true(ni < got->n_indirect);
+            assert_int_equal(got->indirect_target[ni++], o->v);
+            break;
+        case OP_EXEC:
+            assert_true(nx < got->n_exec);
+            assert_int_equal(got->exec_at[nx], o->at);
+            assert_int_equal(got->exec_val[nx++], o->v);
+            break;
+        case OP_MEM: {
+            assert_true(nm < got->n_mem);
+            const trc_mem_op *m = &got->mem[nm++];
+            assert_int_equal(m->flags, o->flags);
+            assert_int_equal(m->bytes_per_lane, o->bpl);
+            assert_int_equal(m->exec, o->exec);
+            uint32_t k = 0;
+            for (int l = 0; l < 64; l++)
+                if (o->exec >> l & 1) assert_int_equal(m->addr[k++], o->addr[l]);
+            if (with_data) {
+                assert_int_equal(m->load_data != NULL, o->ldn != 0);
+                assert_int_equal(m->store_data != NULL, o->sdn != 0);
+                if (o->ldn) assert_memory_equal(m->load_data, o->ld, o->ldn);
+                if (o->sdn) assert_memory_equal(m->store_data, o->sd, o->sdn);
+            } else {
+                assert_null(m->load_data);
+                assert_null(m->store_data);
+            }
+            break;
+        }
+        }
+    }
+    assert_int_equal(nb, got->n_branch);
+    assert_int_equal(ni, got->n_indirect);
+    assert_int_equal(nx, got->n_exec);
+    assert_int_equal(nm, got->n_mem);
+    free_wave(&x);
+}
+
+static void check_trace(const char *p)
+{
+    char err[512];
+    trc_reader *r = trc_reader_open(p, err, sizeof err);
+    if (!r) fail_msg("open: %s", err);
+    trc_header_info h;
+    fill_header(&h);
+    const trc_header_info *g = trc_reader_header(r);
+    assert_string_equal(g->producer, h.producer);
+    assert_string_equal(g->producer_version, h.producer_version);
+    assert_string_equal(g->isa_target, h.isa_target);
+    assert_string_equal(g->command_line, h.command_line);
+    assert_int_equal(g->device_count, h.device_count);
+    assert_int_equal(g->format_major, TRC_FORMAT_MAJOR);
+    assert_int_equal(g->format_minor, TRC_FORMAT_MINOR);
+
+    assert_int_equal(trc_reader_n_code_objects(r), 2);
+    for (size_t i = 0; i < 2; i++) {
+        size_t len = 0;
+        const uint8_t *b = trc_reader_code_object(r, i, &len);
+        assert_int_equal(len, sizeof co_bytes[i]);
+        assert_memory_equal(b, co_bytes[i], len);
+    }
+    assert_null(trc_reader_code_object(r, 2, NULL));
+
+    trc_event ev[32];
+    size_t ne = make_events(ev);
+    assert_int_equal(trc_reader_n_events(r), ne + NK + 1);
+    for (size_t i = 0; i < ne; i++) check_event(&ev[i], trc_reader_event(r, i));
+    for (int k = 0; k < NK; k++) {
+        const trc_event *e = trc_reader_event(r, ne + (size_t)k);
+        trc_launch l = mk_launch(k);
+        assert_int_equal(e->kind, TRC_EV_LAUNCH);
+        assert_int_equal(e->device, l.device);
+        assert_int_equal(e->stream, l.stream);
+        const trc_launch *a = &e->launch;
+        assert_int_equal(a->kernel_id, (uint32_t)k);
+        assert_int_equal(a->device, l.device);
+        assert_int_equal(a->stream, l.stream);
+        assert_int_equal(a->code_object_id, l.code_object_id);
+        assert_string_equal(a->kernel_name, l.kernel_name);
+        assert_int_equal(a->entry_vaddr, l.entry_vaddr);
+        assert_memory_equal(a->grid, l.grid, sizeof l.grid);
+        assert_memory_equal(a->wg_size, l.wg_size, sizeof l.wg_size);
+        assert_int_equal(a->waves_per_wg, l.waves_per_wg);
+        assert_int_equal(a->group_segment_size, l.group_segment_size);
+        assert_int_equal(a->private_segment_size, l.private_segment_size);
+        assert_int_equal(a->vgpr_count, l.vgpr_count);
+        assert_int_equal(a->sgpr_count, l.sgpr_count);
+        assert_int_equal(a->kernarg_addr, l.kernarg_addr);
+        assert_int_equal(a->kernarg_size, l.kernarg_size);
+        assert_memory_equal(a->kernarg, l.kernarg, l.kernarg_size);
+        assert_int_equal(e->n_wg, n_wg_of(k));
+
+        /* every workgroup exactly once, in some commit order */
+        uint8_t seen[64] = {0};
+        uint64_t sum_instr = 0, sum_mem = 0;
+        for (uint32_t i = 0; i < e->n_wg; i++) {
+            for (int with_data = 0; with_data <= 1; with_data++) {
+                trc_wg *wg = with_data ? trc_reader_load_wg(r, (uint32_t)k, i, err, sizeof err)
+                                       : trc_reader_load_wg_ex(r, (uint32_t)k, i, 0, err, sizeof err);
+                if (!wg) fail_msg("load_wg: %s", err);
+                assert_int_equal(wg->kernel_id, (uint32_t)k);
+                uint32_t lin = wg->wg_id[0] + grid[k][0] * (wg->wg_id[1] + grid[k][1] * wg->wg_id[2]);
+                assert_true(lin < n_wg_of(k));
+                if (with_data) {
+                    assert_int_equal(seen[lin], 0);
+                    seen[lin] = 1;
+                }
+                assert_int_equal(wg->n_waves, waves_per_wg[k]);
+                for (uint32_t v = 0; v < wg->n_waves; v++) {
+                    assert_int_equal(wg->waves[v].wave_in_wg, v);
+                    check_wave(&wg->waves[v], wave_seed((uint32_t)k, lin, v), profile_of_kernel[k], with_data);
+                    if (with_data) {
+                        sum_instr += wg->waves[v].n_instr;
+                        sum_mem += wg->waves[v].n_mem;
+                    }
+                }
+                trc_wg_free(wg);
+            }
+        }
+        assert_int_equal(sum_instr, e->n_instr);
+        trc_kernel_stats st;
+        assert_int_equal(trc_reader_kernel_stats(r, (uint32_t)k, &st), 0);
+        assert_int_equal(st.n_mem, sum_mem);
+        assert_int_equal(st.n_instr, sum_instr);
+        assert_int_equal(st.ended, 1);
+        assert_null(trc_reader_load_wg(r, (uint32_t)k, e->n_wg, err, sizeof err));
+        assert_non_null(strstr(err, "no workgroup"));
+    }
+    assert_int_equal(trc_reader_event(r, ne + NK)->kind, TRC_EV_SYNC);
+    trc_reader_close(r);
+}
+
+static void test_roundtrip_threads(void **state)
+{
+    (void)state;
+    for (int nt = 1; nt <= 4; nt += 3) {
+        write_trace(path, nt);
+        check_trace(path);
+    }
+}
+
+/* Concurrent decoding from several threads gives the same result. */
+static trc_reader *shared_r;
+static void *load_all(void *arg)
+{
+    (void)arg;
+    char err[256];
+    for (int rep = 0; rep < 3; rep++)
+        for (uint32_t k = 0; k < NK; k++)
+            for (uint32_t i = 0; i < n_wg_of((int)k); i++) {
+                trc_wg *wg = trc_reader_load_wg(shared_r, k, i, err, sizeof err);
+                if (!wg) return (void *)1;
+                trc_wg_free(wg);
+            }
+    return NULL;
+}
+
+static void test_parallel_read(void **state)
+{
+    (void)state;
+    write_trace(path, 2);
+    char err[512];
+    shared_r = trc_reader_open(path, err, sizeof err);
+    assert_non_null(shared_r);
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++) pthread_create(&th[t], NULL, load_all, NULL);
+    for (int t = 0; t < 4; t++) {
+        void *rv;
+        pthread_join(th[t], &rv);
+        assert_null(rv);
+    }
+    trc_reader_close(shared_r);
+}
+
+/* Bytes per wavefront-instruction (informational, printed; the assertion
+ * only guards against gross regressions of the streaming profile). */
+static void test_size(void **state)
+{
+    (void)state;
+    for (int prof = 0; prof <= 1; prof++) {
+        profile_of_kernel[0] = profile_of_kernel[1] = prof;
+        write_trace(path, 2);
+        check_trace(path);
+        char err[512];
+        trc_reader *r = trc_reader_open(path, err, sizeof err);
+        assert_non_null(r);
+        uint64_t instr = 0, wgb = 0, db = 0, mem = 0;
+        for (uint32_t k = 0; k < NK; k++) {
+            trc_kernel_stats st;
+            trc_reader_kernel_stats(r, k, &st);
+            instr += st.n_instr;
+            wgb += st.wg_bytes;
+            db += st.data_bytes;
+            mem += st.n_mem;
+        }
+        printf("# profile %s: %llu wavefront-instr, %llu mem ops, records %.3f B/instr, data %.3f B/instr\n",
+               prof ? "streaming" : "random", (unsigned long long)instr, (unsigned long long)mem,
+               (double)wgb / (double)instr, (double)db / (double)instr);
+        if (prof == 1) assert_true((double)wgb / (double)instr < 2.0);
+        trc_reader_close(r);
+    }
+    profile_of_kernel[0] = profile_of_kernel[1] = 0;
+}
+
+/* Recording misuse is reported at commit, naming the workgroup. */
+static void test_misuse(void **state)
+{
+    (void)state;
+    trc_header_info h;
+    fill_header(&h);
+    char err[512];
+    trc_writer *w = trc_writer_open(path, &h, err, sizeof err);
+    assert_non_null(w);
+    trc_launch l = mk_launch(0);
+    assert_int_equal(trc_writer_begin_kernel(w, &l), 0);
+    trc_wg_rec *g = trc_wg_rec_create();
+    uint32_t id[3] = {1, 2, 3};
+    trc_wg_rec_begin(g, l.kernel_id, id, 2);
+    trc_rec_branch(g, 5, 1);
+    trc_rec_wave_end(g, 0, 1);
+    trc_rec_wave_end(g, 1, 1);
+    assert_int_equal(trc_wg_commit(w, g), -1);
+    assert_non_null(strstr(trc_writer_error(w), "wave index"));
+    assert_non_null(strstr(trc_writer_error(w), "1,2,3"));
+    /* fails fast afterwards, keeping the first message */
+    trc_wg_rec_begin(g, l.kernel_id, id, 1);
+    trc_rec_wave_end(g, 0, 1);
+    assert_int_equal(trc_wg_commit(w, g), -1);
+    assert_non_null(strstr(trc_writer_error(w), "wave index"));
+    assert_int_equal(trc_writer_close(w), -1);
+    trc_writer_destroy(w);
+    trc_wg_rec_destroy(g);
+
+    /* a wave that never ended */
+    w = trc_writer_open(path, &h, err, sizeof err);
+    assert_int_equal(trc_writer_begin_kernel(w, &l), 0);
+    g = trc_wg_rec_create();
+    trc_wg_rec_begin(g, l.kernel_id, id, 2);
+    trc_rec_wave_end(g, 0, 1);
+    assert_int_equal(trc_wg_commit(w, g), -1);
+    assert_non_null(strstr(trc_writer_error(w), "before all its waves ended"));
+    trc_writer_destroy(w);
+
+    /* a kernel never ended: the index is still written, close reports it */
+    w = trc_writer_open(path, &h, err, sizeof err);
+    assert_int_equal(trc_writer_begin_kernel(w, &l), 0);
+    trc_wg_rec_begin(g, l.kernel_id, id, 1);
+    trc_rec_wave_end(g, 0, 7);
+    assert_int_equal(trc_wg_commit(w, g), 0);
+    assert_int_equal(trc_writer_close(w), -1);
+    assert_non_null(strstr(trc_writer_error(w), "never ended"));
+    trc_writer_destroy(w);
+    trc_reader *r = trc_reader_open(path, err, sizeof err);
+    assert_non_null(r);
+    assert_int_equal(trc_reader_event(r, 0)->n_instr, 7);
+    trc_reader_close(r);
+    trc_wg_rec_destroy(g);
+}
+
+int main(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/trc500-%d.gtrace", tmp ? tmp : "/tmp", (int)getpid());
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip_threads),
+        cmocka_unit_test(test_parallel_read),
+        cmocka_unit_test(test_size),
+        cmocka_unit_test(test_misuse),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    unlink(path);
+    return rc;
+}

@@ -1,0 +1,743 @@
+/*
+ * trc_reader.c - reads and validates .gtrace files (docs/trace-format.md).
+ *
+ * trc_reader_open() checks the file header, finds the index through the
+ * trailer, and loads the header, code objects and host events into memory.
+ * Workgroups are decoded on demand by trc_reader_load_wg(), which uses only
+ * pread() and local state, so many threads may call it at once.
+ *
+ * Every length and offset in the file is untrusted: chunks must lie inside
+ * the file before the index, frames must be single complete zstd frames with
+ * a content checksum and a declared content size, protobuf messages must
+ * unpack, and every array length is cross-checked before anything is indexed.
+ * Nothing here asserts or exits on bad input.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ZSTD_getFrameHeader / ZSTD_decompressBound: stable since zstd 1.4, exported
+ * by the shared library, but declared in the static-linking section. */
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+
+#include "traceformat/gtrace.pb-c.h"
+#include "traceformat/trc_internal.h"
+
+typedef struct rkernel {
+    trc_kernel_stats st;
+    uint64_t *wg_off, *data_off; /* st.n_wg entries each */
+} rkernel;
+
+struct trc_reader {
+    char *path;
+    int fd;
+    uint64_t size;     /* file size in bytes */
+    uint64_t data_end; /* offset of the index chunk: other chunks end before it */
+    trc_header_info hdr;
+    Gtrace__CodeObject **co;
+    size_t n_co;
+    Gtrace__Event **evm; /* unpacked messages: own the copy/kernarg bytes */
+    trc_event *ev;
+    size_t n_ev;
+    rkernel *k;
+    size_t nk;
+    pthread_mutex_t err_mu;
+    char err[512];
+};
+
+static void seterr(char *err, size_t errlen, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void seterr(char *err, size_t errlen, const char *path, const char *fmt, ...)
+{
+    if (!err || !errlen) return;
+    int n = snprintf(err, errlen, "%s: ", path);
+    if (n < 0 || (size_t)n >= errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+    uint8_t *b = buf;
+    while (len) {
+        ssize_t k = pread(fd, b, len, (off_t)off);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (k == 0) {
+            errno = EIO; /* file shrank under us */
+            return -1;
+        }
+        b += k;
+        len -= (size_t)k;
+        off += (uint64_t)k;
+    }
+    return 0;
+}
+
+static const char *chunk_name(uint32_t t)
+{
+    switch (t) {
+    case TRC_CHUNK_HEADER: return "header";
+    case TRC_CHUNK_CODE_OBJECT: return "code object";
+    case TRC_CHUNK_EVENT: return "event";
+    case TRC_CHUNK_WORKGROUP: return "workgroup";
+    case TRC_CHUNK_WG_DATA: return "workgroup data";
+    case TRC_CHUNK_INDEX: return "index";
+    default: return "unknown";
+    }
+}
+
+/*
+ * Reads the chunk at `off` which must have type `type` and end at or before
+ * `end`; decompresses and unpacks it with `desc`. If `chunk_bytes` is given
+ * it receives header + payload size. Returns the message (free with
+ * protobuf_c_message_free_unpacked) or NULL with err set.
+ */
+static ProtobufCMessage *read_chunk(int fd, const char *path, uint64_t off, uint64_t end,
+                                    uint32_t type, const ProtobufCMessageDescriptor *desc,
+                                    uint64_t *chunk_bytes, char *err, size_t errlen)
+{
+    const char *cn = chunk_name(type);
+    if (off < TRC_FILE_HDR_SIZE || off > end || end - off < TRC_CHUNK_HDR_SIZE) {
+        seterr(err, errlen, path, "%s chunk offset %llu outside the file's chunk area (16..%llu)",
+               cn, (unsigned long long)off, (unsigned long long)end);
+        return NULL;
+    }
+    uint8_t h[TRC_CHUNK_HDR_SIZE];
+    if (pread_all(fd, h, sizeof h, off) < 0) {
+        seterr(err, errlen, path, "read error at byte %llu: %s", (unsigned long long)off,
+               strerror(errno));
+        return NULL;
+    }
+    uint32_t t = trc_get_le32(h), flags = trc_get_le32(h + 4);
+    uint64_t size = trc_get_le64(h + 8);
+    if (t != type) {
+        seterr(err, errlen, path, "chunk at byte %llu has type %u (%s), expected %u (%s)",
+               (unsigned long long)off, t, chunk_name(t), type, cn);
+        return NULL;
+    }
+    if (flags != 0) {
+        seterr(err, errlen, path, "%s chunk at byte %llu has reserved flags 0x%x set",
+               cn, (unsigned long long)off, flags);
+        return NULL;
+    }
+    if (size > end - off - TRC_CHUNK_HDR_SIZE || size > SIZE_MAX - 1) {
+        seterr(err, errlen, path, "%s chunk at byte %llu: payload size %llu runs past byte %llu",
+               cn, (unsigned long long)off, (unsigned long long)size, (unsigned long long)end);
+        return NULL;
+    }
+    uint8_t *z = malloc(size ? size : 1);
+    if (!z) {
+        seterr(err, errlen, path, "%s chunk at byte %llu: out of memory (%llu bytes)", cn,
+               (unsigned long long)off, (unsigned long long)size);
+        return NULL;
+    }
+    if (pread_all(fd, z, size, off + TRC_CHUNK_HDR_SIZE) < 0) {
+        seterr(err, errlen, path, "read error at byte %llu: %s", (unsigned long long)off,
+               strerror(errno));
+        free(z);
+        return NULL;
+    }
+    ProtobufCMessage *msg = NULL;
+    uint8_t *raw = NULL;
+    const char *why = NULL;
+    ZSTD_frameHeader fh;
+    size_t fsz = ZSTD_findFrameCompressedSize(z, size);
+    if (ZSTD_isError(fsz)) {
+        why = ZSTD_getErrorName(fsz);
+    } else if (fsz != size) {
+        why = "payload is not exactly one zstd frame";
+    } else if (size < 5 || (z[4] & 0x18) != 0) {
+        /* Frame_Header_Descriptor bit 4 is unused and bit 3 reserved (RFC
+         * 8878 3.1.1.1.1); zstd writes both as 0, decoders ignore bit 4, so
+         * a set bit is damage the checksum would not see. */
+        why = "zstd frame header has unused/reserved bits set";
+    } else if (ZSTD_getFrameHeader(&fh, z, size) != 0) {
+        why = "bad zstd frame header";
+    } else if (fh.frameType != ZSTD_frame || !fh.checksumFlag ||
+               fh.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN || fh.dictID != 0) {
+        why = "zstd frame lacks content size or checksum, or needs a dictionary";
+    } else {
+        unsigned long long bound = ZSTD_decompressBound(z, size);
+        if (ZSTD_isError(bound) || bound == ZSTD_CONTENTSIZE_ERROR ||
+            fh.frameContentSize > bound || fh.frameContentSize > SIZE_MAX - 1) {
+            why = "zstd frame content size is inconsistent with its blocks";
+        } else if (fh.windowSize > (fh.frameContentSize < 1024 ? 1024 : fh.frameContentSize)) {
+            /* zstd never writes a window larger than a known content size
+             * (it sets Single_Segment instead); a larger one is damage. */
+            why = "zstd frame window size larger than its content";
+        } else {
+            size_t rn = (size_t)fh.frameContentSize;
+            raw = malloc(rn ? rn : 1);
+            if (!raw) {
+                why = "out of memory decompressing";
+            } else {
+                size_t got = ZSTD_decompress(raw, rn, z, size);
+                if (ZSTD_isError(got)) why = ZSTD_getErrorName(got);
+                else if (got != rn) why = "zstd frame decompressed to a different size than declared";
+                else if (!(msg = protobuf_c_message_unpack(desc, NULL, rn, raw)))
+                    why = "protobuf message does not decode";
+            }
+        }
+    }
+    if (why)
+        seterr(err, errlen, path, "%s chunk at byte %llu is corrupt: %s", cn,
+               (unsigned long long)off, why);
+    else if (chunk_bytes)
+        *chunk_bytes = TRC_CHUNK_HDR_SIZE + size;
+    free(raw);
+    free(z);
+    return msg;
+}
+
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+    if (!src) src = "";
+    size_t n = strnlen(src, cap - 1);
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+void trc_reader_close(trc_reader *r)
+{
+    if (!r) return;
+    if (r->fd >= 0) close(r->fd);
+    for (size_t i = 0; i < r->n_co; i++)
+        if (r->co[i]) protobuf_c_message_free_unpacked(&r->co[i]->base, NULL);
+    free(r->co);
+    for (size_t i = 0; i < r->n_ev; i++)
+        if (r->evm[i]) protobuf_c_message_free_unpacked(&r->evm[i]->base, NULL);
+    free(r->evm);
+    free(r->ev);
+    for (size_t i = 0; i < r->nk; i++) {
+        free(r->k[i].wg_off);
+        free(r->k[i].data_off);
+    }
+    free(r->k);
+    pthread_mutex_destroy(&r->err_mu);
+    free(r->path);
+    free(r);
+}
+
+#define TRUNC_MSG "truncated or incomplete trace (no index at end; was the emulator killed?)"
+
+/* Converts and validates one event message. */
+static int take_event(trc_reader *r, size_t i, Gtrace__Event *m, char *err, size_t errlen)
+{
+    trc_event *e = &r->ev[i];
+    memset(e, 0, sizeof *e);
+    if ((unsigned)m->kind > TRC_EV_SYNC) {
+        seterr(err, errlen, r->path, "event %zu has unknown kind %d", i, (int)m->kind);
+        return -1;
+    }
+    e->kind = (trc_event_kind)m->kind;
+    e->device = m->device;
+    e->stream = m->stream;
+    e->addr = m->addr;
+    e->src = m->src;
+    e->size = m->size;
+    if (m->mem_kind > TRC_MEM_SCRATCH || m->copy_kind > TRC_COPY_INIT || m->value > 255) {
+        seterr(err, errlen, r->path, "event %zu has an out-of-range memory/copy kind or value", i);
+        return -1;
+    }
+    e->mem_kind = (trc_mem_kind)m->mem_kind;
+    e->copy_kind = (trc_copy_kind)m->copy_kind;
+    e->value = (uint8_t)m->value;
+    if (m->has_data) {
+        if (e->kind != TRC_EV_COPY || m->data.len != m->size) {
+            seterr(err, errlen, r->path, "event %zu: data length %zu does not match size %llu", i,
+                   m->data.len, (unsigned long long)m->size);
+            return -1;
+        }
+        e->data = m->data.data;
+    } else if (m->data.len) {
+        seterr(err, errlen, r->path, "event %zu: data bytes without has_data", i);
+        return -1;
+    }
+    if ((e->kind == TRC_EV_LAUNCH) != (m->launch != NULL)) {
+        seterr(err, errlen, r->path, "event %zu: launch record %s", i,
+               m->launch ? "on a non-launch event" : "missing");
+        return -1;
+    }
+    if (m->launch) {
+        Gtrace__Launch *l = m->launch;
+        trc_launch *a = &e->launch;
+        if (l->n_grid != 3 || l->n_wg_size != 3 || l->kernarg.len > UINT32_MAX) {
+            seterr(err, errlen, r->path, "event %zu: malformed launch record", i);
+            return -1;
+        }
+        a->kernel_id = l->kernel_id;
+        a->device = m->device;
+        a->stream = m->stream;
+        a->code_object_id = l->code_object_id;
+        copy_str(a->kernel_name, sizeof a->kernel_name, l->kernel_name);
+        a->entry_vaddr = l->entry_vaddr;
+        memcpy(a->grid, l->grid, sizeof a->grid);
+        memcpy(a->wg_size, l->wg_size, sizeof a->wg_size);
+        a->waves_per_wg = l->waves_per_wg;
+        a->group_segment_size = l->group_segment_size;
+        a->private_segment_size = l->private_segment_size;
+        a->vgpr_count = l->vgpr_count;
+        a->sgpr_count = l->sgpr_count;
+        a->kernarg_addr = l->kernarg_addr;
+        a->kernarg_size = (uint32_t)l->kernarg.len;
+        a->kernarg = l->kernarg.len ? l->kernarg.data : NULL;
+    }
+    return 0;
+}
+
+trc_reader *trc_reader_open(const char *path, char *err, size_t errlen)
+{
+    trc_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        seterr(err, errlen, path, "out of memory");
+        free(r);
+        return NULL;
+    }
+    pthread_mutex_init(&r->err_mu, NULL);
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    Gtrace__Index *ix = NULL;
+    Gtrace__Header *hm = NULL;
+    if (r->fd < 0) {
+        seterr(err, errlen, path, "cannot open trace: %s", strerror(errno));
+        goto fail;
+    }
+    struct stat st;
+    if (fstat(r->fd, &st) < 0) {
+        seterr(err, errlen, path, "cannot stat: %s", strerror(errno));
+        goto fail;
+    }
+    r->size = (uint64_t)st.st_size;
+
+    /* File header. */
+    uint8_t fh[TRC_FILE_HDR_SIZE] = {0};
+    size_t have = r->size < sizeof fh ? (size_t)r->size : sizeof fh;
+    if (pread_all(r->fd, fh, have, 0) < 0) {
+        seterr(err, errlen, path, "read error: %s", strerror(errno));
+        goto fail;
+    }
+    if (memcmp(fh, TRC_FILE_MAGIC, have < 8 ? have : 8) != 0) {
+        seterr(err, errlen, path, "not a .gtrace file (bad magic)");
+        goto fail;
+    }
+    if (have < sizeof fh) {
+        seterr(err, errlen, path, TRUNC_MSG);
+        goto fail;
+    }
+    uint32_t major = trc_get_le32(fh + 8), minor = trc_get_le32(fh + 12);
+    if (major > TRC_FORMAT_MAJOR) {
+        seterr(err, errlen, path,
+               "trace format version %u.%u is newer than this reader (%u.%u); use a newer build",
+               major, minor, TRC_FORMAT_MAJOR, TRC_FORMAT_MINOR);
+        goto fail;
+    }
+#if TRC_FORMAT_MAJOR > 0
+    if (major < TRC_FORMAT_MAJOR) {
+        seterr(err, errlen, path, "trace format version %u.%u is older than this reader supports (%u.x)",
+               major, minor, TRC_FORMAT_MAJOR);
+        goto fail;
+    }
+#endif
+
+    /* Trailer -> index. */
+    uint8_t tr[TRC_TRAILER_SIZE];
+    if (r->size < TRC_FILE_HDR_SIZE + TRC_TRAILER_SIZE ||
+        pread_all(r->fd, tr, sizeof tr, r->size - TRC_TRAILER_SIZE) < 0 ||
+        memcmp(tr + 16, TRC_TRAILER_MAGIC, 8) != 0 || trc_get_le64(tr + 8) != r->size) {
+        seterr(err, errlen, path, TRUNC_MSG);
+        goto fail;
+    }
+    uint64_t ixoff = trc_get_le64(tr), ixbytes = 0;
+    uint64_t ixend = r->size - TRC_TRAILER_SIZE;
+    ix = (Gtrace__Index *)read_chunk(r->fd, path, ixoff, ixend, TRC_CHUNK_INDEX,
+                                     &gtrace__index__descriptor, &ixbytes, err, errlen);
+    if (!ix) goto fail;
+    if (ixoff + ixbytes != ixend) {
+        seterr(err, errlen, path, "index chunk does not end at the trailer");
+        goto fail;
+    }
+    r->data_end = ixoff;
+
+    /* Header. */
+    if (ix->header_offset != TRC_FILE_HDR_SIZE) {
+        seterr(err, errlen, path, "index: header chunk not at byte 16");
+        goto fail;
+    }
+    hm = (Gtrace__Header *)read_chunk(r->fd, path, ix->header_offset, r->data_end,
+                                      TRC_CHUNK_HEADER, &gtrace__header__descriptor, NULL, err,
+                                      errlen);
+    if (!hm) goto fail;
+    if (!hm->magic || strcmp(hm->magic, TRC_HEADER_MAGIC_STR) != 0 ||
+        hm->format_major != major || hm->format_minor != minor) {
+        seterr(err, errlen, path, "header chunk magic or version disagrees with the file header");
+        goto fail;
+    }
+    copy_str(r->hdr.producer, sizeof r->hdr.producer, hm->producer);
+    copy_str(r->hdr.producer_version, sizeof r->hdr.producer_version, hm->producer_version);
+    copy_str(r->hdr.isa_target, sizeof r->hdr.isa_target, hm->isa_target);
+    copy_str(r->hdr.command_line, sizeof r->hdr.command_line, hm->command_line);
+    r->hdr.device_count = hm->device_count;
+    r->hdr.format_major = major;
+    r->hdr.format_minor = minor;
+
+    /* Code objects. */
+    r->co = calloc(ix->n_code_object_offset + 1, sizeof *r->co);
+    r->evm = calloc(ix->n_event_offset + 1, sizeof *r->evm);
+    r->ev = calloc(ix->n_event_offset + 1, sizeof *r->ev);
+    r->k = calloc(ix->n_kernels + 1, sizeof *r->k);
+    if (!r->co || !r->evm || !r->ev || !r->k) {
+        seterr(err, errlen, path, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < ix->n_code_object_offset; i++) {
+        Gtrace__CodeObject *c = (Gtrace__CodeObject *)read_chunk(
+            r->fd, path, ix->code_object_offset[i], r->data_end, TRC_CHUNK_CODE_OBJECT,
+            &gtrace__code_object__descriptor, NULL, err, errlen);
+        if (!c) goto fail;
+        r->co[r->n_co++] = c;
+        if (c->id != i) {
+            seterr(err, errlen, path, "code object %zu carries id %u", i, c->id);
+            goto fail;
+        }
+    }
+    /* Events. */
+    for (size_t i = 0; i < ix->n_event_offset; i++) {
+        Gtrace__Event *m = (Gtrace__Event *)read_chunk(r->fd, path, ix->event_offset[i],
+                                                       r->data_end, TRC_CHUNK_EVENT,
+                                                       &gtrace__event__descriptor, NULL, err, errlen);
+        if (!m) goto fail;
+        r->evm[r->n_ev++] = m;
+        if (take_event(r, i, m, err, errlen) < 0) goto fail;
+    }
+    /* Kernels. */
+    for (size_t i = 0; i < ix->n_kernels; i++) {
+        Gtrace__KernelIndex *ki = ix->kernels[i];
+        rkernel *k = &r->k[r->nk++];
+        if (ki->kernel_id != i || ki->launch_event >= r->n_ev ||
+            r->ev[ki->launch_event].kind != TRC_EV_LAUNCH ||
+            r->ev[ki->launch_event].launch.kernel_id != i ||
+            ki->n_wg_offset != ki->n_data_offset || ki->n_wg_offset > UINT32_MAX) {
+            seterr(err, errlen, path, "index entry of kernel %zu is inconsistent", i);
+            goto fail;
+        }
+        size_t n = ki->n_wg_offset;
+        k->wg_off = malloc((n + 1) * sizeof *k->wg_off);
+        k->data_off = malloc((n + 1) * sizeof *k->data_off);
+        if (!k->wg_off || !k->data_off) {
+            seterr(err, errlen, path, "out of memory");
+            goto fail;
+        }
+        for (size_t j = 0; j < n; j++) {
+            if (ki->wg_offset[j] < TRC_FILE_HDR_SIZE || ki->wg_offset[j] >= r->data_end ||
+                ki->data_offset[j] < TRC_FILE_HDR_SIZE || ki->data_offset[j] >= r->data_end) {
+                seterr(err, errlen, path, "index: workgroup %zu of kernel %zu points outside the file", j, i);
+                goto fail;
+            }
+        }
+        if (n) {
+            memcpy(k->wg_off, ki->wg_offset, n * sizeof *k->wg_off);
+            memcpy(k->data_off, ki->data_offset, n * sizeof *k->data_off);
+        }
+        k->st.launch_event = ki->launch_event;
+        k->st.n_wg = (uint32_t)n;
+        k->st.n_waves = ki->n_waves;
+        k->st.n_instr = ki->n_instr;
+        k->st.n_mem = ki->n_mem;
+        k->st.wg_bytes = ki->wg_bytes;
+        k->st.data_bytes = ki->data_bytes;
+        k->st.ended = ki->ended;
+        trc_event *le = &r->ev[ki->launch_event];
+        le->n_instr = ki->n_instr;
+        le->n_wg = (uint32_t)n;
+    }
+    for (size_t i = 0; i < r->n_ev; i++)
+        if (r->ev[i].kind == TRC_EV_LAUNCH && r->ev[i].launch.kernel_id >= r->nk) {
+            seterr(err, errlen, path, "launch event %zu names kernel %u missing from the index", i,
+                   r->ev[i].launch.kernel_id);
+            goto fail;
+        }
+    protobuf_c_message_free_unpacked(&ix->base, NULL);
+    protobuf_c_message_free_unpacked(&hm->base, NULL);
+    return r;
+
+fail:
+    if (ix) protobuf_c_message_free_unpacked(&ix->base, NULL);
+    if (hm) protobuf_c_message_free_unpacked(&hm->base, NULL);
+    trc_reader_close(r);
+    return NULL;
+}
+
+const char *trc_reader_error(const trc_reader *r) { return r ? r->err : "no trace reader"; }
+const trc_header_info *trc_reader_header(const trc_reader *r) { return &r->hdr; }
+size_t trc_reader_n_code_objects(const trc_reader *r) { return r->n_co; }
+
+const uint8_t *trc_reader_code_object(const trc_reader *r, size_t id, size_t *len)
+{
+    if (id >= r->n_co) {
+        if (len) *len = 0;
+        return NULL;
+    }
+    if (len) *len = r->co[id]->elf.len;
+    return r->co[id]->elf.data;
+}
+
+size_t trc_reader_n_events(const trc_reader *r) { return r->n_ev; }
+const trc_event *trc_reader_event(const trc_reader *r, size_t i)
+{
+    return i < r->n_ev ? &r->ev[i] : NULL;
+}
+
+size_t trc_reader_n_kernels(const trc_reader *r) { return r->nk; }
+
+int trc_reader_kernel_stats(const trc_reader *r, uint32_t kernel_id, trc_kernel_stats *st)
+{
+    if (kernel_id >= r->nk) return -1;
+    *st = r->k[kernel_id].st;
+    return 0;
+}
+
+/* ---- workgroup decoding ----------------------------------------------------- */
+
+/* Bump allocator over the single trc_wg allocation. */
+typedef struct arena {
+    uint8_t *p;
+    size_t used, cap;
+} arena;
+
+static void *take(arena *a, size_t bytes)
+{
+    void *p = a->p + a->used;
+    a->used += (bytes + 7) & ~(size_t)7;
+    return p;
+}
+
+static size_t al8(uint64_t n) { return (size_t)((n + 7) & ~(uint64_t)7); }
+
+/* Validates wave i and returns the bytes it needs in the arena (or -1). */
+static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint32_t i,
+                         char *why, size_t whylen)
+{
+    size_t m = w->n_mem_flags;
+    if (w->wave_in_wg != i) { snprintf(why, whylen, "wave %u is numbered %u", i, w->wave_in_wg); return -1; }
+    if (w->branch_bits.len != ((uint64_t)w->n_branch + 7) / 8) {
+        snprintf(why, whylen, "wave %u: %zu branch bytes for %u branches", i, w->branch_bits.len, w->n_branch);
+        return -1;
+    }
+    if (w->n_exec_at_delta != w->n_exec_val || w->n_exec_val > UINT32_MAX ||
+        w->n_indirect_target > UINT32_MAX || m > UINT32_MAX) {
+        snprintf(why, whylen, "wave %u: exec/indirect/mem array lengths disagree", i);
+        return -1;
+    }
+    if (w->n_mem_bytes != m || w->n_mem_exec != m || w->n_addr_kind != m ||
+        w->n_addr_base_delta != m) {
+        snprintf(why, whylen, "wave %u: memory-op columns have different lengths", i);
+        return -1;
+    }
+    uint64_t n_addr = 0, want_stride = 0, want_delta = 0, want_load = 0, want_store = 0;
+    for (size_t j = 0; j < m; j++) {
+        uint32_t n = (uint32_t)__builtin_popcountll(w->mem_exec[j]);
+        if ((w->mem_flags[j] & ~TRC_MO_KNOWN) || w->mem_bytes[j] > TRC_MAX_BYTES_PER_LANE ||
+            w->addr_kind[j] > GTRACE__ADDR_KIND__ADDR_DELTAS) {
+            snprintf(why, whylen, "wave %u mem op %zu: bad flags, size or address kind", i, j);
+            return -1;
+        }
+        n_addr += n;
+        if (w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED) want_stride += n >= 2;
+        else want_delta += n ? n - 1 : 0;
+        if (d) {
+            uint32_t f = w->mem_flags[j], b = w->mem_bytes[j];
+            if ((d->load_len[j] && d->load_len[j] != trc_mo_load_len(f, n, b)) ||
+                (d->store_len[j] && d->store_len[j] != trc_mo_store_len(f, n, b))) {
+                snprintf(why, whylen, "wave %u mem op %zu: data length does not match the op", i, j);
+                return -1;
+            }
+            want_load += d->load_len[j];
+            want_store += d->store_len[j];
+        }
+    }
+    if (w->n_addr_stride != want_stride || w->n_addr_delta != want_delta) {
+        snprintf(why, whylen, "wave %u: address stream lengths disagree with the memory ops", i);
+        return -1;
+    }
+    if (d && (d->load_data.len != want_load || d->store_data.len != want_store)) {
+        snprintf(why, whylen, "wave %u: data stream lengths disagree with the memory ops", i);
+        return -1;
+    }
+    uint64_t sz = al8(m * sizeof(trc_mem_op)) + al8(8 * (uint64_t)w->n_indirect_target) +
+                  2 * al8(8 * (uint64_t)w->n_exec_val) + al8(8 * n_addr) +
+                  al8(w->branch_bits.len) + al8(want_load) + al8(want_store);
+    return (int64_t)sz;
+}
+
+static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData *d, arena *a)
+{
+    size_t m = w->n_mem_flags;
+    o->wave_in_wg = w->wave_in_wg;
+    o->n_instr = w->n_instr;
+    o->n_branch = w->n_branch;
+    uint8_t *bb = take(a, w->branch_bits.len);
+    if (w->branch_bits.len) memcpy(bb, w->branch_bits.data, w->branch_bits.len);
+    o->branch_taken = bb;
+    o->n_indirect = (uint32_t)w->n_indirect_target;
+    uint64_t *it = take(a, 8 * w->n_indirect_target);
+    if (w->n_indirect_target) memcpy(it, w->indirect_target, 8 * w->n_indirect_target);
+    o->indirect_target = it;
+    o->n_exec = (uint32_t)w->n_exec_val;
+    uint64_t *ea = take(a, 8 * w->n_exec_val), *ev = take(a, 8 * w->n_exec_val);
+    uint64_t at = 0;
+    for (size_t j = 0; j < w->n_exec_val; j++) {
+        at += w->exec_at_delta[j];
+        ea[j] = at;
+        ev[j] = w->exec_val[j];
+    }
+    o->exec_at = ea;
+    o->exec_val = ev;
+    o->n_mem = (uint32_t)m;
+    trc_mem_op *mo = take(a, m * sizeof *mo);
+    o->mem = mo;
+    uint64_t n_addr = 0, nl = 0, ns = 0;
+    for (size_t j = 0; j < m; j++) n_addr += (uint64_t)__builtin_popcountll(w->mem_exec[j]);
+    if (d) {
+        nl = d->load_data.len;
+        ns = d->store_data.len;
+    }
+    uint64_t *addr = take(a, 8 * n_addr);
+    uint8_t *ld = take(a, nl), *sd = take(a, ns);
+    if (nl) memcpy(ld, d->load_data.data, nl);
+    if (ns) memcpy(sd, d->store_data.data, ns);
+    uint64_t base = 0;
+    size_t si = 0, di = 0;
+    for (size_t j = 0; j < m; j++) {
+        uint32_t n = (uint32_t)__builtin_popcountll(w->mem_exec[j]);
+        base += (uint64_t)w->addr_base_delta[j];
+        mo[j].flags = w->mem_flags[j];
+        mo[j].bytes_per_lane = w->mem_bytes[j];
+        mo[j].exec = w->mem_exec[j];
+        mo[j].addr = addr;
+        if (n) {
+            addr[0] = base;
+            if (w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED) {
+                uint64_t s = n >= 2 ? (uint64_t)w->addr_stride[si++] : 0;
+                for (uint32_t k = 1; k < n; k++) addr[k] = addr[k - 1] + s;
+            } else {
+                for (uint32_t k = 1; k < n; k++) addr[k] = addr[k - 1] + (uint64_t)w->addr_delta[di++];
+            }
+        }
+        addr += n;
+        mo[j].load_data = NULL;
+        mo[j].store_data = NULL;
+        if (d && d->load_len[j]) {
+            mo[j].load_data = ld;
+            ld += d->load_len[j];
+        }
+        if (d && d->store_len[j]) {
+            mo[j].store_data = sd;
+            sd += d->store_len[j];
+        }
+    }
+}
+
+static void record_err(trc_reader *r, const char *msg)
+{
+    pthread_mutex_lock(&r->err_mu);
+    snprintf(r->err, sizeof r->err, "%s", msg);
+    pthread_mutex_unlock(&r->err_mu);
+}
+
+trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data,
+                              char *err, size_t errlen)
+{
+    char lerr[512];
+    Gtrace__Workgroup *wg = NULL;
+    Gtrace__WorkgroupData *wd = NULL;
+    trc_wg *out = NULL;
+    char why[200];
+    why[0] = 0;
+    lerr[0] = 0;
+    if (kernel_id >= r->nk || i >= r->k[kernel_id].st.n_wg) {
+        seterr(lerr, sizeof lerr, r->path, "no workgroup %u of kernel %u in this trace", i, kernel_id);
+        goto done;
+    }
+    rkernel *k = &r->k[kernel_id];
+    wg = (Gtrace__Workgroup *)read_chunk(r->fd, r->path, k->wg_off[i], r->data_end,
+                                         TRC_CHUNK_WORKGROUP, &gtrace__workgroup__descriptor, NULL,
+                                         lerr, sizeof lerr);
+    if (!wg) goto done;
+    if (with_data) {
+        wd = (Gtrace__WorkgroupData *)read_chunk(r->fd, r->path, k->data_off[i], r->data_end,
+                                                 TRC_CHUNK_WG_DATA,
+                                                 &gtrace__workgroup_data__descriptor, NULL, lerr,
+                                                 sizeof lerr);
+        if (!wd) goto done;
+    }
+    if (wg->kernel_id != kernel_id || wg->n_wg_id != 3 || wg->wave_count != wg->n_waves ||
+        wg->n_waves > UINT32_MAX) {
+        snprintf(why, sizeof why, "workgroup record header is inconsistent");
+        goto bad;
+    }
+    if (wd && (wd->kernel_id != kernel_id || wd->n_wg_id != 3 ||
+               memcmp(wd->wg_id, wg->wg_id, 3 * sizeof *wg->wg_id) != 0 ||
+               wd->n_waves != wg->n_waves)) {
+        snprintf(why, sizeof why, "data record does not belong to the workgroup record");
+        goto bad;
+    }
+    uint64_t total = al8(sizeof(trc_wg)) + al8((uint64_t)wg->n_waves * sizeof(trc_wave));
+    for (size_t j = 0; j < wg->n_waves; j++) {
+        const Gtrace__WaveData *d = wd ? wd->waves[j] : NULL;
+        if (d && (d->wave_in_wg != j || d->n_load_len != wg->waves[j]->n_mem_flags ||
+                  d->n_store_len != wg->waves[j]->n_mem_flags)) {
+            snprintf(why, sizeof why, "wave %zu: data record does not match the wave record", j);
+            goto bad;
+        }
+        int64_t s = wave_size(wg->waves[j], d, (uint32_t)j, why, sizeof why);
+        if (s < 0) goto bad;
+        total += (uint64_t)s;
+    }
+    if (total > SIZE_MAX) {
+        snprintf(why, sizeof why, "workgroup too large for memory");
+        goto bad;
+    }
+    out = malloc((size_t)total);
+    if (!out) {
+        seterr(lerr, sizeof lerr, r->path, "out of memory decoding workgroup %u of kernel %u", i, kernel_id);
+        goto done;
+    }
+    arena a = {(uint8_t *)out, 0, (size_t)total};
+    take(&a, sizeof(trc_wg));
+    out->kernel_id = kernel_id;
+    memcpy(out->wg_id, wg->wg_id, sizeof out->wg_id);
+    out->n_waves = (uint32_t)wg->n_waves;
+    out->waves = take(&a, wg->n_waves * sizeof(trc_wave));
+    for (size_t j = 0; j < wg->n_waves; j++)
+        wave_fill(&out->waves[j], wg->waves[j], wd ? wd->waves[j] : NULL, &a);
+    goto done;
+
+bad:
+    seterr(lerr, sizeof lerr, r->path, "workgroup %u of kernel %u is corrupt: %s", i, kernel_id, why);
+done:
+    if (wg) protobuf_c_message_free_unpacked(&wg->base, NULL);
+    if (wd) protobuf_c_message_free_unpacked(&wd->base, NULL);
+    if (!out) {
+        record_err(r, lerr);
+        if (err && errlen) snprintf(err, errlen, "%s", lerr);
+    }
+    return out;
+}
+
+trc_wg *trc_reader_load_wg(trc_reader *r, uint32_t kernel_id, uint32_t i, char *err, size_t errlen)
+{
+    return trc_reader_load_wg_ex(r, kernel_id, i, 1, err, errlen);
+}
+
+void trc_wg_free(trc_wg *wg) { free(wg); }
