@@ -47,17 +47,23 @@ static void hexbytes(char *buf, size_t n, const uint8_t *p, size_t len)
 static void report(rp_sim *s, const rp_access *a, const char *what, uint64_t addr, const uint8_t *exp,
                    const uint8_t *got, size_t len)
 {
-    if (!s->out || s->check.printed >= s->cfg.check_print)
+    /* Order-dependent atomic return values are expected to differ between the
+     * emulator's and the timing model's interleaving: shown apart, at most 3. */
+    int atomic = !strncmp(what, "atomic", 6);
+    if (!s->out || (atomic ? s->check.atomic_printed >= 3 : s->check.printed >= s->cfg.check_print))
         return;
-    s->check.printed++;
+    if (atomic)
+        s->check.atomic_printed++;
+    else
+        s->check.printed++;
     char e[48], g[48];
     hexbytes(e, sizeof e, exp, len);
     hexbytes(g, sizeof g, got, len);
     const rp_wave *w = a->w;
     const rp_wg *wg = w->wg;
     fprintf(s->out,
-            "mismatch: %s kernel %u (%s) wg (%u,%u,%u) wave %u pc 0x%llx (%s) addr 0x%llx: expected %s got %s\n",
-            what, wg->k->launch.kernel_id, wg->k->launch.kernel_name, wg->tw->wg_id[0], wg->tw->wg_id[1],
+            "%s: %s kernel %u (%s) wg (%u,%u,%u) wave %u pc 0x%llx (%s) addr 0x%llx: expected %s got %s\n",
+            atomic ? "note" : "mismatch", what, wg->k->launch.kernel_id, wg->k->launch.kernel_name, wg->tw->wg_id[0], wg->tw->wg_id[1],
             wg->tw->wg_id[2], w->tw->wave_in_wg, (unsigned long long)a->in->pc, gcn_op_name(a->in->op),
             (unsigned long long)addr, e, g);
 }

@@ -269,6 +269,7 @@ typedef struct rp_check {
     uint64_t d2h_checked, d2h_mismatches;
     uint64_t walk_errors;     /* trace/program inconsistencies */
     uint64_t printed;
+    uint64_t atomic_printed;
 } rp_check;
 
 struct rp_sim {

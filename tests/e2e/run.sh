@@ -38,7 +38,7 @@ for prog in vectoradd reduction transpose; do
     for topo in r9nano m-sgpu u-mgpu d-mgpu; do
       "$REPLAY" --topo $topo --stats "$OUT/$prog-$opt-$topo.json" "$tr" >"$OUT/$prog-$opt-$topo.txt" 2>&1
       rc=$?
-      if [ $rc = 0 ] && grep -q "OK" "$OUT/$prog-$opt-$topo.txt" && ! grep -qi "mismatch" "$OUT/$prog-$opt-$topo.txt"; then
+      if [ $rc = 0 ] && grep -q "OK" "$OUT/$prog-$opt-$topo.txt" && ! grep -q "^mismatch:" "$OUT/$prog-$opt-$topo.txt"; then
         ok "replay $prog-$opt $topo"
       else bad "replay $prog-$opt $topo (exit $rc): $(tail -n 3 "$OUT/$prog-$opt-$topo.txt" | tr '\n' ' ')"; fi
     done
