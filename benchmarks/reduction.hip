@@ -1,9 +1,12 @@
 // reduction: sum of N unsigned ints. Each workgroup reduces its slice in LDS
-// (__shared__ + __syncthreads tree), then one work-item atomicAdds the partial
-// sum into a global total; a second kernel also writes per-block sums.
-// Usage: reduction [N]   (default 1<<20: 1024 workgroups of 256 work-items,
-// each work-item summing 4 elements with a grid-stride loop)
+// (__shared__ + __syncthreads tree), writes its partial sum, and one work-item
+// atomicAdds it into a global 64-bit total.
+// Usage: reduction [N]   (default 1<<20: 1024 workgroups of 256 work-items
+// per device, each work-item summing with a grid-stride loop)
+// With several visible devices each reduces one contiguous slice; the host
+// adds the per-device totals.
 #include <hip/hip_runtime.h>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -37,36 +40,47 @@ __global__ void block_reduce(const unsigned *in, unsigned *partial,
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : (1 << 20);
-    int grid = 1024;
+    int ndev = 1;
+    CHECK(hipGetDeviceCount(&ndev));
+    int grid = std::max(1, 1024 / ndev);
     std::vector<unsigned> hin(n);
     unsigned long long want = 0;
     for (int i = 0; i < n; i++) {
         hin[i] = (unsigned)((i * 2654435761u) >> 20);
         want += hin[i];
     }
-    unsigned *din, *dpart;
-    unsigned long long *dtotal;
-    CHECK(hipMalloc(&din, n * sizeof(unsigned)));
-    CHECK(hipMalloc(&dpart, grid * sizeof(unsigned)));
-    CHECK(hipMalloc(&dtotal, sizeof(unsigned long long)));
-    CHECK(hipMemcpy(din, hin.data(), n * sizeof(unsigned), hipMemcpyHostToDevice));
-    CHECK(hipMemset(dtotal, 0, sizeof(unsigned long long)));
-    hipLaunchKernelGGL(block_reduce, dim3(grid), dim3(BLOCK), 0, 0, din, dpart, dtotal, n);
-    CHECK(hipGetLastError());
-    CHECK(hipDeviceSynchronize());
-    unsigned long long got = 0;
+    int per = (n + ndev - 1) / ndev;
+    std::vector<unsigned *> din(ndev), dpart(ndev);
+    std::vector<unsigned long long *> dtotal(ndev);
+    for (int d = 0; d < ndev; d++) {
+        int lo = std::min(n, d * per), cnt = std::min(n, lo + per) - lo;
+        CHECK(hipSetDevice(d));
+        CHECK(hipMalloc(&din[d], std::max(cnt, 1) * sizeof(unsigned)));
+        CHECK(hipMalloc(&dpart[d], grid * sizeof(unsigned)));
+        CHECK(hipMalloc(&dtotal[d], sizeof(unsigned long long)));
+        CHECK(hipMemcpy(din[d], hin.data() + lo, cnt * sizeof(unsigned), hipMemcpyHostToDevice));
+        CHECK(hipMemset(dtotal[d], 0, sizeof(unsigned long long)));
+        hipLaunchKernelGGL(block_reduce, dim3(grid), dim3(BLOCK), 0, 0, din[d], dpart[d], dtotal[d], cnt);
+        CHECK(hipGetLastError());
+    }
+    unsigned long long got = 0, psum = 0;
     std::vector<unsigned> hpart(grid);
-    CHECK(hipMemcpy(&got, dtotal, sizeof got, hipMemcpyDeviceToHost));
-    CHECK(hipMemcpy(hpart.data(), dpart, grid * sizeof(unsigned), hipMemcpyDeviceToHost));
-    unsigned long long psum = 0;
-    for (int b = 0; b < grid; b++)
-        psum += hpart[b];
+    for (int d = 0; d < ndev; d++) {
+        unsigned long long t = 0;
+        CHECK(hipSetDevice(d));
+        CHECK(hipDeviceSynchronize());
+        CHECK(hipMemcpy(&t, dtotal[d], sizeof t, hipMemcpyDeviceToHost));
+        CHECK(hipMemcpy(hpart.data(), dpart[d], grid * sizeof(unsigned), hipMemcpyDeviceToHost));
+        got += t;
+        for (int b = 0; b < grid; b++)
+            psum += hpart[b];
+        CHECK(hipFree(din[d]));
+        CHECK(hipFree(dpart[d]));
+        CHECK(hipFree(dtotal[d]));
+    }
     int ok = got == want && psum == want;
     if (!ok)
         fprintf(stderr, "total %llu, sum of partials %llu, want %llu\n", got, psum, want);
-    CHECK(hipFree(din));
-    CHECK(hipFree(dpart));
-    CHECK(hipFree(dtotal));
-    printf("reduction n=%d: %s\n", n, ok ? "PASS" : "FAIL");
+    printf("reduction n=%d devices=%d: %s\n", n, ndev, ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
 }

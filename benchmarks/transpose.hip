@@ -1,7 +1,10 @@
 // transpose: out = in^T for a W x H float matrix, through 32x32 LDS tiles
 // (padded to 33 columns against bank conflicts), 2-D grid of 32x8 workgroups.
 // Usage: transpose [W [H]]   (default 1024 x 768: 768 workgroups)
+// With several visible devices each transposes a band of input rows (a band
+// of output columns); the host reassembles the result.
 #include <hip/hip_runtime.h>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -13,6 +16,7 @@
 #define TILE 32
 #define ROWS 8
 
+/* in: h rows of w floats; out: w rows of h floats. */
 __global__ void transpose(const float *in, float *out, int w, int h)
 {
     __shared__ float tile[TILE][TILE + 1];
@@ -33,20 +37,41 @@ int main(int argc, char **argv)
 {
     int w = argc > 1 ? atoi(argv[1]) : 1024;
     int h = argc > 2 ? atoi(argv[2]) : (argc > 1 ? w : 768);
-    size_t bytes = (size_t)w * h * sizeof(float);
+    int ndev = 1;
+    CHECK(hipGetDeviceCount(&ndev));
     std::vector<float> hin((size_t)w * h), hout((size_t)w * h);
     for (size_t i = 0; i < hin.size(); i++)
         hin[i] = (float)(i % 65521) + 0.125f;
-    float *din, *dout;
-    CHECK(hipMalloc(&din, bytes));
-    CHECK(hipMalloc(&dout, bytes));
-    CHECK(hipMemcpy(din, hin.data(), bytes, hipMemcpyHostToDevice));
-    dim3 block(TILE, ROWS);
-    dim3 grid((w + TILE - 1) / TILE, (h + TILE - 1) / TILE);
-    hipLaunchKernelGGL(transpose, grid, block, 0, 0, din, dout, w, h);
-    CHECK(hipGetLastError());
-    CHECK(hipDeviceSynchronize());
-    CHECK(hipMemcpy(hout.data(), dout, bytes, hipMemcpyDeviceToHost));
+    int per = (h + ndev - 1) / ndev;   /* input rows per device */
+    std::vector<float *> din(ndev), dout(ndev);
+    for (int d = 0; d < ndev; d++) {
+        int r0 = std::min(h, d * per), hd = std::min(h, r0 + per) - r0;
+        size_t bytes = (size_t)w * std::max(hd, 1) * sizeof(float);
+        CHECK(hipSetDevice(d));
+        CHECK(hipMalloc(&din[d], bytes));
+        CHECK(hipMalloc(&dout[d], bytes));
+        CHECK(hipMemcpy(din[d], hin.data() + (size_t)r0 * w, (size_t)w * hd * sizeof(float),
+                        hipMemcpyHostToDevice));
+        if (hd == 0)
+            continue;
+        dim3 block(TILE, ROWS);
+        dim3 grid((w + TILE - 1) / TILE, (hd + TILE - 1) / TILE);
+        hipLaunchKernelGGL(transpose, grid, block, 0, 0, din[d], dout[d], w, hd);
+        CHECK(hipGetLastError());
+    }
+    std::vector<float> band;
+    for (int d = 0; d < ndev; d++) {
+        int r0 = std::min(h, d * per), hd = std::min(h, r0 + per) - r0;
+        CHECK(hipSetDevice(d));
+        CHECK(hipDeviceSynchronize());
+        band.resize((size_t)w * hd);
+        CHECK(hipMemcpy(band.data(), dout[d], band.size() * sizeof(float), hipMemcpyDeviceToHost));
+        for (int x = 0; x < w; x++)          /* band is w rows of hd: out[x][r0 + k] */
+            for (int k = 0; k < hd; k++)
+                hout[(size_t)x * h + r0 + k] = band[(size_t)x * hd + k];
+        CHECK(hipFree(din[d]));
+        CHECK(hipFree(dout[d]));
+    }
     long bad = 0;
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++)
@@ -55,8 +80,6 @@ int main(int argc, char **argv)
                     fprintf(stderr, "mismatch at out[%d][%d]\n", x, y);
                 bad++;
             }
-    CHECK(hipFree(din));
-    CHECK(hipFree(dout));
-    printf("transpose %dx%d: %s\n", w, h, bad ? "FAIL" : "PASS");
+    printf("transpose %dx%d devices=%d: %s\n", w, h, ndev, bad ? "FAIL" : "PASS");
     return bad ? 1 : 0;
 }

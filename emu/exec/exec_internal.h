@@ -72,6 +72,15 @@ struct gcn_machine {
     _Atomic(gcn_mem_table *) table;
     gcn_mem_table *retired;           /* under mem_lock */
     atomic_int launches_active;
+    /* Freed mappings kept reserved (pages dropped with MADV_DONTNEED) so that
+     * an address is not handed out again for the next GCN_MEM_QUARANTINE
+     * frees: the emulator runs launches one after another, but a replay runs
+     * kernels of different GPUs concurrently, and must never see two live
+     * buffers (e.g. two launches' kernarg segments) at one address. Ring under
+     * mem_lock. */
+#define GCN_MEM_QUARANTINE 256
+    struct { void *p; uint64_t size; } quarantine[GCN_MEM_QUARANTINE];
+    uint32_t quarantine_next;
 
     /* trace writer event API is single-threaded */
     pthread_mutex_t trace_lock;

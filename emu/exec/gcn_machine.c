@@ -134,6 +134,9 @@ void gcn_machine_destroy(gcn_machine *m)
             munmap((void *)(uintptr_t)t->e[i].base, t->e[i].map_size);
         free(t);
     }
+    for (uint32_t i = 0; i < GCN_MEM_QUARANTINE; i++)
+        if (m->quarantine[i].p)
+            munmap(m->quarantine[i].p, m->quarantine[i].size);
     gcn_mem_table *r = m->retired;
     while (r) {
         gcn_mem_table *n = r->next_retired;

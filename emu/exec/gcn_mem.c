@@ -190,8 +190,18 @@ int gcn_mem_free(gcn_machine *m, void *p)
         pthread_mutex_unlock(&m->mem_lock);
         return -1;
     }
+    /* Quarantine: keep the range reserved, drop its pages; unmap the range
+     * freed GCN_MEM_QUARANTINE frees ago. */
+    madvise(p, e.map_size, MADV_DONTNEED);
+    mprotect(p, e.map_size, PROT_NONE);
+    uint32_t slot = m->quarantine_next++ % GCN_MEM_QUARANTINE;
+    void *old_p = m->quarantine[slot].p;
+    uint64_t old_size = m->quarantine[slot].size;
+    m->quarantine[slot].p = p;
+    m->quarantine[slot].size = e.map_size;
     pthread_mutex_unlock(&m->mem_lock);
-    munmap(p, e.map_size);
+    if (old_p)
+        munmap(old_p, old_size);
     trc_event ev = {.kind = TRC_EV_FREE, .device = e.device, .addr = e.base, .size = e.size,
                     .mem_kind = e.kind};
     (void)gcn_trace_event(m, &ev);

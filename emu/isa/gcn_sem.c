@@ -1596,6 +1596,36 @@ static void mubuf_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, 
     if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
     uint64_t base = vs[0] | (uint64_t)(vs[1] & 0xffff) << 32;
     int scratch = (in->flags & GCN_IF_SCRATCH) || (w->scratch_base && base == w->scratch_base);
+    /* Fast path for the private-segment V# of HIP code (swizzled, 4-byte elements,
+     * index stride 64, add_tid, no VGPR address): lane l's dword is at
+     * base + soffset + (offset / 4) * 256 + l * 4, one contiguous 256-byte row. */
+    if (!atomic && n == 4 && swz && esize == 4 && ((vs[3] >> 21) & 3) == 3 && ((vs[3] >> 23) & 1) && nv == 0 &&
+        (in->imm & 3) == 0 && ex && (vs[2] == 0xffffffffu || vs[2] >= 64)) {
+        unsigned first = (unsigned)__builtin_ctzll(ex), last = 63u - (unsigned)__builtin_clzll(ex);
+        uint64_t row = base + soff + (uint64_t)(in->imm / 4) * 256;
+        uint8_t *p = gcn_mem_global(w, row + first * 4, (last - first) * 4 + 4, wr, first, in->pc);
+        if (!p) return;
+        uint32_t *q = (uint32_t *)(void *)(p - first * 4);
+        if (wr) {
+            const uint32_t *sv = vreg(w, in, in->src[1], 1);
+            LANES memcpy(&q[l], &sv[l], 4);
+        } else {
+            uint32_t *d = vreg(w, in, in->dst[0], 1);
+            LANES memcpy(&d[l], &q[l], 4);
+        }
+        if (mr) {
+            uint32_t *data = (uint32_t *)(void *)(wr ? mr->store : mr->load);
+            size_t k = 0;
+            LANES
+            {
+                mr->addr[l] = row + l * 4;
+                memcpy(&data[k++], &q[l], 4);
+            }
+            trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in) | (scratch ? TRC_MO_SCRATCH : 0), n, ex, mr->addr,
+                        wr ? NULL : mr->load, wr ? mr->store : NULL);
+        }
+        return;
+    }
     LANES
     {
         uint8_t buf[16] = {0};

@@ -30,10 +30,21 @@ for prog in vectoradd reduction transpose; do
   done
 done
 
+# The D-MGPU programming model: the programs split their work over every
+# visible device (hipSetDevice, per-device allocations and launches).
+for prog in vectoradd reduction transpose; do
+  name=$prog-O2-g4
+  "$EMU" --quiet --gpus 4 --threads 2 --record "$OUT/$name.gtrace" -- "$BUILD/bench/$prog" >"$OUT/$name.out" 2>"$OUT/$name.err"
+  rc=$?
+  if [ $rc = 0 ] && grep -q "devices=4: PASS" "$OUT/$name.out"; then ok "$name"
+  else bad "$name (exit $rc): $(tail -n 3 "$OUT/$name.err" "$OUT/$name.out" | tr '\n' ' ')"; fi
+done
+
 echo "== replay on every preset"
 for prog in vectoradd reduction transpose; do
-  for opt in O2 O0; do
+  for opt in O2 O0 O2-g4; do
     tr=$OUT/$prog-$opt-t2.gtrace
+    [ $opt = O2-g4 ] && tr=$OUT/$prog-O2-g4.gtrace
     [ -f "$tr" ] || { bad "replay $prog-$opt: no trace"; continue; }
     for topo in r9nano m-sgpu u-mgpu d-mgpu; do
       "$REPLAY" --topo $topo --stats "$OUT/$prog-$opt-$topo.json" "$tr" >"$OUT/$prog-$opt-$topo.txt" 2>&1
