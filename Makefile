@@ -120,12 +120,12 @@ $(REPLAY): $(call obj,replay/mgpu-replay.c) $(LIBRP) $(LIBTRC) $(LIBGCN)
 
 $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIBRP) $(LIBTRC) $(LIBEXEC) $(LIBGCN)
 	@mkdir -p $(dir $@)
-	$(CC) -pthread -o $@ $^ $(LDLIBS)
+	$(CC) -pthread -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(LDLIBS)
 
 # ---- unit tests (cmocka): one binary per tests/<area>/NNN-name.c -----------
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIBRP) $(LIBEXEC) $(LIBTRC) $(LIBGCN)
 	@mkdir -p $(dir $@)
-	$(CC) -pthread -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) -pthread -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(LDLIBS) -lcmocka
 
 # ---- HIP programs (real, built by Debian's hipcc for gfx803) ---------------
 programs: $(BENCH_O2) $(BENCH_O0) $(BUILD)/bench-other/vectoradd-gfx906
