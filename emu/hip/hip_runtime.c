@@ -190,8 +190,15 @@ int hip_current_device(void)
 
 void hip_trace_failed(const char *msg)
 {
-    if (!rt.trace_failed)
-        fprintf(stderr, "gcn3-emu: trace %s: %s\n", rt.trace_path ? rt.trace_path : "?", msg);
+    const char *path = rt.trace_path ? rt.trace_path : "?";
+    if (!strncmp(msg, "trace: ", 7))
+        msg += 7;
+    if (!rt.trace_failed) {
+        if (strstr(msg, path)) /* the writer's messages name the file */
+            fprintf(stderr, "gcn3-emu: recording failed: %s\n", msg);
+        else
+            fprintf(stderr, "gcn3-emu: recording %s failed: %s\n", path, msg);
+    }
     rt.trace_failed = 1;
 }
 
