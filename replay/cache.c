@@ -50,9 +50,17 @@ static void respond(rp_cache *c, rp_msg *m, rp_time t)
     rp_link_send(m->reply_link, m, t);
 }
 
+/* Set of a line: a mask when the set count is a power of two (the usual
+ * case), else a division. */
+static inline uint32_t set_of(const rp_cache *c, uint64_t line)
+{
+    uint64_t x = line >> c->line_shift;
+    return (uint32_t)((c->sets & (c->sets - 1)) == 0 ? x & (c->sets - 1) : x % c->sets);
+}
+
 static int64_t lookup(rp_cache *c, uint64_t line)
 {
-    uint32_t set = (uint32_t)((line >> c->line_shift) % c->sets);
+    uint32_t set = set_of(c, line);
     uint64_t *t = &c->tag[(uint64_t)set * c->spec.assoc];
     for (uint32_t w = 0; w < c->spec.assoc; w++)
         if (t[w] == line + 1)
@@ -89,7 +97,7 @@ static uint64_t install(rp_cache *c, uint64_t line, rp_time now)
     int64_t hit = lookup(c, line);
     if (hit >= 0)
         return (uint64_t)hit;
-    uint32_t set = (uint32_t)((line >> c->line_shift) % c->sets);
+    uint32_t set = set_of(c, line);
     uint64_t base = (uint64_t)set * c->spec.assoc, v = base;
     for (uint32_t w = 0; w < c->spec.assoc; w++) {
         if (c->tag[base + w] == 0) {

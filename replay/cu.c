@@ -162,6 +162,99 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
             return;
         }
     }
+    if (a->kind == RP_ACC_VMEM && !(op->flags & TRC_MO_ATOMIC) && bpl && bpl <= 64) {
+        /* Fast path: runs of consecutive lanes with contiguous addresses are
+         * read/compared or written as one block (same result as lane by lane:
+         * the lanes of a run do not overlap). A run that mismatches is
+         * re-checked lane by lane for the report. */
+        bool load = (op->flags & TRC_MO_LOAD) != 0;
+        const uint8_t *data = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
+        if (!data)
+            return;
+        uint8_t buf[1024];
+        while (mask) {
+            uint32_t k = (uint32_t)__builtin_ctzll(mask), j = k + 1;
+            uint64_t addr = op->addr[k];
+            while (j < 64 && (mask >> j & 1) && op->addr[j] == addr + (uint64_t)(j - k) * bpl &&
+                   (uint64_t)(j - k + 1) * bpl <= sizeof buf)
+                j++;
+            uint32_t nlanes = j - k;
+            size_t len = (size_t)nlanes * bpl;
+            mask &= j < 64 ? ~((1ull << j) - 1) : 0;
+            const uint8_t *src = data + (size_t)k * bpl;
+            if (!load) {
+                if (rp_fmem_write(s->mem, addr, src, len))
+                    rp_sim_fail(s, "functional memory: out of memory");
+                continue;
+            }
+            rp_fmem_read(s->mem, addr, buf, len);
+            if (!memcmp(buf, src, len)) {
+                s->check.loads_checked += nlanes;
+                continue;
+            }
+            for (uint32_t i = k; i < j; i++)
+                lane_load(s, a, NULL, 0, op->addr[i], data + (size_t)i * bpl, bpl);
+        }
+        return;
+    }
+    if (lds && a->ds2 && !(op->flags & TRC_MO_ATOMIC)) {
+        /* ds_read2/write2: the recorded address is element 0's; element 1
+         * lies ds2_delta bytes away; each lane's data holds element 0 then 1. */
+        uint32_t esz = a->ds2_esz;
+        bool load = (op->flags & TRC_MO_LOAD) != 0;
+        const uint8_t *data = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
+        if (!data || 2 * esz != bpl) {
+            s->check.lds_unchecked++;
+            return;
+        }
+        while (mask) {
+            uint32_t k = (uint32_t)__builtin_ctzll(mask);
+            mask &= mask - 1;
+            for (uint32_t el = 0; el < 2; el++) {
+                uint64_t addr = op->addr[k] + (el ? (uint64_t)(int64_t)a->ds2_delta : 0);
+                const uint8_t *d = data + (size_t)k * bpl + el * esz;
+                if (load)
+                    lane_load(s, a, lds, lds_size, addr, d, esz);
+                else
+                    lane_store(s, lds, lds_size, addr, d, esz);
+            }
+        }
+        return;
+    }
+    if (lds && !(op->flags & TRC_MO_ATOMIC) && bpl) {
+        /* LDS fast path, as for VMEM: contiguous in-bounds runs at once. */
+        bool load = (op->flags & TRC_MO_LOAD) != 0;
+        const uint8_t *data = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
+        if (!data)
+            return;
+        while (mask) {
+            uint32_t k = (uint32_t)__builtin_ctzll(mask), j = k + 1;
+            uint64_t addr = op->addr[k];
+            while (j < 64 && (mask >> j & 1) && op->addr[j] == addr + (uint64_t)(j - k) * bpl)
+                j++;
+            uint32_t nlanes = j - k;
+            uint64_t len = (uint64_t)nlanes * bpl;
+            const uint8_t *src = data + (size_t)k * bpl;
+            if (addr >= lds_size || len > lds_size - addr || bpl > 64) {
+                /* out of bounds somewhere (or odd size): lane by lane */
+                nlanes = 1;
+                j = k + 1;
+                if (load)
+                    lane_load(s, a, lds, lds_size, addr, src, bpl);
+                else
+                    lane_store(s, lds, lds_size, addr, src, bpl);
+            } else if (!load) {
+                memcpy(lds + addr, src, len);
+            } else if (!memcmp(lds + addr, src, len)) {
+                s->check.lds_checked += nlanes;
+            } else {
+                for (uint32_t i = k; i < j; i++)
+                    lane_load(s, a, lds, lds_size, op->addr[i], data + (size_t)i * bpl, bpl);
+            }
+            mask &= j < 64 ? ~((1ull << j) - 1) : 0;
+        }
+        return;
+    }
     while (mask) {
         uint32_t k = (uint32_t)__builtin_ctzll(mask);
         mask &= mask - 1;
@@ -331,15 +424,40 @@ static uint32_t lds_cycles(const trc_mem_op *op, uint32_t banks)
     return total ? total : 1;
 }
 
-static unsigned atomic_width(const char *nm)
-{
-    return (strstr(nm, "x2") || strstr(nm, "64")) ? 8 : 4;
-}
+/* Opcode classes derived from the mnemonic, cached per opcode in s->op_class. */
+enum {
+    RP_OPC_KNOWN = 1,       /* entry computed */
+    RP_OPC_LDS_CHECK = 2,   /* LDS op whose data the functional LDS model checks */
+    RP_OPC_DS2 = 4,         /* ds_read2* / ds_write2* (two elements per lane) */
+    RP_OPC_ST64 = 8,        /* ..st64: offsets in units of 64 elements */
+    RP_OPC_ATOMIC8 = 16,    /* 8-byte atomic */
+};
 
-static bool lds_checkable(const char *nm)
+static unsigned op_class(rp_sim *s, unsigned op)
 {
-    return !strstr(nm, "read2") && !strstr(nm, "write2") && !strstr(nm, "permute") && !strstr(nm, "swizzle") &&
-           !strstr(nm, "append") && !strstr(nm, "consume") && !strstr(nm, "gws") && !strstr(nm, "ordered");
+    if (!s->op_class) {
+        s->op_class = calloc(65536, 1);
+        if (!s->op_class) {
+            rp_sim_fail(s, "out of memory for the opcode class table");
+            return RP_OPC_KNOWN;
+        }
+    }
+    uint8_t *c = &s->op_class[op & 0xffff];
+    if (*c)
+        return *c;
+    const char *nm = gcn_op_name(op);
+    unsigned v = RP_OPC_KNOWN;
+    if (!strstr(nm, "permute") && !strstr(nm, "swizzle") && !strstr(nm, "append") && !strstr(nm, "consume") &&
+        !strstr(nm, "gws") && !strstr(nm, "ordered"))
+        v |= RP_OPC_LDS_CHECK;
+    if (!strncmp(nm, "ds_read2", 8) || !strncmp(nm, "ds_write2", 9))
+        v |= RP_OPC_DS2;
+    if (strstr(nm, "st64"))
+        v |= RP_OPC_ST64;
+    if (strstr(nm, "x2") || strstr(nm, "64"))
+        v |= RP_OPC_ATOMIC8;
+    *c = (uint8_t)v;
+    return v;
 }
 
 /* Issue a memory instruction. Returns false on a trace inconsistency. */
@@ -384,7 +502,7 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     if (op->flags & TRC_MO_ATOMIC) {
         const char *nm = gcn_op_name(in->op);
         a->atomic_op = (uint8_t)rp_atomic_from_name(nm);
-        a->atomic_bytes = (uint8_t)atomic_width(nm);
+        a->atomic_bytes = op_class(s, in->op) & RP_OPC_ATOMIC8 ? 8 : 4;
         if (a->atomic_op == RP_AT_UNKNOWN) {
             walk_error(w, "atomic opcode not understood by the functional model");
             a->atomic_op = RP_AT_NONE;
@@ -400,7 +518,16 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         rp_time start = cu->lds_busy > now ? cu->lds_busy : now;
         cu->lds_busy = start + c * cyc;
         a->done = cu->lds_busy + rp_lat_ps(cfg->lds_latency, s->clk);
-        if (lds_checkable(gcn_op_name(in->op)) && (op->load_data || op->store_data))
+        unsigned oc = op_class(s, in->op);
+        if (oc & RP_OPC_DS2) {
+            /* offset0 = imm[7:0], offset1 = imm2 (gcn_decode.c, DS format;
+             * emu/isa/gcn_sem.c ds_access reads the same fields) */
+            uint32_t esz = op->bytes_per_lane / 2, scale = esz * (oc & RP_OPC_ST64 ? 64 : 1);
+            a->ds2 = 1;
+            a->ds2_esz = (uint8_t)esz;
+            a->ds2_delta = ((int32_t)(in->imm2 & 0xff) - (int32_t)(in->imm & 0xff)) * (int32_t)scale;
+        }
+        if ((oc & RP_OPC_LDS_CHECK) && (op->load_data || op->store_data))
             rp_perform(s, a, n >= 64 ? ~0ull : (1ull << n) - 1);
         else
             s->check.lds_unchecked++;

@@ -1,9 +1,11 @@
 /*
- * engine.c - the discrete-event engine: a binary min-heap of embedded events
+ * engine.c - the discrete-event engine: a 4-ary min-heap of embedded events
  * keyed by (time, priority, insertion sequence), message pool, links.
  *
- * Invariants: every pending event is in the heap exactly once (pending=1,
- * heap_idx valid); e->now never decreases; a link's FIFO is ordered by
+ * Invariants: every pending event has exactly one live heap entry (same seq,
+ * pending=1); cancelled or rescheduled events leave stale entries, skipped
+ * when popped (lazy deletion: sifting never touches events); e->n counts
+ * pending events; e->now never decreases; a link's FIFO is ordered by
  * arrival time (see rp_link_send) and its event is pending iff the FIFO is
  * non-empty.
  */
@@ -33,7 +35,7 @@ void rp_engine_fini(rp_engine *e)
 {
     free(e->heap);
     e->heap = NULL;
-    e->n = e->cap = 0;
+    e->n = e->hn = e->cap = 0;
 }
 
 void rp_engine_add_component(rp_engine *e, rp_component *c, const char *name,
@@ -46,50 +48,83 @@ void rp_engine_add_component(rp_engine *e, rp_component *c, const char *name,
     e->comps_tail = &c->next;
 }
 
-static inline bool ev_less(const rp_event *a, const rp_event *b)
+#define SEQ_BITS 56
+#define SEQ_MASK ((1ull << SEQ_BITS) - 1)
+
+static inline bool ent_less(const rp_hent *a, const rp_hent *b)
 {
-    if (a->time != b->time)
-        return a->time < b->time;
-    if (a->prio != b->prio)
-        return a->prio < b->prio;
-    return a->seq < b->seq;
+    return a->time < b->time || (a->time == b->time && a->key < b->key);
 }
 
-static void sift_up(rp_engine *e, size_t i)
+/* Move entry x up from hole i. */
+static void sift_up(rp_hent *h, size_t i, rp_hent x)
 {
-    rp_event *ev = e->heap[i];
     while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!ev_less(ev, e->heap[p]))
+        size_t p = (i - 1) / 4;
+        if (!ent_less(&x, &h[p]))
             break;
-        e->heap[i] = e->heap[p];
-        e->heap[i]->heap_idx = (uint32_t)i;
+        h[i] = h[p];
         i = p;
     }
-    e->heap[i] = ev;
-    ev->heap_idx = (uint32_t)i;
+    h[i] = x;
 }
 
-static void sift_down(rp_engine *e, size_t i)
+/* Move entry x down from hole i in a heap of n entries. */
+static void sift_down(rp_hent *h, size_t n, size_t i, rp_hent x)
 {
-    rp_event *ev = e->heap[i];
     for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        rp_event *best = ev;
-        if (l < e->n && ev_less(e->heap[l], best)) {
-            m = l;
-            best = e->heap[l];
-        }
-        if (l + 1 < e->n && ev_less(e->heap[l + 1], best))
-            m = l + 1;
-        if (m == i)
+        size_t c = 4 * i + 1;
+        if (c >= n)
             break;
-        e->heap[i] = e->heap[m];
-        e->heap[i]->heap_idx = (uint32_t)i;
+        size_t m = c, end = c + 4 < n ? c + 4 : n;
+        for (size_t j = c + 1; j < end; j++)
+            if (ent_less(&h[j], &h[m]))
+                m = j;
+        if (!ent_less(&h[m], &x))
+            break;
+        h[i] = h[m];
         i = m;
     }
-    e->heap[i] = ev;
-    ev->heap_idx = (uint32_t)i;
+    h[i] = x;
+}
+
+/* Push an entry for ev (time and seq already set). */
+static int heap_push(rp_engine *e, rp_event *ev)
+{
+    if (e->root_free) {
+        /* The root holds the entry being handled: replace it (one sift down
+         * instead of a pop and a push; new events are near the minimum). */
+        rp_hent x = {ev->time, (uint64_t)ev->prio << SEQ_BITS | ev->seq, ev};
+        e->root_free = 0;
+        sift_down(e->heap, e->hn, 0, x);
+        return 0;
+    }
+    if (e->hn == e->cap) {
+        rp_hent *h = realloc(e->heap, 2 * e->cap * sizeof *h);
+        if (!h) {
+            snprintf(e->err, sizeof e->err, "engine: out of memory growing the event heap");
+            return -1;
+        }
+        e->heap = h;
+        e->cap *= 2;
+    }
+    rp_hent x = {ev->time, (uint64_t)ev->prio << SEQ_BITS | ev->seq, ev};
+    sift_up(e->heap, e->hn++, x);
+    return 0;
+}
+
+/* An entry is live iff its event is pending under the same insertion number;
+ * cancelled or moved events leave stale entries that pops discard. */
+static inline bool ent_live(const rp_hent *x)
+{
+    return x->ev->pending && x->ev->seq == (x->key & SEQ_MASK);
+}
+
+static void heap_pop(rp_engine *e)
+{
+    rp_hent last = e->heap[--e->hn];
+    if (e->hn)
+        sift_down(e->heap, e->hn, 0, last);
 }
 
 int rp_engine_schedule(rp_engine *e, rp_event *ev, rp_time t)
@@ -105,40 +140,21 @@ int rp_engine_schedule(rp_engine *e, rp_event *ev, rp_time t)
                  (unsigned long long)ev->time);
         return -1;
     }
-    if (e->n == e->cap) {
-        rp_event **h = realloc(e->heap, 2 * e->cap * sizeof *h);
-        if (!h) {
-            snprintf(e->err, sizeof e->err, "engine: out of memory growing the event heap");
-            return -1;
-        }
-        e->heap = h;
-        e->cap *= 2;
-    }
     ev->time = t;
-    ev->seq = e->seq++;
+    ev->seq = e->seq++ & SEQ_MASK;
+    if (heap_push(e, ev))
+        return -1;
     ev->pending = 1;
-    e->heap[e->n] = ev;
-    sift_up(e, e->n++);
+    e->n++;
     return 0;
-}
-
-static void heap_remove(rp_engine *e, rp_event *ev)
-{
-    size_t i = ev->heap_idx;
-    ev->pending = 0;
-    e->n--;
-    if (i == e->n)
-        return;
-    e->heap[i] = e->heap[e->n];
-    e->heap[i]->heap_idx = (uint32_t)i;
-    sift_up(e, i);
-    sift_down(e, e->heap[i]->heap_idx);
 }
 
 void rp_engine_cancel(rp_engine *e, rp_event *ev)
 {
-    if (ev->pending)
-        heap_remove(e, ev);
+    if (ev->pending) {
+        ev->pending = 0; /* its heap entry is now stale */
+        e->n--;
+    }
 }
 
 void rp_engine_wake(rp_engine *e, rp_event *ev, rp_time t)
@@ -148,21 +164,33 @@ void rp_engine_wake(rp_engine *e, rp_event *ev, rp_time t)
     if (ev->pending) {
         if (ev->time <= t)
             return;
-        heap_remove(e, ev);
+        rp_engine_cancel(e, ev);
     }
     rp_engine_schedule(e, ev, t); /* cannot fail: t >= now, not pending */
 }
 
 bool rp_engine_step(rp_engine *e)
 {
-    if (e->n == 0)
-        return false;
-    rp_event *ev = e->heap[0];
-    heap_remove(e, ev);
-    e->now = ev->time;
-    e->n_events++;
-    ev->fn(ev, e);
-    return true;
+    while (e->hn) {
+        rp_hent top = e->heap[0];
+        if (!ent_live(&top)) {
+            heap_pop(e);
+            continue;
+        }
+        rp_event *ev = top.ev;
+        ev->pending = 0;
+        e->n--;
+        e->now = ev->time;
+        e->n_events++;
+        e->root_free = 1; /* the first event scheduled by the handler takes the root */
+        ev->fn(ev, e);
+        if (e->root_free) {
+            e->root_free = 0;
+            heap_pop(e);
+        }
+        return true;
+    }
+    return false;
 }
 
 void rp_engine_dump(rp_engine *e, FILE *f)

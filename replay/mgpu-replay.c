@@ -10,6 +10,7 @@
  * Exit status: 0 OK, 1 data mismatches, 2 usage/config/trace/simulation error.
  */
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,11 @@ int main(int argc, char **argv)
     const char *sets[256];
     int n_sets = 0, quiet = 0, list = 0, md = 0;
     long gpus = -1;
+    /* Workgroup records are decoded and freed continually: keep freed memory
+     * in the process (no trimming, no mmap per large block) so that the
+     * replay does not pay a page fault + page clear per decoded workgroup. */
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--topo") && i + 1 < argc)

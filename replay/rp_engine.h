@@ -5,6 +5,11 @@
  * the structs of their owners (no allocation per event) and ordered by
  * (time, priority, insertion order), so a run is deterministic. Scheduling an
  * event into the past, or an event that is already pending, is refused.
+ * Cancelling or moving an event earlier (rp_engine_wake) leaves a stale heap
+ * entry that still points at the event until its old time is reached: the
+ * memory of an event that was ever cancelled or moved must stay valid while
+ * the engine runs (components live as long as the simulation; wavefront
+ * events, which are freed early, are only ever scheduled and fired).
  *
  * Components (CUs, caches, DRAM controllers, ...) talk only through links:
  * a link carries messages (rp_msg) to a destination port with a latency and a
@@ -44,8 +49,7 @@ typedef void (*rp_handler)(rp_event *ev, rp_engine *e);
 /* An event, embedded in its owner. Initialise with rp_event_init. */
 struct rp_event {
     rp_time time;
-    uint64_t seq;      /* insertion order, assigned by schedule */
-    uint32_t heap_idx; /* position in the heap while pending */
+    uint64_t seq;      /* insertion order, assigned by schedule; names its live heap entry */
     uint8_t prio;
     uint8_t pending;
     rp_handler fn;
@@ -63,9 +67,19 @@ struct rp_component {
     rp_component *next;
 };
 
+/* A heap entry: the ordering key is stored inline so that sifting never
+ * touches the events themselves. key = prio << 56 | seq. */
+typedef struct rp_hent {
+    rp_time time;
+    uint64_t key;
+    rp_event *ev;
+} rp_hent;
+
 struct rp_engine {
-    rp_event **heap;
-    size_t n, cap;
+    rp_hent *heap;         /* 4-ary min-heap; may hold stale entries (see engine.c) */
+    size_t hn, cap;        /* entries in the heap (live + stale), allocated */
+    size_t n;              /* pending events */
+    int root_free;         /* while a handler runs: heap[0] is its spent entry, free to reuse */
     uint64_t seq;
     rp_time now;
     uint64_t n_events;     /* handled so far */

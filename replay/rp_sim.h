@@ -138,6 +138,9 @@ typedef struct rp_access {
     uint8_t counts_vm;        /* 1: vmcnt, 0: lgkmcnt */
     uint8_t atomic_op;        /* rp_atomic_op */
     uint8_t atomic_bytes;
+    uint8_t ds2;              /* LDS read2/write2: two elements per lane (ds2_esz bytes each) */
+    uint8_t ds2_esz;
+    int32_t ds2_delta;        /* byte distance of element 1 from element 0 (recorded address) */
     rp_time done;             /* LDS completion time */
 } rp_access;
 
@@ -297,6 +300,7 @@ struct rp_sim {
     rp_alloc *allocs;
     size_t n_allocs, cap_allocs;
     rp_check check;
+    uint8_t *op_class;        /* per opcode (65536): RP_OPC_* bits, computed on first use */
     FILE *out;                /* human output (mismatch lines); NULL = quiet */
     bool quiet;
     int failed;               /* a fatal error happened (message in err) */

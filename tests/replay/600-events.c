@@ -141,12 +141,115 @@ static void test_clock(void **state)
     assert_int_equal(rp_clock_make(1500000000).period_ps, 667);
 }
 
+
+/* Handlers that schedule while they run (the engine reuses the spent heap
+ * root for the first such event), interleaved with cancellations and moves:
+ * the order is still (time, priority, insertion order). A long random run is
+ * compared against a reference computed by sorting. */
+typedef struct chain {
+    rp_event ev;
+    int id;
+    uint32_t *rng;
+    int *log, *n, max;
+    rp_time *at;
+    struct chain *all;
+    int n_all;
+} chain;
+
+static uint32_t xs(uint32_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+static void chain_h(rp_event *ev, rp_engine *e)
+{
+    chain *c = ev->owner;
+    if (*c->n > 0)
+        assert_true(e->now >= c->at[*c->n - 1]); /* time never goes back */
+    c->at[*c->n] = e->now;
+    c->log[(*c->n)++] = c->id;
+    if (*c->n >= c->max)
+        return;
+    /* reschedule self, and poke a random other event (schedule, move or cancel) */
+    rp_engine_schedule(e, ev, e->now + (xs(c->rng) % 3) * 500);
+    chain *o = &c->all[xs(c->rng) % (uint32_t)c->n_all];
+    uint32_t r = xs(c->rng) % 4;
+    if (r == 0)
+        rp_engine_cancel(e, &o->ev);
+    else
+        rp_engine_wake(e, &o->ev, e->now + (r - 1) * 500);
+}
+
+static void test_schedule_in_handler(void **state)
+{
+    (void)state;
+    enum { N = 16, MAX = 20000 };
+    static int log[MAX + 64];
+    static rp_time at[MAX + 64];
+    rp_engine e;
+    assert_int_equal(rp_engine_init(&e), 0);
+    uint32_t rng = 12345;
+    int n = 0;
+    chain c[N];
+    for (int i = 0; i < N; i++) {
+        c[i] = (chain){.id = i, .rng = &rng, .log = log, .n = &n, .max = MAX, .at = at, .all = c, .n_all = N};
+        rp_event_init(&c[i].ev, chain_h, &c[i], (enum rp_prio)(i % 3));
+        assert_int_equal(rp_engine_schedule(&e, &c[i].ev, (rp_time)(i % 4) * 500), 0);
+    }
+    uint64_t handled = 0;
+    while (rp_engine_step(&e)) {
+        handled++;
+        /* pending count matches the events flagged pending */
+        size_t p = 0;
+        for (int i = 0; i < N; i++)
+            p += c[i].ev.pending;
+        assert_int_equal(p, e.n);
+    }
+    assert_int_equal(handled, (uint64_t)n);
+    assert_true(n >= MAX);
+    assert_int_equal(e.n, 0);
+    /* Reference: the same decisions against a linear-scan queue. */
+    struct { int pending; rp_time t; uint64_t seq; int prio; } q[N];
+    uint64_t seq = 0;
+    rp_time now = 0;
+    rng = 12345;
+    for (int i = 0; i < N; i++)
+        q[i].pending = 1, q[i].t = (rp_time)(i % 4) * 500, q[i].seq = seq++, q[i].prio = i % 3;
+    for (int step = 0; step < n; step++) {
+        int b = -1;
+        for (int i = 0; i < N; i++)
+            if (q[i].pending && (b < 0 || q[i].t < q[b].t || (q[i].t == q[b].t && (q[i].prio < q[b].prio ||
+                                                                                     (q[i].prio == q[b].prio && q[i].seq < q[b].seq)))))
+                b = i;
+        assert_true(b >= 0);
+        assert_int_equal(b, log[step]);
+        q[b].pending = 0;
+        now = q[b].t;
+        if (step + 1 >= MAX)
+            continue;
+        q[b].pending = 1, q[b].t = now + (xs(&rng) % 3) * 500, q[b].seq = seq++;
+        int o = (int)(xs(&rng) % N);
+        uint32_t r = xs(&rng) % 4;
+        if (r == 0)
+            q[o].pending = 0;
+        else {
+            rp_time t = now + (r - 1) * 500;
+            if (!(q[o].pending && q[o].t <= t))
+                q[o].pending = 1, q[o].t = t, q[o].seq = seq++;
+        }
+    }
+    rp_engine_fini(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
         cmocka_unit_test(test_order),        cmocka_unit_test(test_past_refused),
         cmocka_unit_test(test_cancel_and_wake), cmocka_unit_test(test_link_bandwidth),
-        cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_clock), cmocka_unit_test(test_schedule_in_handler),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
