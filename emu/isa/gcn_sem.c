@@ -21,6 +21,10 @@
  * w->n_vgpr (vreg() checks) and never touches memory except through
  * gcn_mem_global/gcn_mem_flat (exec) or w->lds with a bounds check.
  */
+/* The lane loops (LANES, gcn_sem_ops.h) rely on loop unswitching (full-EXEC
+ * version) and the vectoriser with runtime alias checks: -O3 for this file. */
+#pragma GCC optimize("O3")
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -140,24 +144,20 @@ static uint32_t *vreg_bad(gcn_wave *w, const gcn_insn *in, unsigned c)
     return dummy_lanes;
 }
 
-static inline uint32_t *vreg(gcn_wave *w, const gcn_insn *in, unsigned c, unsigned n)
+static inline __attribute__((always_inline)) uint32_t *vreg(gcn_wave *w, const gcn_insn *in, unsigned c, unsigned n)
 {
     unsigned r = c - GCN_OPD_VGPR;
     if (c < GCN_OPD_VGPR || r + n > w->n_vgpr) return vreg_bad(w, in, c);
     return w->v[r];
 }
 
-static inline void vsrc_bind(gcn_wave *w, const gcn_insn *in, unsigned c, unsigned n, uint32_t *k,
-                             const uint32_t **p, unsigned *m)
+static inline __attribute__((always_inline)) const uint32_t *vsrc_lanes(gcn_wave *w, const gcn_insn *in, unsigned c,
+                                                                        uint32_t *k)
 {
-    if (c >= GCN_OPD_VGPR) {
-        *p = vreg(w, in, c, n);
-        *m = 63;
-    } else {
-        *k = rs32(w, in, c);
-        *p = k;
-        *m = 0;
-    }
+    if (c >= GCN_OPD_VGPR) return vreg(w, in, c, 1);
+    uint32_t v = rs32(w, in, c);
+    for (unsigned l = 0; l < GCN_WAVE_LANES; l++) k[l] = v;
+    return k;
 }
 
 static inline void vsrc_bind64(gcn_wave *w, const gcn_insn *in, unsigned c, int isf, uint32_t *k,
@@ -1475,12 +1475,152 @@ static unsigned rec_flags(const gcn_insn *in)
 
 /* ---- FLAT ------------------------------------------------------------------------------ */
 
+/* A translation the fast path used only as a range probe failed: undo the
+ * fault it raised, the per-lane path reports the precise lane. */
+static inline void probe_undo(gcn_wave *w)
+{
+    w->status = GCN_WAVE_RUNNING;
+    w->err[0] = 0;
+}
+
+/* Fast path of a non-atomic FLAT access: every active lane is in one class
+ * (global, LDS aperture or private aperture) and the whole range of the
+ * instruction is validated with one or two translations instead of one per
+ * lane. Global / LDS: one translation of [min, max + n) (exec returns a
+ * pointer only when the whole range lies in one allocation / the LDS).
+ * Private: the first and the last byte are translated; every other lane and
+ * dword follows from the swizzle formula of gcn_wave.h (dword P/4 of lane L
+ * at (P/4)*256 + L*4 + P%4 from the wave's slice), which exec implements.
+ * Returns 1 when the instruction completed or faulted, 0 when the caller must
+ * take the per-lane path (nothing has been changed then). */
+static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_t *a, unsigned n, int wr, int sext)
+{
+    const uint32_t *ahi = a + GCN_WAVE_LANES;
+    unsigned first = (unsigned)__builtin_ctzll(ex);
+    uint32_t hi0 = ahi[first];
+    uint8_t *hp[GCN_WAVE_LANES];
+    uint64_t ta[GCN_WAVE_LANES];
+    uintptr_t kstride = 4; /* host distance between consecutive dwords of one lane */
+    unsigned kind_flags = 0;
+    if (hi0 == GCN_GROUP_APERTURE_HI || hi0 == GCN_PRIVATE_APERTURE_HI) {
+        uint32_t diff = 0, mn = UINT32_MAX, mx = 0, bad = 0;
+        unsigned lmn = first;
+        LANES
+        {
+            uint32_t lo = a[l];
+            diff |= ahi[l] ^ hi0;
+            if (lo < mn) { mn = lo; lmn = l; }
+            if (lo > mx) mx = lo;
+            bad |= n <= 4 ? ((lo & 3u) + n > 4u) : ((lo & 3u) != 0);
+        }
+        if (diff || (uint64_t)mx + n > UINT32_MAX) return 0;
+        gcn_flat_kind kind;
+        uint64_t t0;
+        if (hi0 == GCN_GROUP_APERTURE_HI) {
+            uint8_t *p0 = gcn_mem_flat(w, (uint64_t)hi0 << 32 | mn, mx - mn + n, wr, lmn, in->pc, &kind, &t0);
+            if (!p0) { probe_undo(w); return 0; }
+            LANES { hp[l] = p0 + (a[l] - mn); ta[l] = a[l]; }
+            kind_flags = TRC_MO_LDS;
+        } else {
+            if (bad) return 0;
+            uint64_t t1;
+            uint8_t *p0 = gcn_mem_flat(w, (uint64_t)hi0 << 32 | mn, 1, wr, lmn, in->pc, &kind, &t0);
+            if (!p0) { probe_undo(w); return 0; }
+            if (!gcn_mem_flat(w, (uint64_t)hi0 << 32 | (mx + n - 1), 1, wr, lmn, in->pc, &kind, &t1)) {
+                probe_undo(w);
+                return 0;
+            }
+            uintptr_t hb = (uintptr_t)p0 - (uintptr_t)(mn >> 2) * 256u - lmn * 4u - (mn & 3u);
+            uint64_t tb = t0 - (uint64_t)(mn >> 2) * 256u - lmn * 4u - (mn & 3u);
+            LANES
+            {
+                uint32_t lo = a[l];
+                uint64_t o = (uint64_t)(lo >> 2) * 256u + l * 4u + (lo & 3u);
+                hp[l] = (uint8_t *)(hb + (uintptr_t)o);
+                ta[l] = tb + o;
+            }
+            kstride = 256;
+            kind_flags = TRC_MO_SCRATCH;
+        }
+    } else {
+        uint64_t mn = UINT64_MAX, mx = 0;
+        unsigned lmn = first, ap = 0;
+        LANES
+        {
+            uint64_t ad = a[l] | (uint64_t)ahi[l] << 32;
+            ap |= ahi[l] == GCN_GROUP_APERTURE_HI || ahi[l] == GCN_PRIVATE_APERTURE_HI;
+            if (ad < mn) { mn = ad; lmn = l; }
+            if (ad > mx) mx = ad;
+        }
+        if (ap || mx - mn > UINT32_MAX - 64u || mx + n < mx) return 0;
+        uint8_t *p0 = gcn_mem_global(w, mn, (uint32_t)(mx - mn) + n, wr, lmn, in->pc);
+        if (!p0) { probe_undo(w); return 0; }
+        LANES
+        {
+            uint64_t ad = a[l] | (uint64_t)ahi[l] << 32;
+            hp[l] = p0 + (ad - mn);
+            ta[l] = ad;
+        }
+    }
+    unsigned nd = n < 4 ? 1 : n / 4;
+    uint32_t rbuf[GCN_WAVE_LANES * 4]; /* packed data being recorded: 64 lanes x up to 16 bytes */
+    uint8_t *rd = w->rec ? (uint8_t *)rbuf : NULL;
+    size_t nb = 0;
+    if (wr) {
+        const uint32_t *s = vreg(w, in, in->src[1], (n + 3) / 4);
+        if (n == 4 && kstride == 4 && !rd) {
+            LANES memcpy(hp[l], &s[l], 4);
+        } else {
+            LANES
+            {
+                if (n < 4) {
+                    uint32_t v = s[l];
+                    memcpy(hp[l], &v, n);
+                    if (rd) { memcpy(rd + nb, &v, n); nb += n; }
+                } else {
+                    for (unsigned k = 0; k < nd; k++) {
+                        memcpy(hp[l] + k * kstride, &s[k * GCN_WAVE_LANES + l], 4);
+                        if (rd) { memcpy(rd + nb, &s[k * GCN_WAVE_LANES + l], 4); nb += 4; }
+                    }
+                }
+            }
+        }
+    } else {
+        uint32_t *d = vreg(w, in, in->dst[0], (n + 3) / 4);
+        if (n == 4 && kstride == 4 && !rd) {
+            LANES memcpy(&d[l], hp[l], 4);
+        } else {
+            LANES
+            {
+                if (n < 4) {
+                    uint8_t tmp[4];
+                    memcpy(tmp, hp[l], n);
+                    put_lane(w, d, l, tmp, n, sext);
+                    if (rd) { memcpy(rd + nb, tmp, n); nb += n; }
+                } else {
+                    for (unsigned k = 0; k < nd; k++) {
+                        uint32_t v;
+                        memcpy(&v, hp[l] + k * kstride, 4);
+                        d[k * GCN_WAVE_LANES + l] = v;
+                        if (rd) { memcpy(rd + nb, &v, 4); nb += 4; }
+                    }
+                }
+            }
+        }
+    }
+    if (rd)
+        trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in) | kind_flags, n, ex, ta, wr ? NULL : rd, wr ? rd : NULL);
+    return 1;
+}
+
 static void flat_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, atom_op aop)
 {
     EXEC_DECL;
     uint32_t *a = vreg(w, in, in->src[0], 2);
     unsigned n = in->mem_bytes;
     int wr = !!(in->flags & GCN_IF_STORE);
+    if (!atomic && ex && a != dummy_lanes && flat_fast(w, in, ex, a, n, wr, sext))
+        return;
     memrec *mr = NULL, mrs;
     if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
     unsigned kind_flags = 0;
@@ -1888,40 +2028,61 @@ static void illegal_insn(gcn_wave *w, const gcn_insn *in)
     else unimplemented(w, in, "");
 }
 
+static gcn_wave_status bad_pc(gcn_wave *w)
+{
+    w->status = GCN_WAVE_ILLEGAL;
+    snprintf(w->err, sizeof w->err,
+             "kernel %s: illegal instruction at pc 0x%llx (encoding ?): pc is outside the code object's "
+             ".text or inside an instruction",
+             w->kernel_name ? w->kernel_name : "?", (unsigned long long)w->pc);
+    return GCN_WAVE_ILLEGAL;
+}
+
+/* The run loop. The next instruction is found without the pc -> index lookup
+ * when the handler left pc at the fall-through address (everything but taken
+ * branches). */
 static inline __attribute__((always_inline)) gcn_wave_status run(gcn_wave *w, const int rec)
 {
     const gcn_program *p = w->prog;
+    const gcn_insn *const insn = p->insn;
+    const size_t n_insn = p->n_insn;
     w->status = GCN_WAVE_RUNNING;
+    uint64_t off = w->pc - p->vaddr;
+    uint32_t idx = (off < p->size && !(off & 3)) ? p->index_of[off >> 2] : UINT32_MAX;
+    if (idx == UINT32_MAX)
+        return bad_pc(w);
+    uint64_t n_instr = w->n_instr;
     for (;;) {
-        uint64_t off = w->pc - p->vaddr;
-        uint32_t idx = (off < p->size && !(off & 3)) ? p->index_of[off >> 2] : UINT32_MAX;
-        if (idx == UINT32_MAX) {
-            w->status = GCN_WAVE_ILLEGAL;
-            snprintf(w->err, sizeof w->err,
-                     "kernel %s: illegal instruction at pc 0x%llx (encoding ?): pc is outside the code object's "
-                     ".text or inside an instruction",
-                     w->kernel_name ? w->kernel_name : "?", (unsigned long long)w->pc);
-            return GCN_WAVE_ILLEGAL;
-        }
-        const gcn_insn *in = &p->insn[idx];
+        const gcn_insn *in = &insn[idx];
         gcn_exec_fn h = gcn_sem_handlers[in->op];
-        if (!h || (in->mods & (GCN_M_SDWA | GCN_M_DPP)) || (in->flags & GCN_IF_INVALID)) {
+        if (__builtin_expect(!h || (in->mods & (GCN_M_SDWA | GCN_M_DPP)) || (in->flags & GCN_IF_INVALID), 0)) {
+            w->n_instr = n_instr;
             illegal_insn(w, in);
             return (gcn_wave_status)w->status;
         }
         uint64_t exec_before = rec ? gcn_exec_mask(w) : 0;
-        w->pc += in->size;
-        w->n_instr++;
+        uint64_t next_pc = in->pc + in->size;
+        w->pc = next_pc;
+        w->n_instr = ++n_instr;
         h(w, in);
         if (rec && (in->flags & GCN_IF_WRITES_EXEC) && gcn_exec_mask(w) != exec_before)
             trc_rec_exec(w->rec, w->wave_in_wg, w->n_instr, gcn_exec_mask(w));
-        if (w->status != GCN_WAVE_RUNNING) {
+        if (__builtin_expect(w->status != GCN_WAVE_RUNNING, 0)) {
             if (w->status == GCN_WAVE_FAULT || w->status == GCN_WAVE_ILLEGAL || w->status == GCN_WAVE_TRAP) {
                 w->pc = in->pc; /* report / resume at the faulting instruction */
                 w->n_instr--;
             }
             return (gcn_wave_status)w->status;
         }
+        n_instr = w->n_instr;
+        if (__builtin_expect(w->pc == next_pc && idx + 1 < n_insn, 1)) {
+            idx++;
+            continue;
+        }
+        off = w->pc - p->vaddr;
+        idx = (off < p->size && !(off & 3)) ? p->index_of[off >> 2] : UINT32_MAX;
+        if (idx == UINT32_MAX)
+            return bad_pc(w);
     }
 }
 

@@ -20,7 +20,10 @@
 
 #define H(name) void gcn_h_##name(gcn_wave *w, const gcn_insn *in)
 
-#define LANES for (unsigned l = 0; l < GCN_WAVE_LANES; l++) if ((ex >> l) & 1)
+/* _all is loop-invariant: the compiler unswitches the loop into a full-EXEC
+ * version without the per-lane test, which it can vectorise (gcn_sem.c is
+ * compiled with loop unswitching and the vectoriser on, see its top). */
+#define LANES for (unsigned l = 0, _all = (ex == ~0ull); l < GCN_WAVE_LANES; l++) if (_all || ((ex >> l) & 1))
 #define EXEC_DECL uint64_t ex = gcn_exec_mask(w)
 
 #define S32(i) rs32(w, in, in->src[i])
@@ -29,13 +32,12 @@
 #define SDST32(v) ws32(w, in->dst[0], (v))
 #define SDST64(v) ws64(w, in->dst[0], (v))
 
-/* A vector source: VGPR (mask 63) or a scalar broadcast (mask 0). */
+/* A vector source: the VGPR's 64 lanes, or a scalar broadcast into 64 lanes
+ * (so that lane loops index every source the same way and vectorise). */
 #define VSRC(i, x)                                                                          \
-    uint32_t x##_k;                                                                         \
-    const uint32_t *x##_p;                                                                  \
-    unsigned x##_m;                                                                         \
-    vsrc_bind(w, in, in->src[i], 1, &x##_k, &x##_p, &x##_m)
-#define X32(x, l) (x##_p[(l) & x##_m])
+    uint32_t x##_k[GCN_WAVE_LANES];                                                         \
+    const uint32_t *x##_p = vsrc_lanes(w, in, in->src[i], x##_k)
+#define X32(x, l) (x##_p[(l)])
 
 #define VSRC64(i, x, isf)                                                                   \
     uint32_t x##_k[2];                                                                      \
