@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 #define TRC_FORMAT_MAJOR 0
-#define TRC_FORMAT_MINOR 1
+#define TRC_FORMAT_MINOR 2
 
 /* ---- Shared record types -------------------------------------------------- */
 
@@ -210,7 +210,8 @@ const uint8_t *trc_reader_code_object(const trc_reader *r, size_t id, size_t *le
 size_t trc_reader_n_events(const trc_reader *r);
 const trc_event *trc_reader_event(const trc_reader *r, size_t i); /* program order */
 
-/* Workgroup i (0..n_wg-1 in commit order) of a kernel, decoded; caller frees
+/* Workgroup i (0..n_wg-1, in grid order: z, then y, then x; commit order
+ * only for grids with y or z above 65535) of a kernel, decoded; caller frees
  * with trc_wg_free. NULL on error (corrupt frame: message from
  * trc_reader_error, which is then per-thread undefined; use err). */
 trc_wg *trc_reader_load_wg(trc_reader *r, uint32_t kernel_id, uint32_t i, char *err, size_t errlen);

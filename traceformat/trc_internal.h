@@ -16,6 +16,10 @@
 
 #include "traceformat/trc.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* File header: magic[8], u32 major, u32 minor. */
 #define TRC_FILE_MAGIC      "GTRACE\0\0"
 #define TRC_FILE_HDR_SIZE   16u
@@ -52,8 +56,113 @@ enum trc_chunk_type {
  * corrupt input cannot make lengths overflow. */
 #define TRC_MAX_BYTES_PER_LANE 4096u
 
-/* zstd level used for every chunk (3 = zstd default; good speed/ratio). */
-#define TRC_ZSTD_LEVEL 3
+/* Minor format version this writer produces. Format 0.2 adds the byte-plane
+ * ("shuf4") data fields WaveData.load_data_shuf4/store_data_shuf4 and
+ * Event.data_shuf4 (docs/trace-format.md Sec. 2). PENDING in trc.h: the lead is
+ * asked to set TRC_FORMAT_MINOR to 2; until then the writer uses this. The
+ * reader reads 0.1 and 0.2 files alike. */
+#define TRC_WRITE_FORMAT_MINOR 2u
+
+/* zstd levels. Header, code-object, index and data-less event chunks are
+ * few: level 3 (zstd default). Workgroup (timing) chunks are small and
+ * many: at levels >= 1 zstd's per-frame entropy setup dominates, so a fast
+ * negative level (measured on benchmarks/vectoradd: records 1.26 instead of
+ * 1.13 B/instr, well inside the 2 B/instr target). Data chunks (load/store
+ * values, copy payloads) are most of the bytes and of the compression time:
+ * after the byte-plane shuffle level -3 keeps them at ~55% of level 3's
+ * output size without shuffle (vectoradd: 7.7 vs 13.7 B/instr) at a
+ * fraction of the time. */
+#define TRC_ZSTD_LEVEL      3
+#define TRC_ZSTD_LEVEL_REC  (-1)
+#define TRC_ZSTD_LEVEL_DATA (-3)
+
+/* Byte-plane shuffle of a data stream seen as 4-byte words (most GPU data is
+ * dwords; wider accesses are dword-structured): with w = n / 4, output byte
+ * b*w + i is input byte 4*i + b (b = 0..3, i < w); the n % 4 tail bytes
+ * follow verbatim. Grouping the bytes of equal significance (float exponents,
+ * high bytes of small integers) makes zstd both faster and 2x smaller on
+ * typical data. trc_unshuf4 is the exact inverse. */
+static inline void trc_shuf4(uint8_t *restrict dst, const uint8_t *restrict src, size_t n)
+{
+    if (!n) return;
+    size_t w = n / 4, i = 0;
+    uint8_t *d0 = dst, *d1 = dst + w, *d2 = dst + 2 * w, *d3 = dst + 3 * w;
+#ifdef __SSE2__
+    /* 16 words at a time: a 16x4 byte transpose in three rounds of byte
+     * interleaves and one of 64-bit interleaves (x86-64 baseline). */
+    for (; i + 16 <= w; i += 16) {
+        const uint8_t *s = src + 4 * i;
+        __m128i v0 = _mm_loadu_si128((const __m128i *)s);
+        __m128i v1 = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i v2 = _mm_loadu_si128((const __m128i *)(s + 32));
+        __m128i v3 = _mm_loadu_si128((const __m128i *)(s + 48));
+        __m128i x0 = _mm_unpacklo_epi8(v0, v1), x1 = _mm_unpackhi_epi8(v0, v1);
+        __m128i x2 = _mm_unpacklo_epi8(v2, v3), x3 = _mm_unpackhi_epi8(v2, v3);
+        __m128i y0 = _mm_unpacklo_epi8(x0, x1), y1 = _mm_unpackhi_epi8(x0, x1);
+        __m128i y2 = _mm_unpacklo_epi8(x2, x3), y3 = _mm_unpackhi_epi8(x2, x3);
+        __m128i z0 = _mm_unpacklo_epi8(y0, y1), z1 = _mm_unpackhi_epi8(y0, y1);
+        __m128i z2 = _mm_unpacklo_epi8(y2, y3), z3 = _mm_unpackhi_epi8(y2, y3);
+        _mm_storeu_si128((__m128i *)(d0 + i), _mm_unpacklo_epi64(z0, z2));
+        _mm_storeu_si128((__m128i *)(d1 + i), _mm_unpackhi_epi64(z0, z2));
+        _mm_storeu_si128((__m128i *)(d2 + i), _mm_unpacklo_epi64(z1, z3));
+        _mm_storeu_si128((__m128i *)(d3 + i), _mm_unpackhi_epi64(z1, z3));
+    }
+#endif
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; i < w; i++) { /* one 32-bit load per word */
+        uint32_t x;
+        memcpy(&x, src + 4 * i, 4);
+        d0[i] = (uint8_t)x;
+        d1[i] = (uint8_t)(x >> 8);
+        d2[i] = (uint8_t)(x >> 16);
+        d3[i] = (uint8_t)(x >> 24);
+    }
+#else
+    for (; i < w; i++) {
+        d0[i] = src[4 * i];
+        d1[i] = src[4 * i + 1];
+        d2[i] = src[4 * i + 2];
+        d3[i] = src[4 * i + 3];
+    }
+#endif
+    memcpy(dst + 4 * w, src + 4 * w, n - 4 * w);
+}
+static inline void trc_unshuf4(uint8_t *restrict dst, const uint8_t *restrict src, size_t n)
+{
+    if (!n) return;
+    size_t w = n / 4, i = 0;
+    const uint8_t *s0 = src, *s1 = src + w, *s2 = src + 2 * w, *s3 = src + 3 * w;
+#ifdef __SSE2__
+    for (; i + 16 <= w; i += 16) {
+        __m128i p0 = _mm_loadu_si128((const __m128i *)(s0 + i));
+        __m128i p1 = _mm_loadu_si128((const __m128i *)(s1 + i));
+        __m128i p2 = _mm_loadu_si128((const __m128i *)(s2 + i));
+        __m128i p3 = _mm_loadu_si128((const __m128i *)(s3 + i));
+        __m128i u0 = _mm_unpacklo_epi8(p0, p1), u1 = _mm_unpackhi_epi8(p0, p1);
+        __m128i u2 = _mm_unpacklo_epi8(p2, p3), u3 = _mm_unpackhi_epi8(p2, p3);
+        uint8_t *d = dst + 4 * i;
+        _mm_storeu_si128((__m128i *)d, _mm_unpacklo_epi16(u0, u2));
+        _mm_storeu_si128((__m128i *)(d + 16), _mm_unpackhi_epi16(u0, u2));
+        _mm_storeu_si128((__m128i *)(d + 32), _mm_unpacklo_epi16(u1, u3));
+        _mm_storeu_si128((__m128i *)(d + 48), _mm_unpackhi_epi16(u1, u3));
+    }
+#endif
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; i < w; i++) {
+        uint32_t x = (uint32_t)s0[i] | (uint32_t)s1[i] << 8 | (uint32_t)s2[i] << 16 |
+                     (uint32_t)s3[i] << 24;
+        memcpy(dst + 4 * i, &x, 4);
+    }
+#else
+    for (; i < w; i++) {
+        dst[4 * i] = s0[i];
+        dst[4 * i + 1] = s1[i];
+        dst[4 * i + 2] = s2[i];
+        dst[4 * i + 3] = s3[i];
+    }
+#endif
+    memcpy(dst + 4 * w, src + 4 * w, n - 4 * w);
+}
 
 static inline void trc_put_le32(uint8_t *p, uint32_t v)
 {
@@ -101,6 +210,12 @@ typedef struct trc_kernel_stats {
     uint64_t data_bytes;    /* compressed WorkgroupData chunks, chunk headers included */
     int ended;
 } trc_kernel_stats;
+
+/* trc_writer_open with an explicit number of background compressor threads
+ * (0 = compress in the committing threads; < 0 = one per spare CPU, the
+ * default; at most 4). For tests and benchmarks of both paths. */
+trc_writer *trc_writer_open_ex(const char *path, const trc_header_info *h, int bg_threads, char *err,
+                               size_t errlen);
 
 size_t trc_reader_n_kernels(const trc_reader *r);
 int trc_reader_kernel_stats(const trc_reader *r, uint32_t kernel_id, trc_kernel_stats *st);

@@ -44,6 +44,7 @@ struct trc_reader {
     Gtrace__CodeObject **co;
     size_t n_co;
     Gtrace__Event **evm; /* unpacked messages: own the copy/kernarg bytes */
+    uint8_t **evdata;    /* per event: un-shuffled copy data (format 0.2 data_shuf4) or NULL */
     trc_event *ev;
     size_t n_ev;
     rkernel *k;
@@ -219,6 +220,9 @@ void trc_reader_close(trc_reader *r)
     for (size_t i = 0; i < r->n_ev; i++)
         if (r->evm[i]) protobuf_c_message_free_unpacked(&r->evm[i]->base, NULL);
     free(r->evm);
+    if (r->evdata)
+        for (size_t i = 0; i < r->n_ev; i++) free(r->evdata[i]);
+    free(r->evdata);
     free(r->ev);
     for (size_t i = 0; i < r->nk; i++) {
         free(r->k[i].wg_off);
@@ -255,13 +259,27 @@ static int take_event(trc_reader *r, size_t i, Gtrace__Event *m, char *err, size
     e->copy_kind = (trc_copy_kind)m->copy_kind;
     e->value = (uint8_t)m->value;
     if (m->has_data) {
-        if (e->kind != TRC_EV_COPY || m->data.len != m->size) {
+        /* At most one of data / data_shuf4 (format 0.2) carries the bytes. */
+        int shuf = m->data_shuf4.len != 0;
+        size_t len = shuf ? m->data_shuf4.len : m->data.len;
+        if (e->kind != TRC_EV_COPY || len != m->size || (shuf && m->data.len)) {
             seterr(err, errlen, r->path, "event %zu: data length %zu does not match size %llu", i,
-                   m->data.len, (unsigned long long)m->size);
+                   m->data.len + m->data_shuf4.len, (unsigned long long)m->size);
             return -1;
         }
-        e->data = m->data.data;
-    } else if (m->data.len) {
+        if (shuf) {
+            uint8_t *b = malloc(len);
+            if (!b) {
+                seterr(err, errlen, r->path, "event %zu: out of memory for %zu data bytes", i, len);
+                return -1;
+            }
+            trc_unshuf4(b, m->data_shuf4.data, len);
+            r->evdata[i] = b;
+            e->data = b;
+        } else {
+            e->data = m->data.data;
+        }
+    } else if (m->data.len || m->data_shuf4.len) {
         seterr(err, errlen, r->path, "event %zu: data bytes without has_data", i);
         return -1;
     }
@@ -395,8 +413,9 @@ trc_reader *trc_reader_open(const char *path, char *err, size_t errlen)
     r->co = calloc(ix->n_code_object_offset + 1, sizeof *r->co);
     r->evm = calloc(ix->n_event_offset + 1, sizeof *r->evm);
     r->ev = calloc(ix->n_event_offset + 1, sizeof *r->ev);
+    r->evdata = calloc(ix->n_event_offset + 1, sizeof *r->evdata);
     r->k = calloc(ix->n_kernels + 1, sizeof *r->k);
-    if (!r->co || !r->evm || !r->ev || !r->k) {
+    if (!r->co || !r->evm || !r->ev || !r->evdata || !r->k) {
         seterr(err, errlen, path, "out of memory");
         goto fail;
     }
@@ -570,7 +589,10 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
         snprintf(why, whylen, "wave %u: address stream lengths disagree with the memory ops", i);
         return -1;
     }
-    if (d && (d->load_data.len != want_load || d->store_data.len != want_store)) {
+    if (d && ((d->load_data.len && d->load_data_shuf4.len) ||
+              (d->store_data.len && d->store_data_shuf4.len) ||
+              d->load_data.len + d->load_data_shuf4.len != want_load ||
+              d->store_data.len + d->store_data_shuf4.len != want_store)) {
         snprintf(why, whylen, "wave %u: data stream lengths disagree with the memory ops", i);
         return -1;
     }
@@ -609,13 +631,15 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
     uint64_t n_addr = 0, nl = 0, ns = 0;
     for (size_t j = 0; j < m; j++) n_addr += (uint64_t)__builtin_popcountll(w->mem_exec[j]);
     if (d) {
-        nl = d->load_data.len;
-        ns = d->store_data.len;
+        nl = d->load_data.len + d->load_data_shuf4.len; /* one of them is 0 (wave_size) */
+        ns = d->store_data.len + d->store_data_shuf4.len;
     }
     uint64_t *addr = take(a, 8 * n_addr);
     uint8_t *ld = take(a, nl), *sd = take(a, ns);
-    if (nl) memcpy(ld, d->load_data.data, nl);
-    if (ns) memcpy(sd, d->store_data.data, ns);
+    if (d && d->load_data_shuf4.len) trc_unshuf4(ld, d->load_data_shuf4.data, nl);
+    else if (nl) memcpy(ld, d->load_data.data, nl);
+    if (d && d->store_data_shuf4.len) trc_unshuf4(sd, d->store_data_shuf4.data, ns);
+    else if (ns) memcpy(sd, d->store_data.data, ns);
     uint64_t base = 0;
     size_t si = 0, di = 0;
     for (size_t j = 0; j < m; j++) {

@@ -42,9 +42,14 @@ typedef struct gcn_mem_table {
     gcn_mem_entry e[];     /* sorted by base */
 } gcn_mem_table;
 
-/* Per-wave last-hit cache (w->mem_cache). */
+/* Allocation lookup cache of a worker (w->mem_cache of all its waves): the
+ * last GCN_MEM_CACHE_WAYS allocations hit, replaced round robin; emptied at
+ * the start of every launch (allocations cannot be freed while a launch is in
+ * flight, so entries stay valid for the launch). All zero: empty. */
+#define GCN_MEM_CACHE_WAYS 4
 typedef struct gcn_mem_cache {
-    uint64_t base, end;    /* [base, end) of the last allocation hit; end == 0: empty */
+    uint64_t base[GCN_MEM_CACHE_WAYS], end[GCN_MEM_CACHE_WAYS]; /* [base, end); end == 0: empty */
+    uint32_t next;         /* way replaced next */
 } gcn_mem_cache;
 
 struct gcn_launch_job;
@@ -57,7 +62,7 @@ typedef struct gcn_worker {
     trc_wg_rec *rec;       /* NULL when not recording */
     /* reusable per-workgroup storage */
     gcn_wave waves[GCN_MAX_WAVES_PER_WG];
-    gcn_mem_cache caches[GCN_MAX_WAVES_PER_WG];
+    gcn_mem_cache cache;   /* shared by the worker's waves, reset per launch */
     uint32_t (*vgprs)[GCN_WAVE_LANES]; /* GCN_MAX_WAVES_PER_WG * 256 registers */
     uint8_t *lds;          /* GCN_MAX_LDS bytes */
     uint64_t n_instr;      /* of the current launch */
@@ -81,6 +86,14 @@ struct gcn_machine {
 #define GCN_MEM_QUARANTINE 256
     struct { void *p; uint64_t size; } quarantine[GCN_MEM_QUARANTINE];
     uint32_t quarantine_next;
+    /* Deterministic device addresses: device d allocates upward from
+     * GCN_VA_BASE + d * GCN_VA_WINDOW (under mem_lock), never reusing an
+     * address, so that the same program gives the same addresses (and the
+     * same trace) run after run and whatever the thread count. When the window
+     * is full or the range is taken, mmap chooses (still correct). */
+#define GCN_VA_BASE   0x100000000000ull /* 16 TiB */
+#define GCN_VA_WINDOW 0x010000000000ull /* 1 TiB per device */
+    uint64_t va_next[64];
 
     /* trace writer event API is single-threaded */
     pthread_mutex_t trace_lock;

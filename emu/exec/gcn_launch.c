@@ -94,8 +94,7 @@ void gcn_wave_init_state(gcn_worker *wk, const struct gcn_launch_job *job, gcn_w
                (uint64_t)(wg_lin % 16u) << 16;
     w->rec = job->recording ? wk->rec : NULL;
     w->wg = wg;
-    wk->caches[wi].base = wk->caches[wi].end = 0;
-    w->mem_cache = &wk->caches[wi];
+    w->mem_cache = &wk->cache;
     w->err[0] = 0;
 
     /* Real ROCm gives every wave the same V# and its slice offset in the wave
@@ -171,18 +170,27 @@ void gcn_wave_init_state(gcn_worker *wk, const struct gcn_launch_job *job, gcn_w
         s[n++] = soff;
 
     /* Work-item ids and EXEC (partial last wave). */
+    /* t = x + wx * (y + wy * z), stepped per lane without divisions */
     uint32_t wx = p->wg_size[0], wy = p->wg_size[1];
-    uint64_t exec = 0;
-    for (uint32_t l = 0; l < GCN_WAVE_LANES; l++) {
-        uint32_t t = wi * GCN_WAVE_LANES + l;
-        if (t >= job->wg_items)
-            break;
-        exec |= 1ull << l;
-        w->v[0][l] = t % wx;
-        if (kd->enable_vgpr_workitem_id >= 1 && job->n_vgpr > 1)
-            w->v[1][l] = (t / wx) % wy;
-        if (kd->enable_vgpr_workitem_id >= 2 && job->n_vgpr > 2)
-            w->v[2][l] = t / (wx * wy);
+    uint32_t t0 = wi * GCN_WAVE_LANES;
+    uint32_t x = t0 % wx, y = (t0 / wx) % wy, z = t0 / (wx * wy);
+    uint32_t n_lanes = job->wg_items - t0 < GCN_WAVE_LANES ? job->wg_items - t0 : GCN_WAVE_LANES;
+    int want_y = kd->enable_vgpr_workitem_id >= 1 && job->n_vgpr > 1;
+    int want_z = kd->enable_vgpr_workitem_id >= 2 && job->n_vgpr > 2;
+    uint64_t exec = n_lanes == GCN_WAVE_LANES ? ~0ull : (1ull << n_lanes) - 1;
+    for (uint32_t l = 0; l < n_lanes; l++) {
+        w->v[0][l] = x;
+        if (want_y)
+            w->v[1][l] = y;
+        if (want_z)
+            w->v[2][l] = z;
+        if (++x == wx) {
+            x = 0;
+            if (++y == wy) {
+                y = 0;
+                z++;
+            }
+        }
     }
     gcn_set_exec(w, exec);
     w->s[GCN_SREG_VCC_LO] = w->s[GCN_SREG_VCC_HI] = 0;
@@ -262,6 +270,7 @@ void gcn_worker_run_job(gcn_worker *wk, struct gcn_launch_job *job)
 {
     wk->n_instr = 0;
     wk->n_waves = 0;
+    memset(&wk->cache, 0, sizeof(wk->cache));
     while (!atomic_load_explicit(&job->stop, memory_order_relaxed)) {
         uint32_t i = atomic_fetch_add(&job->next_wg, 1);
         if (i >= job->n_wg)

@@ -142,6 +142,40 @@ static int republish_locked(gcn_machine *m, const gcn_mem_entry *add, uint64_t r
     return 0;
 }
 
+#define GCN_MEM_HUGE ((uint64_t)2 << 20) /* x86-64 transparent huge page, bytes */
+
+/* Map `map` bytes at the next address of device's window (see
+ * exec_internal.h); huge: 2 MiB-aligned with transparent huge pages advised.
+ * NULL when the window is exhausted or the range is in use. */
+static void *va_reserve(gcn_machine *m, uint32_t device, uint64_t map, int huge)
+{
+    if (device >= sizeof m->va_next / sizeof m->va_next[0])
+        return NULL;
+    uint64_t align = huge ? GCN_MEM_HUGE : 65536;
+    pthread_mutex_lock(&m->mem_lock);
+    uint64_t lo = GCN_VA_BASE + device * GCN_VA_WINDOW;
+    uint64_t a = m->va_next[device] ? m->va_next[device] : lo;
+    a = (a + align - 1) & ~(align - 1);
+    void *p = NULL;
+    if (map <= GCN_VA_WINDOW && a - lo <= GCN_VA_WINDOW - map) {
+        p = mmap((void *)(uintptr_t)a, map, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+        if (p == MAP_FAILED) {
+            p = NULL;
+        } else if (p != (void *)(uintptr_t)a) { /* kernels before 4.17 ignore NOREPLACE */
+            munmap(p, map);
+            p = NULL;
+        } else {
+            /* one 64 KiB guard gap, so that running off the end faults */
+            m->va_next[device] = a + map + 65536;
+        }
+    }
+    pthread_mutex_unlock(&m->mem_lock);
+    if (p && huge)
+        (void)madvise(p, map, MADV_HUGEPAGE); /* advice only: fine if THP is off */
+    return p;
+}
+
 void *gcn_mem_alloc(gcn_machine *m, uint32_t device, size_t size, trc_mem_kind kind)
 {
     if (!m || device >= m->cfg.n_gpus)
@@ -153,10 +187,32 @@ void *gcn_mem_alloc(gcn_machine *m, uint32_t device, size_t size, trc_mem_kind k
     uint64_t map = (sz + ps - 1) & ~(ps - 1);
     /* NORESERVE: scratch of big dispatches is sized for every wave but mostly
      * untouched; untouched pages cost nothing. */
-    void *p = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
+    void *p = va_reserve(m, device, map, map >= GCN_MEM_HUGE && kind != TRC_MEM_SCRATCH);
+    if (!p) {
+        if (map >= GCN_MEM_HUGE && kind != TRC_MEM_SCRATCH && map <= UINT64_MAX - GCN_MEM_HUGE) {
+            /* Buffers of 2 MiB and more: 2 MiB-aligned and transparent huge
+             * pages advised, so that a kernel's first touch of an output buffer
+             * takes one page fault per 2 MiB instead of per 4 KiB. Scratch is
+             * left on small pages (sparsely touched). */
+            uint8_t *r = mmap(NULL, map + GCN_MEM_HUGE, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (r == MAP_FAILED)
+                return NULL;
+            uintptr_t a = ((uintptr_t)r + GCN_MEM_HUGE - 1) & ~(uintptr_t)(GCN_MEM_HUGE - 1);
+            size_t head = a - (uintptr_t)r, tail = GCN_MEM_HUGE - head;
+            if (head)
+                munmap(r, head);
+            if (tail)
+                munmap((uint8_t *)a + map, tail);
+            p = (void *)a;
+            (void)madvise(p, map, MADV_HUGEPAGE); /* advice only: fine if THP is off */
+        } else {
+            p = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                     -1, 0);
+            if (p == MAP_FAILED)
+                return NULL;
+        }
+    }
     gcn_mem_entry e = {.base = (uint64_t)(uintptr_t)p, .size = sz, .map_size = map,
                        .device = device, .kind = kind};
     pthread_mutex_lock(&m->mem_lock);
@@ -252,15 +308,18 @@ void *gcn_mem_global(gcn_wave *w, uint64_t addr, uint32_t len, int write, uint32
 {
     gcn_mem_cache *c = w->mem_cache;
     uint64_t l = len ? len : 1;
-    if (c && addr >= c->base && addr < c->end && l <= c->end - addr)
-        return (void *)(uintptr_t)addr;
+    if (c)
+        for (unsigned i = 0; i < GCN_MEM_CACHE_WAYS; i++)
+            if (addr >= c->base[i] && addr < c->end[i] && l <= c->end[i] - addr)
+                return (void *)(uintptr_t)addr;
     gcn_machine *m = gcn_wave_machine(w);
     gcn_mem_entry e;
     int partial = 0;
     if (m && gcn_mem_lookup(m, addr, l, &e, &partial)) {
         if (c) {
-            c->base = e.base;
-            c->end = e.base + e.size;
+            unsigned i = c->next++ % GCN_MEM_CACHE_WAYS;
+            c->base[i] = e.base;
+            c->end[i] = e.base + e.size;
         }
         return (void *)(uintptr_t)addr;
     }

@@ -177,6 +177,32 @@ static inline void vsrc_bind64(gcn_wave *w, const gcn_insn *in, unsigned c, int 
     }
 }
 
+/* ---- lane masks <-> per-lane flag bytes ------------------------------------------
+ * Lane loops that produce or consume a lane mask (carry out/in, VOPC, v_cndmask)
+ * go through a byte per lane so that the loop itself vectorises; 8 lanes are
+ * packed / unpacked with one multiply (bit i of the byte <-> byte i). */
+
+static inline uint64_t pack_flags(const uint8_t *f)
+{
+    uint64_t m = 0;
+    for (unsigned g = 0; g < GCN_WAVE_LANES / 8; g++) {
+        uint64_t x;
+        memcpy(&x, f + 8 * g, 8); /* each byte 0 or 1 */
+        m |= ((x * 0x0102040810204080ull) >> 56) << (8 * g);
+    }
+    return m;
+}
+
+static inline void unpack_mask(uint64_t m, uint8_t *f)
+{
+    for (unsigned g = 0; g < GCN_WAVE_LANES / 8; g++) {
+        uint64_t x = ((m >> (8 * g)) & 0xffu) * 0x0101010101010101ull;
+        x &= 0x8040201008040201ull;                                 /* byte i keeps bit i */
+        x = ((x + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull; /* nonzero -> 1 */
+        memcpy(f + 8 * g, &x, 8);
+    }
+}
+
 /* ---- float helpers ------------------------------------------------------------ */
 
 static inline float f_of(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
@@ -225,6 +251,19 @@ static inline uint32_t fout32(const fmods *m, float f)
     uint32_t b = b_of(f);
     if (m->ftz_out && (b & 0x7f800000u) == 0) b &= 0x80000000u;
     return b;
+}
+
+static inline float fin32b(const fmods *m, int i, uint32_t b)
+{
+    b = (b & m->and32[i]) ^ m->xor32[i];
+    b = (m->ftz_in && (b & 0x7f800000u) == 0) ? b & 0x80000000u : b;
+    return f_of(b);
+}
+
+static inline uint32_t fout32b(const fmods *m, float f)
+{
+    uint32_t b = b_of(f);
+    return (m->ftz_out && (b & 0x7f800000u) == 0) ? b & 0x80000000u : b;
 }
 
 static inline double fin64(const fmods *m, int i, uint64_t b)
@@ -704,6 +743,12 @@ H(v_cndmask_b32)
     VSRC(1, B);
     VDST(d);
     uint64_t c = rs64(w, in, in->src[2], 0);
+    if (ex == ~0ull) {
+        uint8_t cf[GCN_WAVE_LANES];
+        unpack_mask(c, cf);
+        for (unsigned l = 0; l < GCN_WAVE_LANES; l++) d[l] = cf[l] ? X32(B, l) : X32(A, l);
+        return;
+    }
     LANES d[l] = ((c >> l) & 1) ? X32(B, l) : X32(A, l);
 }
 H(v_movrels_b32)
@@ -738,9 +783,34 @@ VOP_1U(v_bfrev_b32, (uint32_t)(brev64(a) >> 32))
 VOP_1U(v_ffbh_u32, a ? (uint32_t)__builtin_clz(a) : UINT32_MAX)
 VOP_1U(v_ffbl_b32, a ? (uint32_t)__builtin_ctz(a) : UINT32_MAX)
 VOP_1U(v_ffbh_i32, ((int32_t)a < 0 ? ~a : a) ? (uint32_t)__builtin_clz((int32_t)a < 0 ? ~a : a) : UINT32_MAX)
-VOP_2U(v_lshrrev_b32, b >> (a & 31))
-VOP_2U(v_ashrrev_i32, (uint32_t)((int32_t)b >> (a & 31)))
-VOP_2U(v_lshlrev_b32, b << (a & 31))
+/* shifts: a shift count from a scalar operand is the same in every lane, which
+ * lets the full-EXEC loop use one vector shift */
+#define VOP_SHIFT32(name, EXPR)                                                             \
+    H(name)                                                                                 \
+    {                                                                                       \
+        EXEC_DECL;                                                                          \
+        if (ex == ~0ull && in->src[0] < GCN_OPD_VGPR && in->src[1] >= GCN_OPD_VGPR) {       \
+            const uint32_t *B_p = vreg(w, in, in->src[1], 1);                               \
+            VDST(d);                                                                        \
+            uint32_t a = S32(0) & 31;                                                       \
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l++) {                                 \
+                uint32_t b = B_p[l];                                                        \
+                d[l] = (EXPR);                                                              \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        VSRC(0, A);                                                                         \
+        VSRC(1, B);                                                                         \
+        VDST(d);                                                                            \
+        LANES                                                                               \
+        {                                                                                   \
+            uint32_t a = X32(A, l) & 31, b = X32(B, l);                                     \
+            d[l] = (EXPR);                                                                  \
+        }                                                                                   \
+    }
+VOP_SHIFT32(v_lshrrev_b32, b >> a)
+VOP_SHIFT32(v_ashrrev_i32, (uint32_t)((int32_t)b >> a))
+VOP_SHIFT32(v_lshlrev_b32, b << a)
 VOP_2U(v_min_i32, (int32_t)a < (int32_t)b ? a : b)
 VOP_2U(v_max_i32, (int32_t)a > (int32_t)b ? a : b)
 VOP_2U(v_min_u32, a < b ? a : b)
@@ -816,7 +886,7 @@ VOP_3U(v_mad_u16, (uint16_t)(a * b + c))
 VOP_3U(v_mad_i16, (uint16_t)((int16_t)a * (int16_t)b + (int16_t)c))
 
 /* carry-out / carry-in (VOP2 with VCC, VOP3b with an SGPR pair; ISA manual 6.3) */
-#define VOP_CARRY(name, CIN, EXPR_D, EXPR_CO)                                               \
+#define VOP_CARRY(name, CIN, EXPR_D, EXPR_CO, EXPR_CO32)                                    \
     H(name)                                                                                 \
     {                                                                                       \
         EXEC_DECL;                                                                          \
@@ -824,6 +894,18 @@ VOP_3U(v_mad_i16, (uint16_t)((int16_t)a * (int16_t)b + (int16_t)c))
         VSRC(1, B);                                                                         \
         VDST(d);                                                                            \
         uint64_t cin = (CIN) ? rs64(w, in, in->src[2], 0) : 0, co = 0;                      \
+        if (ex == ~0ull) {                                                                  \
+            uint8_t cf[GCN_WAVE_LANES], of[GCN_WAVE_LANES];                                 \
+            if (CIN) unpack_mask(cin, cf);                                                  \
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l++) {                                 \
+                uint32_t a = X32(A, l), b = X32(B, l), c = (CIN) ? cf[l] : 0;               \
+                (void)c;                                                                    \
+                d[l] = (uint32_t)(EXPR_D);                                                  \
+                of[l] = (EXPR_CO32) ? 1 : 0;                                                \
+            }                                                                               \
+            ws64(w, in->dst[1], pack_flags(of));                                            \
+            return;                                                                         \
+        }                                                                                   \
         LANES                                                                               \
         {                                                                                   \
             uint64_t a = X32(A, l), b = X32(B, l), c = (cin >> l) & 1;                      \
@@ -833,12 +915,13 @@ VOP_3U(v_mad_i16, (uint16_t)((int16_t)a * (int16_t)b + (int16_t)c))
         }                                                                                   \
         ws64(w, in->dst[1], co);                                                            \
     }
-VOP_CARRY(v_add_u32, 0, a + b, (a + b) >> 32)
-VOP_CARRY(v_sub_u32, 0, a - b, b > a)
-VOP_CARRY(v_subrev_u32, 0, b - a, a > b)
-VOP_CARRY(v_addc_u32, 1, a + b + c, (a + b + c) >> 32)
-VOP_CARRY(v_subb_u32, 1, a - b - c, b + c > a)
-VOP_CARRY(v_subbrev_u32, 1, b - a - c, a + c > b)
+/* EXPR_CO32: the same carry / borrow in 32-bit arithmetic (c is 0 or 1) */
+VOP_CARRY(v_add_u32, 0, a + b, (a + b) >> 32, (uint32_t)(a + b) < a)
+VOP_CARRY(v_sub_u32, 0, a - b, b > a, b > a)
+VOP_CARRY(v_subrev_u32, 0, b - a, a > b, a > b)
+VOP_CARRY(v_addc_u32, 1, a + b + c, (a + b + c) >> 32, ((uint32_t)(a + b) < a) | ((uint32_t)(a + b + c) < c))
+VOP_CARRY(v_subb_u32, 1, a - b - c, b + c > a, (b > a) | ((uint32_t)(a - b) < c))
+VOP_CARRY(v_subbrev_u32, 1, b - a - c, a + c > b, (a > b) | ((uint32_t)(b - a) < c))
 
 H(v_mad_u64_u32)
 {
@@ -867,10 +950,11 @@ H(v_mad_i64_i32)
     uint64_t co = 0;
     LANES
     {
-        __int128 r = (__int128)((int64_t)(int32_t)X32(A, l) * (int32_t)X32(B, l)) + (int64_t)X64(C, l);
+        int64_t r;
+        int ov = __builtin_add_overflow((int64_t)(int32_t)X32(A, l) * (int32_t)X32(B, l), (int64_t)X64(C, l), &r);
         dl[l] = (uint32_t)r;
         dh[l] = (uint32_t)((uint64_t)r >> 32);
-        co |= (uint64_t)(r < INT64_MIN || r > INT64_MAX) << l;
+        co |= (uint64_t)ov << l;
     }
     ws64(w, in->dst[1], co);
 }
@@ -879,6 +963,22 @@ H(v_mad_i64_i32)
     H(name)                                                                                 \
     {                                                                                       \
         EXEC_DECL;                                                                          \
+        if (ex == ~0ull && in->src[0] < GCN_OPD_VGPR && in->src[1] >= GCN_OPD_VGPR) {       \
+            const uint32_t *bl = vreg(w, in, in->src[1], 2);                                \
+            const uint32_t *bh = bl == dummy_lanes ? dummy_lanes : bl + GCN_WAVE_LANES;     \
+            VDST64(dl, dh);                                                                 \
+            uint32_t a = S32(0) & 63;                                                       \
+            uint64_t r_[GCN_WAVE_LANES];                                                    \
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l++) {                                 \
+                uint64_t b = (uint64_t)bl[l] | (uint64_t)bh[l] << 32;                       \
+                r_[l] = (EXPR);                                                             \
+            }                                                                               \
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l++) {                                 \
+                dl[l] = (uint32_t)r_[l];                                                    \
+                dh[l] = (uint32_t)(r_[l] >> 32);                                            \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
         VSRC(0, A);                                                                         \
         VSRC64(1, B, 0);                                                                    \
         VDST64(dl, dh);                                                                     \
@@ -1543,6 +1643,41 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
             kind_flags = TRC_MO_SCRATCH;
         }
     } else {
+        /* common case: every lane in one 4 GiB window, whole access in one
+         * allocation, dword granules and no recording: copy directly */
+        if (ex == ~0ull && n == 4 && !w->rec && a[0] <= UINT32_MAX - 4u * GCN_WAVE_LANES) {
+            /* unit-stride dwords (lane l at a[0] + 4l): one 256-byte block */
+            uint32_t nc = 0, a0 = a[0];
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l++) nc |= (a[l] - a0 - 4u * l) | (ahi[l] ^ hi0);
+            if (!nc) {
+                uint8_t *p0 = gcn_mem_global(w, (uint64_t)hi0 << 32 | a0, 4u * GCN_WAVE_LANES, wr, first, in->pc);
+                if (!p0) { probe_undo(w); return 0; }
+                if (wr) memcpy(p0, vreg(w, in, in->src[1], 1), 4u * GCN_WAVE_LANES);
+                else memcpy(vreg(w, in, in->dst[0], 1), p0, 4u * GCN_WAVE_LANES);
+                return 1;
+            }
+        }
+        uint32_t diff = 0, mnl = UINT32_MAX, mxl = 0;
+        LANES
+        {
+            diff |= ahi[l] ^ hi0;
+            mnl = a[l] < mnl ? a[l] : mnl;
+            mxl = a[l] > mxl ? a[l] : mxl;
+        }
+        if (!diff && n == 4 && !w->rec && mxl - mnl <= UINT32_MAX - 4u) {
+            uint64_t mn = (uint64_t)hi0 << 32 | mnl;
+            uint8_t *p0 = gcn_mem_global(w, mn, (mxl - mnl) + 4u, wr, first, in->pc);
+            if (!p0) { probe_undo(w); return 0; }
+            uintptr_t b = (uintptr_t)p0 - mnl; /* host address of offset 0 of the window */
+            if (wr) {
+                const uint32_t *s = vreg(w, in, in->src[1], 1);
+                LANES memcpy((void *)(b + a[l]), &s[l], 4);
+            } else {
+                uint32_t *d = vreg(w, in, in->dst[0], 1);
+                LANES memcpy(&d[l], (const void *)(b + a[l]), 4);
+            }
+            return 1;
+        }
         uint64_t mn = UINT64_MAX, mx = 0;
         unsigned lmn = first, ap = 0;
         LANES
@@ -1857,6 +1992,21 @@ static void ds_access(gcn_wave *w, const gcn_insn *in, int kind, unsigned esz, i
     uint32_t *dst = in->dst[0] != GCN_OPD_NONE ? vreg(w, in, in->dst[0], kind == DS_READ2 ? 2 * ew : ew) : NULL;
     if (w->status != GCN_WAVE_RUNNING) return;
     unsigned o0 = in->imm & 0xff, o1 = (in->imm >> 8) & 0xff, scale = esz * (st64 ? 64 : 1);
+    if (!mr && ex && esz == 4 && (kind == DS_READ || kind == DS_WRITE)) {
+        /* fast path: one bounds check of the highest address for the whole
+         * instruction; lanes in order as below (same result for overlaps) */
+        uint32_t off = in->imm & 0xffff, mx = 0;
+        LANES mx = a[l] > mx ? a[l] : mx;
+        if ((uint64_t)mx + off + 4 <= w->lds_size) {
+            uint8_t *base = w->lds + off;
+            if (kind == DS_READ) {
+                LANES memcpy(&dst[l], base + a[l], 4);
+            } else {
+                LANES memcpy(base + a[l], &d0[l], 4);
+            }
+            return;
+        }
+    }
     LANES
     {
         uint8_t tmp[16];

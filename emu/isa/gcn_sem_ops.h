@@ -101,6 +101,9 @@
     const fmods fm = fmods_of(w, in)
 #define FIN(i, bits) fin32(&fm, i, bits)
 #define FOUT(f) fout32(&fm, f)
+/* branch-free forms for the full-EXEC loops without omod / clamp (vectorisable) */
+#define FINB(i, bits) fin32b(&fm, i, bits)
+#define FOUTB(f) fout32b(&fm, f)
 
 #define VOP_2F(name, EXPR)                                                                  \
     H(name)                                                                                 \
@@ -109,6 +112,14 @@
         VSRC(0, A);                                                                         \
         VSRC(1, B);                                                                         \
         VDST(d);                                                                            \
+        if (ex == ~0ull && !fm.omod && !fm.clamp) {                                     \
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l++) {                             \
+                float a = FINB(0, X32(A, l)), b = FINB(1, X32(B, l));                   \
+                (void)b;                                                                \
+                d[l] = FOUTB(EXPR);                                                     \
+            }                                                                           \
+            return;                                                                     \
+        }                                                                               \
         LANES                                                                               \
         {                                                                                   \
             float a = FIN(0, X32(A, l)), b = FIN(1, X32(B, l));                             \
@@ -122,6 +133,14 @@
         FSETUP;                                                                             \
         VSRC(0, A);                                                                         \
         VDST(d);                                                                            \
+        if (ex == ~0ull && !fm.omod && !fm.clamp) {                                     \
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l++) {                             \
+                float a = FINB(0, X32(A, l));                                           \
+                (void)a;                                                                \
+                d[l] = FOUTB(EXPR);                                                     \
+            }                                                                           \
+            return;                                                                     \
+        }                                                                               \
         LANES                                                                               \
         {                                                                                   \
             float a = FIN(0, X32(A, l));                                                    \
@@ -136,6 +155,14 @@
         VSRC(1, B);                                                                         \
         VSRC(2, C);                                                                         \
         VDST(d);                                                                            \
+        if (ex == ~0ull && !fm.omod && !fm.clamp) {                                     \
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l++) {                             \
+                float a = FINB(0, X32(A, l)), b = FINB(1, X32(B, l)), c = FINB(2, X32(C, l)); \
+                (void)b;                                                                \
+                d[l] = FOUTB(EXPR);                                                     \
+            }                                                                           \
+            return;                                                                     \
+        }                                                                               \
         LANES                                                                               \
         {                                                                                   \
             float a = FIN(0, X32(A, l)), b = FIN(1, X32(B, l)), c = FIN(2, X32(C, l));      \
@@ -182,7 +209,16 @@
         (void)fm;                                                                           \
         LOAD;                                                                               \
         uint64_t r = 0;                                                                     \
-        LANES                                                                               \
+        if (ex == ~0ull) {                                                                  \
+            uint8_t f[GCN_WAVE_LANES];                                                      \
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l++) {                                 \
+                GET;                                                                        \
+                (void)a;                                                                    \
+                (void)b;                                                                    \
+                f[l] = (COND) ? 1 : 0;                                                      \
+            }                                                                               \
+            r = pack_flags(f);                                                              \
+        } else LANES                                                                        \
         {                                                                                   \
             GET;                                                                            \
             (void)a;                                                                        \

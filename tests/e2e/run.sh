@@ -67,6 +67,17 @@ for prog in vectoradd reduction transpose; do
   done
 done
 
+echo "== determinism: 1 and 2 emulator threads give the same replay"
+for prog in vectoradd reduction transpose; do
+  for t in 1 2; do
+    "$REPLAY" --quiet --topo r9nano --stats "$OUT/$prog-det-t$t.json" "$OUT/$prog-O2-t$t.gtrace" >/dev/null 2>&1
+    grep -v '^ *"trace":' "$OUT/$prog-det-t$t.json" >"$OUT/$prog-det-t$t.cmp" 2>/dev/null
+  done
+  if [ -s "$OUT/$prog-det-t1.cmp" ] && cmp -s "$OUT/$prog-det-t1.cmp" "$OUT/$prog-det-t2.cmp"; then
+    ok "$prog: replay statistics identical for traces from 1 and 2 threads"
+  else bad "$prog: replay statistics differ between traces from 1 and 2 threads"; fi
+done
+
 echo "== bad input"
 # A program built for another GPU is refused with a message naming its target.
 if [ -x "$BUILD/bench-other/vectoradd-gfx906" ]; then

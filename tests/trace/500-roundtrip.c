@@ -292,6 +292,9 @@ static trc_launch mk_launch(int k)
 
 static char path[256];
 
+/* Background compressor threads of the writer (< 0: its default). */
+static int bg_threads = -1;
+
 /* Writes the trace with n_threads committers; returns bytes written. */
 static void write_trace(const char *p, int n_threads)
 {
@@ -305,7 +308,7 @@ static void write_trace(const char *p, int n_threads)
     trc_header_info h;
     fill_header(&h);
     char err[512];
-    trc_writer *w = trc_writer_open(p, &h, err, sizeof err);
+    trc_writer *w = trc_writer_open_ex(p, &h, bg_threads, err, sizeof err);
     assert_non_null(w);
     assert_int_equal(trc_writer_code_object(w, co_bytes[0], sizeof co_bytes[0]), 0);
     assert_int_equal(trc_writer_code_object(w, co_bytes[1], sizeof co_bytes[1]), 1);
@@ -416,7 +419,7 @@ static void check_trace(const char *p)
     assert_string_equal(g->command_line, h.command_line);
     assert_int_equal(g->device_count, h.device_count);
     assert_int_equal(g->format_major, TRC_FORMAT_MAJOR);
-    assert_int_equal(g->format_minor, TRC_FORMAT_MINOR);
+    assert_int_equal(g->format_minor, TRC_WRITE_FORMAT_MINOR);
 
     assert_int_equal(trc_reader_n_code_objects(r), 2);
     for (size_t i = 0; i < 2; i++) {
@@ -496,13 +499,42 @@ static void check_trace(const char *p)
     trc_reader_close(r);
 }
 
+/* The byte-plane shuffle of data streams (format 0.2): output byte b*w+i is
+ * input byte 4i+b, tail verbatim; checked against that definition for every
+ * length around the SIMD block size, and inverted exactly. */
+static void test_shuf4(void **state)
+{
+    (void)state;
+    uint8_t src[300], sh[300], back[300];
+    for (size_t i = 0; i < sizeof src; i++) src[i] = (uint8_t)(i * 37u + (i >> 3));
+    for (size_t n = 0; n <= sizeof src; n++) {
+        memset(sh, 0xAA, sizeof sh);
+        memset(back, 0x55, sizeof back);
+        trc_shuf4(sh, src, n);
+        size_t w = n / 4;
+        for (size_t i = 0; i < w; i++)
+            for (size_t b = 0; b < 4; b++)
+                if (sh[b * w + i] != src[4 * i + b]) fail_msg("n=%zu word %zu byte %zu misplaced", n, i, b);
+        for (size_t k = 4 * w; k < n; k++) assert_int_equal(sh[k], src[k]);
+        trc_unshuf4(back, sh, n);
+        if (n) assert_memory_equal(back, src, n);
+        if (n < sizeof back) assert_int_equal(back[n], 0x55); /* nothing written past n */
+    }
+}
+
 static void test_roundtrip_threads(void **state)
 {
     (void)state;
-    for (int nt = 1; nt <= 4; nt += 3) {
-        write_trace(path, nt);
-        check_trace(path);
+    /* committers x background compressors: default, inline, 3 threads */
+    const int bg[] = {-1, 0, 3};
+    for (int b = 0; b < 3; b++) {
+        bg_threads = bg[b];
+        for (int nt = 1; nt <= 4; nt += 3) {
+            write_trace(path, nt);
+            check_trace(path);
+        }
     }
+    bg_threads = -1;
 }
 
 /* Concurrent decoding from several threads gives the same result. */
@@ -628,6 +660,7 @@ int main(void)
     const char *tmp = getenv("TMPDIR");
     snprintf(path, sizeof path, "%s/trc500-%d.gtrace", tmp ? tmp : "/tmp", (int)getpid());
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shuf4),
         cmocka_unit_test(test_roundtrip_threads),
         cmocka_unit_test(test_parallel_read),
         cmocka_unit_test(test_size),

@@ -188,11 +188,22 @@ static int try_trace(Gtrace__Workgroup *wg, Gtrace__WorkgroupData *wd, char *err
 enum {
     M_BRANCH_LEN, M_DELTA_LEN, M_STRIDE_LEN, M_EXEC_LEN, M_WAVE_NO, M_DROP_WAVE, M_WGID_LEN,
     M_KERNEL, M_LOADLEN_LEN, M_LOADDATA_LEN, M_STOREDATA_LEN, M_DATA_WAVE_NO, M_FLAGS_LEN,
+    M_BOTH_LOAD, M_BOTH_STORE,
     M_N_INVALID,
     /* may or may not stay decodable */
     M_MEM_EXEC = M_N_INVALID, M_ADDR_KIND, M_FLAGS, M_BYTES, M_LOAD_LEN, M_STORE_LEN, M_N_BRANCH,
     M_N_ALL
 };
+
+/* The data field a 0.2 writer fills (shuf4) or, for 0.1 input, the plain one. */
+static ProtobufCBinaryData *load_field(Gtrace__WaveData *d)
+{
+    return d->load_data_shuf4.len ? &d->load_data_shuf4 : &d->load_data;
+}
+static ProtobufCBinaryData *store_field(Gtrace__WaveData *d)
+{
+    return d->store_data_shuf4.len ? &d->store_data_shuf4 : &d->store_data;
+}
 
 static int mutate(int kind, Gtrace__Workgroup *wg, Gtrace__WorkgroupData *wd)
 {
@@ -210,8 +221,11 @@ static int mutate(int kind, Gtrace__Workgroup *wg, Gtrace__WorkgroupData *wd)
     case M_WGID_LEN: wg->n_wg_id = 2; break;
     case M_KERNEL: wg->kernel_id += 1; break;
     case M_LOADLEN_LEN: d->n_load_len--; break;
-    case M_LOADDATA_LEN: d->load_data.len -= 1 + mix() % d->load_data.len; break;
-    case M_STOREDATA_LEN: d->store_data.len -= 1 + mix() % d->store_data.len; break;
+    case M_LOADDATA_LEN: load_field(d)->len -= 1 + mix() % load_field(d)->len; break;
+    case M_STOREDATA_LEN: store_field(d)->len -= 1 + mix() % store_field(d)->len; break;
+    /* plain and shuffled copies of the same stream: ambiguous, refused */
+    case M_BOTH_LOAD: d->load_data = d->load_data_shuf4; break;
+    case M_BOTH_STORE: d->store_data = d->store_data_shuf4; break;
     case M_DATA_WAVE_NO: d->wave_in_wg ^= 1; break;
     case M_FLAGS_LEN: w->n_mem_flags--; break;
     case M_MEM_EXEC: w->mem_exec[j] = mix(); break;
@@ -260,6 +274,12 @@ static void test_crafted(void **state)
         }
         wg->n_waves = nw;
         wg->n_wg_id = 3;
+        for (size_t i = 0; i < wd->n_waves; i++) { /* undo the aliasing of M_BOTH_* */
+            if (wd->waves[i]->load_data.data == wd->waves[i]->load_data_shuf4.data)
+                wd->waves[i]->load_data = (ProtobufCBinaryData){0, NULL};
+            if (wd->waves[i]->store_data.data == wd->waves[i]->store_data_shuf4.data)
+                wd->waves[i]->store_data = (ProtobufCBinaryData){0, NULL};
+        }
         for (size_t i = 0; i < nw; i++) wg->waves[i]->n_mem_flags = wg->waves[i]->n_mem_bytes;
         gtrace__workgroup__free_unpacked(wg, NULL);
         gtrace__workgroup_data__free_unpacked(wd, NULL);
