@@ -2,7 +2,7 @@
 // (__shared__ + __syncthreads tree), writes its partial sum, and one work-item
 // atomicAdds it into a global 64-bit total.
 // Usage: reduction [N]   (default 1<<20: 1024 workgroups of 256 work-items
-// per device, each work-item summing with a grid-stride loop)
+// in all, each work-item summing about 4 elements with a grid-stride loop)
 // With several visible devices each reduces one contiguous slice; the host
 // adds the per-device totals.
 #include <hip/hip_runtime.h>
@@ -42,7 +42,8 @@ int main(int argc, char **argv)
     int n = argc > 1 ? atoi(argv[1]) : (1 << 20);
     int ndev = 1;
     CHECK(hipGetDeviceCount(&ndev));
-    int grid = std::max(1, 1024 / ndev);
+    /* about 4 elements per work-item, at most 1024 workgroups in all */
+    int grid = std::max(1, std::min(1024, (n + BLOCK * 4 - 1) / (BLOCK * 4)) / ndev);
     std::vector<unsigned> hin(n);
     unsigned long long want = 0;
     for (int i = 0; i < n; i++) {

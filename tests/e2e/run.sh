@@ -21,7 +21,7 @@ crashed() { [ "$1" -ge 128 ]; }
 o0_args() {
   case $1 in
     vectoradd) echo 131072 ;;   # 512 workgroups
-    reduction) echo 262144 ;;   # 1024 workgroups
+    reduction) echo 262144 ;;   # 256 workgroups
     transpose) echo "512 512" ;; # 256 workgroups
   esac
 }
