@@ -14,6 +14,7 @@
  * the entries; the caller vouches that the memory is a mapped bundle.
  */
 #include "gcn_loader.h"
+#include "loader_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@
 #define MAX_TRIPLE 4096u
 #define MAX_UNKNOWN_EXTENT ((uint64_t)1 << 34) /* 16 GiB */
 
-static gcn_ld_status fail(gcn_ld_status st, char *err, size_t errlen, const char *fmt, ...)
+gcn_ld_status gcn_ld_fail(gcn_ld_status st, char *err, size_t errlen, const char *fmt, ...)
 {
     if (err && errlen) {
         va_list ap;
@@ -68,35 +69,35 @@ static gcn_ld_status walk(const uint8_t *b, size_t len, uint64_t *extent, entry_
                           void *ctx, char *err, size_t errlen)
 {
     if (!b)
-        return fail(GCN_LD_BAD_BUNDLE, err, errlen, "offload bundle: NULL pointer");
+        return gcn_ld_fail(GCN_LD_BAD_BUNDLE, err, errlen, "offload bundle: NULL pointer");
     uint64_t limit = len ? (uint64_t)len : UINT64_MAX;
     if (limit < BUNDLE_MAGIC_LEN + 8)
-        return fail(GCN_LD_BAD_BUNDLE, err, errlen,
+        return gcn_ld_fail(GCN_LD_BAD_BUNDLE, err, errlen,
                     "offload bundle: truncated header (%zu bytes)", len);
     if (memcmp(b, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN) != 0)
-        return fail(GCN_LD_BAD_BUNDLE, err, errlen,
+        return gcn_ld_fail(GCN_LD_BAD_BUNDLE, err, errlen,
                     "offload bundle: no \"" BUNDLE_MAGIC "\" magic at offset 0");
     uint64_t n = rd64(b + BUNDLE_MAGIC_LEN);
     if (n == 0 || n > MAX_ENTRIES)
-        return fail(GCN_LD_BAD_BUNDLE, err, errlen,
+        return gcn_ld_fail(GCN_LD_BAD_BUNDLE, err, errlen,
                     "offload bundle: implausible entry count %llu", (unsigned long long)n);
     uint64_t pos = BUNDLE_MAGIC_LEN + 8, end = 0;
     for (uint64_t i = 0; i < n; i++) {
         if (limit - pos < 24)
-            return fail(GCN_LD_BAD_BUNDLE, err, errlen,
+            return gcn_ld_fail(GCN_LD_BAD_BUNDLE, err, errlen,
                         "offload bundle: entry %llu header truncated at byte %llu",
                         (unsigned long long)i, (unsigned long long)pos);
         uint64_t off = rd64(b + pos), size = rd64(b + pos + 8), tlen = rd64(b + pos + 16);
         pos += 24;
         if (tlen > MAX_TRIPLE || limit - pos < tlen)
-            return fail(GCN_LD_BAD_BUNDLE, err, errlen,
+            return gcn_ld_fail(GCN_LD_BAD_BUNDLE, err, errlen,
                         "offload bundle: entry %llu triple (%llu bytes) truncated or too long",
                         (unsigned long long)i, (unsigned long long)tlen);
         const char *triple = (const char *)(b + pos);
         pos += tlen;
         if (off > limit || size > limit - off ||
             (!len && (off > MAX_UNKNOWN_EXTENT || size > MAX_UNKNOWN_EXTENT)))
-            return fail(GCN_LD_BAD_BUNDLE, err, errlen,
+            return gcn_ld_fail(GCN_LD_BAD_BUNDLE, err, errlen,
                         "offload bundle: entry %llu (%.*s) range [%llu, +%llu) outside the bundle",
                         (unsigned long long)i, (int)(tlen > 80 ? 80 : tlen), triple,
                         (unsigned long long)off, (unsigned long long)size);
@@ -190,7 +191,7 @@ gcn_ld_status gcn_bundle_find_gfx803(const void *bundle, size_t len, gcn_bundle_
     if (st != GCN_LD_OK)
         return st;
     if (!c.best_rank)
-        return fail(GCN_LD_NO_TARGET, err, errlen,
+        return gcn_ld_fail(GCN_LD_NO_TARGET, err, errlen,
                     "offload bundle has no gfx803 code object (entries: %s); rebuild with "
                     "hipcc --offload-arch=gfx803",
                     c.seen[0] ? c.seen : "none");

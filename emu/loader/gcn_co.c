@@ -15,6 +15,7 @@
  * all its memory (the ELF copy, segments, kernels, args).
  */
 #include "gcn_loader.h"
+#include "loader_internal.h"
 
 #include <gelf.h>
 #include <libelf.h>
@@ -32,16 +33,6 @@
 /* Largest image we agree to map: real code objects are KiBs to a few MiBs. */
 #define MAX_IMAGE_SIZE ((uint64_t)1 << 30)
 
-static gcn_ld_status fail(gcn_ld_status st, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
 
 /* EF_AMDGPU_MACH values, AMDGPUUsage table "AMDGPU EF_AMDGPU_MACH Values"
  * (same as llvm/BinaryFormat/ELF.h of LLVM 14). */
@@ -131,28 +122,28 @@ static gcn_ld_status parse_args(const msgpack_object *args, gcn_kernel *k, unsig
     if (!args)
         return GCN_LD_OK; /* .args is optional: a kernel without arguments */
     if (args->type != MSGPACK_OBJECT_ARRAY)
-        return fail(GCN_LD_BAD_METADATA, err, errlen,
+        return gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
                     "code object metadata: kernel %u (%s): .args is not an array", ki, k->name);
     uint32_t n = args->via.array.size;
     if (!n)
         return GCN_LD_OK;
     k->args = calloc(n, sizeof *k->args);
     if (!k->args)
-        return fail(GCN_LD_ENOMEM, err, errlen, "code object metadata: out of memory");
+        return gcn_ld_fail(GCN_LD_ENOMEM, err, errlen, "code object metadata: out of memory");
     k->n_args = n;
     for (uint32_t i = 0; i < n; i++) {
         const msgpack_object *a = &args->via.array.ptr[i];
         gcn_kernel_arg *ar = &k->args[i];
         int rc;
         if (a->type != MSGPACK_OBJECT_MAP)
-            return fail(GCN_LD_BAD_METADATA, err, errlen,
+            return gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
                         "code object metadata: kernel %s arg %u is not a map", k->name, i);
         if ((rc = mp_u32(a, ".offset", &ar->offset)) || (rc = mp_u32(a, ".size", &ar->size)))
-            return fail(GCN_LD_BAD_METADATA, err, errlen,
+            return gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
                         "code object metadata: kernel %s arg %u: .offset/.size %s", k->name, i,
                         mp_why(rc));
         if ((rc = mp_str(a, ".value_kind", ar->value_kind, sizeof ar->value_kind)))
-            return fail(GCN_LD_BAD_METADATA, err, errlen,
+            return gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
                         "code object metadata: kernel %s arg %u: .value_kind %s", k->name, i,
                         mp_why(rc));
         /* .name is informational only (absent at -O2); a long one is cut. */
@@ -163,7 +154,7 @@ static gcn_ld_status parse_args(const msgpack_object *args, gcn_kernel *k, unsig
             ar->name[l] = 0;
         }
         if ((uint64_t)ar->offset + ar->size > k->kernarg_segment_size)
-            return fail(GCN_LD_BAD_METADATA, err, errlen,
+            return gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
                         "code object metadata: kernel %s arg %u [%u, +%u) extends past "
                         ".kernarg_segment_size %u",
                         k->name, i, ar->offset, ar->size, k->kernarg_segment_size);
@@ -180,7 +171,7 @@ static gcn_ld_status parse_metadata(gcn_code_object *co, const uint8_t *desc, si
     gcn_ld_status st = GCN_LD_OK;
     msgpack_unpack_return r = msgpack_unpack_next(&u, (const char *)desc, len, &off);
     if (r != MSGPACK_UNPACK_SUCCESS) {
-        st = fail(GCN_LD_BAD_METADATA, err, errlen,
+        st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
                   "code object metadata: NT_AMDGPU_METADATA note is not valid msgpack (%s)",
                   r == MSGPACK_UNPACK_CONTINUE ? "truncated" : r == MSGPACK_UNPACK_NOMEM_ERROR
                                                                    ? "out of memory"
@@ -189,7 +180,7 @@ static gcn_ld_status parse_metadata(gcn_code_object *co, const uint8_t *desc, si
     }
     const msgpack_object *root = &u.data;
     if (root->type != MSGPACK_OBJECT_MAP) {
-        st = fail(GCN_LD_BAD_METADATA, err, errlen, "code object metadata: root is not a map");
+        st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen, "code object metadata: root is not a map");
         goto out;
     }
     char target[sizeof co->target];
@@ -197,13 +188,13 @@ static gcn_ld_status parse_metadata(gcn_code_object *co, const uint8_t *desc, si
     if (rc == 0)
         memcpy(co->target, target, sizeof target);
     else if (rc != -1) {
-        st = fail(GCN_LD_BAD_METADATA, err, errlen, "code object metadata: amdhsa.target %s",
+        st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen, "code object metadata: amdhsa.target %s",
                   mp_why(rc));
         goto out;
     }
     const msgpack_object *ks = mp_get(root, "amdhsa.kernels");
     if (!ks || ks->type != MSGPACK_OBJECT_ARRAY) {
-        st = fail(GCN_LD_BAD_METADATA, err, errlen,
+        st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
                   "code object metadata: amdhsa.kernels missing or not an array");
         goto out;
     }
@@ -211,7 +202,7 @@ static gcn_ld_status parse_metadata(gcn_code_object *co, const uint8_t *desc, si
     if (n) {
         co->kernels = calloc(n, sizeof *co->kernels);
         if (!co->kernels) {
-            st = fail(GCN_LD_ENOMEM, err, errlen, "code object metadata: out of memory");
+            st = gcn_ld_fail(GCN_LD_ENOMEM, err, errlen, "code object metadata: out of memory");
             goto out;
         }
     }
@@ -221,18 +212,18 @@ static gcn_ld_status parse_metadata(gcn_code_object *co, const uint8_t *desc, si
         gcn_kernel *k = &co->kernels[i];
         k->co = co;
         if (km->type != MSGPACK_OBJECT_MAP) {
-            st = fail(GCN_LD_BAD_METADATA, err, errlen,
+            st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
                       "code object metadata: amdhsa.kernels[%u] is not a map", i);
             goto out;
         }
         if ((rc = mp_str(km, ".name", k->name, sizeof k->name))) {
-            st = fail(GCN_LD_BAD_METADATA, err, errlen,
+            st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
                       "code object metadata: amdhsa.kernels[%u] .name %s%s", i, mp_why(rc),
                       rc == -3 ? " (more than 255 bytes; the loader's limit)" : "");
             goto out;
         }
         if ((rc = mp_str(km, ".symbol", k->symbol, sizeof k->symbol))) {
-            st = fail(GCN_LD_BAD_METADATA, err, errlen,
+            st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
                       "code object metadata: kernel %s: .symbol %s", k->name, mp_why(rc));
             goto out;
         }
@@ -252,7 +243,7 @@ static gcn_ld_status parse_metadata(gcn_code_object *co, const uint8_t *desc, si
         for (size_t j = 0; j < sizeof req / sizeof req[0]; j++) {
             uint32_t v = 0;
             if ((rc = mp_u32(km, req[j].key, &v))) {
-                st = fail(GCN_LD_BAD_METADATA, err, errlen,
+                st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
                           "code object metadata: kernel %s: %s %s", k->name, req[j].key,
                           mp_why(rc));
                 goto out;
@@ -260,7 +251,7 @@ static gcn_ld_status parse_metadata(gcn_code_object *co, const uint8_t *desc, si
             memcpy((char *)k + req[j].off, &v, sizeof v);
         }
         if (k->wavefront_size != 64) {
-            st = fail(GCN_LD_UNSUPPORTED, err, errlen,
+            st = gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
                       "code object metadata: kernel %s: .wavefront_size %u, GCN3 runs wave64 only",
                       k->name, k->wavefront_size);
             goto out;
@@ -292,31 +283,31 @@ static gcn_ld_status check_header(const uint8_t *b, size_t len, int *version, un
                                   char *err, size_t errlen)
 {
     if (!b || len < 64)
-        return fail(GCN_LD_BAD_ELF, err, errlen, "code object: %zu bytes, too short for an ELF header",
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: %zu bytes, too short for an ELF header",
                     b ? len : 0);
     if (memcmp(b, "\177ELF", 4) != 0)
-        return fail(GCN_LD_BAD_ELF, err, errlen, "code object: no ELF magic at offset 0");
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: no ELF magic at offset 0");
     if (b[EI_CLASS] != ELFCLASS64 || b[EI_DATA] != ELFDATA2LSB)
-        return fail(GCN_LD_BAD_ELF, err, errlen,
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
                     "code object: not a little-endian ELF64 file (class %u, data %u)",
                     b[EI_CLASS], b[EI_DATA]);
     uint16_t machine = rd16(b + 18);
     if (machine != EM_AMDGPU_)
-        return fail(GCN_LD_BAD_ELF, err, errlen,
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
                     "code object: e_machine is %u, not EM_AMDGPU (224)", machine);
     if (b[EI_OSABI] != ELFOSABI_AMDGPU_HSA_)
-        return fail(GCN_LD_UNSUPPORTED, err, errlen,
+        return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
                     "code object: OS ABI %u is not ELFOSABI_AMDGPU_HSA (64); only HSA code "
                     "objects are supported",
                     b[EI_OSABI]);
     unsigned abiv = b[EI_ABIVERSION];
     if (abiv == 0 || abiv == 1)
-        return fail(GCN_LD_UNSUPPORTED, err, errlen,
+        return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
                     "code object v%u not supported yet (issue 4): code object v2/v3 not "
                     "supported yet; rebuild with a ROCm >= 4.x compiler",
                     abiv + 2);
     if (abiv > 3)
-        return fail(GCN_LD_UNSUPPORTED, err, errlen,
+        return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
                     "code object: unknown ELF ABI version %u (code object v%u); only v4 and v5 "
                     "are supported",
                     abiv, abiv + 2);
@@ -326,11 +317,11 @@ static gcn_ld_status check_header(const uint8_t *b, size_t len, int *version, un
     if (*mach != 0x28 && *mach != 0x29 && *mach != 0x2a && *mach != 0x2b) {
         const char *nm = mach_name(*mach);
         if (nm)
-            return fail(GCN_LD_UNSUPPORTED, err, errlen,
+            return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
                         "code object target is amdgcn-amd-amdhsa--%s, only gfx803 "
                         "(and gfx801/802/810) is supported; rebuild with --offload-arch=gfx803",
                         nm);
-        return fail(GCN_LD_UNSUPPORTED, err, errlen,
+        return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
                     "code object target is unknown (EF_AMDGPU_MACH 0x%02x), only gfx803 is "
                     "supported; rebuild with --offload-arch=gfx803",
                     *mach);
@@ -344,7 +335,7 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
     if (out)
         *out = NULL;
     if (!out)
-        return fail(GCN_LD_BAD_ELF, err, errlen, "gcn_co_parse: NULL output pointer");
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "gcn_co_parse: NULL output pointer");
     int version = 0;
     unsigned mach = 0;
     gcn_ld_status st = check_header(elf_bytes, len, &version, &mach, err, errlen);
@@ -352,15 +343,15 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
         return st;
     pthread_once(&elf_once, elf_init);
     if (!elf_ok)
-        return fail(GCN_LD_BAD_ELF, err, errlen, "code object: libelf version mismatch");
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: libelf version mismatch");
 
     gcn_code_object *co = calloc(1, sizeof *co);
     if (!co)
-        return fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory");
+        return gcn_ld_fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory");
     co->elf = malloc(len);
     if (!co->elf) {
         free(co);
-        return fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory (%zu bytes)", len);
+        return gcn_ld_fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory (%zu bytes)", len);
     }
     memcpy(co->elf, elf_bytes, len);
     co->elf_size = len;
@@ -376,12 +367,12 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
     int have_text = 0;
 
     if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
-        st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: libelf cannot read it: %s",
+        st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: libelf cannot read it: %s",
                   elf_errmsg(-1));
         goto fail;
     }
     if (eh.e_type != ET_DYN) {
-        st = fail(GCN_LD_UNSUPPORTED, err, errlen,
+        st = gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
                   "code object: ELF type %u is not ET_DYN (a relocatable object must be "
                   "linked first)",
                   eh.e_type);
@@ -390,19 +381,19 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
 
     /* Loadable segments. */
     if (elf_getphdrnum(e, &nph) != 0) {
-        st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: bad program headers: %s",
+        st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: bad program headers: %s",
                   elf_errmsg(-1));
         goto fail;
     }
     co->segs = calloc(nph ? nph : 1, sizeof *co->segs);
     if (!co->segs) {
-        st = fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory");
+        st = gcn_ld_fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory");
         goto fail;
     }
     for (size_t i = 0; i < nph; i++) {
         GElf_Phdr ph;
         if (!gelf_getphdr(e, (int)i, &ph)) {
-            st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: program header %zu unreadable: %s",
+            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: program header %zu unreadable: %s",
                       i, elf_errmsg(-1));
             goto fail;
         }
@@ -410,7 +401,7 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
             continue;
         if (ph.p_offset > len || ph.p_filesz > len - ph.p_offset || ph.p_filesz > ph.p_memsz ||
             ph.p_vaddr > MAX_IMAGE_SIZE || ph.p_memsz > MAX_IMAGE_SIZE - ph.p_vaddr) {
-            st = fail(GCN_LD_BAD_ELF, err, errlen,
+            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
                       "code object: PT_LOAD %zu (offset 0x%llx filesz 0x%llx vaddr 0x%llx memsz "
                       "0x%llx) lies outside the file or the 1 GiB image limit",
                       i, (unsigned long long)ph.p_offset, (unsigned long long)ph.p_filesz,
@@ -427,20 +418,20 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
             co->image_size = s->vaddr + s->memsz;
     }
     if (!co->n_segs) {
-        st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: no PT_LOAD segment");
+        st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: no PT_LOAD segment");
         goto fail;
     }
 
     /* Sections: .text, symbol tables, notes, relocations. */
     if (elf_getshdrstrndx(e, &shstrndx) != 0) {
-        st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: no section name table: %s",
+        st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: no section name table: %s",
                   elf_errmsg(-1));
         goto fail;
     }
     for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh)) {
-            st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: section header unreadable: %s",
+            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: section header unreadable: %s",
                       elf_errmsg(-1));
             goto fail;
         }
@@ -450,7 +441,7 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
         int in_file = sh.sh_type == SHT_NOBITS ||
                       (sh.sh_offset <= len && sh.sh_size <= len - sh.sh_offset);
         if (!in_file) {
-            st = fail(GCN_LD_BAD_ELF, err, errlen,
+            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
                       "code object: section %s [0x%llx, +0x%llx) lies outside the file (%zu bytes)",
                       name, (unsigned long long)sh.sh_offset, (unsigned long long)sh.sh_size, len);
             goto fail;
@@ -465,7 +456,7 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
         } else if (sh.sh_type == SHT_DYNSYM) {
             dynsymscn = scn;
         } else if ((sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) && sh.sh_size) {
-            st = fail(GCN_LD_UNSUPPORTED, err, errlen,
+            st = gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
                       "code object: relocation section %s (%llu bytes) present; relocated code "
                       "objects are not supported yet",
                       name, (unsigned long long)sh.sh_size);
@@ -489,14 +480,14 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
         }
     }
     if (!meta) {
-        st = fail(GCN_LD_BAD_METADATA, err, errlen,
+        st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
                   "code object: no NT_AMDGPU_METADATA note (type 32, owner \"AMDGPU\")");
         goto fail;
     }
     if ((st = parse_metadata(co, meta, meta_len, err, errlen)) != GCN_LD_OK)
         goto fail;
     if (co->n_kernels && !have_text) {
-        st = fail(GCN_LD_BAD_ELF, err, errlen, "code object: kernels but no .text section");
+        st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: kernels but no .text section");
         goto fail;
     }
 
@@ -524,13 +515,13 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
             }
         }
         if (!found) {
-            st = fail(GCN_LD_BAD_ELF, err, errlen,
+            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
                       "code object: kernel descriptor symbol %s not found", k->symbol);
             goto fail;
         }
         uint64_t kd_off;
         if (!vaddr_to_off(co, k->kd_vaddr, 64, &kd_off)) {
-            st = fail(GCN_LD_BAD_ELF, err, errlen,
+            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
                       "code object: kernel descriptor %s at vaddr 0x%llx is not inside a loaded "
                       "segment",
                       k->symbol, (unsigned long long)k->kd_vaddr);
@@ -539,12 +530,12 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
         char kerr[200] = "";
         st = gcn_kd_parse(co->elf + kd_off, &k->kd, kerr, sizeof kerr);
         if (st != GCN_LD_OK) {
-            fail(st, err, errlen, "code object: kernel %s: %s", k->name, kerr);
+            gcn_ld_fail(st, err, errlen, "code object: kernel %s: %s", k->name, kerr);
             goto fail;
         }
         k->entry_vaddr = k->kd_vaddr + (uint64_t)k->kd.kernel_code_entry_byte_offset;
         if (k->entry_vaddr < co->text_vaddr || k->entry_vaddr - co->text_vaddr >= co->text_size) {
-            st = fail(GCN_LD_BAD_ELF, err, errlen,
+            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
                       "code object: kernel %s entry 0x%llx lies outside .text [0x%llx, +0x%llx)",
                       k->name, (unsigned long long)k->entry_vaddr,
                       (unsigned long long)co->text_vaddr, (unsigned long long)co->text_size);
@@ -555,7 +546,7 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
     if (have_text) {
         uint64_t toff;
         if (co->text_size && !vaddr_to_off(co, co->text_vaddr, co->text_size, &toff)) {
-            st = fail(GCN_LD_BAD_ELF, err, errlen,
+            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
                       "code object: .text [0x%llx, +0x%llx) is not inside a loaded segment",
                       (unsigned long long)co->text_vaddr, (unsigned long long)co->text_size);
             goto fail;

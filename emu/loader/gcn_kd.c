@@ -13,21 +13,12 @@
  * (wave32, an invalid work-item-id setting, more user SGPRs than exist).
  */
 #include "gcn_loader.h"
+#include "loader_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-static gcn_ld_status fail(gcn_ld_status st, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -42,7 +33,7 @@ static uint32_t bits(uint32_t v, unsigned lo, unsigned n)
 gcn_ld_status gcn_kd_parse(const uint8_t raw[64], gcn_kernel_desc *out, char *err, size_t errlen)
 {
     if (!raw || !out)
-        return fail(GCN_LD_BAD_ELF, err, errlen, "kernel descriptor: NULL argument");
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "kernel descriptor: NULL argument");
     gcn_kernel_desc d;
     memset(&d, 0, sizeof d);
     d.group_segment_fixed_size = rd32(raw + 0);
@@ -83,13 +74,13 @@ gcn_ld_status gcn_kd_parse(const uint8_t raw[64], gcn_kernel_desc *out, char *er
     d.enable_sgpr_private_segment_size = (uint8_t)bits(kcp, 6, 1);
 
     if (bits(kcp, 10, 1))
-        return fail(GCN_LD_UNSUPPORTED, err, errlen,
+        return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
                     "kernel descriptor: ENABLE_WAVEFRONT_SIZE32 is set; GCN3 runs wave64 only");
     if (rsrc3)
-        return fail(GCN_LD_UNSUPPORTED, err, errlen,
+        return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
                     "kernel descriptor: compute_pgm_rsrc3 = 0x%x, must be 0 on gfx8", rsrc3);
     if (d.enable_vgpr_workitem_id == 3)
-        return fail(GCN_LD_BAD_ELF, err, errlen,
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
                     "kernel descriptor: ENABLE_VGPR_WORKITEM_ID = 3 is reserved");
     /* User SGPRs the properties ask for (AMDGPUUsage "Initial Kernel Execution
      * State": 4 + 2 + 2 + 2 + 2 + 2 + 1); they must fit in USER_SGPR_COUNT. */
@@ -98,12 +89,12 @@ gcn_ld_status gcn_kd_parse(const uint8_t raw[64], gcn_kernel_desc *out, char *er
                     2u * d.enable_sgpr_dispatch_id + 2u * d.enable_sgpr_flat_scratch_init +
                     1u * d.enable_sgpr_private_segment_size;
     if (need > d.user_sgpr_count || d.user_sgpr_count > 16)
-        return fail(GCN_LD_BAD_ELF, err, errlen,
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
                     "kernel descriptor: USER_SGPR_COUNT %u inconsistent with enabled user "
                     "SGPRs (%u needed, 16 max)",
                     d.user_sgpr_count, need);
     if (d.kernel_code_entry_byte_offset == 0)
-        return fail(GCN_LD_BAD_ELF, err, errlen,
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
                     "kernel descriptor: kernel_code_entry_byte_offset is 0");
     *out = d;
     return GCN_LD_OK;
