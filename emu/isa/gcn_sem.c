@@ -1644,16 +1644,23 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
         }
     } else {
         /* common case: every lane in one 4 GiB window, whole access in one
-         * allocation, dword granules and no recording: copy directly */
-        if (ex == ~0ull && n == 4 && !w->rec && a[0] <= UINT32_MAX - 4u * GCN_WAVE_LANES) {
+         * allocation, dword granules: copy directly; when recording, the
+         * VGPR is already the packed data of the 64 lanes */
+        if (ex == ~0ull && n == 4 && a[0] <= UINT32_MAX - 4u * GCN_WAVE_LANES) {
             /* unit-stride dwords (lane l at a[0] + 4l): one 256-byte block */
             uint32_t nc = 0, a0 = a[0];
             for (unsigned l = 0; l < GCN_WAVE_LANES; l++) nc |= (a[l] - a0 - 4u * l) | (ahi[l] ^ hi0);
             if (!nc) {
-                uint8_t *p0 = gcn_mem_global(w, (uint64_t)hi0 << 32 | a0, 4u * GCN_WAVE_LANES, wr, first, in->pc);
+                uint64_t ab = (uint64_t)hi0 << 32 | a0;
+                uint8_t *p0 = gcn_mem_global(w, ab, 4u * GCN_WAVE_LANES, wr, first, in->pc);
                 if (!p0) { probe_undo(w); return 0; }
-                if (wr) memcpy(p0, vreg(w, in, in->src[1], 1), 4u * GCN_WAVE_LANES);
-                else memcpy(vreg(w, in, in->dst[0], 1), p0, 4u * GCN_WAVE_LANES);
+                if (w->rec) /* before the load: the destination may be the address VGPRs */
+                    for (unsigned l = 0; l < GCN_WAVE_LANES; l++) ta[l] = ab + 4u * l;
+                uint32_t *r;
+                if (wr) memcpy(p0, r = vreg(w, in, in->src[1], 1), 4u * GCN_WAVE_LANES);
+                else memcpy(r = vreg(w, in, in->dst[0], 1), p0, 4u * GCN_WAVE_LANES);
+                if (w->rec)
+                    trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in), 4, ex, ta, wr ? NULL : r, wr ? r : NULL);
                 return 1;
             }
         }
@@ -1664,87 +1671,98 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
             mnl = a[l] < mnl ? a[l] : mnl;
             mxl = a[l] > mxl ? a[l] : mxl;
         }
-        if (!diff && n == 4 && !w->rec && mxl - mnl <= UINT32_MAX - 4u) {
-            uint64_t mn = (uint64_t)hi0 << 32 | mnl;
-            uint8_t *p0 = gcn_mem_global(w, mn, (mxl - mnl) + 4u, wr, first, in->pc);
+        if (!diff && mxl - mnl <= UINT32_MAX - 16u) {
+            uint64_t hb = (uint64_t)hi0 << 32;
+            uint8_t *p0 = gcn_mem_global(w, hb | mnl, (mxl - mnl) + n, wr, first, in->pc);
             if (!p0) { probe_undo(w); return 0; }
             uintptr_t b = (uintptr_t)p0 - mnl; /* host address of offset 0 of the window */
-            if (wr) {
-                const uint32_t *s = vreg(w, in, in->src[1], 1);
-                LANES memcpy((void *)(b + a[l]), &s[l], 4);
-            } else {
-                uint32_t *d = vreg(w, in, in->dst[0], 1);
-                LANES memcpy(&d[l], (const void *)(b + a[l]), 4);
+            if (n == 4 && !w->rec) {
+                if (wr) {
+                    const uint32_t *s = vreg(w, in, in->src[1], 1);
+                    LANES memcpy((void *)(b + a[l]), &s[l], 4);
+                } else {
+                    uint32_t *d = vreg(w, in, in->dst[0], 1);
+                    LANES memcpy(&d[l], (const void *)(b + a[l]), 4);
+                }
+                return 1;
             }
-            return 1;
-        }
-        uint64_t mn = UINT64_MAX, mx = 0;
-        unsigned lmn = first, ap = 0;
-        LANES
-        {
-            uint64_t ad = a[l] | (uint64_t)ahi[l] << 32;
-            ap |= ahi[l] == GCN_GROUP_APERTURE_HI || ahi[l] == GCN_PRIVATE_APERTURE_HI;
-            if (ad < mn) { mn = ad; lmn = l; }
-            if (ad > mx) mx = ad;
-        }
-        if (ap || mx - mn > UINT32_MAX - 64u || mx + n < mx) return 0;
-        uint8_t *p0 = gcn_mem_global(w, mn, (uint32_t)(mx - mn) + n, wr, lmn, in->pc);
-        if (!p0) { probe_undo(w); return 0; }
-        LANES
-        {
-            uint64_t ad = a[l] | (uint64_t)ahi[l] << 32;
-            hp[l] = p0 + (ad - mn);
-            ta[l] = ad;
-        }
-    }
-    unsigned nd = n < 4 ? 1 : n / 4;
-    uint32_t rbuf[GCN_WAVE_LANES * 4]; /* packed data being recorded: 64 lanes x up to 16 bytes */
-    uint8_t *rd = w->rec ? (uint8_t *)rbuf : NULL;
-    size_t nb = 0;
-    if (wr) {
-        const uint32_t *s = vreg(w, in, in->src[1], (n + 3) / 4);
-        if (n == 4 && kstride == 4 && !rd) {
-            LANES memcpy(hp[l], &s[l], 4);
-        } else {
             LANES
             {
-                if (n < 4) {
-                    uint32_t v = s[l];
-                    memcpy(hp[l], &v, n);
-                    if (rd) { memcpy(rd + nb, &v, n); nb += n; }
-                } else {
-                    for (unsigned k = 0; k < nd; k++) {
-                        memcpy(hp[l] + k * kstride, &s[k * GCN_WAVE_LANES + l], 4);
-                        if (rd) { memcpy(rd + nb, &s[k * GCN_WAVE_LANES + l], 4); nb += 4; }
-                    }
-                }
+                hp[l] = (uint8_t *)(b + a[l]);
+                ta[l] = hb | a[l];
             }
+        } else {
+            uint64_t mn = UINT64_MAX, mx = 0;
+            unsigned lmn = first, ap = 0;
+            LANES
+            {
+                uint64_t ad = a[l] | (uint64_t)ahi[l] << 32;
+                ap |= ahi[l] == GCN_GROUP_APERTURE_HI || ahi[l] == GCN_PRIVATE_APERTURE_HI;
+                if (ad < mn) { mn = ad; lmn = l; }
+                if (ad > mx) mx = ad;
+            }
+            if (ap || mx - mn > UINT32_MAX - 64u || mx + n < mx) return 0;
+            uint8_t *p0 = gcn_mem_global(w, mn, (uint32_t)(mx - mn) + n, wr, lmn, in->pc);
+            if (!p0) { probe_undo(w); return 0; }
+            LANES
+            {
+                uint64_t ad = a[l] | (uint64_t)ahi[l] << 32;
+                hp[l] = p0 + (ad - mn);
+                ta[l] = ad;
+            }
+        }
+    }
+    /* the copy, and for recording the packed data of the active lanes (lane
+     * order, a lane's bytes in address order) */
+    uint32_t rbuf[GCN_WAVE_LANES * 4]; /* 64 lanes x up to 16 bytes */
+    const void *rdat = rbuf;
+    uint32_t *r = wr ? vreg(w, in, in->src[1], (n + 3) / 4) : vreg(w, in, in->dst[0], (n + 3) / 4);
+    if (n == 4) {
+        if (wr) {
+            LANES memcpy(hp[l], &r[l], 4);
+        } else {
+            LANES memcpy(&r[l], hp[l], 4);
+        }
+        if (w->rec) {
+            if (ex == ~0ull) rdat = r;
+            else {
+                unsigned m = 0;
+                LANES rbuf[m++] = r[l];
+            }
+        }
+    } else if (n > 4) {
+        unsigned nd = n / 4, m = 0;
+        LANES
+        {
+            for (unsigned k = 0; k < nd; k++) {
+                uint32_t *reg = &r[k * GCN_WAVE_LANES + l];
+                if (wr) memcpy(hp[l] + k * kstride, reg, 4);
+                else memcpy(reg, hp[l] + k * kstride, 4);
+                rbuf[m + k] = *reg;
+            }
+            m += nd;
         }
     } else {
-        uint32_t *d = vreg(w, in, in->dst[0], (n + 3) / 4);
-        if (n == 4 && kstride == 4 && !rd) {
-            LANES memcpy(&d[l], hp[l], 4);
-        } else {
-            LANES
-            {
-                if (n < 4) {
-                    uint8_t tmp[4];
-                    memcpy(tmp, hp[l], n);
-                    put_lane(w, d, l, tmp, n, sext);
-                    if (rd) { memcpy(rd + nb, tmp, n); nb += n; }
-                } else {
-                    for (unsigned k = 0; k < nd; k++) {
-                        uint32_t v;
-                        memcpy(&v, hp[l] + k * kstride, 4);
-                        d[k * GCN_WAVE_LANES + l] = v;
-                        if (rd) { memcpy(rd + nb, &v, 4); nb += 4; }
-                    }
-                }
+        uint8_t *rd = (uint8_t *)rbuf;
+        size_t nb = 0;
+        LANES
+        {
+            uint8_t tmp[4];
+            if (wr) {
+                uint32_t v = r[l];
+                memcpy(tmp, &v, 4);
+                memcpy(hp[l], tmp, n);
+            } else {
+                memcpy(tmp, hp[l], n);
+                put_lane(w, r, l, tmp, n, sext);
             }
+            memcpy(rd + nb, tmp, n);
+            nb += n;
         }
     }
-    if (rd)
-        trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in) | kind_flags, n, ex, ta, wr ? NULL : rd, wr ? rd : NULL);
+    if (w->rec)
+        trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in) | kind_flags, n, ex, ta, wr ? NULL : rdat,
+                    wr ? rdat : NULL);
     return 1;
 }
 
