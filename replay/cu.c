@@ -171,12 +171,12 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
         const uint8_t *data = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
         if (!data)
             return;
-        uint8_t buf[1024];
+        const uint64_t max_run = 1024; /* bytes per block (stores copy at most this at once) */
         while (mask) {
             uint32_t k = (uint32_t)__builtin_ctzll(mask), j = k + 1;
             uint64_t addr = op->addr[k];
             while (j < 64 && (mask >> j & 1) && op->addr[j] == addr + (uint64_t)(j - k) * bpl &&
-                   (uint64_t)(j - k + 1) * bpl <= sizeof buf)
+                   (uint64_t)(j - k + 1) * bpl <= max_run)
                 j++;
             uint32_t nlanes = j - k;
             size_t len = (size_t)nlanes * bpl;
@@ -187,8 +187,7 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
                     rp_sim_fail(s, "functional memory: out of memory");
                 continue;
             }
-            rp_fmem_read(s->mem, addr, buf, len);
-            if (!memcmp(buf, src, len)) {
+            if (rp_fmem_equal(s->mem, addr, src, len)) {
                 s->check.loads_checked += nlanes;
                 continue;
             }

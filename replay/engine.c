@@ -1,10 +1,14 @@
 /*
- * engine.c - the discrete-event engine: a 4-ary min-heap of embedded events
- * keyed by (time, priority, insertion sequence), message pool, links.
+ * engine.c - the discrete-event engine: embedded events keyed by (time,
+ * priority, insertion sequence) in a near-future ring (events due within
+ * RP_RING_PS ps of now, most of them) and a 4-ary min-heap (the rest);
+ * message pool, links.
  *
- * Invariants: every pending event has exactly one live heap entry (same seq,
- * pending=1); cancelled or rescheduled events leave stale entries, skipped
- * when popped (lazy deletion: sifting never touches events); e->n counts
+ * Invariants: every pending event has exactly one live entry (same seq,
+ * pending=1), in the ring if it was due less than RP_RING_PS after the `now`
+ * at which it was scheduled, else in the heap; cancelled or rescheduled
+ * events leave stale entries, skipped when popped (lazy deletion: sifting
+ * never touches events); every ring entry's time is >= now; e->n counts
  * pending events; e->now never decreases; a link's FIFO is ordered by
  * arrival time (see rp_link_send) and its event is pending iff the FIFO is
  * non-empty.
@@ -22,20 +26,54 @@ void rp_event_init(rp_event *ev, rp_handler fn, void *owner, enum rp_prio prio)
     ev->prio = (uint8_t)prio;
 }
 
+#define RNONE UINT32_MAX
+#define NPRIO 3
+_Static_assert(RP_RING_PS == 64 * 64, "ring_first_slot assumes 64 bitmap words summarised by one word");
+
+/* Grow the ring entry pool (doubling) and put the new entries on the free list. */
+static int ring_grow(rp_engine *e)
+{
+    uint32_t ncap = e->rcap ? 2 * e->rcap : 4096;
+    rp_rent *r = realloc(e->rent, (size_t)ncap * sizeof *r);
+    if (!r) {
+        snprintf(e->err, sizeof e->err, "engine: out of memory growing the event ring");
+        return -1;
+    }
+    for (uint32_t i = e->rcap; i < ncap; i++)
+        r[i].next = i + 1 < ncap ? i + 1 : e->rfree;
+    e->rfree = e->rcap;
+    e->rent = r;
+    e->rcap = ncap;
+    return 0;
+}
+
 int rp_engine_init(rp_engine *e)
 {
     memset(e, 0, sizeof *e);
     e->cap = 1024;
     e->heap = malloc(e->cap * sizeof *e->heap);
     e->comps_tail = &e->comps;
-    return e->heap ? 0 : -1;
+    e->rfree = RNONE;
+    e->rhead = malloc((size_t)RP_RING_PS * NPRIO * sizeof *e->rhead);
+    e->rtail = malloc((size_t)RP_RING_PS * NPRIO * sizeof *e->rtail);
+    if (!e->heap || !e->rhead || !e->rtail || ring_grow(e))
+        return -1;
+    memset(e->rhead, 0xff, (size_t)RP_RING_PS * NPRIO * sizeof *e->rhead);
+    memset(e->rtail, 0xff, (size_t)RP_RING_PS * NPRIO * sizeof *e->rtail);
+    return 0;
 }
 
 void rp_engine_fini(rp_engine *e)
 {
     free(e->heap);
+    free(e->rent);
+    free(e->rhead);
+    free(e->rtail);
     e->heap = NULL;
+    e->rent = NULL;
+    e->rhead = e->rtail = NULL;
     e->n = e->hn = e->cap = 0;
+    e->rcap = 0;
 }
 
 void rp_engine_add_component(rp_engine *e, rp_component *c, const char *name,
@@ -127,6 +165,70 @@ static void heap_pop(rp_engine *e)
         sift_down(e->heap, e->hn, 0, last);
 }
 
+/* ---- near-future ring ------------------------------------------------------
+ * Slot = time mod RP_RING_PS (ps); every ring entry's time lies in
+ * [now, now + RP_RING_PS), so a slot holds one time value and the cyclic
+ * order of slots from now is time order. Per (slot, priority) a FIFO in
+ * insertion (seq) order, so the ring's first entry is its (time, prio, seq)
+ * minimum; step compares it with the heap's top. Stale entries (cancelled or
+ * moved events) are skipped when reached, as in the heap. */
+
+static int ring_push(rp_engine *e, rp_event *ev)
+{
+    if (e->rfree == RNONE && ring_grow(e))
+        return -1;
+    uint32_t i = e->rfree;
+    e->rfree = e->rent[i].next;
+    e->rent[i] = (rp_rent){ev, ev->seq, RNONE};
+    uint32_t slot = (uint32_t)(ev->time & (RP_RING_PS - 1)), q = slot * NPRIO + ev->prio;
+    if (e->rtail[q] == RNONE)
+        e->rhead[q] = i;
+    else
+        e->rent[e->rtail[q]].next = i;
+    e->rtail[q] = i;
+    e->rbits[slot >> 6] |= 1ull << (slot & 63);
+    e->rsum |= 1ull << (slot >> 6);
+    return 0;
+}
+
+/* First non-empty slot at or after now (cyclically); -1 when the ring is empty. */
+static inline int64_t ring_first_slot(const rp_engine *e)
+{
+    if (!e->rsum)
+        return -1;
+    uint32_t p = (uint32_t)(e->now & (RP_RING_PS - 1)), wi = p >> 6, b = p & 63;
+    uint64_t w = e->rbits[wi] & (~0ull << b);
+    if (w)
+        return (int64_t)(wi * 64 + (uint32_t)__builtin_ctzll(w));
+    uint64_t sm = wi == 63 ? 0 : e->rsum & (~0ull << (wi + 1));
+    if (!sm)
+        sm = e->rsum & ((1ull << wi) - 1);
+    if (sm) {
+        uint32_t wj = (uint32_t)__builtin_ctzll(sm);
+        return (int64_t)(wj * 64 + (uint32_t)__builtin_ctzll(e->rbits[wj]));
+    }
+    w = e->rbits[wi] & ((1ull << b) - 1);
+    return (int64_t)(wi * 64 + (uint32_t)__builtin_ctzll(w)); /* w != 0: rsum had bit wi */
+}
+
+/* Remove the head entry of FIFO q (slot*NPRIO+prio). */
+static inline void ring_pop(rp_engine *e, uint32_t slot, uint32_t q)
+{
+    uint32_t i = e->rhead[q];
+    e->rhead[q] = e->rent[i].next;
+    if (e->rhead[q] == RNONE) {
+        e->rtail[q] = RNONE;
+        const uint32_t *h = &e->rhead[slot * NPRIO];
+        if (h[0] == RNONE && h[1] == RNONE && h[2] == RNONE) {
+            e->rbits[slot >> 6] &= ~(1ull << (slot & 63));
+            if (!e->rbits[slot >> 6])
+                e->rsum &= ~(1ull << (slot >> 6));
+        }
+    }
+    e->rent[i].next = e->rfree;
+    e->rfree = i;
+}
+
 int rp_engine_schedule(rp_engine *e, rp_event *ev, rp_time t)
 {
     if (t < e->now) {
@@ -142,7 +244,7 @@ int rp_engine_schedule(rp_engine *e, rp_event *ev, rp_time t)
     }
     ev->time = t;
     ev->seq = e->seq++ & SEQ_MASK;
-    if (heap_push(e, ev))
+    if (t - e->now < RP_RING_PS && ev->prio < NPRIO ? ring_push(e, ev) : heap_push(e, ev))
         return -1;
     ev->pending = 1;
     e->n++;
@@ -171,12 +273,35 @@ void rp_engine_wake(rp_engine *e, rp_event *ev, rp_time t)
 
 bool rp_engine_step(rp_engine *e)
 {
-    while (e->hn) {
-        rp_hent top = e->heap[0];
-        if (!ent_live(&top)) {
+    for (;;) {
+        while (e->hn && !ent_live(&e->heap[0]))
             heap_pop(e);
-            continue;
+        int64_t slot = ring_first_slot(e);
+        if (slot >= 0) {
+            uint32_t sl = (uint32_t)slot, q = sl * NPRIO;
+            while (e->rhead[q] == RNONE)
+                q++;
+            const rp_rent *r = &e->rent[e->rhead[q]];
+            rp_event *ev = r->ev;
+            if (!ev->pending || ev->seq != r->seq) {
+                ring_pop(e, sl, q); /* stale */
+                continue;
+            }
+            rp_time t = ev->time; /* live: the time it was scheduled for, slot sl */
+            uint64_t key = (uint64_t)(q - sl * NPRIO) << SEQ_BITS | r->seq;
+            if (!e->hn || t < e->heap[0].time || (t == e->heap[0].time && key < e->heap[0].key)) {
+                ring_pop(e, sl, q);
+                ev->pending = 0;
+                e->n--;
+                e->now = t;
+                e->n_events++;
+                ev->fn(ev, e);
+                return true;
+            }
         }
+        if (!e->hn)
+            return false;
+        rp_hent top = e->heap[0];
         rp_event *ev = top.ev;
         ev->pending = 0;
         e->n--;
@@ -190,7 +315,6 @@ bool rp_engine_step(rp_engine *e)
         }
         return true;
     }
-    return false;
 }
 
 void rp_engine_dump(rp_engine *e, FILE *f)

@@ -151,6 +151,26 @@ void rp_fmem_read(rp_fmem *m, uint64_t addr, void *dst, size_t n)
     }
 }
 
+bool rp_fmem_equal(rp_fmem *m, uint64_t addr, const void *exp, size_t n)
+{
+    const uint8_t *x = exp;
+    while (n) {
+        uint64_t off = addr & (PAGE_SIZE - 1);
+        size_t k = PAGE_SIZE - off < n ? PAGE_SIZE - off : n;
+        fpage *p = lookup(m, addr >> PAGE_BITS);
+        if (p) {
+            if (memcmp(p->data + off, x, k))
+                return false;
+        } else {
+            for (size_t i = 0; i < k; i++)
+                if (x[i])
+                    return false;
+        }
+        addr += k, x += k, n -= k;
+    }
+    return true;
+}
+
 int rp_fmem_copy(rp_fmem *m, uint64_t dst, uint64_t src, size_t n)
 {
     uint8_t buf[PAGE_SIZE];

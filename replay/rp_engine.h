@@ -5,7 +5,7 @@
  * the structs of their owners (no allocation per event) and ordered by
  * (time, priority, insertion order), so a run is deterministic. Scheduling an
  * event into the past, or an event that is already pending, is refused.
- * Cancelling or moving an event earlier (rp_engine_wake) leaves a stale heap
+ * Cancelling or moving an event earlier (rp_engine_wake) leaves a stale queue
  * entry that still points at the event until its old time is reached: the
  * memory of an event that was ever cancelled or moved must stay valid while
  * the engine runs (components live as long as the simulation; wavefront
@@ -75,8 +75,25 @@ typedef struct rp_hent {
     rp_event *ev;
 } rp_hent;
 
+/* Near-future ring (engine.c): events due less than RP_RING_PS after `now`
+ * go into per-picosecond slots, one FIFO per priority (insertion order is
+ * seq order, so a FIFO is sorted); later events go into the heap. */
+#define RP_RING_BITS 12
+#define RP_RING_PS (1u << RP_RING_BITS)
+typedef struct rp_rent {  /* a ring entry: event and the seq it was scheduled under */
+    rp_event *ev;
+    uint64_t seq;
+    uint32_t next;        /* next entry of the FIFO (or free list); UINT32_MAX = none */
+} rp_rent;
+
 struct rp_engine {
     rp_hent *heap;         /* 4-ary min-heap; may hold stale entries (see engine.c) */
+    rp_rent *rent;         /* ring entry pool */
+    uint32_t rcap, rfree;  /* pool size, free list head */
+    uint32_t *rhead;       /* [RP_RING_PS * 3]: FIFO heads per (slot, prio); UINT32_MAX = empty */
+    uint32_t *rtail;
+    uint64_t rbits[RP_RING_PS / 64]; /* slot has entries */
+    uint64_t rsum;         /* word of rbits non-zero (RP_RING_PS / 64 == 64 words) */
     size_t hn, cap;        /* entries in the heap (live + stale), allocated */
     size_t n;              /* pending events */
     int root_free;         /* while a handler runs: heap[0] is its spent entry, free to reuse */

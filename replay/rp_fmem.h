@@ -13,6 +13,7 @@
 #ifndef RP_FMEM_H
 #define RP_FMEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +27,9 @@ int rp_fmem_write(rp_fmem *m, uint64_t addr, const void *src, size_t n);
 int rp_fmem_fill(rp_fmem *m, uint64_t addr, uint8_t value, size_t n);
 int rp_fmem_copy(rp_fmem *m, uint64_t dst, uint64_t src, size_t n);
 void rp_fmem_read(rp_fmem *m, uint64_t addr, void *dst, size_t n);
+/* True iff the n bytes at addr equal exp (never-written bytes are zero);
+ * the data check's fast path: no copy. */
+bool rp_fmem_equal(rp_fmem *m, uint64_t addr, const void *exp, size_t n);
 size_t rp_fmem_pages(const rp_fmem *m);
 
 /* Atomic operations of GCN3 (FLAT/MUBUF/DS atomics), derived from the mnemonic. */

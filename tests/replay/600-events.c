@@ -152,6 +152,7 @@ typedef struct chain {
     uint32_t *rng;
     int *log, *n, max;
     rp_time *at;
+    rp_time step;          /* delay unit of the random schedules (ps) */
     struct chain *all;
     int n_all;
 } chain;
@@ -174,18 +175,19 @@ static void chain_h(rp_event *ev, rp_engine *e)
     if (*c->n >= c->max)
         return;
     /* reschedule self, and poke a random other event (schedule, move or cancel) */
-    rp_engine_schedule(e, ev, e->now + (xs(c->rng) % 3) * 500);
+    rp_engine_schedule(e, ev, e->now + (xs(c->rng) % 3) * c->step);
     chain *o = &c->all[xs(c->rng) % (uint32_t)c->n_all];
     uint32_t r = xs(c->rng) % 4;
     if (r == 0)
         rp_engine_cancel(e, &o->ev);
     else
-        rp_engine_wake(e, &o->ev, e->now + (r - 1) * 500);
+        rp_engine_wake(e, &o->ev, e->now + (r - 1) * c->step);
 }
 
-static void test_schedule_in_handler(void **state)
+/* step: delay unit in ps; small steps keep every event in the engine's
+ * near-future ring, larger ones (> RP_RING_PS / 2) mix ring and heap. */
+static void run_schedule_in_handler(rp_time unit)
 {
-    (void)state;
     enum { N = 16, MAX = 20000 };
     static int log[MAX + 64];
     static rp_time at[MAX + 64];
@@ -195,9 +197,10 @@ static void test_schedule_in_handler(void **state)
     int n = 0;
     chain c[N];
     for (int i = 0; i < N; i++) {
-        c[i] = (chain){.id = i, .rng = &rng, .log = log, .n = &n, .max = MAX, .at = at, .all = c, .n_all = N};
+        c[i] = (chain){.id = i, .rng = &rng, .log = log, .n = &n, .max = MAX, .at = at, .step = unit,
+                       .all = c, .n_all = N};
         rp_event_init(&c[i].ev, chain_h, &c[i], (enum rp_prio)(i % 3));
-        assert_int_equal(rp_engine_schedule(&e, &c[i].ev, (rp_time)(i % 4) * 500), 0);
+        assert_int_equal(rp_engine_schedule(&e, &c[i].ev, (rp_time)(i % 4) * unit), 0);
     }
     uint64_t handled = 0;
     while (rp_engine_step(&e)) {
@@ -217,7 +220,7 @@ static void test_schedule_in_handler(void **state)
     rp_time now = 0;
     rng = 12345;
     for (int i = 0; i < N; i++)
-        q[i].pending = 1, q[i].t = (rp_time)(i % 4) * 500, q[i].seq = seq++, q[i].prio = i % 3;
+        q[i].pending = 1, q[i].t = (rp_time)(i % 4) * unit, q[i].seq = seq++, q[i].prio = i % 3;
     for (int step = 0; step < n; step++) {
         int b = -1;
         for (int i = 0; i < N; i++)
@@ -230,18 +233,27 @@ static void test_schedule_in_handler(void **state)
         now = q[b].t;
         if (step + 1 >= MAX)
             continue;
-        q[b].pending = 1, q[b].t = now + (xs(&rng) % 3) * 500, q[b].seq = seq++;
+        q[b].pending = 1, q[b].t = now + (xs(&rng) % 3) * unit, q[b].seq = seq++;
         int o = (int)(xs(&rng) % N);
         uint32_t r = xs(&rng) % 4;
         if (r == 0)
             q[o].pending = 0;
         else {
-            rp_time t = now + (r - 1) * 500;
+            rp_time t = now + (r - 1) * unit;
             if (!(q[o].pending && q[o].t <= t))
                 q[o].pending = 1, q[o].t = t, q[o].seq = seq++;
         }
     }
     rp_engine_fini(&e);
+}
+
+static void test_schedule_in_handler(void **state)
+{
+    (void)state;
+    run_schedule_in_handler(500);                    /* near future only (ring) */
+    run_schedule_in_handler(RP_RING_PS / 2 + 333);   /* 0, ~0.6x and ~1.2x the ring span: ring and heap */
+    run_schedule_in_handler(RP_RING_PS - 1);         /* edge of the ring */
+    run_schedule_in_handler(RP_RING_PS);             /* just past it */
 }
 
 int main(void)
