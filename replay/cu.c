@@ -123,14 +123,14 @@ static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size
         rp_fmem_read(s->mem, addr, &old, w);
     }
     if (op->store_data) {
-        if (a->atomic_op == RP_AT_CMPSWAP) {
+        if (a->atomic_op == GCN_AT_CMPSWAP) {
             memcpy(&src, op->store_data + (size_t)k * 2 * w, w);
             memcpy(&cmp, op->store_data + (size_t)k * 2 * w + w, w);
         } else {
             memcpy(&src, op->store_data + (size_t)k * w, w);
         }
     }
-    uint64_t nv = rp_atomic_apply((rp_atomic_op)a->atomic_op, w, old, src, cmp);
+    uint64_t nv = gcn_atomic_apply((gcn_atomic_op)a->atomic_op, w, old, src, cmp);
     if (op->load_data) {
         s->check.atomics_checked++;
         if (memcmp(&old, op->load_data + (size_t)k * w, w)) {
@@ -500,11 +500,11 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     a->op = op;
     if (op->flags & TRC_MO_ATOMIC) {
         const char *nm = gcn_op_name(in->op);
-        a->atomic_op = (uint8_t)rp_atomic_from_name(nm);
+        a->atomic_op = (uint8_t)gcn_atomic_of_name(nm);
         a->atomic_bytes = op_class(s, in->op) & RP_OPC_ATOMIC8 ? 8 : 4;
-        if (a->atomic_op == RP_AT_UNKNOWN) {
+        if (a->atomic_op == GCN_AT_UNKNOWN || a->atomic_op == GCN_AT_NONE) {
             walk_error(w, "atomic opcode not understood by the functional model");
-            a->atomic_op = RP_AT_NONE;
+            a->atomic_op = GCN_AT_NONE;
         }
     }
 

@@ -195,66 +195,6 @@ int rp_fmem_copy(rp_fmem *m, uint64_t dst, uint64_t src, size_t n)
     return 0;
 }
 
-/* ---- atomics ------------------------------------------------------------------ */
-
-rp_atomic_op rp_atomic_from_name(const char *nm)
-{
-    const char *p = strstr(nm, "atomic_");
-    if (p)
-        p += 7;
-    else if (!strncmp(nm, "ds_", 3))
-        p = nm + 3;
-    else
-        return RP_AT_UNKNOWN;
-    static const struct { const char *s; rp_atomic_op op; } t[] = {
-        {"cmpswap", RP_AT_CMPSWAP}, {"cmpst", RP_AT_CMPSWAP}, {"swap", RP_AT_SWAP}, {"wrxchg", RP_AT_SWAP},
-        {"add_f32", RP_AT_ADD_F32}, {"add", RP_AT_ADD}, {"rsub", RP_AT_RSUB}, {"sub", RP_AT_SUB},
-        {"smin", RP_AT_SMIN}, {"min_i", RP_AT_SMIN}, {"umin", RP_AT_UMIN}, {"min_u", RP_AT_UMIN},
-        {"smax", RP_AT_SMAX}, {"max_i", RP_AT_SMAX}, {"umax", RP_AT_UMAX}, {"max_u", RP_AT_UMAX},
-        {"and", RP_AT_AND}, {"or", RP_AT_OR}, {"xor", RP_AT_XOR}, {"inc", RP_AT_INC}, {"dec", RP_AT_DEC},
-    };
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!strncmp(p, t[i].s, strlen(t[i].s)))
-            return t[i].op;
-    return RP_AT_UNKNOWN;
-}
-
-uint64_t rp_atomic_apply(rp_atomic_op op, unsigned bytes, uint64_t old, uint64_t src, uint64_t cmp)
-{
-    uint64_t mask = bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
-    int64_t so = bytes >= 8 ? (int64_t)old : (int64_t)(int32_t)old;
-    int64_t ss = bytes >= 8 ? (int64_t)src : (int64_t)(int32_t)src;
-    old &= mask, src &= mask, cmp &= mask;
-    uint64_t r;
-    switch (op) {
-    case RP_AT_SWAP: r = src; break;
-    case RP_AT_CMPSWAP: r = old == cmp ? src : old; break;
-    case RP_AT_ADD: r = old + src; break;
-    case RP_AT_SUB: r = old - src; break;
-    case RP_AT_RSUB: r = src - old; break;
-    case RP_AT_SMIN: r = so < ss ? old : src; break;
-    case RP_AT_UMIN: r = old < src ? old : src; break;
-    case RP_AT_SMAX: r = so > ss ? old : src; break;
-    case RP_AT_UMAX: r = old > src ? old : src; break;
-    case RP_AT_AND: r = old & src; break;
-    case RP_AT_OR: r = old | src; break;
-    case RP_AT_XOR: r = old ^ src; break;
-    case RP_AT_INC: r = old >= src ? 0 : old + 1; break;
-    case RP_AT_DEC: r = (old == 0 || old > src) ? src : old - 1; break;
-    case RP_AT_ADD_F32: {
-        float a, b;
-        uint32_t o32 = (uint32_t)old, s32 = (uint32_t)src;
-        memcpy(&a, &o32, 4);
-        memcpy(&b, &s32, 4);
-        a += b;
-        memcpy(&o32, &a, 4);
-        r = o32;
-        break;
-    }
-    default: r = old; break;
-    }
-    return r & mask;
-}
 
 /* ---- statistics ------------------------------------------------------------------ */
 

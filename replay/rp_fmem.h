@@ -32,20 +32,8 @@ void rp_fmem_read(rp_fmem *m, uint64_t addr, void *dst, size_t n);
 bool rp_fmem_equal(rp_fmem *m, uint64_t addr, const void *exp, size_t n);
 size_t rp_fmem_pages(const rp_fmem *m);
 
-/* Atomic operations of GCN3 (FLAT/MUBUF/DS atomics), derived from the mnemonic. */
-typedef enum rp_atomic_op {
-    RP_AT_NONE = 0, RP_AT_SWAP, RP_AT_CMPSWAP, RP_AT_ADD, RP_AT_SUB, RP_AT_SMIN, RP_AT_UMIN,
-    RP_AT_SMAX, RP_AT_UMAX, RP_AT_AND, RP_AT_OR, RP_AT_XOR, RP_AT_INC, RP_AT_DEC, RP_AT_ADD_F32,
-    RP_AT_RSUB, RP_AT_UNKNOWN,
-} rp_atomic_op;
-
-/* "flat_atomic_add_x2" -> RP_AT_ADD (x2/_u64/_b64/_i64 variants map to the
- * same op; the width comes from bytes_per_lane). */
-rp_atomic_op rp_atomic_from_name(const char *mnemonic);
-/* new value of an atomic of `bytes` (4 or 8) given old memory value, the
- * source operand and (cmpswap) the compare value. GCN3 ISA manual Sec. 9/10
- * (inc/dec wrap: inc: old >= src ? 0 : old+1; dec: old == 0 || old > src ? src : old-1). */
-uint64_t rp_atomic_apply(rp_atomic_op op, unsigned bytes, uint64_t old, uint64_t src, uint64_t cmp);
+/* Atomics are applied with gcn_atomic_apply() (emu/isa/gcn_isa.h), the same
+ * arithmetic the emulator used. */
 
 /* ---- statistics ------------------------------------------------------------ */
 

@@ -136,7 +136,7 @@ typedef struct rp_access {
     uint32_t lines_pending;
     uint8_t kind;             /* rp_acc_kind */
     uint8_t counts_vm;        /* 1: vmcnt, 0: lgkmcnt */
-    uint8_t atomic_op;        /* rp_atomic_op */
+    uint8_t atomic_op;        /* gcn_atomic_op */
     uint8_t atomic_bytes;
     uint8_t ds2;              /* LDS read2/write2: two elements per lane (ds2_esz bytes each) */
     uint8_t ds2_esz;

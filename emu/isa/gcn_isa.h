@@ -125,6 +125,25 @@ const gcn_insn *gcn_program_at(const gcn_program *p, uint64_t pc);
  * instruction with GCN_IF_INVALID and returns 4. */
 int gcn_decode_one(const uint32_t *words, size_t n_words, uint64_t pc, gcn_insn *out);
 
+/* Operation of a memory atomic (FLAT/MUBUF/DS). */
+typedef enum gcn_atomic_op {
+    GCN_AT_NONE = 0, GCN_AT_SWAP, GCN_AT_CMPSWAP, GCN_AT_ADD, GCN_AT_SUB, GCN_AT_RSUB,
+    GCN_AT_SMIN, GCN_AT_UMIN, GCN_AT_SMAX, GCN_AT_UMAX, GCN_AT_AND, GCN_AT_OR, GCN_AT_XOR,
+    GCN_AT_INC, GCN_AT_DEC, GCN_AT_FADD, GCN_AT_FMIN, GCN_AT_FMAX,
+    GCN_AT_UNKNOWN, /* an atomic mnemonic this table does not know */
+} gcn_atomic_op;
+
+/* Atomic operation of a mnemonic: "flat_atomic_add_x2" -> GCN_AT_ADD (the width
+ * comes from the access size), "ds_add_rtn_u32" -> GCN_AT_ADD; GCN_AT_NONE for
+ * names that are not FLAT/MUBUF/DS atomics' families. */
+gcn_atomic_op gcn_atomic_of_name(const char *mnemonic);
+
+/* New memory value of an atomic of `bytes` (4 or 8) bytes, given the old
+ * memory value, the source operand and (CMPSWAP) the compare value. Used by
+ * the emulator and the replay alike. GCN3 ISA manual Sec. 9-11 (inc/dec wrap:
+ * inc: old >= src ? 0 : old+1; dec: old == 0 || old > src ? src : old-1). */
+uint64_t gcn_atomic_apply(gcn_atomic_op op, unsigned bytes, uint64_t old, uint64_t src, uint64_t cmp);
+
 /* Mnemonic of an opcode ("v_add_f32"), never NULL. */
 const char *gcn_op_name(unsigned op);
 /* Name of a unit ("valu"), never NULL. */

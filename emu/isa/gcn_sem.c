@@ -1425,70 +1425,45 @@ static inline void get_lane(const uint32_t *s, unsigned l, uint8_t *p, unsigned 
     }
 }
 
-typedef enum atom_op {
-    AT_SWAP, AT_CMPSWAP, AT_ADD, AT_SUB, AT_SMIN, AT_UMIN, AT_SMAX, AT_UMAX, AT_AND, AT_OR, AT_XOR,
-    AT_INC, AT_DEC, AT_RSUB, AT_FADD, AT_FMIN, AT_FMAX
-} atom_op;
+typedef gcn_atomic_op atom_op;
 
-/* One atomic on host memory; returns the pre-op value (ISA manual 12.x ATOMIC_*). */
+/* One atomic on host memory; returns the pre-op value (ISA manual 12.x ATOMIC_*).
+ * Operations the host has as one instruction use it; the others run
+ * gcn_atomic_apply (shared with the replay) in a compare-and-swap loop. */
 static uint64_t atomic_rmw(void *p, int is64, atom_op op, uint64_t src, uint64_t cmp)
 {
     if (is64) {
         uint64_t *q = p, old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
         switch (op) {
-        case AT_SWAP: return __atomic_exchange_n(q, src, __ATOMIC_SEQ_CST);
-        case AT_ADD: return __atomic_fetch_add(q, src, __ATOMIC_SEQ_CST);
-        case AT_SUB: return __atomic_fetch_sub(q, src, __ATOMIC_SEQ_CST);
-        case AT_AND: return __atomic_fetch_and(q, src, __ATOMIC_SEQ_CST);
-        case AT_OR: return __atomic_fetch_or(q, src, __ATOMIC_SEQ_CST);
-        case AT_XOR: return __atomic_fetch_xor(q, src, __ATOMIC_SEQ_CST);
+        case GCN_AT_SWAP: return __atomic_exchange_n(q, src, __ATOMIC_SEQ_CST);
+        case GCN_AT_ADD: return __atomic_fetch_add(q, src, __ATOMIC_SEQ_CST);
+        case GCN_AT_SUB: return __atomic_fetch_sub(q, src, __ATOMIC_SEQ_CST);
+        case GCN_AT_AND: return __atomic_fetch_and(q, src, __ATOMIC_SEQ_CST);
+        case GCN_AT_OR: return __atomic_fetch_or(q, src, __ATOMIC_SEQ_CST);
+        case GCN_AT_XOR: return __atomic_fetch_xor(q, src, __ATOMIC_SEQ_CST);
         default: break;
         }
         do {
-            switch (op) {
-            case AT_CMPSWAP: nv = old == cmp ? src : old; break;
-            case AT_SMIN: nv = (int64_t)src < (int64_t)old ? src : old; break;
-            case AT_UMIN: nv = src < old ? src : old; break;
-            case AT_SMAX: nv = (int64_t)src > (int64_t)old ? src : old; break;
-            case AT_UMAX: nv = src > old ? src : old; break;
-            case AT_INC: nv = old >= src ? 0 : old + 1; break;
-            case AT_DEC: nv = (old == 0 || old > src) ? src : old - 1; break;
-            case AT_RSUB: nv = src - old; break;
-            case AT_FADD: nv = db_of(d_of(old) + d_of(src)); break;
-            case AT_FMIN: nv = db_of(fmin(d_of(old), d_of(src))); break;
-            case AT_FMAX: nv = db_of(fmax(d_of(old), d_of(src))); break;
-            default: nv = old; break;
-            }
-            if (op == AT_CMPSWAP && nv == old) return old;
+            nv = gcn_atomic_apply(op, 8, old, src, cmp);
+            if (nv == old)
+                return old; /* nothing to write (e.g. a failed cmpswap) */
         } while (!__atomic_compare_exchange_n(q, &old, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
         return old;
     }
-    uint32_t *q = p, s = (uint32_t)src, c = (uint32_t)cmp, old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+    uint32_t *q = p, s = (uint32_t)src, old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
     switch (op) {
-    case AT_SWAP: return __atomic_exchange_n(q, s, __ATOMIC_SEQ_CST);
-    case AT_ADD: return __atomic_fetch_add(q, s, __ATOMIC_SEQ_CST);
-    case AT_SUB: return __atomic_fetch_sub(q, s, __ATOMIC_SEQ_CST);
-    case AT_AND: return __atomic_fetch_and(q, s, __ATOMIC_SEQ_CST);
-    case AT_OR: return __atomic_fetch_or(q, s, __ATOMIC_SEQ_CST);
-    case AT_XOR: return __atomic_fetch_xor(q, s, __ATOMIC_SEQ_CST);
+    case GCN_AT_SWAP: return __atomic_exchange_n(q, s, __ATOMIC_SEQ_CST);
+    case GCN_AT_ADD: return __atomic_fetch_add(q, s, __ATOMIC_SEQ_CST);
+    case GCN_AT_SUB: return __atomic_fetch_sub(q, s, __ATOMIC_SEQ_CST);
+    case GCN_AT_AND: return __atomic_fetch_and(q, s, __ATOMIC_SEQ_CST);
+    case GCN_AT_OR: return __atomic_fetch_or(q, s, __ATOMIC_SEQ_CST);
+    case GCN_AT_XOR: return __atomic_fetch_xor(q, s, __ATOMIC_SEQ_CST);
     default: break;
     }
     do {
-        switch (op) {
-        case AT_CMPSWAP: nv = old == c ? s : old; break;
-        case AT_SMIN: nv = (int32_t)s < (int32_t)old ? s : old; break;
-        case AT_UMIN: nv = s < old ? s : old; break;
-        case AT_SMAX: nv = (int32_t)s > (int32_t)old ? s : old; break;
-        case AT_UMAX: nv = s > old ? s : old; break;
-        case AT_INC: nv = old >= s ? 0 : old + 1; break;
-        case AT_DEC: nv = (old == 0 || old > s) ? s : old - 1; break;
-        case AT_RSUB: nv = s - old; break;
-        case AT_FADD: nv = b_of(f_of(old) + f_of(s)); break;
-        case AT_FMIN: nv = b_of(fminf(f_of(old), f_of(s))); break;
-        case AT_FMAX: nv = b_of(fmaxf(f_of(old), f_of(s))); break;
-        default: nv = old; break;
-        }
-        if (op == AT_CMPSWAP && nv == old) return old;
+        nv = (uint32_t)gcn_atomic_apply(op, 4, old, src, cmp);
+        if (nv == old)
+            return old;
     } while (!__atomic_compare_exchange_n(q, &old, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
     return old;
 }
@@ -1501,9 +1476,9 @@ static void lane_access(gcn_wave *w, const gcn_insn *in, unsigned l, uint8_t *p,
     unsigned n = in->mem_bytes;
     if (atomic) {
         int is64 = n == 8;
-        uint32_t *s = vreg(w, in, in->src[1], is64 ? (aop == AT_CMPSWAP ? 4 : 2) : (aop == AT_CMPSWAP ? 2 : 1));
+        uint32_t *s = vreg(w, in, in->src[1], is64 ? (aop == GCN_AT_CMPSWAP ? 4 : 2) : (aop == GCN_AT_CMPSWAP ? 2 : 1));
         uint64_t src = s[l] | (is64 ? (uint64_t)s[GCN_WAVE_LANES + l] << 32 : 0), cmp = 0;
-        if (aop == AT_CMPSWAP)
+        if (aop == GCN_AT_CMPSWAP)
             cmp = is64 ? (s[2 * GCN_WAVE_LANES + l] | (uint64_t)s[3 * GCN_WAVE_LANES + l] << 32) : s[GCN_WAVE_LANES + l];
         uint64_t old = atomic_rmw(p, is64, aop, src, cmp);
         if (in->dst[0] != GCN_OPD_NONE) {
@@ -1516,7 +1491,7 @@ static void lane_access(gcn_wave *w, const gcn_insn *in, unsigned l, uint8_t *p,
             mr->nl += n;
             memcpy(mr->store + mr->ns, &src, n);
             mr->ns += n;
-            if (aop == AT_CMPSWAP) {
+            if (aop == GCN_AT_CMPSWAP) {
                 memcpy(mr->store + mr->ns, &cmp, n);
                 mr->ns += n;
             }
@@ -1823,19 +1798,19 @@ H(flat_store_dwordx4) { flat_access(w, in, 0, 0, 0); }
 #define FLAT_ATOMIC(sfx, AOP)                                                               \
     H(flat_atomic_##sfx) { flat_access(w, in, 0, 1, AOP); }                                 \
     H(flat_atomic_##sfx##_x2) { flat_access(w, in, 0, 1, AOP); }
-FLAT_ATOMIC(swap, AT_SWAP)
-FLAT_ATOMIC(cmpswap, AT_CMPSWAP)
-FLAT_ATOMIC(add, AT_ADD)
-FLAT_ATOMIC(sub, AT_SUB)
-FLAT_ATOMIC(smin, AT_SMIN)
-FLAT_ATOMIC(umin, AT_UMIN)
-FLAT_ATOMIC(smax, AT_SMAX)
-FLAT_ATOMIC(umax, AT_UMAX)
-FLAT_ATOMIC(and, AT_AND)
-FLAT_ATOMIC(or, AT_OR)
-FLAT_ATOMIC(xor, AT_XOR)
-FLAT_ATOMIC(inc, AT_INC)
-FLAT_ATOMIC(dec, AT_DEC)
+FLAT_ATOMIC(swap, GCN_AT_SWAP)
+FLAT_ATOMIC(cmpswap, GCN_AT_CMPSWAP)
+FLAT_ATOMIC(add, GCN_AT_ADD)
+FLAT_ATOMIC(sub, GCN_AT_SUB)
+FLAT_ATOMIC(smin, GCN_AT_SMIN)
+FLAT_ATOMIC(umin, GCN_AT_UMIN)
+FLAT_ATOMIC(smax, GCN_AT_SMAX)
+FLAT_ATOMIC(umax, GCN_AT_UMAX)
+FLAT_ATOMIC(and, GCN_AT_AND)
+FLAT_ATOMIC(or, GCN_AT_OR)
+FLAT_ATOMIC(xor, GCN_AT_XOR)
+FLAT_ATOMIC(inc, GCN_AT_INC)
+FLAT_ATOMIC(dec, GCN_AT_DEC)
 
 /* ---- MUBUF ----------------------------------------------------------------------------- */
 
@@ -1965,19 +1940,19 @@ H(buffer_store_dwordx4) { mubuf_access(w, in, 0, 0, 0); }
 #define BUF_ATOMIC(sfx, AOP)                                                                \
     H(buffer_atomic_##sfx) { mubuf_access(w, in, 0, 1, AOP); }                              \
     H(buffer_atomic_##sfx##_x2) { mubuf_access(w, in, 0, 1, AOP); }
-BUF_ATOMIC(swap, AT_SWAP)
-BUF_ATOMIC(cmpswap, AT_CMPSWAP)
-BUF_ATOMIC(add, AT_ADD)
-BUF_ATOMIC(sub, AT_SUB)
-BUF_ATOMIC(smin, AT_SMIN)
-BUF_ATOMIC(umin, AT_UMIN)
-BUF_ATOMIC(smax, AT_SMAX)
-BUF_ATOMIC(umax, AT_UMAX)
-BUF_ATOMIC(and, AT_AND)
-BUF_ATOMIC(or, AT_OR)
-BUF_ATOMIC(xor, AT_XOR)
-BUF_ATOMIC(inc, AT_INC)
-BUF_ATOMIC(dec, AT_DEC)
+BUF_ATOMIC(swap, GCN_AT_SWAP)
+BUF_ATOMIC(cmpswap, GCN_AT_CMPSWAP)
+BUF_ATOMIC(add, GCN_AT_ADD)
+BUF_ATOMIC(sub, GCN_AT_SUB)
+BUF_ATOMIC(smin, GCN_AT_SMIN)
+BUF_ATOMIC(umin, GCN_AT_UMIN)
+BUF_ATOMIC(smax, GCN_AT_SMAX)
+BUF_ATOMIC(umax, GCN_AT_UMAX)
+BUF_ATOMIC(and, GCN_AT_AND)
+BUF_ATOMIC(or, GCN_AT_OR)
+BUF_ATOMIC(xor, GCN_AT_XOR)
+BUF_ATOMIC(inc, GCN_AT_INC)
+BUF_ATOMIC(dec, GCN_AT_DEC)
 H(buffer_wbinvl1) {}     /* functional memory is coherent: only the timing model cares (MEM_FENCE) */
 H(buffer_wbinvl1_vol) {}
 
@@ -2061,7 +2036,7 @@ static void ds_access(gcn_wave *w, const gcn_insn *in, int kind, unsigned esz, i
         } else {
             int is64 = esz == 8;
             uint64_t src = d0[l] | (is64 ? (uint64_t)d0[GCN_WAVE_LANES + l] << 32 : 0), cmp = 0;
-            if (aop == AT_CMPSWAP) {
+            if (aop == GCN_AT_CMPSWAP) {
                 /* ds_cmpst: data0 = compare, data1 = new value (ISA manual 12.13) */
                 cmp = src;
                 src = d1[l] | (is64 ? (uint64_t)d1[GCN_WAVE_LANES + l] << 32 : 0);
@@ -2076,7 +2051,7 @@ static void ds_access(gcn_wave *w, const gcn_insn *in, int kind, unsigned esz, i
                 mr->nl += esz;
                 memcpy(mr->store + mr->ns, &src, esz);
                 mr->ns += esz;
-                if (aop == AT_CMPSWAP) { memcpy(mr->store + mr->ns, &cmp, esz); mr->ns += esz; }
+                if (aop == GCN_AT_CMPSWAP) { memcpy(mr->store + mr->ns, &cmp, esz); mr->ns += esz; }
             }
         }
     }
@@ -2116,25 +2091,25 @@ H(ds_write2st64_b64) { ds_access(w, in, DS_WRITE2, 8, 0, 1, 0, 0); }
     H(ds_##nm##_rtn_##t32) { ds_access(w, in, DS_ATOM, 4, 0, 0, AOP, 1); }                  \
     H(ds_##nm##_##t64) { ds_access(w, in, DS_ATOM, 8, 0, 0, AOP, 0); }                      \
     H(ds_##nm##_rtn_##t64) { ds_access(w, in, DS_ATOM, 8, 0, 0, AOP, 1); }
-DS_ATOMS(add, AT_ADD)
-DS_ATOMS(sub, AT_SUB)
-DS_ATOMS(rsub, AT_RSUB)
-DS_ATOMS(inc, AT_INC)
-DS_ATOMS(dec, AT_DEC)
-DS_ATOMS(min, AT_UMIN)
-DS_ATOMS(max, AT_UMAX)
-DS_ATOMS_T(min, i32, i64, AT_SMIN)
-DS_ATOMS_T(max, i32, i64, AT_SMAX)
-DS_ATOMS_T(and, b32, b64, AT_AND)
-DS_ATOMS_T(or, b32, b64, AT_OR)
-DS_ATOMS_T(xor, b32, b64, AT_XOR)
-DS_ATOMS_T(cmpst, b32, b64, AT_CMPSWAP)
-DS_ATOMS_T(min, f32, f64, AT_FMIN)
-DS_ATOMS_T(max, f32, f64, AT_FMAX)
-H(ds_add_f32) { ds_access(w, in, DS_ATOM, 4, 0, 0, AT_FADD, 0); }
-H(ds_add_rtn_f32) { ds_access(w, in, DS_ATOM, 4, 0, 0, AT_FADD, 1); }
-H(ds_wrxchg_rtn_b32) { ds_access(w, in, DS_ATOM, 4, 0, 0, AT_SWAP, 1); }
-H(ds_wrxchg_rtn_b64) { ds_access(w, in, DS_ATOM, 8, 0, 0, AT_SWAP, 1); }
+DS_ATOMS(add, GCN_AT_ADD)
+DS_ATOMS(sub, GCN_AT_SUB)
+DS_ATOMS(rsub, GCN_AT_RSUB)
+DS_ATOMS(inc, GCN_AT_INC)
+DS_ATOMS(dec, GCN_AT_DEC)
+DS_ATOMS(min, GCN_AT_UMIN)
+DS_ATOMS(max, GCN_AT_UMAX)
+DS_ATOMS_T(min, i32, i64, GCN_AT_SMIN)
+DS_ATOMS_T(max, i32, i64, GCN_AT_SMAX)
+DS_ATOMS_T(and, b32, b64, GCN_AT_AND)
+DS_ATOMS_T(or, b32, b64, GCN_AT_OR)
+DS_ATOMS_T(xor, b32, b64, GCN_AT_XOR)
+DS_ATOMS_T(cmpst, b32, b64, GCN_AT_CMPSWAP)
+DS_ATOMS_T(min, f32, f64, GCN_AT_FMIN)
+DS_ATOMS_T(max, f32, f64, GCN_AT_FMAX)
+H(ds_add_f32) { ds_access(w, in, DS_ATOM, 4, 0, 0, GCN_AT_FADD, 0); }
+H(ds_add_rtn_f32) { ds_access(w, in, DS_ATOM, 4, 0, 0, GCN_AT_FADD, 1); }
+H(ds_wrxchg_rtn_b32) { ds_access(w, in, DS_ATOM, 4, 0, 0, GCN_AT_SWAP, 1); }
+H(ds_wrxchg_rtn_b64) { ds_access(w, in, DS_ATOM, 8, 0, 0, GCN_AT_SWAP, 1); }
 H(ds_nop) {}
 
 /* Cross-lane permutes through the LDS crossbar; no LDS memory is touched.
