@@ -18,7 +18,7 @@ OPT     ?= -O2
 
 DEB_PACKAGES := build-essential pkg-config libelf-dev libzstd-dev libprotobuf-c-dev \
 	protobuf-c-compiler libcmocka-dev libmsgpack-dev libyaml-dev libinih-dev \
-	libjansson-dev hipcc rocm-device-libs libamdhip64-dev llvm
+	libjansson-dev libssl-dev gnuplot-nox hipcc rocm-device-libs libamdhip64-dev llvm
 
 WARN    := -Wall -Wextra -Wno-unused-parameter
 ifeq ($(WERROR),1)
@@ -57,6 +57,8 @@ UNIT    := $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 BENCH_SRC := $(wildcard benchmarks/*.hip)
 BENCH_O2  := $(patsubst benchmarks/%.hip,$(BUILD)/bench/%,$(BENCH_SRC))
 BENCH_O0  := $(patsubst benchmarks/%.hip,$(BUILD)/bench/%-O0,$(BENCH_SRC))
+# -O1 and -O3 builds of the first benchmark programs (the ISA tests run them too)
+BENCH_OX  := $(foreach p,vectoradd reduction transpose,$(BUILD)/bench/$(p)-O1 $(BUILD)/bench/$(p)-O3)
 
 .SECONDARY: $(PROTO_C) $(PROTO_H)
 
@@ -128,18 +130,28 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIBRP) $(LIBEXEC) $(LIBTRC) $(LIBGCN)
 	$(CC) -pthread -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(LDLIBS) -lcmocka
 
 # ---- HIP programs (real, built by Debian's hipcc for gfx803) ---------------
-programs: $(BENCH_O2) $(BENCH_O0) $(BUILD)/bench-other/vectoradd-gfx906
+# HIPLIBS_<name> adds host libraries for program <name> (e.g. HIPLIBS_aes := -lcrypto).
+programs: $(BENCH_O2) $(BENCH_O0) $(BENCH_OX) $(BUILD)/bench-other/vectoradd-gfx906
 $(BUILD)/bench/%: benchmarks/%.hip
 	@mkdir -p $(dir $@)
-	$(HIPCC) --offload-arch=gfx803 -O2 -o $@ $<
+	$(HIPCC) --offload-arch=gfx803 -O2 -o $@ $< $(HIPLIBS_$*)
 $(BUILD)/bench/%-O0: benchmarks/%.hip
 	@mkdir -p $(dir $@)
-	$(HIPCC) --offload-arch=gfx803 -O0 -o $@ $<
+	$(HIPCC) --offload-arch=gfx803 -O0 -o $@ $< $(HIPLIBS_$*)
+$(BUILD)/bench/%-O1: benchmarks/%.hip
+	@mkdir -p $(dir $@)
+	$(HIPCC) --offload-arch=gfx803 -O1 -o $@ $< $(HIPLIBS_$*)
+$(BUILD)/bench/%-O3: benchmarks/%.hip
+	@mkdir -p $(dir $@)
+	$(HIPCC) --offload-arch=gfx803 -O3 -o $@ $< $(HIPLIBS_$*)
 
 # A program for another GPU (gfx906): the e2e tests check that it is refused.
 $(BUILD)/bench-other/vectoradd-gfx906: benchmarks/vectoradd.hip
 	@mkdir -p $(dir $@)
 	$(HIPCC) --offload-arch=gfx906 -O2 -o $@ $<
+
+# ---- per-area fragments (mk/*.mk: extra programs, fuzz targets, ...) ------
+-include $(sort $(wildcard mk/*.mk))
 
 # ---- test / demo / bench ---------------------------------------------------
 unit: $(UNIT)
@@ -147,7 +159,9 @@ unit: $(UNIT)
 	[ $$fail = 0 ] || { echo "unit tests FAILED"; exit 1; }
 
 e2e: all programs
-	BUILD=$(BUILD) bash tests/e2e/run.sh
+	@fail=0; for t in tests/e2e/run.sh $(filter-out tests/e2e/run.sh,$(sort $(wildcard tests/e2e/*.sh))); do \
+	  echo "== $$t"; BUILD=$(BUILD) bash $$t || fail=1; done; \
+	[ $$fail = 0 ] || { echo "e2e tests FAILED"; exit 1; }
 
 test: deps
 	$(MAKE) all programs
