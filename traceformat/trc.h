@@ -22,8 +22,13 @@
  * Thread-safety: trc_writer_* event functions must be called from one thread
  * at a time (the HIP runtime serialises them). trc_wg_* recording buffers are
  * owned by one thread each; trc_wg_commit() may be called concurrently from
- * many emulator threads. A trc_reader may be used from many threads once
- * opened: trc_reader_load_wg() is thread-safe.
+ * many emulator threads, in any order: the writer puts workgroups into the
+ * file in grid order, grouped into frames by content size only, so a
+ * race-free program gives a byte-identical trace for any thread count.
+ * A trc_reader may be used from many threads once opened:
+ * trc_reader_load_wg() and trc_reader_prefetch() are thread-safe and decode
+ * different frames in parallel; decompressed frames are kept in a bounded
+ * LRU cache (trc_reader_set_cache_limit).
  */
 #ifndef TRC_H
 #define TRC_H
@@ -35,8 +40,8 @@
 extern "C" {
 #endif
 
-#define TRC_FORMAT_MAJOR 0
-#define TRC_FORMAT_MINOR 2
+#define TRC_FORMAT_MAJOR 1
+#define TRC_FORMAT_MINOR 0
 
 /* ---- Shared record types -------------------------------------------------- */
 
@@ -157,7 +162,9 @@ typedef struct trc_wg {
 typedef struct trc_writer trc_writer;
 
 /* Create/truncate path and write the header. NULL on failure with the
- * message in err. */
+ * message in err. If SIGXFSZ has its default action it is set to ignored,
+ * so that a file-size limit becomes a write error (EFBIG) naming the file
+ * instead of killing the process. */
 trc_writer *trc_writer_open(const char *path, const trc_header_info *h, char *err, size_t errlen);
 /* Write the index and trailer and close. Returns -1 if anything failed at any
  * point (the message from trc_writer_error stays valid until destroy). */
@@ -210,12 +217,70 @@ const uint8_t *trc_reader_code_object(const trc_reader *r, size_t id, size_t *le
 size_t trc_reader_n_events(const trc_reader *r);
 const trc_event *trc_reader_event(const trc_reader *r, size_t i); /* program order */
 
-/* Workgroup i (0..n_wg-1, in grid order: z, then y, then x; commit order
- * only for grids with y or z above 65535) of a kernel, decoded; caller frees
- * with trc_wg_free. NULL on error (corrupt frame: message from
- * trc_reader_error, which is then per-thread undefined; use err). */
+/* Workgroup i (0..n_wg-1, in grid order: z, then y, then x) of a kernel,
+ * decoded into one self-contained allocation; caller frees with trc_wg_free.
+ * The frames it comes from are decompressed on demand into the reader's
+ * frame cache. NULL on error (corrupt frame: message from trc_reader_error,
+ * which is then per-thread undefined; use err). Thread-safe. */
 trc_wg *trc_reader_load_wg(trc_reader *r, uint32_t kernel_id, uint32_t i, char *err, size_t errlen);
 void trc_wg_free(trc_wg *wg); /* accepts NULL */
+
+/* Default bound of the decompressed-frame cache, bytes. */
+#define TRC_READER_CACHE_DEFAULT (64u << 20)
+/* Bound the cache of decompressed frames to `bytes` (0 = keep no frame after
+ * the load that needed it). Frames being decoded from are never evicted, so
+ * memory may exceed the bound by the frames in use (one or two per thread
+ * inside trc_reader_load_wg). Least recently used frames go first. */
+void trc_reader_set_cache_limit(trc_reader *r, size_t bytes);
+/* Decompress into the cache, with up to `threads` threads in parallel
+ * (0 or 1: in the calling thread), the frames holding workgroups
+ * first..first+n-1 of a kernel (clamped to the kernel's workgroups); record
+ * frames always, data frames if with_data. Returns when done: 0, or -1 with
+ * a message in err (a corrupt frame). Useful before loading a batch of
+ * workgroups; frames beyond the cache bound are decoded and dropped. */
+int trc_reader_prefetch(trc_reader *r, uint32_t kernel_id, uint32_t first, uint32_t n, int with_data,
+                        unsigned threads, char *err, size_t errlen);
+
+typedef struct trc_reader_cache_stats {
+    uint64_t hits, misses;     /* frame lookups served from / not from the cache */
+    uint64_t decoded_bytes;    /* decompressed bytes produced, all frames */
+    uint64_t evictions;
+    size_t bytes, peak_bytes;  /* decompressed bytes held now / at most */
+} trc_reader_cache_stats;
+void trc_reader_get_cache_stats(trc_reader *r, trc_reader_cache_stats *st);
+
+
+/* ---- Salvage -------------------------------------------------------------- */
+
+/* What trc_salvage() found and kept. */
+typedef struct trc_salvage_stats {
+    uint64_t in_bytes;          /* size of the input file, bytes */
+    uint64_t valid_bytes;       /* input bytes up to the end of the last intact chunk */
+    int complete;               /* 1: the input had a valid index and trailer (copied as is) */
+    uint32_t n_code_objects;    /* code objects kept */
+    uint32_t n_events;          /* host-timeline events kept (launches included) */
+    uint32_t n_kernels;         /* kernels kept: every workgroup present and the kernel ended */
+    uint32_t n_kernels_dropped; /* kernels launched before the cut but incomplete */
+    uint64_t n_wg;              /* workgroups kept, all kernels */
+    uint64_t out_bytes;         /* size of the output file, bytes */
+    char cut[256];              /* one line: where and why the input stops ("" if complete) */
+} trc_salvage_stats;
+
+/* Recover a trace cut off at any byte (killed emulator, full disk): scan
+ * in_path chunk by chunk from the start (checking every frame's checksum),
+ * stop at the first incomplete or damaged chunk, and write to out_path a
+ * valid trace of the same format version holding the header, the code
+ * objects, and the host timeline up to the cut or up to the launch of the
+ * first kernel whose kernel-end chunk is missing, whichever comes first,
+ * with every kernel launched in it (all complete). The kept chunks are
+ * copied byte for byte; a new index and trailer follow. A complete input
+ * (trc_reader_open succeeds) is copied unchanged. out_path must differ
+ * from in_path. st (may be NULL) receives what was kept. Returns 0 on
+ * success, -1 with a one-line message naming the file in err (input not a
+ * trace, its header chunk damaged, newer major version, output write
+ * error, ...). */
+int trc_salvage(const char *in_path, const char *out_path, trc_salvage_stats *st, char *err,
+                size_t errlen);
 
 #ifdef __cplusplus
 }

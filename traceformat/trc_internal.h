@@ -1,6 +1,7 @@
 /*
  * trc_internal.h - private constants and helpers shared by the .gtrace writer
- * (trc_writer.c), reader (trc_reader.c) and tools/gcn3-trace.c.
+ * (trc_writer.c), reader (trc_reader.c), salvage (trc_salvage.c) and
+ * tools/gcn3-trace.c.
  *
  * The byte layout described here is specified in docs/trace-format.md; keep
  * both in step. All multi-byte integers in the file framing are
@@ -36,10 +37,27 @@ enum trc_chunk_type {
     TRC_CHUNK_HEADER      = 1, /* gtrace.Header */
     TRC_CHUNK_CODE_OBJECT = 2, /* gtrace.CodeObject */
     TRC_CHUNK_EVENT       = 3, /* gtrace.Event */
-    TRC_CHUNK_WORKGROUP   = 4, /* gtrace.Workgroup (no data values) */
-    TRC_CHUNK_WG_DATA     = 5, /* gtrace.WorkgroupData */
+    TRC_CHUNK_WORKGROUP   = 4, /* record frame: length-prefixed gtrace.Workgroup messages */
+    TRC_CHUNK_WG_DATA     = 5, /* data frame: length-prefixed gtrace.WorkgroupData messages */
     TRC_CHUNK_INDEX       = 6, /* gtrace.Index */
+    TRC_CHUNK_KERNEL_END  = 7, /* gtrace.KernelIndex of one ended kernel */
 };
+#define TRC_CHUNK_MAX 7u
+
+/* Workgroups are grouped into frames of consecutive workgroups (grid order):
+ * a frame is sealed once its encoded records reach TRC_FRAME_REC_BYTES or
+ * its encoded data values reach TRC_FRAME_DATA_BYTES (measured by an upper
+ * bound computed from the recorded content alone, so frame boundaries do not
+ * depend on timing or thread count), and at the kernel's end. 128 KiB makes
+ * zstd's fixed per-frame cost (context reset, entropy tables, ~10-20 us)
+ * negligible against the ~1 ms it takes to compress a frame, while a reader
+ * decoding one workgroup decompresses at most ~1 MiB of data values. */
+#define TRC_FRAME_REC_BYTES  (128u * 1024u)
+#define TRC_FRAME_DATA_BYTES (1024u * 1024u)
+/* Largest decompressed frame or single message a reader accepts (a sanity
+ * bound against corrupt sizes; a writer never produces more than one
+ * workgroup's encoding beyond the thresholds above). */
+#define TRC_MAX_FRAME_BYTES  (1ull << 32)
 
 /* Atomic compare-and-swap: store_data holds two operands per lane (src then
  * cmp), so its length is 2 * popcount(exec) * bytes_per_lane.
@@ -56,25 +74,19 @@ enum trc_chunk_type {
  * corrupt input cannot make lengths overflow. */
 #define TRC_MAX_BYTES_PER_LANE 4096u
 
-/* Minor format version this writer produces. Format 0.2 adds the byte-plane
- * ("shuf4") data fields WaveData.load_data_shuf4/store_data_shuf4 and
- * Event.data_shuf4 (docs/trace-format.md Sec. 2). PENDING in trc.h: the lead is
- * asked to set TRC_FORMAT_MINOR to 2; until then the writer uses this. The
- * reader reads 0.1 and 0.2 files alike. */
-#define TRC_WRITE_FORMAT_MINOR 2u
+/* Minor format version this writer produces (the reader reads every 1.x). */
+#define TRC_WRITE_FORMAT_MINOR ((uint32_t)TRC_FORMAT_MINOR)
 
-/* zstd levels. Header, code-object, index and data-less event chunks are
- * few: level 3 (zstd default). Workgroup (timing) chunks are small and
- * many: at levels >= 1 zstd's per-frame entropy setup dominates, so a fast
- * negative level (measured on benchmarks/vectoradd: records 1.26 instead of
- * 1.13 B/instr, well inside the 2 B/instr target). Data chunks (load/store
- * values, copy payloads) are most of the bytes and of the compression time:
- * after the byte-plane shuffle level -3 keeps them at ~55% of level 3's
- * output size without shuffle (vectoradd: 7.7 vs 13.7 B/instr) at a
- * fraction of the time. */
+/* zstd levels. Header, code-object, kernel-end, index and data-less event
+ * chunks are few: level 3 (zstd default). Record and data frames (~128 KiB
+ * to 1 MiB each, so zstd's per-frame setup is amortised) and copy payloads:
+ * level 1. Measured on shuffled data frames of benchmarks/vectoradd (zstd
+ * 1.5.4 CLI, 1 MiB blocks): level 1 x15.5 at 1.0 GB/s, level 3 x16.4 at
+ * 0.88 GB/s, --fast=1..5 x14.7..x12.2 at the same ~1 GB/s; so negative
+ * levels buy nothing here. */
 #define TRC_ZSTD_LEVEL      3
-#define TRC_ZSTD_LEVEL_REC  (-1)
-#define TRC_ZSTD_LEVEL_DATA (-3)
+#define TRC_ZSTD_LEVEL_REC  1
+#define TRC_ZSTD_LEVEL_DATA 1
 
 /* Byte-plane shuffle of a data stream seen as 4-byte words (most GPU data is
  * dwords; wider accesses are dword-structured): with w = n / 4, output byte
@@ -206,9 +218,13 @@ typedef struct trc_kernel_stats {
     uint64_t n_waves;
     uint64_t n_instr;       /* wavefront instructions */
     uint64_t n_mem;         /* memory ops */
-    uint64_t wg_bytes;      /* compressed Workgroup chunks, chunk headers included */
-    uint64_t data_bytes;    /* compressed WorkgroupData chunks, chunk headers included */
+    uint64_t wg_bytes;      /* compressed record frames, chunk headers included */
+    uint64_t data_bytes;    /* compressed data frames, chunk headers included */
     int ended;
+    uint32_t n_frames;      /* record frames (= data frames) */
+    uint64_t raw_rec_bytes; /* decompressed record frame bytes */
+    uint64_t raw_data_bytes;/* decompressed data frame bytes */
+    uint64_t end_chunk_offset; /* its kernel-end chunk (0: none), for verify */
 } trc_kernel_stats;
 
 /* trc_writer_open with an explicit number of background compressor threads
@@ -217,6 +233,11 @@ typedef struct trc_kernel_stats {
 trc_writer *trc_writer_open_ex(const char *path, const trc_header_info *h, int bg_threads, char *err,
                                size_t errlen);
 
+/* Frame sealing thresholds (bytes of encoded records / data values; default
+ * TRC_FRAME_REC_BYTES / TRC_FRAME_DATA_BYTES). Tests use small values to get
+ * many frames from little data. Call before the first commit. */
+void trc_writer_set_frame_limits(trc_writer *w, size_t rec_bytes, size_t data_bytes);
+
 size_t trc_reader_n_kernels(const trc_reader *r);
 int trc_reader_kernel_stats(const trc_reader *r, uint32_t kernel_id, trc_kernel_stats *st);
 /* As trc_reader_load_wg; with_data = 0 skips the data chunk (mem ops then
@@ -224,5 +245,17 @@ int trc_reader_kernel_stats(const trc_reader *r, uint32_t kernel_id, trc_kernel_
  * decompresses data values. */
 trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data,
                               char *err, size_t errlen);
+
+/* Reads the chunk at `off` (its header and payload must end at or before
+ * `end`), of type `want` (0: any known type, returned in *type), checks the
+ * framing rules of docs/trace-format.md Sec. 3 (reserved flags zero, exactly
+ * one zstd frame with content size and checksum, no dictionary, ...) and
+ * decompresses it into *out (malloc'd, *outlen bytes; caller frees).
+ * *chunk_bytes (may be NULL) receives header + payload size. Returns 0, or
+ * -1 with a one-line message naming path and offset in err. Thread-safe
+ * (pread only). */
+int trc_read_chunk_raw(int fd, const char *path, uint64_t off, uint64_t end, uint32_t want,
+                       uint32_t *type, uint8_t **out, size_t *outlen, uint64_t *chunk_bytes,
+                       char *err, size_t errlen);
 
 #endif

@@ -1,10 +1,16 @@
 /*
- * trc_reader.c - reads and validates .gtrace files (docs/trace-format.md).
+ * trc_reader.c - reads and validates .gtrace files, format 1.x
+ * (docs/trace-format.md).
  *
  * trc_reader_open() checks the file header, finds the index through the
  * trailer, and loads the header, code objects and host events into memory.
- * Workgroups are decoded on demand by trc_reader_load_wg(), which uses only
- * pread() and local state, so many threads may call it at once.
+ * Workgroups are decoded on demand by trc_reader_load_wg(): the record (and
+ * data) frame holding the workgroup is decompressed into a frame cache
+ * (bounded, least recently used first out, entries in use pinned by a
+ * reference count), the workgroup's message is unpacked from its slice and
+ * copied into one self-contained trc_wg. The cache lock is never held while
+ * decompressing, so threads decode different frames in parallel; a thread
+ * that needs a frame another is decoding waits for it.
  *
  * Every length and offset in the file is untrusted: chunks must lie inside
  * the file before the index, frames must be single complete zstd frames with
@@ -32,8 +38,20 @@
 
 typedef struct rkernel {
     trc_kernel_stats st;
-    uint64_t *wg_off, *data_off; /* st.n_wg entries each */
+    uint64_t *frame_off, *dframe_off; /* st.n_frames entries each */
+    uint32_t *wg_frame, *rec_off, *rec_len, *data_off, *data_len; /* st.n_wg entries each */
+    size_t slot_base;  /* first cache slot of this kernel: 2 per frame (record, data) */
 } rkernel;
+
+/* A decompressed frame in the cache. */
+typedef struct fentry {
+    size_t slot;
+    uint8_t *data;
+    size_t len;
+    int ready;         /* 0 while a thread decompresses it */
+    unsigned refs;
+    struct fentry *prev, *next; /* LRU list of ready entries, most recent first */
+} fentry;
 
 struct trc_reader {
     char *path;
@@ -51,6 +69,14 @@ struct trc_reader {
     size_t nk;
     pthread_mutex_t err_mu;
     char err[512];
+    /* frame cache, under cmu */
+    pthread_mutex_t cmu;
+    pthread_cond_t ccv;
+    fentry **slot;     /* n_slots entries */
+    size_t n_slots;
+    fentry *lru_head, *lru_tail;
+    size_t limit;
+    trc_reader_cache_stats cst;
 };
 
 static void seterr(char *err, size_t errlen, const char *path, const char *fmt, ...)
@@ -92,65 +118,69 @@ static const char *chunk_name(uint32_t t)
     case TRC_CHUNK_HEADER: return "header";
     case TRC_CHUNK_CODE_OBJECT: return "code object";
     case TRC_CHUNK_EVENT: return "event";
-    case TRC_CHUNK_WORKGROUP: return "workgroup";
-    case TRC_CHUNK_WG_DATA: return "workgroup data";
+    case TRC_CHUNK_WORKGROUP: return "record frame";
+    case TRC_CHUNK_WG_DATA: return "data frame";
     case TRC_CHUNK_INDEX: return "index";
+    case TRC_CHUNK_KERNEL_END: return "kernel-end";
     default: return "unknown";
     }
 }
 
-/*
- * Reads the chunk at `off` which must have type `type` and end at or before
- * `end`; decompresses and unpacks it with `desc`. If `chunk_bytes` is given
- * it receives header + payload size. Returns the message (free with
- * protobuf_c_message_free_unpacked) or NULL with err set.
- */
-static ProtobufCMessage *read_chunk(int fd, const char *path, uint64_t off, uint64_t end,
-                                    uint32_t type, const ProtobufCMessageDescriptor *desc,
-                                    uint64_t *chunk_bytes, char *err, size_t errlen)
+int trc_read_chunk_raw(int fd, const char *path, uint64_t off, uint64_t end, uint32_t want,
+                       uint32_t *type_out_, uint8_t **out, size_t *outlen, uint64_t *chunk_bytes,
+                       char *err, size_t errlen)
 {
-    const char *cn = chunk_name(type);
+    uint32_t type = want;
+    const char *cn = want ? chunk_name(want) : "a";
     if (off < TRC_FILE_HDR_SIZE || off > end || end - off < TRC_CHUNK_HDR_SIZE) {
         seterr(err, errlen, path, "%s chunk offset %llu outside the file's chunk area (16..%llu)",
                cn, (unsigned long long)off, (unsigned long long)end);
-        return NULL;
+        return -1;
     }
     uint8_t h[TRC_CHUNK_HDR_SIZE];
     if (pread_all(fd, h, sizeof h, off) < 0) {
         seterr(err, errlen, path, "read error at byte %llu: %s", (unsigned long long)off,
                strerror(errno));
-        return NULL;
+        return -1;
     }
     uint32_t t = trc_get_le32(h), flags = trc_get_le32(h + 4);
     uint64_t size = trc_get_le64(h + 8);
+    if (!want) {
+        if (t < TRC_CHUNK_HEADER || t > TRC_CHUNK_MAX) {
+            seterr(err, errlen, path, "chunk at byte %llu has unknown type %u",
+                   (unsigned long long)off, t);
+            return -1;
+        }
+        type = t;
+        cn = chunk_name(t);
+    }
     if (t != type) {
         seterr(err, errlen, path, "chunk at byte %llu has type %u (%s), expected %u (%s)",
                (unsigned long long)off, t, chunk_name(t), type, cn);
-        return NULL;
+        return -1;
     }
     if (flags != 0) {
         seterr(err, errlen, path, "%s chunk at byte %llu has reserved flags 0x%x set",
                cn, (unsigned long long)off, flags);
-        return NULL;
+        return -1;
     }
     if (size > end - off - TRC_CHUNK_HDR_SIZE || size > SIZE_MAX - 1) {
         seterr(err, errlen, path, "%s chunk at byte %llu: payload size %llu runs past byte %llu",
                cn, (unsigned long long)off, (unsigned long long)size, (unsigned long long)end);
-        return NULL;
+        return -1;
     }
     uint8_t *z = malloc(size ? size : 1);
     if (!z) {
         seterr(err, errlen, path, "%s chunk at byte %llu: out of memory (%llu bytes)", cn,
                (unsigned long long)off, (unsigned long long)size);
-        return NULL;
+        return -1;
     }
     if (pread_all(fd, z, size, off + TRC_CHUNK_HDR_SIZE) < 0) {
         seterr(err, errlen, path, "read error at byte %llu: %s", (unsigned long long)off,
                strerror(errno));
         free(z);
-        return NULL;
+        return -1;
     }
-    ProtobufCMessage *msg = NULL;
     uint8_t *raw = NULL;
     const char *why = NULL;
     ZSTD_frameHeader fh;
@@ -172,7 +202,8 @@ static ProtobufCMessage *read_chunk(int fd, const char *path, uint64_t off, uint
     } else {
         unsigned long long bound = ZSTD_decompressBound(z, size);
         if (ZSTD_isError(bound) || bound == ZSTD_CONTENTSIZE_ERROR ||
-            fh.frameContentSize > bound || fh.frameContentSize > SIZE_MAX - 1) {
+            fh.frameContentSize > bound || fh.frameContentSize > TRC_MAX_FRAME_BYTES ||
+            fh.frameContentSize > SIZE_MAX - 1) {
             why = "zstd frame content size is inconsistent with its blocks";
         } else if (fh.windowSize > (fh.frameContentSize < 1024 ? 1024 : fh.frameContentSize)) {
             /* zstd never writes a window larger than a known content size
@@ -187,20 +218,45 @@ static ProtobufCMessage *read_chunk(int fd, const char *path, uint64_t off, uint
                 size_t got = ZSTD_decompress(raw, rn, z, size);
                 if (ZSTD_isError(got)) why = ZSTD_getErrorName(got);
                 else if (got != rn) why = "zstd frame decompressed to a different size than declared";
-                else if (!(msg = protobuf_c_message_unpack(desc, NULL, rn, raw)))
-                    why = "protobuf message does not decode";
+                else *outlen = rn;
             }
         }
     }
-    if (why)
+    free(z);
+    if (why) {
         seterr(err, errlen, path, "%s chunk at byte %llu is corrupt: %s", cn,
                (unsigned long long)off, why);
-    else if (chunk_bytes)
-        *chunk_bytes = TRC_CHUNK_HDR_SIZE + size;
+        free(raw);
+        return -1;
+    }
+    if (chunk_bytes) *chunk_bytes = TRC_CHUNK_HDR_SIZE + size;
+    if (type_out_) *type_out_ = type;
+    *out = raw;
+    return 0;
+}
+
+/*
+ * Reads the chunk at `off` which must have type `type` and end at or before
+ * `end`; decompresses and unpacks it with `desc`. If `chunk_bytes` is given
+ * it receives header + payload size. Returns the message (free with
+ * protobuf_c_message_free_unpacked) or NULL with err set.
+ */
+static ProtobufCMessage *read_chunk(int fd, const char *path, uint64_t off, uint64_t end,
+                                    uint32_t type, const ProtobufCMessageDescriptor *desc,
+                                    uint64_t *chunk_bytes, char *err, size_t errlen)
+{
+    uint8_t *raw;
+    size_t n;
+    if (trc_read_chunk_raw(fd, path, off, end, type, NULL, &raw, &n, chunk_bytes, err, errlen) < 0)
+        return NULL;
+    ProtobufCMessage *msg = protobuf_c_message_unpack(desc, NULL, n, raw);
     free(raw);
-    free(z);
+    if (!msg)
+        seterr(err, errlen, path, "%s chunk at byte %llu is corrupt: protobuf message does not decode",
+               chunk_name(type), (unsigned long long)off);
     return msg;
 }
+
 
 static void copy_str(char *dst, size_t cap, const char *src)
 {
@@ -225,16 +281,27 @@ void trc_reader_close(trc_reader *r)
     free(r->evdata);
     free(r->ev);
     for (size_t i = 0; i < r->nk; i++) {
-        free(r->k[i].wg_off);
-        free(r->k[i].data_off);
+        rkernel *k = &r->k[i];
+        free(k->frame_off); free(k->dframe_off); free(k->wg_frame);
+        free(k->rec_off); free(k->rec_len); free(k->data_off); free(k->data_len);
     }
     free(r->k);
+    for (fentry *e = r->lru_head; e;) {
+        fentry *n = e->next;
+        free(e->data);
+        free(e);
+        e = n;
+    }
+    free(r->slot);
     pthread_mutex_destroy(&r->err_mu);
+    pthread_mutex_destroy(&r->cmu);
+    pthread_cond_destroy(&r->ccv);
     free(r->path);
     free(r);
 }
 
-#define TRUNC_MSG "truncated or incomplete trace (no index at end; was the emulator killed?)"
+#define TRUNC_MSG "truncated or incomplete trace (no index at end; was the emulator killed?); " \
+                  "`gcn3-trace salvage` recovers its complete kernels"
 
 /* Converts and validates one event message. */
 static int take_event(trc_reader *r, size_t i, Gtrace__Event *m, char *err, size_t errlen)
@@ -315,6 +382,82 @@ static int take_event(trc_reader *r, size_t i, Gtrace__Event *m, char *err, size
     return 0;
 }
 
+/* Copies and validates one kernel's index entry (from the index or a
+ * kernel-end chunk). Frames must lie in [16, end); workgroups must map into
+ * the frames in order. */
+static int take_kernel_index(trc_reader *r, rkernel *k, const Gtrace__KernelIndex *ki, uint32_t i,
+                             uint64_t end, char *err, size_t errlen)
+{
+    const char *path = r->path;
+    size_t n = ki->n_wg_frame, nf = ki->n_frame_offset;
+    if (ki->kernel_id != i || ki->launch_event >= r->n_ev ||
+        r->ev[ki->launch_event].kind != TRC_EV_LAUNCH ||
+        r->ev[ki->launch_event].launch.kernel_id != i || ki->n_data_frame_offset != nf ||
+        ki->n_wg_rec_off != n || ki->n_wg_rec_len != n || ki->n_wg_data_off != n ||
+        ki->n_wg_data_len != n || n > UINT32_MAX || nf > UINT32_MAX) {
+        seterr(err, errlen, path, "index entry of kernel %u is inconsistent", i);
+        return -1;
+    }
+    if (ki->end_chunk_offset && (ki->end_chunk_offset < TRC_FILE_HDR_SIZE || ki->end_chunk_offset >= end)) {
+        seterr(err, errlen, path, "index: kernel-end chunk of kernel %u points outside the file", i);
+        return -1;
+    }
+    for (size_t j = 0; j < nf; j++) {
+        if (ki->frame_offset[j] < TRC_FILE_HDR_SIZE || ki->frame_offset[j] >= end ||
+            ki->data_frame_offset[j] < TRC_FILE_HDR_SIZE || ki->data_frame_offset[j] >= end) {
+            seterr(err, errlen, path, "index: frame %zu of kernel %u points outside the file", j, i);
+            return -1;
+        }
+    }
+    for (size_t j = 0; j < n; j++) {
+        if (ki->wg_frame[j] >= nf || (j && ki->wg_frame[j] < ki->wg_frame[j - 1]) ||
+            (uint64_t)ki->wg_rec_off[j] + ki->wg_rec_len[j] > UINT32_MAX ||
+            (uint64_t)ki->wg_data_off[j] + ki->wg_data_len[j] > UINT32_MAX) {
+            seterr(err, errlen, path, "index: workgroup %zu of kernel %u maps to a bad frame slice", j, i);
+            return -1;
+        }
+    }
+    k->frame_off = malloc((nf + 1) * 8);
+    k->dframe_off = malloc((nf + 1) * 8);
+    k->wg_frame = malloc((n + 1) * 4);
+    k->rec_off = malloc((n + 1) * 4);
+    k->rec_len = malloc((n + 1) * 4);
+    k->data_off = malloc((n + 1) * 4);
+    k->data_len = malloc((n + 1) * 4);
+    if (!k->frame_off || !k->dframe_off || !k->wg_frame || !k->rec_off || !k->rec_len ||
+        !k->data_off || !k->data_len) {
+        seterr(err, errlen, path, "out of memory");
+        return -1;
+    }
+    if (nf) {
+        memcpy(k->frame_off, ki->frame_offset, nf * 8);
+        memcpy(k->dframe_off, ki->data_frame_offset, nf * 8);
+    }
+    if (n) {
+        memcpy(k->wg_frame, ki->wg_frame, n * 4);
+        memcpy(k->rec_off, ki->wg_rec_off, n * 4);
+        memcpy(k->rec_len, ki->wg_rec_len, n * 4);
+        memcpy(k->data_off, ki->wg_data_off, n * 4);
+        memcpy(k->data_len, ki->wg_data_len, n * 4);
+    }
+    k->st.launch_event = ki->launch_event;
+    k->st.n_wg = (uint32_t)n;
+    k->st.n_frames = (uint32_t)nf;
+    k->st.n_waves = ki->n_waves;
+    k->st.n_instr = ki->n_instr;
+    k->st.n_mem = ki->n_mem;
+    k->st.wg_bytes = ki->wg_bytes;
+    k->st.data_bytes = ki->data_bytes;
+    k->st.raw_rec_bytes = ki->raw_rec_bytes;
+    k->st.raw_data_bytes = ki->raw_data_bytes;
+    k->st.ended = ki->ended;
+    k->st.end_chunk_offset = ki->end_chunk_offset;
+    trc_event *le = &r->ev[ki->launch_event];
+    le->n_instr = ki->n_instr;
+    le->n_wg = (uint32_t)n;
+    return 0;
+}
+
 trc_reader *trc_reader_open(const char *path, char *err, size_t errlen)
 {
     trc_reader *r = calloc(1, sizeof *r);
@@ -324,6 +467,9 @@ trc_reader *trc_reader_open(const char *path, char *err, size_t errlen)
         return NULL;
     }
     pthread_mutex_init(&r->err_mu, NULL);
+    pthread_mutex_init(&r->cmu, NULL);
+    pthread_cond_init(&r->ccv, NULL);
+    r->limit = TRC_READER_CACHE_DEFAULT;
     r->fd = open(path, O_RDONLY | O_CLOEXEC);
     Gtrace__Index *ix = NULL;
     Gtrace__Header *hm = NULL;
@@ -360,13 +506,13 @@ trc_reader *trc_reader_open(const char *path, char *err, size_t errlen)
                major, minor, TRC_FORMAT_MAJOR, TRC_FORMAT_MINOR);
         goto fail;
     }
-#if TRC_FORMAT_MAJOR > 0
     if (major < TRC_FORMAT_MAJOR) {
-        seterr(err, errlen, path, "trace format version %u.%u is older than this reader supports (%u.x)",
-               major, minor, TRC_FORMAT_MAJOR);
+        seterr(err, errlen, path,
+               "trace format version %u.%u (a pre-1.0 draft) is not readable by this reader (%u.%u); "
+               "record the trace again",
+               major, minor, TRC_FORMAT_MAJOR, TRC_FORMAT_MINOR);
         goto fail;
     }
-#endif
 
     /* Trailer -> index. */
     uint8_t tr[TRC_TRAILER_SIZE];
@@ -443,42 +589,14 @@ trc_reader *trc_reader_open(const char *path, char *err, size_t errlen)
     for (size_t i = 0; i < ix->n_kernels; i++) {
         Gtrace__KernelIndex *ki = ix->kernels[i];
         rkernel *k = &r->k[r->nk++];
-        if (ki->kernel_id != i || ki->launch_event >= r->n_ev ||
-            r->ev[ki->launch_event].kind != TRC_EV_LAUNCH ||
-            r->ev[ki->launch_event].launch.kernel_id != i ||
-            ki->n_wg_offset != ki->n_data_offset || ki->n_wg_offset > UINT32_MAX) {
-            seterr(err, errlen, path, "index entry of kernel %zu is inconsistent", i);
-            goto fail;
-        }
-        size_t n = ki->n_wg_offset;
-        k->wg_off = malloc((n + 1) * sizeof *k->wg_off);
-        k->data_off = malloc((n + 1) * sizeof *k->data_off);
-        if (!k->wg_off || !k->data_off) {
-            seterr(err, errlen, path, "out of memory");
-            goto fail;
-        }
-        for (size_t j = 0; j < n; j++) {
-            if (ki->wg_offset[j] < TRC_FILE_HDR_SIZE || ki->wg_offset[j] >= r->data_end ||
-                ki->data_offset[j] < TRC_FILE_HDR_SIZE || ki->data_offset[j] >= r->data_end) {
-                seterr(err, errlen, path, "index: workgroup %zu of kernel %zu points outside the file", j, i);
-                goto fail;
-            }
-        }
-        if (n) {
-            memcpy(k->wg_off, ki->wg_offset, n * sizeof *k->wg_off);
-            memcpy(k->data_off, ki->data_offset, n * sizeof *k->data_off);
-        }
-        k->st.launch_event = ki->launch_event;
-        k->st.n_wg = (uint32_t)n;
-        k->st.n_waves = ki->n_waves;
-        k->st.n_instr = ki->n_instr;
-        k->st.n_mem = ki->n_mem;
-        k->st.wg_bytes = ki->wg_bytes;
-        k->st.data_bytes = ki->data_bytes;
-        k->st.ended = ki->ended;
-        trc_event *le = &r->ev[ki->launch_event];
-        le->n_instr = ki->n_instr;
-        le->n_wg = (uint32_t)n;
+        if (take_kernel_index(r, k, ki, (uint32_t)i, r->data_end, err, errlen) < 0) goto fail;
+        k->slot_base = r->n_slots;
+        r->n_slots += 2 * (size_t)k->st.n_frames;
+    }
+    r->slot = calloc(r->n_slots + 1, sizeof *r->slot);
+    if (!r->slot) {
+        seterr(err, errlen, path, "out of memory");
+        goto fail;
     }
     for (size_t i = 0; i < r->n_ev; i++)
         if (r->ev[i].kind == TRC_EV_LAUNCH && r->ev[i].launch.kernel_id >= r->nk) {
@@ -679,12 +797,205 @@ static void record_err(trc_reader *r, const char *msg)
     pthread_mutex_unlock(&r->err_mu);
 }
 
+/* ---- frame cache ------------------------------------------------------------ */
+
+static void lru_unlink(trc_reader *r, fentry *e)
+{
+    if (e->prev) e->prev->next = e->next;
+    else r->lru_head = e->next;
+    if (e->next) e->next->prev = e->prev;
+    else r->lru_tail = e->prev;
+    e->prev = e->next = NULL;
+}
+static void lru_push(trc_reader *r, fentry *e)
+{
+    e->prev = NULL;
+    e->next = r->lru_head;
+    if (r->lru_head) r->lru_head->prev = e;
+    else r->lru_tail = e;
+    r->lru_head = e;
+}
+
+/* Drops unreferenced frames, least recently used first, until the cache
+ * holds at most r->limit bytes. Caller holds cmu. */
+static void evict(trc_reader *r)
+{
+    for (fentry *e = r->lru_tail; e && r->cst.bytes > r->limit;) {
+        fentry *p = e->prev;
+        if (!e->refs) {
+            lru_unlink(r, e);
+            r->slot[e->slot] = NULL;
+            r->cst.bytes -= e->len;
+            r->cst.evictions++;
+            free(e->data);
+            free(e);
+        }
+        e = p;
+    }
+}
+
+/* Returns frame f (data frame if is_data) of kernel k decompressed, with a
+ * reference taken (release with put_frame), or NULL with lerr set. */
+static fentry *get_frame(trc_reader *r, const rkernel *k, uint32_t f, int is_data, char *lerr,
+                         size_t lerrlen)
+{
+    size_t s = k->slot_base + 2 * (size_t)f + (is_data ? 1 : 0);
+    pthread_mutex_lock(&r->cmu);
+    fentry *e;
+    for (;;) {
+        e = r->slot[s];
+        if (!e) break;
+        if (e->ready) {
+            e->refs++;
+            lru_unlink(r, e);
+            lru_push(r, e);
+            r->cst.hits++;
+            pthread_mutex_unlock(&r->cmu);
+            return e;
+        }
+        pthread_cond_wait(&r->ccv, &r->cmu); /* another thread is decoding it */
+    }
+    e = calloc(1, sizeof *e);
+    if (!e) {
+        pthread_mutex_unlock(&r->cmu);
+        seterr(lerr, lerrlen, r->path, "out of memory (frame cache)");
+        return NULL;
+    }
+    e->slot = s;
+    e->refs = 1;
+    r->slot[s] = e;
+    r->cst.misses++;
+    pthread_mutex_unlock(&r->cmu);
+
+    uint8_t *raw = NULL;
+    size_t n = 0;
+    int rc = trc_read_chunk_raw(r->fd, r->path, is_data ? k->dframe_off[f] : k->frame_off[f],
+                                r->data_end, is_data ? TRC_CHUNK_WG_DATA : TRC_CHUNK_WORKGROUP,
+                                NULL, &raw, &n, NULL, lerr, lerrlen);
+    pthread_mutex_lock(&r->cmu);
+    if (rc < 0) {
+        r->slot[s] = NULL;
+        free(e);
+        e = NULL;
+    } else {
+        e->data = raw;
+        e->len = n;
+        e->ready = 1;
+        r->cst.decoded_bytes += n;
+        r->cst.bytes += n;
+        if (r->cst.bytes > r->cst.peak_bytes) r->cst.peak_bytes = r->cst.bytes;
+        lru_push(r, e);
+    }
+    pthread_cond_broadcast(&r->ccv);
+    pthread_mutex_unlock(&r->cmu);
+    return e;
+}
+
+static void put_frame(trc_reader *r, fentry *e)
+{
+    if (!e) return;
+    pthread_mutex_lock(&r->cmu);
+    e->refs--;
+    evict(r);
+    pthread_mutex_unlock(&r->cmu);
+}
+
+void trc_reader_set_cache_limit(trc_reader *r, size_t bytes)
+{
+    pthread_mutex_lock(&r->cmu);
+    r->limit = bytes;
+    evict(r);
+    pthread_mutex_unlock(&r->cmu);
+}
+
+void trc_reader_get_cache_stats(trc_reader *r, trc_reader_cache_stats *st)
+{
+    pthread_mutex_lock(&r->cmu);
+    *st = r->cst;
+    pthread_mutex_unlock(&r->cmu);
+}
+
+typedef struct prefetch_job {
+    trc_reader *r;
+    const rkernel *k;
+    uint32_t f0, nf;     /* frames f0 .. f0+nf-1 */
+    int with_data;
+    pthread_mutex_t mu;
+    uint32_t next;       /* next task: frame (next / 2), data if odd */
+    int failed;
+    char err[512];
+} prefetch_job;
+
+static void *prefetch_main(void *arg)
+{
+    prefetch_job *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        uint32_t t = j->next;
+        int stop = j->failed || t >= 2 * j->nf;
+        if (!stop) j->next = t + (j->with_data ? 1 : 2);
+        pthread_mutex_unlock(&j->mu);
+        if (stop) break;
+        char lerr[512];
+        fentry *e = get_frame(j->r, j->k, j->f0 + t / 2, (int)(t & 1), lerr, sizeof lerr);
+        if (!e) {
+            pthread_mutex_lock(&j->mu);
+            if (!j->failed) snprintf(j->err, sizeof j->err, "%s", lerr);
+            j->failed = 1;
+            pthread_mutex_unlock(&j->mu);
+            break;
+        }
+        put_frame(j->r, e);
+    }
+    return NULL;
+}
+
+int trc_reader_prefetch(trc_reader *r, uint32_t kernel_id, uint32_t first, uint32_t n, int with_data,
+                        unsigned threads, char *err, size_t errlen)
+{
+    if (kernel_id >= r->nk) {
+        seterr(err, errlen, r->path, "no kernel %u in this trace", kernel_id);
+        return -1;
+    }
+    const rkernel *k = &r->k[kernel_id];
+    uint32_t nwg = k->st.n_wg;
+    if (first >= nwg || !n) return 0;
+    uint32_t last = n > nwg - first ? nwg - 1 : first + n - 1;
+    prefetch_job j;
+    memset(&j, 0, sizeof j);
+    j.r = r;
+    j.k = k;
+    j.f0 = k->wg_frame[first];
+    j.nf = k->wg_frame[last] - j.f0 + 1;
+    j.with_data = with_data;
+    pthread_mutex_init(&j.mu, NULL);
+    unsigned nt = threads < 1 ? 1 : threads;
+    if (nt > 64) nt = 64;
+    if (nt > j.nf * (with_data ? 2u : 1u)) nt = j.nf * (with_data ? 2u : 1u);
+    pthread_t th[64];
+    unsigned started = 0;
+    for (unsigned t = 1; t < nt; t++)
+        if (pthread_create(&th[started], NULL, prefetch_main, &j) == 0) started++;
+    prefetch_main(&j);
+    for (unsigned t = 0; t < started; t++) pthread_join(th[t], NULL);
+    pthread_mutex_destroy(&j.mu);
+    if (j.failed) {
+        if (err && errlen) snprintf(err, errlen, "%s", j.err);
+        record_err(r, j.err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- loading a workgroup ---------------------------------------------------- */
+
 trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data,
                               char *err, size_t errlen)
 {
     char lerr[512];
     Gtrace__Workgroup *wg = NULL;
     Gtrace__WorkgroupData *wd = NULL;
+    fentry *fr = NULL, *fd = NULL;
     trc_wg *out = NULL;
     char why[200];
     why[0] = 0;
@@ -694,19 +1005,41 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
         goto done;
     }
     rkernel *k = &r->k[kernel_id];
-    wg = (Gtrace__Workgroup *)read_chunk(r->fd, r->path, k->wg_off[i], r->data_end,
-                                         TRC_CHUNK_WORKGROUP, &gtrace__workgroup__descriptor, NULL,
-                                         lerr, sizeof lerr);
-    if (!wg) goto done;
-    if (with_data) {
-        wd = (Gtrace__WorkgroupData *)read_chunk(r->fd, r->path, k->data_off[i], r->data_end,
-                                                 TRC_CHUNK_WG_DATA,
-                                                 &gtrace__workgroup_data__descriptor, NULL, lerr,
-                                                 sizeof lerr);
-        if (!wd) goto done;
+    uint32_t f = k->wg_frame[i];
+    if (!(fr = get_frame(r, k, f, 0, lerr, sizeof lerr))) goto done;
+    if ((uint64_t)k->rec_off[i] + k->rec_len[i] > fr->len) {
+        snprintf(why, sizeof why, "its slice %u+%u lies outside record frame %u (%zu bytes)",
+                 k->rec_off[i], k->rec_len[i], f, fr->len);
+        goto bad;
     }
+    wg = (Gtrace__Workgroup *)protobuf_c_message_unpack(&gtrace__workgroup__descriptor, NULL,
+                                                        k->rec_len[i], fr->data + k->rec_off[i]);
+    put_frame(r, fr);
+    fr = NULL;
+    if (!wg) {
+        snprintf(why, sizeof why, "its Workgroup message does not decode");
+        goto bad;
+    }
+    if (with_data) {
+        if (!(fd = get_frame(r, k, f, 1, lerr, sizeof lerr))) goto done;
+        if ((uint64_t)k->data_off[i] + k->data_len[i] > fd->len) {
+            snprintf(why, sizeof why, "its slice %u+%u lies outside data frame %u (%zu bytes)",
+                     k->data_off[i], k->data_len[i], f, fd->len);
+            goto bad;
+        }
+        wd = (Gtrace__WorkgroupData *)protobuf_c_message_unpack(
+            &gtrace__workgroup_data__descriptor, NULL, k->data_len[i], fd->data + k->data_off[i]);
+        put_frame(r, fd);
+        fd = NULL;
+        if (!wd) {
+            snprintf(why, sizeof why, "its WorkgroupData message does not decode");
+            goto bad;
+        }
+    }
+    const uint32_t *grid = r->ev[k->st.launch_event].launch.grid;
     if (wg->kernel_id != kernel_id || wg->n_wg_id != 3 || wg->wave_count != wg->n_waves ||
-        wg->n_waves > UINT32_MAX) {
+        wg->n_waves > UINT32_MAX || wg->wg_id[0] >= grid[0] || wg->wg_id[1] >= grid[1] ||
+        wg->wg_id[2] >= grid[2]) {
         snprintf(why, sizeof why, "workgroup record header is inconsistent");
         goto bad;
     }
@@ -750,6 +1083,8 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
 bad:
     seterr(lerr, sizeof lerr, r->path, "workgroup %u of kernel %u is corrupt: %s", i, kernel_id, why);
 done:
+    put_frame(r, fr);
+    put_frame(r, fd);
     if (wg) protobuf_c_message_free_unpacked(&wg->base, NULL);
     if (wd) protobuf_c_message_free_unpacked(&wd->base, NULL);
     if (!out) {

@@ -1,21 +1,30 @@
 /*
- * trc_writer.c - writes .gtrace files (format: docs/trace-format.md).
+ * trc_writer.c - writes .gtrace files, format 1.0 (docs/trace-format.md).
  *
  * The file is a file header, a sequence of chunks (each one zstd frame with
- * content checksum holding one protobuf message), an index chunk and a
- * fixed-size trailer. Chunks are appended at w->pos under w->mu; everything
- * expensive happens outside that lock: a committing emulator thread swaps
- * its recorded waves into a job from a bounded pool (TRC_BG_JOBS), and
- * background compressor threads (bg_main) encode them (hand-written proto3
- * encoder, data streams byte-plane shuffled), compress and append them; with
- * no spare CPU the committing thread does that itself with its own
- * ZSTD_CCtx.
+ * content checksum), an index chunk and a fixed-size trailer. Chunks are
+ * appended at w->pos under w->mu.
+ *
+ * Workgroups: an emulator thread records a workgroup into its trc_wg_rec
+ * and commits it: it encodes the workgroup (hand-written proto3 encoder,
+ * data byte-plane shuffled in the same pass) into a `piece`, without any
+ * lock; the piece joins its kernel's reorder list until every workgroup
+ * before it in grid order has been committed; in-order pieces are gathered
+ * into the kernel's open `batch`, which is sealed when its encoded records
+ * reach TRC_FRAME_REC_BYTES or its data TRC_FRAME_DATA_BYTES (or at the
+ * kernel's end). A sealed batch gets a global sequence number and goes to a
+ * background compressor thread (or, with no spare CPU, is compressed by the
+ * thread that sealed it), which streams its pieces through zstd into one
+ * record frame and one data frame; compressed batches are appended strictly
+ * in sequence order. Frame
+ * boundaries therefore depend only on the recorded content, so a race-free
+ * program gives the same bytes for any emulator thread count. At the
+ * kernel's end a kernel-end chunk (its KernelIndex) is written and the write
+ * buffer flushed, so a cut file keeps every ended kernel (trc_salvage).
  *
  * Chunks are staged in a write buffer (w->wbuf, TRC_WBUF_SIZE bytes) and
- * written with one write() per buffer-full instead of two per chunk; the
- * buffer is flushed when full, at the end of every kernel and at close, so a
- * killed emulator loses at most the unflushed tail of the running kernel
- * (the file is then detectably incomplete, as before).
+ * written with one write() per buffer-full; the buffer is flushed when full,
+ * after the header, at every kernel end and at close.
  *
  * Invariants:
  *  - w->pos is the file offset where the next chunk goes; every byte before
@@ -23,17 +32,19 @@
  *    w->pos == w->flushed + w->wbuf.n.
  *  - after the first error (w->failed) every call fails fast with the first
  *    message; nothing is written afterwards.
- *  - a trc_wg_rec is used by one thread; in steady state (buffers grown to
- *    the workgroup's size, in the recorder and in every job) recording and
- *    committing allocate nothing (zstd reuses its CCtx; encoding uses the
- *    job's buffers).
- *  - a job is on exactly one of: the free list, the queue, a compressor's
- *    hands (q_busy counts those); all under qmu.
+ *  - a batch is on exactly one of: a kernel's open slot, the compress queue,
+ *    a compressor's hands, the done list, the free list; w->inflight counts
+ *    sealed batches not yet appended. Batches are appended in seq order.
+ *  - memory: the reorder lists hold at most one piece per emulator thread
+ *    beyond the oldest unfinished workgroup (workgroups are handed out in
+ *    grid order); committers wait while more than TRC_MAX_INFLIGHT(n_bg)
+ *    batches are sealed but not yet in the file.
  */
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,97 +80,84 @@ typedef VEC(uint64_t) u64v;
 typedef VEC(int64_t) i64v;
 typedef VEC(uint32_t) u32v;
 typedef VEC(uint8_t) u8v;
+typedef struct wave_rec {
+    uint64_t n_instr;
+    int ended;
+    uint32_t n_branch;
+    u8v branch;
+    u64v indirect;
+    u64v exec_at_delta, exec_val;
+    uint64_t last_exec_at;
+    u32v mflags, mbytes, akind;
+    u64v mexec;
+    i64v abase, astride, adelta;
+    uint64_t last_base;
+    u32v load_len, store_len;
+    u8v load, store;
+} wave_rec;
+
 
 /* ---- writer --------------------------------------------------------------- */
 
-/* One encoded workgroup on its way to the file (background compression). */
-typedef struct wseg {
-    size_t off, len;
-} wseg;
-struct wave_rec;
-typedef struct wjob {
-    /* the workgroup's recorded waves, swapped out of its trc_wg_rec at commit
-     * (the recorder gets this job's previous, already grown, buffers back),
-     * so the emulator thread neither copies nor encodes */
-    struct wave_rec *w;
-    uint32_t cap_waves, wg_id[3];
-    uint32_t kernel_id, n_waves;
+/* One committed workgroup, encoded by the committing thread: its
+ * length-prefixed Workgroup and WorkgroupData messages, exactly as they go
+ * into the frames. Pieces are recycled with their grown buffers. */
+typedef struct piece {
+    u8v erec, edat;          /* varint length + message */
+    uint32_t rec_moff, dat_moff; /* where the message starts (after the prefix) */
+    uint32_t n_waves, kernel_id, wg_id[3];
+    uint64_t lin;            /* linear id in the grid: x + gx * (y + gy * z) */
     uint64_t n_instr, n_mem;
-    u8v rec, dat; /* encoded Workgroup / WorkgroupData messages */
-    /* byte ranges of dat holding data streams still in plain order: the
-     * compressing thread byte-plane shuffles them (trc_shuf4) on the way to
-     * zstd, so the emulator thread only memcpys */
-    wseg *seg;
-    size_t nseg, segcap;
-    struct wjob *next;
-} wjob;
+    struct piece *next;
+} piece;
 
-/* Background compressors and the bounded pool of jobs they share: commits
- * block when all TRC_BG_JOBS jobs are queued or being compressed, so memory
- * stays bounded by TRC_BG_JOBS encoded workgroups. */
+/* What the encoders read: a recorded workgroup. */
+typedef struct wgview {
+    const wave_rec *w;
+    uint32_t n_waves, kernel_id;
+    const uint32_t *wg_id;
+} wgview;
+
+/* Consecutive workgroups of one kernel that become one record frame and one
+ * data frame. */
+typedef struct batch {
+    uint32_t kernel_id;
+    uint64_t seq;            /* append order, from 1 */
+    piece *head, *tail;
+    uint32_t n;
+    size_t est_rec, est_dat; /* encoded bytes of its pieces */
+    int failed;
+    uint64_t raw_rec, raw_dat; /* decompressed frame sizes */
+    u8v zr, zd;              /* compressed frames */
+    u32v roff, rlen, doff, dlen; /* per workgroup: message offsets/lengths */
+    struct batch *next;
+} batch;
+
 #define TRC_BG_THREADS 4u
-#define TRC_BG_JOBS    32u
-
-struct trc_writer;
-static void bg_start(struct trc_writer *w, int want);
-static void bg_drain(struct trc_writer *w);
-static void bg_stop(struct trc_writer *w);
+/* Sealed batches allowed between the emulator and the file before commits
+ * wait: enough to keep every compressor busy. */
+#define TRC_MAX_INFLIGHT(nbg) (2u * (nbg) + 2u)
 
 typedef struct wkernel {
     uint32_t launch_event;
-    u64v wg_off, data_off;
-    u64v wg_key;       /* (z, y, x) of each committed workgroup, packed for sorting */
-    uint64_t n_instr, n_mem, wg_bytes, data_bytes, n_waves;
+    uint32_t grid[3];
+    uint64_t n_lin;          /* workgroups in the grid */
+    uint64_t next_lin;       /* lowest linear id not yet taken into a batch */
+    piece *pending;          /* committed ahead of next_lin, sorted by lin */
+    batch *open;
+    uint64_t last_seq;       /* seq of the kernel's last sealed batch (0: none) */
+    u64v frame_off, dframe_off;
+    u32v wg_frame, rec_off, rec_len, data_off, data_len;
+    uint64_t n_instr, n_mem, wg_bytes, data_bytes, n_waves, raw_rec, raw_data;
+    uint64_t end_off;        /* kernel-end chunk offset (0: not written) */
     int ended;
 } wkernel;
-
-/* Workgroups are committed in whatever order the emulator's threads finish
- * them; the index lists them in grid order (z, then y, then x), so a trace's
- * logical content, and every replay of it, does not depend on the number of
- * emulator threads. key: z (16 bits), y (16 bits), x (32 bits); a grid
- * wider than that keeps commit order (sort_ok = 0). */
-static int wg_key_of(const uint32_t id[3], uint64_t *key)
-{
-    if (id[1] > 0xffff || id[2] > 0xffff)
-        return 0;
-    *key = ((uint64_t)id[2] << 48) | ((uint64_t)id[1] << 32) | id[0];
-    return 1;
-}
-
-typedef struct wg_sort_item { uint64_t key, wg_off, data_off; } wg_sort_item;
-
-static int wg_sort_cmp(const void *a, const void *b)
-{
-    uint64_t x = ((const wg_sort_item *)a)->key, y = ((const wg_sort_item *)b)->key;
-    return x < y ? -1 : x > y;
-}
-
-/* Reorder k's workgroup offsets into grid order; returns -1 when out of memory. */
-static int sort_kernel_wgs(wkernel *k)
-{
-    size_t n = k->wg_off.n;
-    if (n < 2 || k->wg_key.n != n)
-        return 0;
-    wg_sort_item *it = malloc(n * sizeof *it);
-    if (!it)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        it[i] = (wg_sort_item){k->wg_key.p[i], k->wg_off.p[i], k->data_off.p[i]};
-    qsort(it, n, sizeof *it, wg_sort_cmp);
-    for (size_t i = 0; i < n; i++) {
-        k->wg_key.p[i] = it[i].key;
-        k->wg_off.p[i] = it[i].wg_off;
-        k->data_off.p[i] = it[i].data_off;
-    }
-    free(it);
-    return 0;
-}
 
 struct trc_writer {
     char *path;
     int fd;
     int closed;
-    pthread_mutex_t mu;
+    pthread_mutex_t mu;      /* everything below that is shared */
     uint64_t pos;      /* logical end: flushed + wbuf.n */
     uint64_t flushed;  /* bytes actually written to fd */
     u8v wbuf;          /* staged bytes, capacity TRC_WBUF_SIZE; under mu */
@@ -171,19 +169,23 @@ struct trc_writer {
     size_t nk, capk;
     /* event-side scratch (event calls come from one thread at a time) */
     ZSTD_CCtx *cctx, *cctx_data;
+    ZSTD_CCtx *cz_rec, *cz_dat; /* frames compressed by the event thread (inline mode) */
     u8v pack, z, shuf;
-    /* background compression (see bg_main); queue fields under qmu */
+    /* workgroup pipeline (see the top of the file); under mu */
+    piece *p_free;
+    batch *b_free, *q_head, *q_tail, *done;
+    uint64_t next_seq, app_seq;
+    unsigned inflight;
+    pthread_cond_t cv_job, cv_space, cv_app;
     pthread_t bg[TRC_BG_THREADS];
     unsigned n_bg;
-    pthread_mutex_t qmu;
-    pthread_cond_t q_cv_job, q_cv_free, q_cv_idle;
-    wjob *q_head, *q_tail, *q_free;
-    unsigned q_busy;
-    int q_stop;
+    int stop;
+    size_t frame_rec_bytes, frame_data_bytes; /* batch sealing thresholds */
 };
 
-/* Write-buffer size: large enough that write() calls are rare (a workgroup's
- * chunks are typically 0.1-10 KB), small enough to be irrelevant in memory. */
+static void bg_start(trc_writer *w, int req);
+static void bg_stop(trc_writer *w);
+
 #define TRC_WBUF_SIZE (1u << 20)
 
 static void wfail(trc_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -352,13 +354,17 @@ trc_writer *trc_writer_open_ex(const char *path, const trc_header_info *h, int b
         return NULL;
     }
     pthread_mutex_init(&w->mu, NULL);
-    pthread_mutex_init(&w->qmu, NULL);
-    pthread_cond_init(&w->q_cv_job, NULL);
-    pthread_cond_init(&w->q_cv_free, NULL);
-    pthread_cond_init(&w->q_cv_idle, NULL);
+    pthread_cond_init(&w->cv_job, NULL);
+    pthread_cond_init(&w->cv_space, NULL);
+    pthread_cond_init(&w->cv_app, NULL);
+    w->next_seq = w->app_seq = 1;
+    w->frame_rec_bytes = TRC_FRAME_REC_BYTES;
+    w->frame_data_bytes = TRC_FRAME_DATA_BYTES;
     w->fd = -1;
     w->cctx = new_cctx(TRC_ZSTD_LEVEL);
     w->cctx_data = new_cctx(TRC_ZSTD_LEVEL_DATA);
+    w->cz_rec = new_cctx(TRC_ZSTD_LEVEL_REC);
+    w->cz_dat = new_cctx(TRC_ZSTD_LEVEL_DATA);
     w->wbuf.p = malloc(TRC_WBUF_SIZE);
     w->wbuf.cap = w->wbuf.p ? TRC_WBUF_SIZE : 0;
     if (w->cctx_data) {
@@ -369,11 +375,18 @@ trc_writer *trc_writer_open_ex(const char *path, const trc_header_info *h, int b
         if (cpus > 1)
             (void)ZSTD_CCtx_setParameter(w->cctx_data, ZSTD_c_nbWorkers, cpus > 4 ? 4 : (int)cpus);
     }
-    if (!w->cctx || !w->cctx_data || !w->wbuf.p) {
+    if (!w->cctx || !w->cctx_data || !w->cz_rec || !w->cz_dat || !w->wbuf.p) {
         if (err && errlen) snprintf(err, errlen, "%s: cannot create zstd context", path);
         trc_writer_destroy(w);
         return NULL;
     }
+    /* A file-size limit (RLIMIT_FSIZE) must surface as a write error naming
+     * the file (EFBIG), not kill the process with SIGXFSZ: ignore that
+     * signal unless the program handles it itself. */
+    struct sigaction old;
+    if (sigaction(SIGXFSZ, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+        old.sa_handler == SIG_DFL)
+        signal(SIGXFSZ, SIG_IGN);
     w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (w->fd < 0) {
         if (err && errlen) snprintf(err, errlen, "%s: cannot create trace: %s", path, strerror(errno));
@@ -562,29 +575,109 @@ int trc_writer_begin_kernel(trc_writer *w, trc_launch *l)
     wkernel *k = &w->k[id];
     memset(k, 0, sizeof *k);
     k->launch_event = (uint32_t)ei;
+    memcpy(k->grid, l->grid, sizeof k->grid);
+    k->n_lin = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
     w->nk = id + 1u;
     pthread_mutex_unlock(&w->mu);
     return 0;
 }
 
+void trc_writer_set_frame_limits(trc_writer *w, size_t rec_bytes, size_t data_bytes)
+{
+    pthread_mutex_lock(&w->mu);
+    w->frame_rec_bytes = rec_bytes ? rec_bytes : 1;
+    w->frame_data_bytes = data_bytes ? data_bytes : 1;
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* ---- kernel end, close ------------------------------------------------------ */
+
+
+static void bg_stop(trc_writer *w);
+static void flush_kernel_locked(trc_writer *w, wkernel *k, batch **mine);
+static void compress_batch(trc_writer *w, batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat);
+static void free_waves(wave_rec *w, uint32_t cap);
+
+/* Fills t (arrays borrowed from k) with kernel i's index entry. */
+static void kernel_index_of(const wkernel *k, uint32_t i, Gtrace__KernelIndex *t)
+{
+    Gtrace__KernelIndex z = GTRACE__KERNEL_INDEX__INIT;
+    *t = z;
+    t->kernel_id = i;
+    t->launch_event = k->launch_event;
+    t->n_instr = k->n_instr;
+    t->n_mem = k->n_mem;
+    t->wg_bytes = k->wg_bytes;
+    t->data_bytes = k->data_bytes;
+    t->n_waves = k->n_waves;
+    t->ended = k->ended;
+    t->n_frame_offset = k->frame_off.n;
+    t->frame_offset = k->frame_off.p;
+    t->n_data_frame_offset = k->dframe_off.n;
+    t->data_frame_offset = k->dframe_off.p;
+    t->n_wg_frame = k->wg_frame.n;
+    t->wg_frame = k->wg_frame.p;
+    t->n_wg_rec_off = k->rec_off.n;
+    t->wg_rec_off = k->rec_off.p;
+    t->n_wg_rec_len = k->rec_len.n;
+    t->wg_rec_len = k->rec_len.p;
+    t->n_wg_data_off = k->data_off.n;
+    t->wg_data_off = k->data_off.p;
+    t->n_wg_data_len = k->data_len.n;
+    t->wg_data_len = k->data_len.p;
+    t->raw_rec_bytes = k->raw_rec;
+    t->raw_data_bytes = k->raw_data;
+    t->end_chunk_offset = k->end_off;
+}
+
+/* Puts everything kernel k has committed into the file: pending pieces (in
+ * grid order, across gaps left by workgroups never committed) and the open
+ * batch are sealed; batches this thread must compress itself (no background
+ * threads) are compressed here; then waits until all are appended. Called
+ * without w->mu. Returns -1 if the writer has failed. */
+static int drain_kernel(trc_writer *w, uint32_t kernel_id)
+{
+    batch *mine = NULL;
+    pthread_mutex_lock(&w->mu);
+    flush_kernel_locked(w, &w->k[kernel_id], &mine);
+    pthread_mutex_unlock(&w->mu);
+    while (mine) {
+        batch *b = mine;
+        mine = b->next;
+        compress_batch(w, b, w->cz_rec, w->cz_dat);
+    }
+    pthread_mutex_lock(&w->mu);
+    while (!w->failed && w->app_seq <= w->k[kernel_id].last_seq)
+        pthread_cond_wait(&w->cv_app, &w->mu);
+    int rc = w->failed ? -1 : 0;
+    pthread_mutex_unlock(&w->mu);
+    return rc;
+}
+
 int trc_writer_end_kernel(trc_writer *w, uint32_t kernel_id)
 {
     if (fail_fast(w)) return -1;
-    bg_drain(w); /* the kernel's queued workgroups go in before its end */
     pthread_mutex_lock(&w->mu);
-    int rc = 0;
-    if (w->failed) {
-        rc = -1;
-    } else if (kernel_id >= w->nk) {
+    int bad = 0;
+    if (kernel_id >= w->nk) {
         wfail(w, "end of kernel %u that was never begun", kernel_id);
-        rc = -1;
+        bad = 1;
     } else if (w->k[kernel_id].ended) {
         wfail(w, "kernel %u ended twice", kernel_id);
-        rc = -1;
-    } else {
-        w->k[kernel_id].ended = 1;
-        rc = flush_wbuf(w);
+        bad = 1;
     }
+    pthread_mutex_unlock(&w->mu);
+    if (bad || drain_kernel(w, kernel_id) < 0) return -1;
+    /* The kernel's frames are all in; nothing else touches k now. */
+    wkernel *k = &w->k[kernel_id];
+    k->ended = 1;
+    Gtrace__KernelIndex t;
+    kernel_index_of(k, kernel_id, &t);
+    uint64_t off;
+    if (write_msg(w, TRC_CHUNK_KERNEL_END, &t.base, &off) < 0) return -1;
+    k->end_off = off;
+    pthread_mutex_lock(&w->mu);
+    int rc = flush_wbuf(w);
     pthread_mutex_unlock(&w->mu);
     return rc;
 }
@@ -593,7 +686,11 @@ int trc_writer_close(trc_writer *w)
 {
     if (!w) return -1;
     if (w->closed) return w->failed ? -1 : 0;
-    bg_stop(w); /* drains the queue, then joins the compressors */
+    /* Kernels begun but not ended still get their workgroups written (the
+     * missing end is reported below). */
+    for (size_t i = 0; i < w->nk && !w->failed; i++)
+        if (!w->k[i].ended) drain_kernel(w, (uint32_t)i);
+    bg_stop(w);
     w->closed = 1;
     int rc = w->failed ? -1 : 0;
     if (!w->failed) {
@@ -609,23 +706,7 @@ int trc_writer_close(trc_writer *w)
             wfail(w, "%s", "out of memory writing the index");
         } else {
             for (size_t i = 0; i < w->nk; i++) {
-                wkernel *k = &w->k[i];
-                if (sort_kernel_wgs(k) < 0)
-                    wfail(w, "%s", "out of memory sorting the workgroup index");
-                Gtrace__KernelIndex t = GTRACE__KERNEL_INDEX__INIT;
-                t.kernel_id = (uint32_t)i;
-                t.launch_event = k->launch_event;
-                t.n_wg_offset = k->wg_off.n;
-                t.wg_offset = k->wg_off.p;
-                t.n_data_offset = k->data_off.n;
-                t.data_offset = k->data_off.p;
-                t.n_instr = k->n_instr;
-                t.n_mem = k->n_mem;
-                t.wg_bytes = k->wg_bytes;
-                t.data_bytes = k->data_bytes;
-                t.n_waves = k->n_waves;
-                t.ended = k->ended;
-                ks[i] = t;
+                kernel_index_of(&w->k[i], (uint32_t)i, &ks[i]);
                 kp[i] = &ks[i];
             }
             ix.n_kernels = w->nk;
@@ -657,16 +738,57 @@ int trc_writer_close(trc_writer *w)
     return rc;
 }
 
+static void free_piece(piece *p)
+{
+    free(p->erec.p);
+    free(p->edat.p);
+    free(p);
+}
+static void free_batch(batch *b)
+{
+    while (b->head) {
+        piece *p = b->head;
+        b->head = p->next;
+        free_piece(p);
+    }
+    free(b->zr.p); free(b->zd.p);
+    free(b->roff.p); free(b->rlen.p); free(b->doff.p); free(b->dlen.p);
+    free(b);
+}
+static void free_batch_list(batch *b)
+{
+    while (b) {
+        batch *n = b->next;
+        free_batch(b);
+        b = n;
+    }
+}
+
 void trc_writer_destroy(trc_writer *w)
 {
     if (!w) return;
     if (!w->closed) trc_writer_close(w);
+    bg_stop(w);
     if (w->fd >= 0) close(w->fd);
     for (size_t i = 0; i < w->nk; i++) {
-        free(w->k[i].wg_off.p);
-        free(w->k[i].wg_key.p);
-        free(w->k[i].data_off.p);
+        wkernel *k = &w->k[i];
+        free(k->frame_off.p); free(k->dframe_off.p); free(k->wg_frame.p);
+        free(k->rec_off.p); free(k->rec_len.p); free(k->data_off.p); free(k->data_len.p);
+        while (k->pending) {
+            piece *p = k->pending;
+            k->pending = p->next;
+            free_piece(p);
+        }
+        if (k->open) free_batch(k->open);
     }
+    while (w->p_free) {
+        piece *p = w->p_free;
+        w->p_free = p->next;
+        free_piece(p);
+    }
+    free_batch_list(w->b_free);
+    free_batch_list(w->q_head);
+    free_batch_list(w->done);
     free(w->k);
     free(w->code_off.p);
     free(w->event_off.p);
@@ -676,11 +798,11 @@ void trc_writer_destroy(trc_writer *w)
     free(w->wbuf.p);
     ZSTD_freeCCtx(w->cctx);
     ZSTD_freeCCtx(w->cctx_data);
-    bg_stop(w);
-    pthread_cond_destroy(&w->q_cv_job);
-    pthread_cond_destroy(&w->q_cv_free);
-    pthread_cond_destroy(&w->q_cv_idle);
-    pthread_mutex_destroy(&w->qmu);
+    ZSTD_freeCCtx(w->cz_rec);
+    ZSTD_freeCCtx(w->cz_dat);
+    pthread_cond_destroy(&w->cv_job);
+    pthread_cond_destroy(&w->cv_space);
+    pthread_cond_destroy(&w->cv_app);
     pthread_mutex_destroy(&w->mu);
     free(w->path);
     free(w);
@@ -688,31 +810,14 @@ void trc_writer_destroy(trc_writer *w)
 
 /* ---- per-workgroup recording ---------------------------------------------- */
 
-typedef struct wave_rec {
-    uint64_t n_instr;
-    int ended;
-    uint32_t n_branch;
-    u8v branch;
-    u64v indirect;
-    u64v exec_at_delta, exec_val;
-    uint64_t last_exec_at;
-    u32v mflags, mbytes, akind;
-    u64v mexec;
-    i64v abase, astride, adelta;
-    uint64_t last_base;
-    u32v load_len, store_len;
-    u8v load, store;
-} wave_rec;
-
 struct trc_wg_rec {
     uint32_t kernel_id, wg_id[3], n_waves;
     wave_rec *w;
     uint32_t cap_waves;
     int bad;
     char bad_msg[160];
-    ZSTD_CCtx *cctx, *cctx_data;
-    wjob job;         /* encoded messages when compressing inline */
-    u8v z1, z2, sh;   /* compressed Workgroup / WorkgroupData, shuffled data; inline */
+    ZSTD_CCtx *cctx, *cctx_data; /* inline compression (no background threads) */
+    struct piece *spare;          /* encoding target of the next commit */
 };
 
 trc_wg_rec *trc_wg_rec_create(void)
@@ -746,14 +851,9 @@ void trc_wg_rec_destroy(trc_wg_rec *g)
 {
     if (!g) return;
     free_waves(g->w, g->cap_waves);
+    if (g->spare) free_piece(g->spare);
     ZSTD_freeCCtx(g->cctx);
     ZSTD_freeCCtx(g->cctx_data);
-    free(g->job.rec.p);
-    free(g->job.dat.p);
-    free(g->job.seg);
-    free(g->sh.p);
-    free(g->z1.p);
-    free(g->z2.p);
     free(g);
 }
 
@@ -1050,7 +1150,7 @@ static inline uint8_t *enc_fixed64(uint8_t *q, uint64_t v)
 }
 
 /* Upper bound of the encoded Workgroup / WorkgroupData sizes. */
-static size_t enc_bound_wg(const trc_wg_rec *g)
+static size_t enc_bound_wg(const wgview *g)
 {
     size_t b = 64;
     for (uint32_t i = 0; i < g->n_waves; i++) {
@@ -1060,7 +1160,7 @@ static size_t enc_bound_wg(const trc_wg_rec *g)
     }
     return b;
 }
-static size_t enc_bound_wd(const trc_wg_rec *g)
+static size_t enc_bound_wd(const wgview *g)
 {
     size_t b = 64;
     for (uint32_t i = 0; i < g->n_waves; i++) {
@@ -1079,7 +1179,7 @@ static uint8_t *enc_wg_id(uint8_t *q, const uint32_t id[3])
 }
 
 /* gtrace.Workgroup with its Waves. */
-static uint8_t *enc_workgroup(uint8_t *q, const trc_wg_rec *g)
+static uint8_t *enc_workgroup(uint8_t *q, const wgview *g)
 {
     q = put_u64(q, 1, g->kernel_id);
     q = enc_wg_id(q, g->wg_id);
@@ -1125,199 +1225,331 @@ static size_t packed_u32_size(const uint32_t *a, size_t n)
     return 1 + vlen(l) + l;
 }
 
-/* gtrace.WorkgroupData; data bytes go in the shuf4 fields, copied here in
- * plain order with their ranges noted in j->seg (j->seg has room for
- * 2 * n_waves entries) and shuffled later by shuffle_segments().
- * WaveData sizes are computed exactly first so the data bytes are written
- * once, in place (no length hole to close). */
-static uint8_t *enc_workgroup_data(uint8_t *q, const trc_wg_rec *g, wjob *j)
+/* Exact encoded size of wave i's WaveData body. */
+static size_t wave_data_size(const wave_rec *v, uint32_t i)
 {
+    return (i ? 1 + vlen(i) : 0) + packed_u32_size(v->load_len.p, v->load_len.n) +
+           packed_u32_size(v->store_len.p, v->store_len.n) +
+           (v->load.n ? 1 + vlen(v->load.n) + v->load.n : 0) +
+           (v->store.n ? 1 + vlen(v->store.n) + v->store.n : 0);
+}
+
+/* gtrace.WorkgroupData, preceded by its varint length. The data streams go
+ * into the shuf4 fields, byte-plane shuffled straight from the recording
+ * buffers (one pass over the data). Sizes are computed exactly first, so
+ * nothing is moved afterwards. *body receives where the message starts. */
+static uint8_t *enc_workgroup_data(uint8_t *q, const wgview *g, uint8_t **body)
+{
+    size_t total = (g->kernel_id ? 1 + vlen(g->kernel_id) : 0);
+    size_t idl = vlen(g->wg_id[0]) + vlen(g->wg_id[1]) + vlen(g->wg_id[2]);
+    total += 1 + vlen(idl) + idl;
+    for (uint32_t i = 0; i < g->n_waves; i++) {
+        size_t sz = wave_data_size(&g->w[i], i);
+        total += 1 + vlen(sz) + sz;
+    }
+    q = put_varint(q, total);
     uint8_t *q0 = q;
-    j->nseg = 0;
+    *body = q;
     q = put_u64(q, 1, g->kernel_id);
     q = enc_wg_id(q, g->wg_id);
     for (uint32_t i = 0; i < g->n_waves; i++) {
         const wave_rec *v = &g->w[i];
-        size_t sz = (i ? 1 + vlen(i) : 0) + packed_u32_size(v->load_len.p, v->load_len.n) +
-                    packed_u32_size(v->store_len.p, v->store_len.n) +
-                    (v->load.n ? 1 + vlen(v->load.n) + v->load.n : 0) +
-                    (v->store.n ? 1 + vlen(v->store.n) + v->store.n : 0);
+        size_t sz = wave_data_size(v, i);
         uint8_t *b = put_varint(put_tag(q, 3, 2), sz);
-        uint8_t *body = b;
+        uint8_t *b0 = b;
         b = put_u64(b, 1, i);
         PUT_PACKED(b, 2, v->load_len.p, v->load_len.n, enc_varint);
         PUT_PACKED(b, 3, v->store_len.p, v->store_len.n, enc_varint);
         if (v->load.n) {
             b = put_varint(put_tag(b, 6, 2), v->load.n);
-            memcpy(b, v->load.p, v->load.n);
-            j->seg[j->nseg++] = (wseg){(size_t)(b - q0), v->load.n};
+            trc_shuf4(b, v->load.p, v->load.n);
             b += v->load.n;
         }
         if (v->store.n) {
             b = put_varint(put_tag(b, 7, 2), v->store.n);
-            memcpy(b, v->store.p, v->store.n);
-            j->seg[j->nseg++] = (wseg){(size_t)(b - q0), v->store.n};
+            trc_shuf4(b, v->store.p, v->store.n);
             b += v->store.n;
         }
-        assert((size_t)(b - body) == sz);
+        assert((size_t)(b - b0) == sz);
+        (void)b0;
         q = b;
     }
+    assert((size_t)(q - q0) == total);
     return q;
 }
 
-/* Compresses pack->p[0..pack->n) into z. Returns 0 or -1 with *why. */
-static int compress_into(ZSTD_CCtx *c, const u8v *pack, u8v *z, const char **why)
+/* Compresses the pieces' messages (field `which`: 0 records, 1 data) as one
+ * frame into z, streaming them through zstd without concatenating them.
+ * Returns 0 or -1 with *why. */
+static int compress_pieces(ZSTD_CCtx *c, const batch *b, int which, uint64_t total, u8v *z,
+                           const char **why)
 {
-    size_t bound = ZSTD_compressBound(pack->n);
-    if (grow((void **)&z->p, &z->cap, bound, 1) < 0) {
-        *why = "out of memory compressing a record";
+    size_t bound = ZSTD_compressBound((size_t)total);
+    if (grow((void **)&z->p, &z->cap, bound + 1, 1) < 0) {
+        *why = "out of memory compressing a frame";
         return -1;
     }
-    size_t zn = ZSTD_compress2(c, z->p, z->cap, pack->p, pack->n);
-    if (ZSTD_isError(zn)) {
-        *why = ZSTD_getErrorName(zn);
+    size_t r = ZSTD_CCtx_reset(c, ZSTD_reset_session_only);
+    if (!ZSTD_isError(r)) r = ZSTD_CCtx_setPledgedSrcSize(c, total); /* content size in the header */
+    ZSTD_outBuffer out = {z->p, z->cap, 0};
+    for (const piece *p = b->head; p && !ZSTD_isError(r); p = p->next) {
+        const u8v *v = which ? &p->edat : &p->erec;
+        ZSTD_inBuffer in = {v->p, v->n, 0};
+        while (in.pos < in.size && !ZSTD_isError(r))
+            r = ZSTD_compressStream2(c, &out, &in, ZSTD_e_continue);
+    }
+    ZSTD_inBuffer none = {NULL, 0, 0};
+    while (!ZSTD_isError(r) && (r = ZSTD_compressStream2(c, &out, &none, ZSTD_e_end)) != 0 &&
+           !ZSTD_isError(r) && out.pos < out.size) {
+    }
+    if (ZSTD_isError(r) || r != 0) {
+        *why = ZSTD_isError(r) ? ZSTD_getErrorName(r) : "compressed frame larger than its bound";
         return -1;
     }
-    z->n = zn;
+    z->n = out.pos;
     return 0;
 }
 
-/* Compresses one encoded workgroup (rec = Workgroup, dat = WorkgroupData)
- * and appends its two chunks; the tail of trc_wg_commit, run either in the
- * committing thread or in a background compressor. Returns 0 or -1. */
-/* Copies src to dst (same length), byte-plane shuffling the ranges in seg. */
-static void shuffle_segments(uint8_t *dst, const uint8_t *src, size_t n, const wseg *seg,
-                             size_t nseg)
+/* Lays out b's pieces in its two frames (message offsets) and compresses
+ * them. Returns 0 or -1 with *why. */
+static int encode_batch(batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat, const char **why)
 {
-    size_t at = 0;
-    for (size_t i = 0; i < nseg; i++) {
-        memcpy(dst + at, src + at, seg[i].off - at);
-        trc_shuf4(dst + seg[i].off, src + seg[i].off, seg[i].len);
-        at = seg[i].off + seg[i].len;
+    *why = "out of memory encoding a frame";
+    if (grow((void **)&b->roff.p, &b->roff.cap, b->n + 1, 4) < 0 ||
+        grow((void **)&b->rlen.p, &b->rlen.cap, b->n + 1, 4) < 0 ||
+        grow((void **)&b->doff.p, &b->doff.cap, b->n + 1, 4) < 0 ||
+        grow((void **)&b->dlen.p, &b->dlen.cap, b->n + 1, 4) < 0)
+        return -1;
+    uint64_t r = 0, d = 0;
+    size_t i = 0;
+    for (const piece *p = b->head; p; p = p->next, i++) {
+        if (r + p->erec.n > UINT32_MAX || d + p->edat.n > UINT32_MAX) {
+            *why = "a frame larger than 4 GiB";
+            return -1;
+        }
+        b->roff.p[i] = (uint32_t)(r + p->rec_moff);
+        b->rlen.p[i] = (uint32_t)(p->erec.n - p->rec_moff);
+        b->doff.p[i] = (uint32_t)(d + p->dat_moff);
+        b->dlen.p[i] = (uint32_t)(p->edat.n - p->dat_moff);
+        r += p->erec.n;
+        d += p->edat.n;
     }
-    memcpy(dst + at, src + at, n - at);
+    b->raw_rec = r;
+    b->raw_dat = d;
+    if (compress_pieces(c_rec, b, 0, r, &b->zr, why) < 0 || compress_pieces(c_dat, b, 1, d, &b->zd, why) < 0)
+        return -1;
+    return 0;
 }
 
-static int finish_wg(trc_writer *w, const wjob *j, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat, u8v *z1,
-                     u8v *z2, u8v *sh)
+/* Encodes the recorded workgroup into p. Returns 0 or -1 (out of memory). */
+static int encode_piece(const trc_wg_rec *g, piece *p)
+{
+    wgview v = {g->w, g->n_waves, g->kernel_id, g->wg_id};
+    size_t br = enc_bound_wg(&v) + 16, bd = enc_bound_wd(&v) + 16;
+    if (grow((void **)&p->erec.p, &p->erec.cap, br, 1) < 0 ||
+        grow((void **)&p->edat.p, &p->edat.cap, bd, 1) < 0)
+        return -1;
+    /* record: 5-byte length hole closed up afterwards (records are small) */
+    uint8_t *e = enc_workgroup(p->erec.p + 5, &v);
+    size_t len = (size_t)(e - (p->erec.p + 5));
+    uint8_t tmp[10];
+    size_t k = (size_t)(put_varint(tmp, len) - tmp);
+    memmove(p->erec.p + k, p->erec.p + 5, len);
+    memcpy(p->erec.p, tmp, k);
+    p->erec.n = k + len;
+    p->rec_moff = (uint32_t)k;
+    uint8_t *body;
+    uint8_t *de = enc_workgroup_data(p->edat.p, &v, &body);
+    p->edat.n = (size_t)(de - p->edat.p);
+    p->dat_moff = (uint32_t)(body - p->edat.p);
+    assert(p->erec.n <= br && p->edat.n <= bd);
+    return 0;
+}
+
+/* Appends every compressed batch whose turn has come (seq order) and
+ * recycles it. Caller holds w->mu. */
+static void append_ready(trc_writer *w)
+{
+    for (;;) {
+        batch **pp = &w->done, *b = NULL;
+        for (; *pp; pp = &(*pp)->next)
+            if ((*pp)->seq == w->app_seq) {
+                b = *pp;
+                *pp = b->next;
+                break;
+            }
+        if (!b) break;
+        wkernel *k = &w->k[b->kernel_id];
+        uint64_t o1, o2;
+        size_t need = k->wg_frame.n + b->n;
+        if (w->failed || b->failed) {
+            /* first error already recorded; the batch is dropped */
+        } else if (grow((void **)&k->frame_off.p, &k->frame_off.cap, k->frame_off.n + 1, 8) < 0 ||
+                   grow((void **)&k->dframe_off.p, &k->dframe_off.cap, k->dframe_off.n + 1, 8) < 0 ||
+                   grow((void **)&k->wg_frame.p, &k->wg_frame.cap, need, 4) < 0 ||
+                   grow((void **)&k->rec_off.p, &k->rec_off.cap, need, 4) < 0 ||
+                   grow((void **)&k->rec_len.p, &k->rec_len.cap, need, 4) < 0 ||
+                   grow((void **)&k->data_off.p, &k->data_off.cap, need, 4) < 0 ||
+                   grow((void **)&k->data_len.p, &k->data_len.cap, need, 4) < 0) {
+            wfail(w, "%s", "out of memory (workgroup index)");
+        } else if (k->frame_off.n >= UINT32_MAX) {
+            wfail(w, "kernel %u has too many frames", b->kernel_id);
+        } else if (append_chunk(w, TRC_CHUNK_WORKGROUP, b->zr.p, b->zr.n, &o1) == 0 &&
+                   append_chunk(w, TRC_CHUNK_WG_DATA, b->zd.p, b->zd.n, &o2) == 0) {
+            uint32_t f = (uint32_t)k->frame_off.n;
+            k->frame_off.p[k->frame_off.n++] = o1;
+            k->dframe_off.p[k->dframe_off.n++] = o2;
+            size_t i = 0;
+            for (piece *p = b->head; p; p = p->next, i++) {
+                size_t j = k->wg_frame.n++;
+                k->wg_frame.p[j] = f;
+                k->rec_off.p[j] = b->roff.p[i];
+                k->rec_len.p[j] = b->rlen.p[i];
+                k->data_off.p[j] = b->doff.p[i];
+                k->data_len.p[j] = b->dlen.p[i];
+                k->n_instr += p->n_instr;
+                k->n_mem += p->n_mem;
+                k->n_waves += p->n_waves;
+            }
+            k->rec_off.n = k->rec_len.n = k->data_off.n = k->data_len.n = k->wg_frame.n;
+            k->wg_bytes += TRC_CHUNK_HDR_SIZE + b->zr.n;
+            k->data_bytes += TRC_CHUNK_HDR_SIZE + b->zd.n;
+            k->raw_rec += b->raw_rec;
+            k->raw_data += b->raw_dat;
+        }
+        /* recycle */
+        if (b->tail) {
+            b->tail->next = w->p_free;
+            w->p_free = b->head;
+        }
+        b->head = b->tail = NULL;
+        b->n = 0;
+        b->est_rec = b->est_dat = 0;
+        b->failed = 0;
+        b->next = w->b_free;
+        w->b_free = b;
+        w->app_seq++;
+        w->inflight--;
+    }
+    pthread_cond_broadcast(&w->cv_space);
+    pthread_cond_broadcast(&w->cv_app);
+}
+
+/* Encodes and compresses b (without w->mu), then hands it to the appender. */
+static void compress_batch(trc_writer *w, batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat)
 {
     const char *why = NULL;
-    if (grow((void **)&sh->p, &sh->cap, j->dat.n + 1, 1) < 0) {
-        wfail_locked(w, "%s", "cannot encode workgroup: out of memory");
-        return -1;
-    }
-    shuffle_segments(sh->p, j->dat.p, j->dat.n, j->seg, j->nseg);
-    sh->n = j->dat.n;
-    if (compress_into(c_rec, &j->rec, z1, &why) < 0 || compress_into(c_dat, sh, z2, &why) < 0) {
-        wfail_locked(w, "cannot encode workgroup: %s", why);
-        return -1;
+    if (!w->failed && encode_batch(b, c_rec, c_dat, &why) < 0) {
+        b->failed = 1;
+        wfail_locked(w, "cannot encode workgroup frame: %s", why);
     }
     pthread_mutex_lock(&w->mu);
-    int rc = -1;
-    wkernel *k = j->kernel_id < w->nk ? &w->k[j->kernel_id] : NULL;
-    if (w->failed) {
-        /* first error already recorded */
-    } else if (!k) {
-        wfail(w, "workgroup committed for kernel %u that was never begun", j->kernel_id);
-    } else if (k->ended) {
-        wfail(w, "workgroup committed for kernel %u after its end", j->kernel_id);
-    } else if (grow((void **)&k->wg_off.p, &k->wg_off.cap, k->wg_off.n + 1, 8) < 0 ||
-               grow((void **)&k->data_off.p, &k->data_off.cap, k->data_off.n + 1, 8) < 0) {
-        wfail(w, "%s", "out of memory (workgroup index)");
-    } else {
-        uint64_t o1, o2;
-        if (append_chunk(w, TRC_CHUNK_WORKGROUP, z1->p, z1->n, &o1) == 0 &&
-            append_chunk(w, TRC_CHUNK_WG_DATA, z2->p, z2->n, &o2) == 0) {
-            uint64_t key;
-            if (k->wg_key.n == k->wg_off.n && wg_key_of(j->wg_id, &key) &&
-                grow((void **)&k->wg_key.p, &k->wg_key.cap, k->wg_key.n + 1, 8) == 0)
-                k->wg_key.p[k->wg_key.n++] = key;
-            k->wg_off.p[k->wg_off.n++] = o1;
-            k->data_off.p[k->data_off.n++] = o2;
-            k->n_instr += j->n_instr;
-            k->n_mem += j->n_mem;
-            k->n_waves += j->n_waves;
-            k->wg_bytes += TRC_CHUNK_HDR_SIZE + z1->n;
-            k->data_bytes += TRC_CHUNK_HDR_SIZE + z2->n;
-            rc = 0;
-        }
-    }
+    b->next = w->done;
+    w->done = b;
+    append_ready(w);
     pthread_mutex_unlock(&w->mu);
-    return rc;
 }
 
-static int encode_wg(trc_wg_rec *g, wjob *j);
+/* Seals k's open batch: gives it the next sequence number and queues it for
+ * a compressor, or (no background threads) onto *mine for the caller to
+ * compress. Caller holds w->mu. */
+static void seal_locked(trc_writer *w, wkernel *k, batch **mine)
+{
+    batch *b = k->open;
+    if (!b) return;
+    k->open = NULL;
+    b->seq = w->next_seq++;
+    k->last_seq = b->seq;
+    w->inflight++;
+    b->next = NULL;
+    if (w->n_bg) {
+        if (w->q_tail) w->q_tail->next = b;
+        else w->q_head = b;
+        w->q_tail = b;
+        pthread_cond_signal(&w->cv_job);
+    } else {
+        /* keep seq order on the caller's list */
+        batch **pp = mine;
+        while (*pp) pp = &(*pp)->next;
+        *pp = b;
+    }
+}
 
-/* Background compressor: takes recorded workgroups from the queue, encodes,
- * compresses and appends them with its own zstd contexts and buffers. */
+/* Adds the in-order piece p to k's open batch, sealing it when full. Caller
+ * holds w->mu. Returns -1 when out of memory. */
+static int take_piece_locked(trc_writer *w, wkernel *k, uint32_t kernel_id, piece *p, batch **mine)
+{
+    if (!k->open) {
+        batch *b = w->b_free;
+        if (b) w->b_free = b->next;
+        else if (!(b = calloc(1, sizeof *b))) return -1;
+        b->next = NULL;
+        b->kernel_id = kernel_id;
+        k->open = b;
+    }
+    batch *b = k->open;
+    p->next = NULL;
+    if (b->tail) b->tail->next = p;
+    else b->head = p;
+    b->tail = p;
+    b->n++;
+    b->est_rec += p->erec.n;
+    b->est_dat += p->edat.n;
+    k->next_lin = p->lin + 1;
+    if (b->est_rec >= w->frame_rec_bytes || b->est_dat >= w->frame_data_bytes)
+        seal_locked(w, k, mine);
+    return 0;
+}
+
+/* Moves every pending piece of k (gaps and all) into batches and seals the
+ * open one. Caller holds w->mu. */
+static void flush_kernel_locked(trc_writer *w, wkernel *k, batch **mine)
+{
+    uint32_t kernel_id = (uint32_t)(k - w->k);
+    while (k->pending) {
+        piece *p = k->pending;
+        k->pending = p->next;
+        if (take_piece_locked(w, k, kernel_id, p, mine) < 0) {
+            wfail(w, "%s", "out of memory (frame batch)");
+            free_piece(p);
+        }
+    }
+    seal_locked(w, k, mine);
+}
+
+/* Background compressor: takes sealed batches from the queue, encodes and
+ * compresses them with its own zstd contexts. */
 static void *bg_main(void *arg)
 {
     trc_writer *w = arg;
     ZSTD_CCtx *c_rec = new_cctx(TRC_ZSTD_LEVEL_REC), *c_dat = new_cctx(TRC_ZSTD_LEVEL_DATA);
-    u8v z1 = {0}, z2 = {0}, sh = {0};
     if (!c_rec || !c_dat) wfail_locked(w, "%s", "cannot create zstd context for the background compressor");
-    pthread_mutex_lock(&w->qmu);
+    pthread_mutex_lock(&w->mu);
     for (;;) {
-        while (!w->q_head && !w->q_stop) pthread_cond_wait(&w->q_cv_job, &w->qmu);
+        while (!w->q_head && !w->stop) pthread_cond_wait(&w->cv_job, &w->mu);
         if (!w->q_head) break; /* stopping and drained */
-        wjob *j = w->q_head;
-        w->q_head = j->next;
+        batch *b = w->q_head;
+        w->q_head = b->next;
         if (!w->q_head) w->q_tail = NULL;
-        w->q_busy++;
-        pthread_mutex_unlock(&w->qmu);
-        if (c_rec && c_dat && !w->failed) {
-            trc_wg_rec view; /* the fields the encoder reads */
-            memset(&view, 0, sizeof view);
-            view.kernel_id = j->kernel_id;
-            memcpy(view.wg_id, j->wg_id, sizeof view.wg_id);
-            view.n_waves = j->n_waves;
-            view.w = j->w;
-            if (encode_wg(&view, j) < 0)
-                wfail_locked(w, "%s", "cannot encode workgroup: out of memory");
-            else
-                finish_wg(w, j, c_rec, c_dat, &z1, &z2, &sh);
-        }
-        pthread_mutex_lock(&w->qmu);
-        w->q_busy--;
-        j->next = w->q_free;
-        w->q_free = j;
-        pthread_cond_signal(&w->q_cv_free);
-        if (!w->q_head && !w->q_busy) pthread_cond_broadcast(&w->q_cv_idle);
+        pthread_mutex_unlock(&w->mu);
+        if (!c_rec || !c_dat) b->failed = 1;
+        compress_batch(w, b, c_rec, c_dat);
+        pthread_mutex_lock(&w->mu);
     }
-    pthread_mutex_unlock(&w->qmu);
+    pthread_mutex_unlock(&w->mu);
     ZSTD_freeCCtx(c_rec);
     ZSTD_freeCCtx(c_dat);
-    free(z1.p);
-    free(z2.p);
-    free(sh.p);
     return NULL;
 }
 
-/* Waits until every queued workgroup has been appended (or dropped after an
- * error). */
-static void bg_drain(trc_writer *w)
-{
-    if (!w->n_bg) return;
-    pthread_mutex_lock(&w->qmu);
-    while (w->q_head || w->q_busy) pthread_cond_wait(&w->q_cv_idle, &w->qmu);
-    pthread_mutex_unlock(&w->qmu);
-}
-
 /* Starts the background compressors: `req` of them, or with req < 0 one per
- * spare CPU; at most TRC_BG_THREADS; with none, trc_wg_commit compresses
- * inline. A failure to start threads just means fewer of them. */
+ * spare CPU; at most TRC_BG_THREADS; with none, the thread that seals a
+ * batch compresses it. A failure to start threads just means fewer. */
 static void bg_start(trc_writer *w, int req)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned want = req >= 0 ? (unsigned)req : cpus > 1 ? (unsigned)(cpus - 1) : 0;
     if (want > TRC_BG_THREADS) want = TRC_BG_THREADS;
-    for (unsigned i = 0; i < TRC_BG_JOBS && want; i++) {
-        wjob *j = calloc(1, sizeof *j);
-        if (!j) break;
-        j->next = w->q_free;
-        w->q_free = j;
-    }
-    if (!w->q_free) return;
     for (unsigned i = 0; i < want; i++) {
         if (pthread_create(&w->bg[i], NULL, bg_main, w) != 0) break;
         w->n_bg++;
@@ -1326,36 +1558,12 @@ static void bg_start(trc_writer *w, int req)
 
 static void bg_stop(trc_writer *w)
 {
-    pthread_mutex_lock(&w->qmu);
-    w->q_stop = 1;
-    pthread_cond_broadcast(&w->q_cv_job);
-    pthread_mutex_unlock(&w->qmu);
+    pthread_mutex_lock(&w->mu);
+    w->stop = 1;
+    pthread_cond_broadcast(&w->cv_job);
+    pthread_mutex_unlock(&w->mu);
     for (unsigned i = 0; i < w->n_bg; i++) pthread_join(w->bg[i], NULL);
     w->n_bg = 0;
-    while (w->q_free) {
-        wjob *j = w->q_free;
-        w->q_free = j->next;
-        free(j->rec.p);
-        free(j->dat.p);
-        free(j->seg);
-        free_waves(j->w, j->cap_waves);
-        free(j);
-    }
-}
-
-/* Encodes the workgroup into j's buffers. Returns 0 or -1 (out of memory). */
-static int encode_wg(trc_wg_rec *g, wjob *j)
-{
-    size_t b1 = enc_bound_wg(g), b2 = enc_bound_wd(g);
-    if (grow((void **)&j->rec.p, &j->rec.cap, b1 + 1, 1) < 0 ||
-        grow((void **)&j->dat.p, &j->dat.cap, b2 + 1, 1) < 0 ||
-        grow((void **)&j->seg, &j->segcap, 2 * (size_t)g->n_waves + 1, sizeof *j->seg) < 0)
-        return -1;
-    j->rec.n = (size_t)(enc_workgroup(j->rec.p, g) - j->rec.p);
-    j->dat.n = (size_t)(enc_workgroup_data(j->dat.p, g, j) - j->dat.p);
-    j->kernel_id = g->kernel_id;
-    j->n_waves = g->n_waves;
-    return 0;
 }
 
 int trc_wg_commit(trc_writer *w, trc_wg_rec *g)
@@ -1376,43 +1584,72 @@ int trc_wg_commit(trc_writer *w, trc_wg_rec *g)
         n_instr += v->n_instr;
         n_mem += v->mflags.n;
     }
-    if (!w->n_bg) { /* inline: encode and compress in this thread */
-        if (encode_wg(g, &g->job) < 0) {
-            wfail_locked(w, "%s", "cannot encode workgroup: out of memory");
-            return -1;
-        }
-        g->job.n_instr = n_instr;
-        g->job.n_mem = n_mem;
-        return finish_wg(w, &g->job, g->cctx, g->cctx_data, &g->z1, &g->z2, &g->sh);
+    /* Encode in this thread, without any lock, into the recorder's spare
+     * piece (buffers reused from earlier workgroups). */
+    piece *p = g->spare;
+    if (!p && !(p = g->spare = calloc(1, sizeof *p))) {
+        wfail_locked(w, "%s", "out of memory (workgroup queue)");
+        return -1;
     }
-    /* Background: take a free job (bounded pool: wait for one), swap the
-     * recorded waves into it, queue it. An error in encoding, compressing or
-     * writing it is reported by the next writer call (every call fails fast
-     * after the first error) and at the latest by
-     * trc_writer_end_kernel/trc_writer_close. */
-    pthread_mutex_lock(&w->qmu);
-    while (!w->q_free) pthread_cond_wait(&w->q_cv_free, &w->qmu);
-    wjob *j = w->q_free;
-    w->q_free = j->next;
-    pthread_mutex_unlock(&w->qmu);
-    wave_rec *tw = j->w;
-    uint32_t tc = j->cap_waves;
-    j->w = g->w;
-    j->cap_waves = g->cap_waves;
-    j->n_waves = g->n_waves;
-    j->kernel_id = g->kernel_id;
-    memcpy(j->wg_id, g->wg_id, sizeof j->wg_id);
-    j->n_instr = n_instr;
-    j->n_mem = n_mem;
-    j->next = NULL;
-    g->w = tw;
-    g->cap_waves = tc;
-    g->n_waves = 0;
-    pthread_mutex_lock(&w->qmu);
-    if (w->q_tail) w->q_tail->next = j;
-    else w->q_head = j;
-    w->q_tail = j;
-    pthread_cond_signal(&w->q_cv_job);
-    pthread_mutex_unlock(&w->qmu);
+    if (encode_piece(g, p) < 0) {
+        wfail_locked(w, "%s", "cannot encode workgroup: out of memory");
+        return -1;
+    }
+    p->n_waves = g->n_waves;
+    p->kernel_id = g->kernel_id;
+    memcpy(p->wg_id, g->wg_id, sizeof p->wg_id);
+    p->n_instr = n_instr;
+    p->n_mem = n_mem;
+    batch *mine = NULL;
+    pthread_mutex_lock(&w->mu);
+    wkernel *k = g->kernel_id < w->nk ? &w->k[g->kernel_id] : NULL;
+    const uint32_t *id = g->wg_id;
+    uint64_t lin = 0;
+    if (k)
+        lin = id[0] + (uint64_t)k->grid[0] * (id[1] + (uint64_t)k->grid[1] * id[2]);
+    if (w->failed) {
+        /* first error already recorded */
+    } else if (!k) {
+        wfail(w, "workgroup committed for kernel %u that was never begun", g->kernel_id);
+    } else if (k->ended) {
+        wfail(w, "workgroup committed for kernel %u after its end", g->kernel_id);
+    } else if (id[0] >= k->grid[0] || id[1] >= k->grid[1] || id[2] >= k->grid[2]) {
+        wfail(w, "workgroup (%u,%u,%u) committed for kernel %u lies outside its grid (%u,%u,%u)",
+              id[0], id[1], id[2], g->kernel_id, k->grid[0], k->grid[1], k->grid[2]);
+    } else {
+        piece **pp = &k->pending;
+        while (*pp && (*pp)->lin < lin) pp = &(*pp)->next;
+        if (lin < k->next_lin || (*pp && (*pp)->lin == lin)) {
+            wfail(w, "workgroup (%u,%u,%u) of kernel %u committed twice", id[0], id[1], id[2],
+                  g->kernel_id);
+        } else {
+            g->spare = w->p_free; /* NULL: allocated at the next commit */
+            if (w->p_free) w->p_free = w->p_free->next;
+            p->lin = lin;
+            if (lin == k->next_lin) {
+                int oom = take_piece_locked(w, k, g->kernel_id, p, &mine) < 0;
+                if (oom) free_piece(p);
+                while (!oom && k->pending && k->pending->lin == k->next_lin) {
+                    piece *q = k->pending;
+                    k->pending = q->next;
+                    oom = take_piece_locked(w, k, g->kernel_id, q, &mine) < 0;
+                    if (oom) free_piece(q);
+                }
+                if (oom) wfail(w, "%s", "out of memory (frame batch)");
+            } else {
+                p->next = *pp;
+                *pp = p;
+            }
+        }
+    }
+    /* Back-pressure: wait while the compressors are behind. */
+    while (w->n_bg && !w->failed && w->inflight > TRC_MAX_INFLIGHT(w->n_bg))
+        pthread_cond_wait(&w->cv_space, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+    while (mine) {
+        batch *b = mine;
+        mine = b->next;
+        compress_batch(w, b, g->cctx, g->cctx_data);
+    }
     return w->failed ? -1 : 0;
 }

@@ -21,6 +21,7 @@
 
 #include "traceformat/trc.h"
 #include "traceformat/trc_internal.h"
+#include "tests/trace/data/gen.h"
 
 /* ---- deterministic synthetic wavefronts ------------------------------------ */
 
@@ -612,20 +613,43 @@ static void test_misuse(void **state)
     trc_launch l = mk_launch(0);
     assert_int_equal(trc_writer_begin_kernel(w, &l), 0);
     trc_wg_rec *g = trc_wg_rec_create();
-    uint32_t id[3] = {1, 2, 3};
+    uint32_t id[3] = {1, 2, 0};
     trc_wg_rec_begin(g, l.kernel_id, id, 2);
     trc_rec_branch(g, 5, 1);
     trc_rec_wave_end(g, 0, 1);
     trc_rec_wave_end(g, 1, 1);
     assert_int_equal(trc_wg_commit(w, g), -1);
     assert_non_null(strstr(trc_writer_error(w), "wave index"));
-    assert_non_null(strstr(trc_writer_error(w), "1,2,3"));
+    assert_non_null(strstr(trc_writer_error(w), "1,2,0"));
     /* fails fast afterwards, keeping the first message */
     trc_wg_rec_begin(g, l.kernel_id, id, 1);
     trc_rec_wave_end(g, 0, 1);
     assert_int_equal(trc_wg_commit(w, g), -1);
     assert_non_null(strstr(trc_writer_error(w), "wave index"));
     assert_int_equal(trc_writer_close(w), -1);
+    trc_writer_destroy(w);
+    trc_wg_rec_destroy(g);
+
+    /* a workgroup outside the launch's grid (5x3x1) */
+    g = trc_wg_rec_create();
+    w = trc_writer_open(path, &h, err, sizeof err);
+    assert_int_equal(trc_writer_begin_kernel(w, &l), 0);
+    uint32_t outside[3] = {1, 2, 3};
+    trc_wg_rec_begin(g, l.kernel_id, outside, 1);
+    trc_rec_wave_end(g, 0, 1);
+    assert_int_equal(trc_wg_commit(w, g), -1);
+    assert_non_null(strstr(trc_writer_error(w), "outside its grid"));
+    trc_writer_destroy(w);
+
+    /* the same workgroup committed twice */
+    w = trc_writer_open(path, &h, err, sizeof err);
+    assert_int_equal(trc_writer_begin_kernel(w, &l), 0);
+    for (int t = 0; t < 2; t++) {
+        trc_wg_rec_begin(g, l.kernel_id, id, 1);
+        trc_rec_wave_end(g, 0, 1);
+        assert_int_equal(trc_wg_commit(w, g), t ? -1 : 0);
+    }
+    assert_non_null(strstr(trc_writer_error(w), "committed twice"));
     trc_writer_destroy(w);
     trc_wg_rec_destroy(g);
 
@@ -655,6 +679,92 @@ static void test_misuse(void **state)
     trc_wg_rec_destroy(g);
 }
 
+typedef struct cache_job { trc_reader *r; int t, nt; uint64_t sum; int rc; } cache_job;
+static void *cache_reader(void *arg)
+{
+    cache_job *j = arg;
+    char err[512];
+    for (uint32_t k = 0; k < trc_reader_n_kernels(j->r); k++) {
+        const trc_event *e = NULL;
+        for (size_t i = 0; i < trc_reader_n_events(j->r); i++)
+            if (trc_reader_event(j->r, i)->kind == TRC_EV_LAUNCH && trc_reader_event(j->r, i)->launch.kernel_id == k)
+                e = trc_reader_event(j->r, i);
+        for (uint32_t i = (uint32_t)j->t; e && i < e->n_wg; i += (uint32_t)j->nt) {
+            trc_wg *g = trc_reader_load_wg(j->r, k, i, err, sizeof err);
+            if (!g) { j->rc = -1; return NULL; }
+            j->sum += g->waves[0].n_instr + g->waves[0].mem[0].addr[0] + g->waves[0].mem[0].load_data[3];
+            trc_wg_free(g);
+        }
+    }
+    return NULL;
+}
+
+/* Frames decode on demand into a bounded cache, from many threads; a
+ * prefetch decodes a kernel's frames in parallel. */
+static void test_frame_cache(void **state)
+{
+    (void)state;
+    char err[512];
+    if (gen_trace(path, 2, 3, 512, 2048, 1, err, sizeof err) != 0) fail_msg("%s", err);
+    uint64_t ref = 0;
+    for (int limit = 0; limit < 3; limit++) {
+        trc_reader *r = trc_reader_open(path, err, sizeof err);
+        assert_non_null(r);
+        size_t lim = limit == 0 ? 0 : limit == 1 ? 8192 : 64u << 20;
+        trc_reader_set_cache_limit(r, lim);
+        cache_job j[4];
+        pthread_t th[4];
+        for (int t = 0; t < 4; t++) {
+            j[t] = (cache_job){r, t, 4, 0, 0};
+            pthread_create(&th[t], NULL, cache_reader, &j[t]);
+        }
+        uint64_t sum = 0;
+        for (int t = 0; t < 4; t++) {
+            pthread_join(th[t], NULL);
+            assert_int_equal(j[t].rc, 0);
+            sum += j[t].sum;
+        }
+        if (limit == 0) ref = sum;
+        assert_true(sum == ref);
+        trc_reader_cache_stats cs;
+        trc_reader_get_cache_stats(r, &cs);
+        trc_kernel_stats ks;
+        assert_int_equal(trc_reader_kernel_stats(r, 2, &ks), 0);
+        assert_true(ks.n_frames > 2); /* small frames: several per kernel */
+        print_message("# cache limit %zu: %llu hits, %llu misses, %llu evictions, peak %zu bytes, now %zu\n",
+                      lim, (unsigned long long)cs.hits, (unsigned long long)cs.misses,
+                      (unsigned long long)cs.evictions, cs.peak_bytes, cs.bytes);
+        assert_true(cs.bytes <= lim);
+        if (limit == 0) assert_true(cs.peak_bytes <= 8 * 3000); /* only frames in use */
+        if (limit == 2) {
+            /* everything cached: a second pass and a prefetch decode nothing */
+            uint64_t m = cs.misses;
+            assert_int_equal(trc_reader_prefetch(r, 2, 0, 100, 1, 4, err, sizeof err), 0);
+            trc_wg *g = trc_reader_load_wg(r, 2, 1, err, sizeof err);
+            assert_non_null(g);
+            trc_wg_free(g);
+            trc_reader_get_cache_stats(r, &cs);
+            assert_int_equal(cs.misses, m);
+        }
+        trc_reader_close(r);
+    }
+    /* prefetch with threads into a fresh reader, then loads hit */
+    trc_reader *r = trc_reader_open(path, err, sizeof err);
+    assert_int_equal(trc_reader_prefetch(r, 2, 0, UINT32_MAX, 1, 4, err, sizeof err), 0);
+    trc_reader_cache_stats cs;
+    trc_reader_get_cache_stats(r, &cs);
+    uint64_t m = cs.misses;
+    trc_kernel_stats ks;
+    trc_reader_kernel_stats(r, 2, &ks);
+    assert_int_equal(m, 2 * ks.n_frames);
+    for (uint32_t i = 0; i < ks.n_wg; i++) trc_wg_free(trc_reader_load_wg(r, 2, i, err, sizeof err));
+    trc_reader_get_cache_stats(r, &cs);
+    assert_int_equal(cs.misses, m);
+    assert_int_equal(trc_reader_prefetch(r, 9, 0, 1, 1, 2, err, sizeof err), -1);
+    trc_reader_close(r);
+    unlink(path);
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -665,6 +775,7 @@ int main(void)
         cmocka_unit_test(test_parallel_read),
         cmocka_unit_test(test_size),
         cmocka_unit_test(test_misuse),
+        cmocka_unit_test(test_frame_cache),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(path);

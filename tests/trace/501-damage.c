@@ -228,7 +228,17 @@ static void test_corruption(void **state)
     assert_int_equal(read_everything(path, err, sizeof err, &good), 0);
     static const uint8_t masks[] = {0x01, 0x10, 0x80, 0xff};
     size_t undetected = 0, tried = 0;
+    /* Kernel-end chunks are redundant copies of index entries that only
+     * salvage (and gcn3-trace verify) read: the reader never sees them, so
+     * corrupting them cannot fail a read. Skip their bytes. */
+    uint8_t *skip = calloc(n, 1);
+    for (uint64_t off = TRC_FILE_HDR_SIZE; off + TRC_CHUNK_HDR_SIZE <= n - TRC_TRAILER_SIZE;) {
+        uint64_t sz = trc_get_le64(b + off + 8);
+        if (trc_get_le32(b + off) == TRC_CHUNK_KERNEL_END) memset(skip + off, 1, TRC_CHUNK_HDR_SIZE + sz);
+        off += TRC_CHUNK_HDR_SIZE + sz;
+    }
     for (size_t pos = 0; pos < n; pos++) {
+        if (skip[pos]) continue;
         for (size_t mi = 0; mi < sizeof masks; mi++) {
             b[pos] ^= masks[mi];
             spit(path2, b, n);
@@ -251,6 +261,7 @@ static void test_corruption(void **state)
     print_message("# %zu single-byte corruptions: %zu refused, %zu decoded identically (no effect)\n",
                   tried, tried - undetected, undetected);
     assert_true(undetected * 100 < tried);
+    free(skip);
     free(b);
 }
 

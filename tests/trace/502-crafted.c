@@ -111,6 +111,48 @@ static uint64_t put_chunk(uint8_t *buf, size_t *len, uint32_t type, const Protob
     return off;
 }
 
+/* Appends a frame chunk of `type` holding msg as its only (length-prefixed)
+ * message; *moff and *mlen receive the message's slice in the frame. */
+static uint64_t put_frame(uint8_t *buf, size_t *len, uint32_t type, const ProtobufCMessage *msg,
+                          uint32_t *moff, uint32_t *mlen)
+{
+    size_t pn = protobuf_c_message_get_packed_size(msg);
+    uint8_t *pk = malloc(pn + 16);
+    size_t k = 0;
+    for (size_t v = pn; ; v >>= 7) {
+        pk[k++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+        if (v < 0x80) break;
+    }
+    protobuf_c_message_pack(msg, pk + k);
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+    uint64_t off = *len;
+    size_t zn = ZSTD_compress2(c, buf + off + TRC_CHUNK_HDR_SIZE, ZSTD_compressBound(pn + k), pk, pn + k);
+    assert_false(ZSTD_isError(zn));
+    ZSTD_freeCCtx(c);
+    free(pk);
+    trc_put_le32(buf + off, type);
+    trc_put_le32(buf + off + 4, 0);
+    trc_put_le64(buf + off + 8, zn);
+    *len = off + TRC_CHUNK_HDR_SIZE + zn;
+    *moff = (uint32_t)k;
+    *mlen = (uint32_t)pn;
+    return off;
+}
+
+/* Copies the slice [off, off+n) of a decompressed frame. */
+static uint8_t *slice_of(uint64_t chunk, uint32_t off, uint32_t n, size_t *outn)
+{
+    size_t fn;
+    uint8_t *f = chunk_raw(chunk, &fn);
+    assert_true((uint64_t)off + n <= fn);
+    uint8_t *o = malloc(n + 1);
+    memcpy(o, f + off, n);
+    free(f);
+    *outn = n;
+    return o;
+}
+
 static void setup_base(void)
 {
     write_base(path);
@@ -126,8 +168,10 @@ static void setup_base(void)
     raw_ix = chunk_raw(ix_off, &raw_ix_n);
     Gtrace__Index *ix = gtrace__index__unpack(NULL, raw_ix_n, raw_ix);
     assert_non_null(ix);
-    raw_wg = chunk_raw(ix->kernels[0]->wg_offset[0], &raw_wg_n);
-    raw_wd = chunk_raw(ix->kernels[0]->data_offset[0], &raw_wd_n);
+    Gtrace__KernelIndex *k = ix->kernels[0];
+    assert_int_equal(k->n_wg_frame, 1);
+    raw_wg = slice_of(k->frame_offset[0], k->wg_rec_off[0], k->wg_rec_len[0], &raw_wg_n);
+    raw_wd = slice_of(k->data_frame_offset[0], k->wg_data_off[0], k->wg_data_len[0], &raw_wd_n);
     gtrace__index__free_unpacked(ix, NULL);
 }
 
@@ -140,11 +184,17 @@ static int try_trace(Gtrace__Workgroup *wg, Gtrace__WorkgroupData *wd, char *err
     uint8_t *buf = malloc(cap);
     memcpy(buf, file, ix_off);
     size_t len = ix_off;
-    uint64_t o1 = put_chunk(buf, &len, TRC_CHUNK_WORKGROUP, &wg->base);
-    uint64_t o2 = put_chunk(buf, &len, TRC_CHUNK_WG_DATA, &wd->base);
+    uint32_t ro, rl, dof, dl;
+    uint64_t o1 = put_frame(buf, &len, TRC_CHUNK_WORKGROUP, &wg->base, &ro, &rl);
+    uint64_t o2 = put_frame(buf, &len, TRC_CHUNK_WG_DATA, &wd->base, &dof, &dl);
     Gtrace__Index *ix = gtrace__index__unpack(NULL, raw_ix_n, raw_ix);
-    ix->kernels[0]->wg_offset[0] = o1;
-    ix->kernels[0]->data_offset[0] = o2;
+    Gtrace__KernelIndex *k = ix->kernels[0];
+    k->frame_offset[0] = o1;
+    k->data_frame_offset[0] = o2;
+    k->wg_rec_off[0] = ro;
+    k->wg_rec_len[0] = rl;
+    k->wg_data_off[0] = dof;
+    k->wg_data_len[0] = dl;
     uint64_t io = put_chunk(buf, &len, TRC_CHUNK_INDEX, &ix->base);
     gtrace__index__free_unpacked(ix, NULL);
     trc_put_le64(buf + len, io);

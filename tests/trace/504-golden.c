@@ -1,0 +1,198 @@
+/*
+ * 504-golden - golden traces pin format 1.0 (docs/trace-format.md).
+ *
+ * tests/trace/data/golden-1.0.gtrace was written by the checked-in
+ * generator tests/trace/data/gen.h (run `504-golden --generate
+ * tests/trace/data` to rewrite it, then update the two constants below and
+ * say why in the commit: a changed golden file is a format change).
+ *
+ *  - the file's bytes are pinned by GOLDEN_FILE_FNV;
+ *  - what the reader decodes from it (every field of every record) is
+ *    pinned by GOLDEN_CONTENT, and must equal what it decodes from a fresh
+ *    generation;
+ *  - a fresh generation has the same framing (chunk types, order, sizes of
+ *    the decompressed payloads) and the same decompressed payloads as the
+ *    golden file: only zstd's choice of compressed bytes may differ between
+ *    libzstd versions;
+ *  - fresh generations with 1 or 4 committing threads, any commit order and
+ *    with or without background compressors are byte-identical.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tests/trace/data/gen.h"
+
+#define GOLDEN_NAME "golden-1.0.gtrace"
+#define GOLDEN_FILE_FNV 0x6c1f31b2088e588full
+#define GOLDEN_CONTENT  0x0db5481bda5efcfbull
+/* Generation parameters of the golden file. */
+#define G_THREADS 2
+#define G_SEED 1
+#define G_FRAME_REC 1024
+#define G_FRAME_DATA 4096
+
+static char tmpdir[512];
+
+static uint8_t *slurp(const char *p, size_t *n)
+{
+    FILE *f = fopen(p, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc((size_t)sz + 1);
+    *n = fread(b, 1, (size_t)sz, f);
+    fclose(f);
+    return b;
+}
+
+static const char *golden_path(void)
+{
+    static char p[1024];
+    const char *d = getenv("TRC_GOLDEN_DIR");
+    snprintf(p, sizeof p, "%s/%s", d ? d : "tests/trace/data", GOLDEN_NAME);
+    return p;
+}
+
+/* Chunk-by-chunk comparison of two traces' framing and decompressed
+ * payloads. */
+static void same_payloads(const char *a, const char *b)
+{
+    size_t na, nb;
+    uint8_t *fa = slurp(a, &na), *fb = slurp(b, &nb);
+    assert_non_null(fa);
+    assert_non_null(fb);
+    assert_memory_equal(fa, fb, TRC_FILE_HDR_SIZE);
+    uint64_t oa = TRC_FILE_HDR_SIZE, ob = TRC_FILE_HDR_SIZE, ia = trc_get_le64(fa + na - TRC_TRAILER_SIZE),
+             ib = trc_get_le64(fb + nb - TRC_TRAILER_SIZE);
+    int ka = open(a, 0), kb = open(b, 0);
+    int n = 0;
+    for (;;) {
+        uint32_t ta, tb;
+        uint8_t *ra, *rb;
+        size_t la, lb;
+        uint64_t ca, cb;
+        char err[512];
+        if (trc_read_chunk_raw(ka, a, oa, na - TRC_TRAILER_SIZE, 0, &ta, &ra, &la, &ca, err, sizeof err) != 0)
+            fail_msg("%s", err);
+        if (trc_read_chunk_raw(kb, b, ob, nb - TRC_TRAILER_SIZE, 0, &tb, &rb, &lb, &cb, err, sizeof err) != 0)
+            fail_msg("%s", err);
+        if (ta != tb || la != lb || memcmp(ra, rb, la) != 0)
+            fail_msg("chunk %d (type %u at %llu vs type %u at %llu) differs", n, ta,
+                     (unsigned long long)oa, tb, (unsigned long long)ob);
+        free(ra);
+        free(rb);
+        n++;
+        if (ta == TRC_CHUNK_INDEX) break;
+        oa += ca;
+        ob += cb;
+    }
+    assert_int_equal(oa, ia);
+    assert_int_equal(ob, ib);
+    close(ka);
+    close(kb);
+    free(fa);
+    free(fb);
+}
+
+static uint64_t content_of(const char *p)
+{
+    char err[512];
+    trc_reader *r = trc_reader_open(p, err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    uint64_t h = gen_content_hash(r, SIZE_MAX, SIZE_MAX, SIZE_MAX, err, sizeof err);
+    if (h == (uint64_t)-1) fail_msg("%s", err);
+    trc_reader_close(r);
+    return h;
+}
+
+static void test_golden(void **state)
+{
+    (void)state;
+    size_t n;
+    uint8_t *b = slurp(golden_path(), &n);
+    if (!b)
+        fail_msg("%s missing: run `504-golden --generate tests/trace/data` from the repository root",
+                 golden_path());
+    uint64_t fnv = gen_fnv(0xcbf29ce484222325ull, b, n);
+    free(b);
+    if (fnv != GOLDEN_FILE_FNV)
+        fail_msg("%s changed: FNV-1a 0x%016llx, pinned 0x%016llx", golden_path(),
+                 (unsigned long long)fnv, (unsigned long long)GOLDEN_FILE_FNV);
+    uint64_t c = content_of(golden_path());
+    if (c != GOLDEN_CONTENT)
+        fail_msg("decoded content of %s: 0x%016llx, pinned 0x%016llx", golden_path(),
+                 (unsigned long long)c, (unsigned long long)GOLDEN_CONTENT);
+    char p[600], err[512];
+    snprintf(p, sizeof p, "%s/trc504-%d.gtrace", tmpdir, (int)getpid());
+    if (gen_trace(p, G_THREADS, G_SEED, G_FRAME_REC, G_FRAME_DATA, 1, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(content_of(p) == GOLDEN_CONTENT);
+    same_payloads(golden_path(), p);
+    unlink(p);
+}
+
+/* Same bytes for any commit order, committing thread count and compressor
+ * mode. */
+static void test_deterministic(void **state)
+{
+    (void)state;
+    static const struct { uint32_t threads; uint64_t seed; int bg; } v[] = {
+        {1, 0, 0}, {4, 7, 0}, {4, 9, 2}, {2, 3, 1}, {8, 11, 4}};
+    char p0[600], p[600], err[512];
+    snprintf(p0, sizeof p0, "%s/trc504-%d-0.gtrace", tmpdir, (int)getpid());
+    snprintf(p, sizeof p, "%s/trc504-%d-v.gtrace", tmpdir, (int)getpid());
+    for (size_t frames = 0; frames < 2; frames++) {
+        size_t fr = frames ? 1024 : 1u << 20, fd = frames ? 4096 : 1u << 22;
+        if (gen_trace(p0, 1, 0, fr, fd, 0, err, sizeof err) != 0) fail_msg("%s", err);
+        size_t n0;
+        uint8_t *b0 = slurp(p0, &n0);
+        for (size_t i = 1; i < sizeof v / sizeof *v; i++) {
+            if (gen_trace(p, v[i].threads, v[i].seed, fr, fd, v[i].bg, err, sizeof err) != 0) fail_msg("%s", err);
+            size_t n1;
+            uint8_t *b1 = slurp(p, &n1);
+            if (n1 != n0 || memcmp(b0, b1, n0) != 0)
+                fail_msg("trace differs with %u threads, seed %llu, %d compressors (frames %zu)",
+                         v[i].threads, (unsigned long long)v[i].seed, v[i].bg, fr);
+            free(b1);
+        }
+        free(b0);
+    }
+    unlink(p0);
+    unlink(p);
+}
+
+int main(int argc, char **argv)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s", tmp ? tmp : "/tmp");
+    if (argc == 3 && strcmp(argv[1], "--generate") == 0) {
+        char p[1024], err[512];
+        snprintf(p, sizeof p, "%s/%s", argv[2], GOLDEN_NAME);
+        if (gen_trace(p, G_THREADS, G_SEED, G_FRAME_REC, G_FRAME_DATA, 1, err, sizeof err) != 0) {
+            fprintf(stderr, "504-golden: %s\n", err);
+            return 1;
+        }
+        size_t n;
+        uint8_t *b = slurp(p, &n);
+        printf("%s: %zu bytes\n#define GOLDEN_FILE_FNV 0x%016llxull\n#define GOLDEN_CONTENT  0x%016llxull\n", p,
+               n, (unsigned long long)gen_fnv(0xcbf29ce484222325ull, b, n),
+               (unsigned long long)content_of(p));
+        free(b);
+        return 0;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_deterministic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
