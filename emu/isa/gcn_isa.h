@@ -149,8 +149,11 @@ const char *gcn_op_name(unsigned op);
 /* Name of a unit ("valu"), never NULL. */
 const char *gcn_unit_name(unsigned unit);
 
-/* Disassemble one decoded instruction into buf in llvm-objdump syntax (as far
- * as implemented; issue 3 completes it). Returns chars written (snprintf-like). */
+/* Disassemble one decoded instruction into buf with the instruction text of
+ * `llvm-objdump -d --mcpu=gfx803` (LLVM 14): equal on every opcode/operand
+ * variant of tests/isa/gfx803-corpus.s; words LLVM rejects print as
+ * `.long 0x...` where the decoder knows them invalid (tests/e2e/objdump-diff.sh).
+ * Returns chars written (snprintf-like). */
 int gcn_disasm(const gcn_insn *in, char *buf, size_t n);
 
 #ifdef __cplusplus

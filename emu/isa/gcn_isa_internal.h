@@ -33,6 +33,8 @@ typedef enum gcn_fmt {
 enum {
     GCN_A_E64   = 1u << 0, /* VOPC/VOP2/VOP1 op that also has a VOP3 encoding */
     GCN_A_VOP3B = 1u << 1, /* VOP3b: sdst field instead of abs/clamp (carry out, div_scale, mad_u64) */
+    GCN_A_SDWA  = 1u << 2, /* VOP1/VOP2/VOPC op with an SDWA form (as LLVM 14 decodes gfx803) */
+    GCN_A_DPP   = 1u << 3, /* VOP1/VOP2/VOPC op with a DPP form */
 };
 
 /* The table wrappers: each field of gcn3.def is named by its macro. */
@@ -113,5 +115,9 @@ typedef void (*gcn_exec_fn)(struct gcn_wave *w, const gcn_insn *in);
  * that programs which only decode (mgpu-replay, tools) do not pull in the
  * interpreter and its dependencies on exec/ and traceformat/. */
 extern const gcn_exec_fn gcn_sem_handlers[GCN_OP_COUNT];
+/* Ops whose handler only stops the wave with a message (graphics-only
+ * encodings, fork/join, trap return): the reason, or NULL when op executes.
+ * For docs/isa-coverage.md (gcn_sem.c). */
+const char *gcn_sem_refusal(unsigned op);
 
 #endif

@@ -70,16 +70,31 @@ void gcn_sem_wave_error(gcn_wave *w, const gcn_insn *in, gcn_wave_status st, con
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     w->status = st;
+    gcn_disasm(in, dis, sizeof dis);
     if (st == GCN_WAVE_ILLEGAL) {
         raw_words(w, in, enc, sizeof enc);
-        gcn_disasm(in, dis, sizeof dis);
-        snprintf(w->err, sizeof w->err, "kernel %s: illegal instruction at pc 0x%llx (encoding %s, %s): %s",
-                 w->kernel_name ? w->kernel_name : "?", (unsigned long long)in->pc, enc, dis, why);
-    } else {
-        snprintf(w->err, sizeof w->err, "kernel %s: wg (%u,%u,%u) wave %u pc 0x%llx: %s",
+        snprintf(w->err, sizeof w->err,
+                 "kernel %s: wg (%u,%u,%u) wave %u: illegal instruction at pc 0x%llx (encoding %s, %s): %s",
                  w->kernel_name ? w->kernel_name : "?", w->wg_id[0], w->wg_id[1], w->wg_id[2], w->wave_in_wg,
-                 (unsigned long long)in->pc, why);
+                 (unsigned long long)in->pc, enc, dis, why);
+    } else {
+        /* FAULT: the run loop appends the disassembly (exec's messages lack it too) */
+        snprintf(w->err, sizeof w->err, "kernel %s: wg (%u,%u,%u) wave %u pc 0x%llx%s%s%s: %s",
+                 w->kernel_name ? w->kernel_name : "?", w->wg_id[0], w->wg_id[1], w->wg_id[2], w->wave_in_wg,
+                 (unsigned long long)in->pc, st == GCN_WAVE_FAULT ? "" : " (", st == GCN_WAVE_FAULT ? "" : dis,
+                 st == GCN_WAVE_FAULT ? "" : ")", why);
     }
+}
+
+/* Name the faulting instruction in a memory-fault message (exec's
+ * gcn_mem_global/gcn_mem_flat and lds_ptr name kernel, wg, wave, lane, pc and
+ * address but not the instruction). */
+static void __attribute__((noinline, cold)) fault_add_disasm(gcn_wave *w, const gcn_insn *in)
+{
+    char dis[96];
+    gcn_disasm(in, dis, sizeof dis);
+    size_t k = strnlen(w->err, sizeof w->err);
+    if (k + 8 < sizeof w->err) snprintf(w->err + k, sizeof w->err - k, " (in `%s`)", dis);
 }
 #pragma GCC diagnostic pop
 
@@ -390,7 +405,8 @@ H(s_getreg_b32)
     case 4: v = (uint32_t)w->hw_id; break;
     case 5: v = ((w->n_vgpr / 4 - 1) & 0x3f) << 8; break; /* GPR_ALLOC: vgpr_size */
     case 6: v = ((w->lds_size + 255) / 256) << 12; break; /* LDS_ALLOC: lds_size in 64-dword units */
-    default: v = 0; break;
+    case 7: v = 0; break;  /* IB_STS: no counters outstanding (memory completes in order) */
+    default: v = 0; break; /* PC_LO/HI, INST_DW0/1, IB_DBG0: debug-only, read as 0 */
     }
     SDST32((uint32_t)((v >> off) & ((1ull << sz) - 1)));
 }
@@ -407,6 +423,30 @@ static void setreg(gcn_wave *w, const gcn_insn *in, uint32_t val)
 }
 H(s_setreg_b32) { setreg(w, in, S32(0)); }
 H(s_setreg_imm32_b32) { setreg(w, in, in->literal); }
+
+/* VGPR indexing (VI, ISA manual 4.6 / 12.x): index in M0[7:0], operand enables
+ * in M0[15:12] (src0, src1, src2, dst), on/off in MODE.GPR_IDX_EN; applied by
+ * exec_special() in the run loop. */
+H(s_set_gpr_idx_on)
+{
+    uint32_t m0 = w->s[GCN_SREG_M0];
+    w->s[GCN_SREG_M0] = (m0 & ~0xf0ffu) | (S32(0) & 0xff) | ((in->src[1] & 0xf) << 12);
+    w->mode |= MODE_GPR_IDX_EN;
+}
+H(s_set_gpr_idx_off) { w->mode &= ~MODE_GPR_IDX_EN; }
+H(s_set_gpr_idx_idx) { w->s[GCN_SREG_M0] = (w->s[GCN_SREG_M0] & ~0xffu) | (S32(0) & 0xff); }
+H(s_set_gpr_idx_mode) { w->s[GCN_SREG_M0] = (w->s[GCN_SREG_M0] & ~0xf000u) | ((in->imm & 0xf) << 12); }
+/* VSKIP = S0[S1[4:0]]: while set, vector instructions are not issued */
+H(s_setvskip) { w->mode = (w->mode & ~MODE_VSKIP) | (((S32(0) >> (S32(1) & 31)) & 1) ? MODE_VSKIP : 0); }
+
+/* Fork/join (removed after GCN3; LLVM never emits them), exception return and
+ * halting need a control stack, a trap handler or a debugger the emulator does
+ * not model: they stop the wave with a message naming the instruction. */
+H(s_cbranch_g_fork) { unimplemented(w, in, "(fork/join control stack; not emitted by compilers)"); }
+H(s_cbranch_i_fork) { unimplemented(w, in, "(fork/join control stack; not emitted by compilers)"); }
+H(s_cbranch_join) { unimplemented(w, in, "(fork/join control stack; not emitted by compilers)"); }
+H(s_rfe_b64) { unimplemented(w, in, "(return from a trap handler; no trap handler is installed)"); }
+H(s_rfe_restore_b64) { unimplemented(w, in, "(return from a trap handler; no trap handler is installed)"); }
 
 /* ---- SOPP / program flow ------------------------------------------------------- */
 
@@ -444,6 +484,30 @@ CBRANCH(s_cbranch_vccz, gcn_vcc(w) == 0)
 CBRANCH(s_cbranch_vccnz, gcn_vcc(w) != 0)
 CBRANCH(s_cbranch_execz, gcn_exec_mask(w) == 0)
 CBRANCH(s_cbranch_execnz, gcn_exec_mask(w) != 0)
+/* debugger branches: no debugger is attached, so the system and user debug
+ * flags are 0 (ISA manual 12.x S_CBRANCH_CDBG*) */
+CBRANCH(s_cbranch_cdbgsys, 0)
+CBRANCH(s_cbranch_cdbguser, 0)
+CBRANCH(s_cbranch_cdbgsys_or_user, 0)
+CBRANCH(s_cbranch_cdbgsys_and_user, 0)
+H(s_wakeup) {}   /* s_sleep does not suspend waves here, so nothing waits to be woken */
+/* s_endpgm_saved ends a wave whose state the context-save handler stored */
+H(s_endpgm_saved)
+{
+    w->status = GCN_WAVE_DONE;
+    if (w->rec) trc_rec_wave_end(w->rec, w->wave_in_wg, w->n_instr);
+}
+H(s_sethalt)
+{
+    if (in->imm & 1) wave_error(w, in, GCN_WAVE_TRAP, "s_sethalt 1 halts the wave until a debugger resumes it");
+}
+H(s_setkill)
+{
+    if (in->imm & 1) wave_error(w, in, GCN_WAVE_TRAP, "s_setkill 1 kills the wave");
+}
+H(s_sendmsghalt) { wave_error(w, in, GCN_WAVE_TRAP, "s_sendmsghalt halts the wave until the host resumes it"); }
+
+/* v_cvt_f16_f32 / v_cvt_f32_f16 are in gcn_sem_valu.c (f16 operand rules) */
 
 /* ---- VALU: moves, lanes ---------------------------------------------------------- */
 
@@ -814,8 +878,6 @@ H(v_cvt_f32_ubyte0) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = FOUT((float)(X32
 H(v_cvt_f32_ubyte1) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = FOUT((float)((X32(A, l) >> 8) & 0xff)); }
 H(v_cvt_f32_ubyte2) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = FOUT((float)((X32(A, l) >> 16) & 0xff)); }
 H(v_cvt_f32_ubyte3) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = FOUT((float)(X32(A, l) >> 24)); }
-H(v_cvt_f16_f32) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = f32_to_f16(FIN(0, X32(A, l))); }
-H(v_cvt_f32_f16) { FSETUP; VSRC(0, A); VDST(d); LANES d[l] = FOUT(f16_to_f32((uint16_t)X32(A, l))); }
 H(v_cvt_pkrtz_f16_f32)
 {
     FSETUP;
@@ -1100,9 +1162,9 @@ static void smem_access(gcn_wave *w, const gcn_insn *in, int store, int buffer)
     if (buffer) {
         uint32_t num_records = w->s[(in->src[0] + 2) & 127];
         base &= 0xffffffffffffull;
-        if ((uint64_t)off + n > num_records && !store) { /* out of range: zeros (ISA manual 5.3) */
-            unsigned c = in->dst[0];
-            for (unsigned i = 0; i < n / 4; i++) ws32(w, c + i, 0);
+        if ((uint64_t)off + n > num_records) { /* out of range: loads read 0, stores are dropped (ISA manual 5.3) */
+            if (!store)
+                for (unsigned i = 0; i < n / 4; i++) ws32(w, in->dst[0] + i, 0);
             return;
         }
     }
@@ -1133,6 +1195,12 @@ H(s_buffer_load_dwordx16) { smem_access(w, in, 0, 1); }
 H(s_store_dword) { smem_access(w, in, 1, 0); }
 H(s_store_dwordx2) { smem_access(w, in, 1, 0); }
 H(s_store_dwordx4) { smem_access(w, in, 1, 0); }
+H(s_buffer_store_dword) { smem_access(w, in, 1, 1); }
+H(s_buffer_store_dwordx2) { smem_access(w, in, 1, 1); }
+H(s_buffer_store_dwordx4) { smem_access(w, in, 1, 1); }
+/* address-translation-cache probes are hints; memory is always translated here */
+H(s_atc_probe) {}
+H(s_atc_probe_buffer) {}
 H(s_dcache_inv) {}
 H(s_dcache_wb) {}
 H(s_dcache_inv_vol) {}
@@ -1707,6 +1775,215 @@ BUF_ATOMIC(or, GCN_AT_OR)
 BUF_ATOMIC(xor, GCN_AT_XOR)
 BUF_ATOMIC(inc, GCN_AT_INC)
 BUF_ATOMIC(dec, GCN_AT_DEC)
+/* ---- MUBUF / MTBUF typed ("format") accesses ------------------------------------------- */
+
+/* BUF_DATA_FORMAT (ISA manual Table 8.x; V# word3[18:15] for MUBUF *_format_*,
+ * the instruction's dfmt for MTBUF): element bytes, components, and the bits
+ * of each component from bit 0 up (names list components from the MSB, so
+ * 10_11_11 is x:11 y:11 z:10, as Mesa's R11G11B10_FLOAT). */
+typedef struct buf_dfmt { uint8_t bytes, ncomp, bits[4]; } buf_dfmt;
+static const buf_dfmt buf_dfmts[16] = {
+    [1] = {1, 1, {8}},          [2] = {2, 1, {16}},          [3] = {2, 2, {8, 8}},
+    [4] = {4, 1, {32}},         [5] = {4, 2, {16, 16}},      [6] = {4, 3, {11, 11, 10}},
+    [7] = {4, 3, {10, 11, 11}}, [8] = {4, 4, {2, 10, 10, 10}}, [9] = {4, 4, {10, 10, 10, 2}},
+    [10] = {4, 4, {8, 8, 8, 8}}, [11] = {8, 2, {32, 32}},    [12] = {8, 4, {16, 16, 16, 16}},
+    [13] = {12, 3, {32, 32, 32}}, [14] = {16, 4, {32, 32, 32, 32}},
+};
+enum { NF_UNORM = 0, NF_SNORM, NF_USCALED, NF_SSCALED, NF_UINT, NF_SINT, NF_SNORM_OGL, NF_FLOAT };
+
+/* unsigned small float (5-bit exponent, m-bit mantissa, no sign: 11/10-bit
+ * packed floats) <-> f32, through f16 (same exponent) */
+static float ufloat_to_f32(uint32_t v, unsigned bits)
+{
+    unsigned m = bits - 5;
+    return f16_to_f32((uint16_t)((v & ((1u << bits) - 1)) << (10 - m)));
+}
+static uint32_t f32_to_ufloat(float f, unsigned bits)
+{
+    if (isnan(f)) return ((1u << bits) - 1); /* all ones: NaN */
+    if (!(f > 0)) return 0;
+    unsigned m = bits - 5;
+    uint32_t h = f32_to_f16(f) & 0x7fff, sh = 10 - m;
+    if ((h & 0x7c00) == 0x7c00) return 0x1fu << m; /* inf */
+    uint32_t r = (h + (1u << (sh - 1)) - 1 + ((h >> sh) & 1)) >> sh;   /* round to nearest even */
+    return r > (0x1fu << m) ? 0x1fu << m : r;
+}
+
+/* component raw bits -> register value */
+static uint32_t fmt_unpack(uint32_t r, unsigned b, unsigned nf)
+{
+    uint32_t mask = b == 32 ? ~0u : (1u << b) - 1;
+    r &= mask;
+    int64_t sx = b == 32 ? (int64_t)(int32_t)r : (int64_t)((r ^ (1u << (b - 1))) - (1u << (b - 1)));
+    double umax = (double)mask, smax = (double)(mask >> 1);
+    switch (nf) {
+    case NF_UNORM: return b_of((float)(r / umax));
+    case NF_SNORM: { double v = sx / smax; return b_of((float)(v < -1.0 ? -1.0 : v)); }
+    case NF_USCALED: return b_of((float)r);
+    case NF_SSCALED: return b_of((float)sx);
+    case NF_UINT: return r;
+    case NF_SINT: return (uint32_t)(int32_t)sx;
+    case NF_SNORM_OGL: return b_of((float)((2.0 * sx + 1.0) / umax));
+    default: /* float */
+        if (b == 32) return r;
+        if (b == 16) return b_of(f16_to_f32((uint16_t)r));
+        if (b == 11 || b == 10) return b_of(ufloat_to_f32(r, b));
+        return 0;
+    }
+}
+/* register value -> component raw bits */
+static uint32_t fmt_pack(uint32_t v, unsigned b, unsigned nf)
+{
+    uint32_t mask = b == 32 ? ~0u : (1u << b) - 1;
+    double umax = (double)mask, smax = (double)(mask >> 1), f = f_of(v);
+    switch (nf) {
+    case NF_UNORM: f = isnan(f) ? 0 : f < 0 ? 0 : f > 1 ? 1 : f; return (uint32_t)rint(f * umax) & mask;
+    case NF_SNORM: f = isnan(f) ? 0 : f < -1 ? -1 : f > 1 ? 1 : f; return (uint32_t)(int64_t)rint(f * smax) & mask;
+    case NF_SNORM_OGL:
+        f = isnan(f) ? 0 : f < -1 ? -1 : f > 1 ? 1 : f;
+        return (uint32_t)(int64_t)floor((f * umax - 1.0) / 2.0 + 0.5) & mask;
+    case NF_USCALED: return (uint32_t)(isnan(f) || f < 0 ? 0 : f > umax ? umax : f) & mask;
+    case NF_SSCALED: return (uint32_t)(int64_t)(isnan(f) ? 0 : f < -smax - 1 ? -smax - 1 : f > smax ? smax : f) & mask;
+    case NF_UINT: case NF_SINT: return v & mask;
+    default:
+        if (b == 32) return v;
+        if (b == 16) return f32_to_f16(f_of(v));
+        if (b == 11 || b == 10) return f32_to_ufloat(f_of(v), b);
+        return 0;
+    }
+}
+
+/* buffer_{load,store}_format_* and tbuffer_*: ncomp components (x, xy, xyz,
+ * xyzw) converted from / to the data and number format; d16 forms hold each
+ * component in the low 16 bits of its own VGPR (gfx803 has unpacked D16 VMEM;
+ * float formats as f16). Loads apply the V#'s DST_SEL (0, 1, x, y, z, w);
+ * components the format lacks read 0 (y, z) and 1 (w). Out-of-range lanes
+ * read 0 and drop stores. */
+static void buffer_format(gcn_wave *w, const gcn_insn *in, unsigned ncomp, int d16, int typed)
+{
+    EXEC_DECL;
+    if (in->mods & GCN_M_LDS) { unimplemented(w, in, "with lds=1"); return; }
+    uint32_t vs[4];
+    for (int i = 0; i < 4; i++) vs[i] = w->s[(in->src[2] + i) & 127];
+    unsigned dfmt = typed ? (in->imm2 & 0xf) : (vs[3] >> 15) & 0xf, nfmt = typed ? (in->imm2 >> 4) & 7 : (vs[3] >> 12) & 7;
+    const buf_dfmt *df = &buf_dfmts[dfmt];
+    if (!df->bytes) {
+        wave_error(w, in, GCN_WAVE_ILLEGAL, "buffer data format %u is invalid", dfmt);
+        return;
+    }
+    uint32_t soff = rs32(w, in, in->src[3]);
+    unsigned nv = !!(in->mods & GCN_M_IDXEN) + !!(in->mods & GCN_M_OFFEN);
+    const uint32_t *va = nv ? vreg(w, in, in->src[0], nv) : NULL;
+    const uint32_t *vidx = (in->mods & GCN_M_IDXEN) ? va : NULL;
+    const uint32_t *voff = (in->mods & GCN_M_OFFEN) ? va + ((in->mods & GCN_M_IDXEN) ? GCN_WAVE_LANES : 0) : NULL;
+    int wr = !!(in->flags & GCN_IF_STORE);
+    uint32_t *r = wr ? vreg(w, in, in->src[1], ncomp) : vreg(w, in, in->dst[0], ncomp);
+    if (w->status != GCN_WAVE_RUNNING) return;
+    int isfloat = nfmt != NF_UINT && nfmt != NF_SINT;
+    unsigned eb = df->bytes, swz = (vs[1] >> 31) & 1, esize = 2u << ((vs[3] >> 19) & 3);
+    unsigned chunk = (swz && eb > esize) ? esize : eb;
+    memrec *mr = NULL, mrs;
+    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    LANES
+    {
+        uint8_t buf[16] = {0};
+        uint8_t *ptrs[16] = {NULL};
+        int oob = 0;
+        for (unsigned k = 0; k < eb; k += chunk) {
+            uint64_t addr;
+            if (!buffer_addr(vs, soff, vidx ? vidx[l] : 0, voff ? voff[l] : 0, l, in, k, chunk, &addr)) {
+                oob = 1;
+                if (k == 0 && mr) mr->addr[l] = 0;
+                continue;
+            }
+            if (k == 0 && mr) mr->addr[l] = addr;
+            ptrs[k / chunk] = gcn_mem_global(w, addr, chunk, wr, l, in->pc);
+            if (!ptrs[k / chunk]) return;
+        }
+        /* components of the element, as raw bits */
+        uint32_t raw[4] = {0};
+        if (wr) {
+            for (unsigned c = 0; c < df->ncomp && c < ncomp; c++) {
+                uint32_t v = r[c * GCN_WAVE_LANES + l];
+                if (d16) /* d16: f16 for the float-valued formats, 16-bit integers otherwise */
+                    v = isfloat ? b_of(f16_to_f32((uint16_t)v))
+                        : nfmt == NF_SINT ? (uint32_t)(int32_t)(int16_t)v : (v & 0xffff);
+                raw[c] = fmt_pack(v, df->bits[c], nfmt);
+            }
+            /* components the instruction does not write keep their memory value */
+            if (ncomp < df->ncomp) {
+                for (unsigned k = 0; k < eb; k += chunk)
+                    if (ptrs[k / chunk]) memcpy(buf + k, ptrs[k / chunk], chunk);
+            }
+            if (df->bits[0] >= 8 && df->bits[0] % 8 == 0 && (df->ncomp == 1 || df->bits[1] == df->bits[0])) {
+                unsigned cb = df->bits[0] / 8;
+                for (unsigned c = 0; c < df->ncomp && c < ncomp; c++) memcpy(buf + c * cb, &raw[c], cb);
+            } else { /* packed 32-bit element */
+                uint32_t e, sh = 0;
+                memcpy(&e, buf, 4);
+                for (unsigned c = 0; c < df->ncomp; c++) {
+                    uint32_t m = ((1u << df->bits[c]) - 1) << sh;
+                    if (c < ncomp) e = (e & ~m) | ((raw[c] << sh) & m);
+                    sh += df->bits[c];
+                }
+                memcpy(buf, &e, 4);
+            }
+            if (!oob)
+                for (unsigned k = 0; k < eb; k += chunk)
+                    if (ptrs[k / chunk]) memcpy(ptrs[k / chunk], buf + k, chunk);
+            if (mr) { memcpy(mr->store + mr->ns, buf, eb); mr->ns += eb; }
+        } else {
+            for (unsigned k = 0; k < eb; k += chunk)
+                if (ptrs[k / chunk] && !oob) memcpy(buf + k, ptrs[k / chunk], chunk);
+            if (mr) { memcpy(mr->load + mr->nl, buf, eb); mr->nl += eb; }
+            if (df->bits[0] >= 8 && df->bits[0] % 8 == 0 && (df->ncomp == 1 || df->bits[1] == df->bits[0])) {
+                unsigned cb = df->bits[0] / 8;
+                for (unsigned c = 0; c < df->ncomp; c++) memcpy(&raw[c], buf + c * cb, cb);
+            } else {
+                uint32_t e, sh = 0;
+                memcpy(&e, buf, 4);
+                for (unsigned c = 0; c < df->ncomp; c++) {
+                    raw[c] = (e >> sh) & ((1u << df->bits[c]) - 1);
+                    sh += df->bits[c];
+                }
+            }
+            uint32_t one = isfloat ? 0x3f800000u : 1u, val[4];
+            for (unsigned c = 0; c < 4; c++)
+                val[c] = c < df->ncomp ? fmt_unpack(raw[c], df->bits[c], nfmt) : c == 3 ? one : 0;
+            if (oob) val[0] = val[1] = val[2] = val[3] = 0;
+            for (unsigned c = 0; c < ncomp; c++) {
+                unsigned sel = (vs[3] >> (3 * c)) & 7;
+                uint32_t v = sel >= 4 ? val[sel - 4] : sel == 1 ? one : 0;
+                if (oob) v = 0;
+                if (d16) v = isfloat ? f32_to_f16(f_of(v)) : (v & 0xffff);
+                r[c * GCN_WAVE_LANES + l] = v;
+            }
+        }
+    }
+    if (mr)
+        trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in), eb, ex, mr->addr, mr->nl ? mr->load : NULL,
+                    mr->ns ? mr->store : NULL);
+}
+#define BUF_FORMAT(pfx, typed)                                                              \
+    H(pfx##_load_format_x) { buffer_format(w, in, 1, 0, typed); }                           \
+    H(pfx##_load_format_xy) { buffer_format(w, in, 2, 0, typed); }                          \
+    H(pfx##_load_format_xyz) { buffer_format(w, in, 3, 0, typed); }                         \
+    H(pfx##_load_format_xyzw) { buffer_format(w, in, 4, 0, typed); }                        \
+    H(pfx##_store_format_x) { buffer_format(w, in, 1, 0, typed); }                          \
+    H(pfx##_store_format_xy) { buffer_format(w, in, 2, 0, typed); }                         \
+    H(pfx##_store_format_xyz) { buffer_format(w, in, 3, 0, typed); }                        \
+    H(pfx##_store_format_xyzw) { buffer_format(w, in, 4, 0, typed); }                       \
+    H(pfx##_load_format_d16_x) { buffer_format(w, in, 1, 1, typed); }                       \
+    H(pfx##_load_format_d16_xy) { buffer_format(w, in, 2, 1, typed); }                      \
+    H(pfx##_load_format_d16_xyz) { buffer_format(w, in, 3, 1, typed); }                     \
+    H(pfx##_load_format_d16_xyzw) { buffer_format(w, in, 4, 1, typed); }                    \
+    H(pfx##_store_format_d16_x) { buffer_format(w, in, 1, 1, typed); }                      \
+    H(pfx##_store_format_d16_xy) { buffer_format(w, in, 2, 1, typed); }                     \
+    H(pfx##_store_format_d16_xyz) { buffer_format(w, in, 3, 1, typed); }                    \
+    H(pfx##_store_format_d16_xyzw) { buffer_format(w, in, 4, 1, typed); }
+BUF_FORMAT(buffer, 0)
+BUF_FORMAT(tbuffer, 1)
+
 H(buffer_wbinvl1) {}     /* functional memory is coherent: only the timing model cares (MEM_FENCE) */
 H(buffer_wbinvl1_vol) {}
 
@@ -1908,6 +2185,262 @@ H(ds_swizzle_b32)
     LANES d[l] = tmp[l];
 }
 
+/* ---- DS: the remaining forms ------------------------------------------------------------ */
+
+/* Read-modify-write of one LDS element by a DS op that is not a plain atomic;
+ * the body computes the new value from the old one and the lane's data. */
+enum { DSX_MSKOR, DSX_WRAP, DSX_CMPST_F, DSX_CONDXCHG };
+static uint64_t dsx_new(int kind, unsigned esz, uint64_t old, uint64_t d0, uint64_t d1)
+{
+    switch (kind) {
+    case DSX_MSKOR: return (old & ~d0) | d1;                  /* ISA manual 12.13 DS_MSKOR */
+    case DSX_WRAP: return old >= d0 ? old - d0 : old + d1;     /* DS_WRAP_RTN_B32 */
+    case DSX_CMPST_F:                                          /* float compare: -0 == +0, NaN never equal */
+        if (esz == 4) return f_of((uint32_t)old) == f_of((uint32_t)d0) ? d1 : old;
+        return d_of(old) == d_of(d0) ? d1 : old;
+    default: { /* DSX_CONDXCHG: each half written with data[30:0] when its flag bit 31 is set */
+        uint64_t r = old;
+        if (d0 & 0x80000000ull) r = (r & ~0xffffffffull) | (d0 & 0x7fffffffull);
+        if (d0 & 0x8000000000000000ull) r = (r & 0xffffffffull) | (d0 & 0x7fffffff00000000ull);
+        return r;
+    }
+    }
+}
+static void ds_rmw_x(gcn_wave *w, const gcn_insn *in, int kind, unsigned esz, int rtn)
+{
+    EXEC_DECL;
+    if (in->flags & GCN_IF_GDS) { unimplemented(w, in, "with gds=1 (GDS is not supported)"); return; }
+    unsigned ew = esz / 4;
+    uint32_t *a = vreg(w, in, in->src[0], 1);
+    uint32_t *s0 = in->src[1] != GCN_OPD_NONE ? vreg(w, in, in->src[1], ew) : NULL;
+    uint32_t *s1 = in->src[2] != GCN_OPD_NONE ? vreg(w, in, in->src[2], ew) : NULL;
+    uint32_t *dst = rtn && in->dst[0] != GCN_OPD_NONE ? vreg(w, in, in->dst[0], ew) : NULL;
+    if (w->status != GCN_WAVE_RUNNING || !s0) return;
+    memrec *mr = NULL, mrs;
+    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    LANES
+    {
+        uint64_t ad = (uint64_t)a[l] + (in->imm & 0xffff);
+        uint8_t *p = lds_ptr(w, in, ad, esz, 1, l);
+        if (!p) return;
+        uint64_t old = 0, d0 = s0[l], d1 = s1 ? s1[l] : 0, nv;
+        if (esz == 8) {
+            d0 |= (uint64_t)s0[GCN_WAVE_LANES + l] << 32;
+            if (s1) d1 |= (uint64_t)s1[GCN_WAVE_LANES + l] << 32;
+        }
+        memcpy(&old, p, esz);
+        nv = dsx_new(kind, esz, old, d0, d1);
+        memcpy(p, &nv, esz);
+        if (dst) {
+            dst[l] = (uint32_t)old;
+            if (esz == 8) dst[GCN_WAVE_LANES + l] = (uint32_t)(old >> 32);
+        }
+        if (mr) {
+            mr->addr[l] = ad;
+            memcpy(mr->load + mr->nl, &old, esz);
+            mr->nl += esz;
+            memcpy(mr->store + mr->ns, &nv, esz);
+            mr->ns += esz;
+        }
+    }
+    if (mr)
+        trc_rec_mem(w->rec, w->wave_in_wg, TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_LDS, esz, ex, mr->addr,
+                    mr->load, mr->store);
+}
+H(ds_mskor_b32) { ds_rmw_x(w, in, DSX_MSKOR, 4, 0); }
+H(ds_mskor_rtn_b32) { ds_rmw_x(w, in, DSX_MSKOR, 4, 1); }
+H(ds_mskor_b64) { ds_rmw_x(w, in, DSX_MSKOR, 8, 0); }
+H(ds_mskor_rtn_b64) { ds_rmw_x(w, in, DSX_MSKOR, 8, 1); }
+H(ds_wrap_rtn_b32) { ds_rmw_x(w, in, DSX_WRAP, 4, 1); }
+H(ds_cmpst_f32) { ds_rmw_x(w, in, DSX_CMPST_F, 4, 0); }
+H(ds_cmpst_rtn_f32) { ds_rmw_x(w, in, DSX_CMPST_F, 4, 1); }
+H(ds_cmpst_f64) { ds_rmw_x(w, in, DSX_CMPST_F, 8, 0); }
+H(ds_cmpst_rtn_f64) { ds_rmw_x(w, in, DSX_CMPST_F, 8, 1); }
+H(ds_condxchg32_rtn_b64) { ds_rmw_x(w, in, DSX_CONDXCHG, 8, 1); }
+
+/* DS_WRXCHG2(ST64)_RTN: two exchanges at addr + offset0/1 * esz (* 64 for
+ * st64); the old values go to vdst[0:ew-1] and vdst[ew:2ew-1]. */
+static void ds_wrxchg2(gcn_wave *w, const gcn_insn *in, unsigned esz, unsigned st64)
+{
+    EXEC_DECL;
+    if (in->flags & GCN_IF_GDS) { unimplemented(w, in, "with gds=1 (GDS is not supported)"); return; }
+    unsigned ew = esz / 4, scale = esz * (st64 ? 64 : 1);
+    uint32_t *a = vreg(w, in, in->src[0], 1), *s[2] = {vreg(w, in, in->src[1], ew), vreg(w, in, in->src[2], ew)};
+    uint32_t *dst = vreg(w, in, in->dst[0], 2 * ew);
+    if (w->status != GCN_WAVE_RUNNING) return;
+    memrec *mr = NULL, mrs;
+    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    LANES
+    {
+        for (unsigned k = 0; k < 2; k++) {
+            uint64_t ad = (uint64_t)a[l] + ((in->imm >> (8 * k)) & 0xff) * scale;
+            uint8_t *p = lds_ptr(w, in, ad, esz, 1, l);
+            if (!p) return;
+            uint8_t old[8], nv[8];
+            memcpy(old, p, esz);
+            get_lane(s[k], l, nv, esz);
+            memcpy(p, nv, esz);
+            put_lane(w, dst + (size_t)k * ew * GCN_WAVE_LANES, l, old, esz, 0);
+            if (mr) {
+                if (k == 0) mr->addr[l] = ad;
+                memcpy(mr->load + mr->nl, old, esz);
+                mr->nl += esz;
+                memcpy(mr->store + mr->ns, nv, esz);
+                mr->ns += esz;
+            }
+        }
+    }
+    if (mr)
+        trc_rec_mem(w->rec, w->wave_in_wg, TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_LDS, 2 * esz, ex,
+                    mr->addr, mr->load, mr->store);
+}
+H(ds_wrxchg2_rtn_b32) { ds_wrxchg2(w, in, 4, 0); }
+H(ds_wrxchg2_rtn_b64) { ds_wrxchg2(w, in, 8, 0); }
+H(ds_wrxchg2st64_rtn_b32) { ds_wrxchg2(w, in, 4, 1); }
+H(ds_wrxchg2st64_rtn_b64) { ds_wrxchg2(w, in, 8, 1); }
+
+/* *_SRC2 forms (ISA manual 12.13): A = vaddr,
+ *   B = A + esz * (offset1[7] ? {A[31], A[31:17]} : {offset1[6], offset1[6:0], offset0})
+ * (a signed 16-bit element stride), DS[A] = op(DS[A], DS[B]); nothing returned.
+ * Lanes run in order, so a lane sees the results of lower lanes. */
+static void ds_src2(gcn_wave *w, const gcn_insn *in, unsigned esz, atom_op aop)
+{
+    EXEC_DECL;
+    if (in->flags & GCN_IF_GDS) { unimplemented(w, in, "with gds=1 (GDS is not supported)"); return; }
+    uint32_t *a = vreg(w, in, in->src[0], 1);
+    if (w->status != GCN_WAVE_RUNNING) return;
+    uint32_t off = in->imm & 0xffff;
+    memrec *mr = NULL, mrs;
+    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    LANES
+    {
+        uint32_t A = a[l];
+        int16_t stride = (off & 0x8000) ? (int16_t)(uint16_t)(A >> 17 | (A >> 31) << 15)
+                                        : (int16_t)(uint16_t)((off & 0x7fff) | ((off & 0x4000) << 1));
+        if (off & 0x8000) A &= 0x1ffffu; /* the high bits carried the stride */
+        uint64_t B = (uint64_t)A + (uint64_t)((int64_t)stride * (int64_t)esz);
+        uint8_t *pa = lds_ptr(w, in, A, esz, 1, l), *pb = pa ? lds_ptr(w, in, B & 0xffffffffu, esz, 0, l) : NULL;
+        if (!pa || !pb) return;
+        uint64_t va = 0, vb = 0, nv;
+        memcpy(&va, pa, esz);
+        memcpy(&vb, pb, esz);
+        nv = aop == GCN_AT_NONE ? vb : gcn_atomic_apply(aop, esz, va, vb, 0);
+        memcpy(pa, &nv, esz);
+        if (mr) {
+            mr->addr[l] = A;
+            memcpy(mr->load + mr->nl, &va, esz);
+            mr->nl += esz;
+            memcpy(mr->store + mr->ns, &nv, esz);
+            mr->ns += esz;
+        }
+    }
+    if (mr)
+        trc_rec_mem(w->rec, w->wave_in_wg, TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_LDS, esz, ex, mr->addr,
+                    mr->load, mr->store);
+}
+#define DS_SRC2(nm, t32, t64, AOP)                                                          \
+    H(ds_##nm##_src2_##t32) { ds_src2(w, in, 4, AOP); }                                     \
+    H(ds_##nm##_src2_##t64) { ds_src2(w, in, 8, AOP); }
+DS_SRC2(add, u32, u64, GCN_AT_ADD)
+DS_SRC2(sub, u32, u64, GCN_AT_SUB)
+DS_SRC2(rsub, u32, u64, GCN_AT_RSUB)
+DS_SRC2(inc, u32, u64, GCN_AT_INC)
+DS_SRC2(dec, u32, u64, GCN_AT_DEC)
+DS_SRC2(min, i32, i64, GCN_AT_SMIN)
+DS_SRC2(max, i32, i64, GCN_AT_SMAX)
+DS_SRC2(min, u32, u64, GCN_AT_UMIN)
+DS_SRC2(max, u32, u64, GCN_AT_UMAX)
+DS_SRC2(and, b32, b64, GCN_AT_AND)
+DS_SRC2(or, b32, b64, GCN_AT_OR)
+DS_SRC2(xor, b32, b64, GCN_AT_XOR)
+DS_SRC2(write, b32, b64, GCN_AT_NONE)
+DS_SRC2(min, f32, f64, GCN_AT_FMIN)
+DS_SRC2(max, f32, f64, GCN_AT_FMAX)
+H(ds_add_src2_f32) { ds_src2(w, in, 4, GCN_AT_FADD); }
+
+/* DS_APPEND / DS_CONSUME (ISA manual 9.x "Append/consume"): a 32-bit counter
+ * in LDS at M0 + offset (no GDS here, so always the per-workgroup LDS
+ * counter) is incremented / decremented by the number of active lanes; every
+ * active lane receives the pre-op value. */
+static void ds_counter(gcn_wave *w, const gcn_insn *in, int dir)
+{
+    EXEC_DECL;
+    if (in->flags & GCN_IF_GDS) { unimplemented(w, in, "with gds=1 (GDS is not supported)"); return; }
+    uint32_t *d = vreg(w, in, in->dst[0], 1);
+    if (w->status != GCN_WAVE_RUNNING || !ex) return;
+    uint64_t ad = (uint64_t)(w->s[GCN_SREG_M0] & 0xffff) + (in->imm & 0xffff);
+    unsigned first = (unsigned)__builtin_ctzll(ex);
+    uint8_t *p = lds_ptr(w, in, ad, 4, 1, first);
+    if (!p) return;
+    uint32_t old, cnt = (uint32_t)__builtin_popcountll(ex), nv;
+    memcpy(&old, p, 4);
+    nv = dir > 0 ? old + cnt : old - cnt;
+    memcpy(p, &nv, 4);
+    LANES d[l] = old;
+    if (w->rec) {
+        uint64_t addr[GCN_WAVE_LANES] = {0};
+        addr[first] = ad;
+        trc_rec_mem(w->rec, w->wave_in_wg, TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_LDS, 4, 1ull << first,
+                    addr, &old, &nv);
+    }
+}
+H(ds_append) { ds_counter(w, in, 1); }
+H(ds_consume) { ds_counter(w, in, -1); }
+
+/* ---- graphics-only encodings ------------------------------------------------------------ */
+
+/* MIMG (image sampling, needs texture descriptors and samplers), EXP (export to
+ * render targets) and VINTRP (attribute interpolation from the parameter cache)
+ * exist only in graphics shaders: a compute dispatch cannot run them. */
+static void graphics_only(gcn_wave *w, const gcn_insn *in)
+{
+    wave_error(w, in, GCN_WAVE_ILLEGAL, "graphics instruction %s not supported (compute emulator: %s)",
+               gcn_op_name(in->op),
+               in->fmt == GCN_FMT_MIMG ? "no image resources or samplers"
+               : in->fmt == GCN_FMT_EXP ? "no render targets to export to"
+                                        : "no interpolated attributes");
+}
+#define GFX_FMT(f) GFX_##f
+#define GFX_MIMG(nm) H(nm) { graphics_only(w, in); }
+#define GFX_EXP(nm) H(nm) { graphics_only(w, in); }
+#define GFX_VINTRP(nm) H(nm) { graphics_only(w, in); }
+#define GFX_SOP2(nm)
+#define GFX_SOPK(nm)
+#define GFX_SOP1(nm)
+#define GFX_SOPC(nm)
+#define GFX_SOPP(nm)
+#define GFX_SMEM(nm)
+#define GFX_VOP2(nm)
+#define GFX_VOP1(nm)
+#define GFX_VOPC(nm)
+#define GFX_VOP3(nm)
+#define GFX_DS(nm)
+#define GFX_MUBUF(nm)
+#define GFX_MTBUF(nm)
+#define GFX_FLAT(nm)
+#define GCN_OP(nm, fmt, opc, unit, flags, mem, dw, sw, attr) GFX_##fmt(nm)
+#include "gcn3.def"
+#undef GCN_OP
+
+const char *gcn_sem_refusal(unsigned op)
+{
+    if (op >= GCN_OP_COUNT) return "unknown op";
+    switch (gcn_op_infos[op].fmt) {
+    case GCN_FMT_MIMG: case GCN_FMT_EXP: case GCN_FMT_VINTRP: return "graphics only";
+    default: break;
+    }
+    switch (op) {
+    case GCN_OP_v_interp_p1ll_f16: case GCN_OP_v_interp_p1lv_f16: case GCN_OP_v_interp_p2_f16:
+        return "graphics only";
+    case GCN_OP_s_cbranch_g_fork: case GCN_OP_s_cbranch_i_fork: case GCN_OP_s_cbranch_join:
+        return "fork/join stack not modelled";
+    case GCN_OP_s_rfe_b64: case GCN_OP_s_rfe_restore_b64:
+        return "no trap handler";
+    default:
+        return gcn_sem_handlers[op] ? NULL : "no semantics";
+    }
+}
+
 /* ---- table and run loop ---------------------------------------------------------------- */
 
 /* Files of handlers that nothing else references: named here so that the
@@ -1921,6 +2454,31 @@ const gcn_exec_fn gcn_sem_handlers[GCN_OP_COUNT] = {
 #undef GCN_OP
 };
 
+/* Instructions that need more than their handler: SDWA / DPP operand forms
+ * (gcn_sem_dpp.c), VSKIP mode (s_setvskip: vector instructions are not issued)
+ * and VGPR indexing mode (s_set_gpr_idx_on: VALU VGPR operands enabled in
+ * M0[15:12] = src0, src1, src2, dst are offset by M0[7:0]; ISA manual Sec. 4.6
+ * "GPR indexing" and 12.x S_SET_GPR_IDX_ON). */
+static void __attribute__((noinline)) exec_special(gcn_wave *w, const gcn_insn *in, gcn_exec_fn h)
+{
+    if (w->mode & (MODE_GPR_IDX_EN | MODE_VSKIP)) {
+        int vec = in->unit == GCN_UNIT_VALU || in->unit == GCN_UNIT_VMEM || in->unit == GCN_UNIT_LDS;
+        if ((w->mode & MODE_VSKIP) && vec) return;
+        if ((w->mode & MODE_GPR_IDX_EN) && in->unit == GCN_UNIT_VALU) {
+            gcn_insn c = *in;
+            uint32_t m0 = w->s[GCN_SREG_M0], idx = m0 & 0xff;
+            for (int i = 0; i < 3; i++)
+                if (((m0 >> (12 + i)) & 1) && c.src[i] >= GCN_OPD_VGPR && c.src[i] != GCN_OPD_NONE)
+                    c.src[i] = (uint16_t)(c.src[i] + idx);
+            if (((m0 >> 15) & 1) && c.dst[0] >= GCN_OPD_VGPR && c.dst[0] != GCN_OPD_NONE)
+                c.dst[0] = (uint16_t)(c.dst[0] + idx);
+            gcn_sem_fp_round_exec(w, &c, h);
+            return;
+        }
+    }
+    gcn_sem_fp_round_exec(w, in, h);
+}
+
 static void illegal_insn(gcn_wave *w, const gcn_insn *in)
 {
     if (in->flags & GCN_IF_INVALID) wave_error(w, in, GCN_WAVE_ILLEGAL, "invalid encoding");
@@ -1931,9 +2489,10 @@ static gcn_wave_status bad_pc(gcn_wave *w)
 {
     w->status = GCN_WAVE_ILLEGAL;
     snprintf(w->err, sizeof w->err,
-             "kernel %s: illegal instruction at pc 0x%llx (encoding ?): pc is outside the code object's "
-             ".text or inside an instruction",
-             w->kernel_name ? w->kernel_name : "?", (unsigned long long)w->pc);
+             "kernel %s: wg (%u,%u,%u) wave %u: illegal instruction at pc 0x%llx (encoding ?): pc is outside the "
+             "code object's .text or inside an instruction",
+             w->kernel_name ? w->kernel_name : "?", w->wg_id[0], w->wg_id[1], w->wg_id[2], w->wave_in_wg,
+             (unsigned long long)w->pc);
     return GCN_WAVE_ILLEGAL;
 }
 
@@ -1963,8 +2522,8 @@ static inline __attribute__((always_inline)) gcn_wave_status run(gcn_wave *w, co
         uint64_t next_pc = in->pc + in->size;
         w->pc = next_pc;
         w->n_instr = ++n_instr;
-        if (__builtin_expect(in->mods & (GCN_M_SDWA | GCN_M_DPP), 0))
-            gcn_sem_sdwa_dpp(w, in, h);
+        if (__builtin_expect((in->mods & (GCN_M_SDWA | GCN_M_DPP)) | (w->mode & (MODE_GPR_IDX_EN | MODE_VSKIP | MODE_FP_ROUND)), 0))
+            exec_special(w, in, h);
         else
             h(w, in);
         if (rec && (in->flags & GCN_IF_WRITES_EXEC) && gcn_exec_mask(w) != exec_before)
@@ -1973,6 +2532,7 @@ static inline __attribute__((always_inline)) gcn_wave_status run(gcn_wave *w, co
             if (w->status == GCN_WAVE_FAULT || w->status == GCN_WAVE_ILLEGAL || w->status == GCN_WAVE_TRAP) {
                 w->pc = in->pc; /* report / resume at the faulting instruction */
                 w->n_instr--;
+                if (w->status == GCN_WAVE_FAULT) fault_add_disasm(w, in);
             }
             return (gcn_wave_status)w->status;
         }

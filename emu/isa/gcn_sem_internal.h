@@ -31,8 +31,18 @@ void gcn_sem_unimplemented(gcn_wave *w, const gcn_insn *in, const char *what);
  * handler h of its opcode: the sources are selected / permuted before and the
  * destination merged after (gcn_sem_dpp.c; ISA manual Sec. 6.? SDWA, DPP). */
 void gcn_sem_sdwa_dpp(gcn_wave *w, const gcn_insn *in, gcn_exec_fn h);
+/* Execute in (plain, SDWA or DPP) under the host rounding mode that
+ * MODE.FP_ROUND selects for its type (gcn_sem_valu.c); the run loop calls it
+ * while MODE[3:0] != 0. */
+void gcn_sem_fp_round_exec(gcn_wave *w, const gcn_insn *in, gcn_exec_fn h);
+#define MODE_FP_ROUND 0xfu
 #define wave_error gcn_sem_wave_error
 #define unimplemented gcn_sem_unimplemented
+
+/* MODE register bits beyond the float controls (ISA manual Sec. 3.5.2, VI):
+ * VGPR indexing enable (s_set_gpr_idx_on/off) and VSKIP (s_setvskip). */
+#define MODE_GPR_IDX_EN (1u << 27)
+#define MODE_VSKIP (1u << 28)
 
 /* lanes that absorb writes of an instruction that already failed (one per thread, per file) */
 static _Thread_local uint32_t dummy_lanes[4 * GCN_WAVE_LANES] __attribute__((unused));

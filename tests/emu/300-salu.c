@@ -4,7 +4,11 @@
  * results, shifts, bit-field extract, branches with recorded outcomes,
  * s_getpc/s_swappc/s_setpc with recorded indirect targets, saveexec with
  * recorded EXEC changes, MODE through s_setreg/s_getreg, s_trap, s_barrier,
- * invalid and unimplemented instructions.
+ * invalid and unimplemented instructions; every bit-count / find-first /
+ * bit-field / quad-mask / saveexec variant with its SCC result, VGPR indexing
+ * (s_set_gpr_idx_*), VSKIP, hardware registers, s_memtime, and graphics-only
+ * encodings stopping with a message. Expected values follow the ISA manual's
+ * definitions (Ch. 12), written out here.
  */
 #include "3xx_wave_harness.h"
 
@@ -165,7 +169,7 @@ static void test_illegal(void **state)
     WAVE_INIT(&h, prog_illegal_word, 0);
     assert_int_equal(gcn_wave_run(&h.w), GCN_WAVE_ILLEGAL);
     print_message("%s\n", h.w.err);
-    assert_non_null(strstr(h.w.err, "kernel test_kernel: illegal instruction at pc 0x104 (encoding 0xffffffff"));
+    assert_non_null(strstr(h.w.err, "kernel test_kernel: wg (0,0,0) wave 0: illegal instruction at pc 0x104 (encoding 0xffffffff"));
     assert_non_null(strstr(h.w.err, "invalid encoding"));
     assert_int_equal(h.w.s[0], 1);
     wave_fini(&h);
@@ -186,6 +190,120 @@ static void test_illegal(void **state)
     wave_fini(&h);
 }
 
+static void test_bits(void **state)
+{
+    (void)state;
+    harness h;
+    WAVE_INIT(&h, prog_salu_bits, 0);
+    gcn_wave *w = &h.w;
+    uint64_t s01 = 0x80000000000f0f01ull;
+    w->s[0] = (uint32_t)s01; w->s[1] = (uint32_t)(s01 >> 32);
+    w->s[2] = 0x12345678; w->s[3] = 0x100; w->s[4] = 0xfffffff0u; w->s[30] = 0x7fffffff;
+    run_ok(&h);
+    assert_int_equal(w->s[10], 10);                       /* popcount of s[0:1] */
+    assert_int_equal(w->s[11], 32 - 13);                  /* zeros of 0x12345678 */
+    assert_int_equal(w->s[12], 8);                        /* first 1 of 0x100 */
+    assert_int_equal(w->s[13], 1);                        /* first 0 of ...0f01 */
+    assert_int_equal(w->s[14], 3);                        /* leading zeros of 0x12345678 */
+    assert_int_equal(w->s[15], 28);                       /* bits equal to the sign of -16, from the MSB */
+    assert_int_equal(w->s[16], 1);
+    assert_int_equal(w->s[18] | (uint64_t)w->s[19] << 32, 0x8015); /* quads 0,2,4 and 15 non-zero */
+    assert_int_equal(w->s[20] | (uint64_t)w->s[21] << 32, 0xf0000000000f0f0full);
+    assert_int_equal(w->s[22], 0xfffffff8u);              /* sign-extended nibble 8 */
+    assert_int_equal(w->s[24] | (uint64_t)w->s[25] << 32, (s01 >> 16) & 0xffffffffull);
+    assert_int_equal(w->s[26] | (uint64_t)w->s[27] << 32, ((1ull << 36) - 1) << 4);
+    assert_int_equal(w->s[28], 0x12345678u + 16);         /* |-16 - 0x12345678| */
+    assert_int_equal(w->s[29], 1);                        /* -16 < 0 */
+    assert_int_equal(w->s[30], 0x80000000u);
+    assert_int_equal(w->s[31], 1);                        /* s_addk signed overflow */
+    assert_int_equal(w->s[32], 0xfffffff0u);
+    assert_int_equal(w->s[33], 1);                        /* s_min_i32: SCC = s0 < s1 */
+    assert_int_equal(w->s[34] | w->s[35], 0);
+    assert_int_equal(w->s[36], 0);                        /* result 0: SCC 0 */
+    assert_int_equal(w->s[38] | (uint64_t)w->s[39] << 32, 0xfffffffffffffff8ull);
+    assert_int_equal(w->s[40], 0);
+    assert_int_equal(w->s[41], 0);
+    assert_int_equal(w->s[42], 0x12345678u);              /* s_movrels: s[0 + m0] */
+    assert_int_equal(w->s[45], 0x12345678u);              /* s_movreld: s[43 + m0] */
+    wave_fini(&h);
+}
+
+static void test_saveexec_all(void **state)
+{
+    (void)state;
+    harness h;
+    WAVE_INIT(&h, prog_salu_saveexec_all, 0);
+    gcn_wave *w = &h.w;
+    uint64_t S = 0x00ff00ff0f0f0f0full, E = 0xffff0000ffff0000ull;
+    w->s[0] = (uint32_t)S; w->s[1] = (uint32_t)(S >> 32);
+    w->s[2] = (uint32_t)E; w->s[3] = (uint32_t)(E >> 32);
+    gcn_set_exec(w, E);
+    run_ok(&h);
+#define P(i) ((uint64_t)w->s[i] | (uint64_t)w->s[(i) + 1] << 32)
+    for (int i = 10; i <= 24; i += 2) assert_int_equal(P(i), E); /* every form saves the old EXEC */
+    assert_int_equal(w->s[30], 1);
+    assert_int_equal(P(40), S ^ E);
+    assert_int_equal(P(42), S & ~E);
+    assert_int_equal(P(44), S | ~E);
+    assert_int_equal(P(46), ~(S & E));
+    assert_int_equal(P(48), ~(S | E));
+    assert_int_equal(P(50), ~(S ^ E));
+    assert_int_equal(w->s[31], 0); /* EXEC = 0 -> SCC 0 */
+    assert_int_equal(gcn_exec_mask(w), E);
+#undef P
+    wave_fini(&h);
+}
+
+static void test_modes(void **state)
+{
+    (void)state;
+    harness h;
+    WAVE_INIT(&h, prog_salu_modes, 0);
+    gcn_wave *w = &h.w;
+    w->s[5] = 3; w->s[6] = 10; w->hw_id = 0x1234;
+    for (unsigned l = 0; l < 64; l++) { g_vregs[3][l] = 300 + l; g_vregs[10][l] = 1000 + l; g_vregs[0][l] = l; }
+    uint64_t ex = 0xfffffffffffffff0ull;
+    gcn_set_exec(w, ex);
+    run_ok(&h);
+    for (unsigned l = 0; l < 64; l++) {
+        int on = (ex >> l) & 1;
+        assert_int_equal(g_vregs[4][l], on ? 300 + l : 0);  /* v[1+3] = v[0+3] */
+        assert_int_equal(g_vregs[1][l], 0);
+        assert_int_equal(g_vregs[20][l], on ? 1000 + l : 0); /* src0 indexed by 10 */
+        assert_int_equal(g_vregs[32][l], on ? 7 : 0);        /* dst indexed by 10 */
+        assert_int_equal(g_vregs[22][l], 0);
+        assert_int_equal(g_vregs[30][l], 0);                 /* skipped under VSKIP */
+        assert_int_equal(g_vregs[31][l], on ? 6 : 0);
+    }
+    assert_int_equal(w->s[10], MODE_HIP);      /* GPR_IDX_EN and VSKIP off again */
+    assert_int_equal(w->s[11], 32u << 12);     /* LDS_ALLOC: 8 KiB in 64-dword units */
+    assert_int_equal(w->s[12], 0x1234);
+    assert_int_equal(w->s[13], 1);             /* STATUS.SCC */
+    assert_int_equal(w->s[14], 1);             /* no debugger: s_cbranch_cdbgsys not taken */
+    uint64_t t0 = w->s[16] | (uint64_t)w->s[17] << 32, t1 = w->s[20] | (uint64_t)w->s[21] << 32;
+    assert_true(t1 > t0);
+    wave_fini(&h);
+}
+
+static void test_graphics_only(void **state)
+{
+    (void)state;
+    struct { const uint32_t *p; size_t n; const char *name; } g[] = {
+        {prog_gfx_exp, sizeof prog_gfx_exp / 4, "graphics instruction exp not supported"},
+        {prog_gfx_image, sizeof prog_gfx_image / 4, "graphics instruction image_sample not supported"},
+        {prog_gfx_interp, sizeof prog_gfx_interp / 4, "graphics instruction v_interp_p1_f32 not supported"},
+    };
+    for (unsigned i = 0; i < 3; i++) {
+        harness h;
+        wave_init_(&h, g[i].p, g[i].n, 0);
+        assert_int_equal(gcn_wave_run(&h.w), GCN_WAVE_ILLEGAL);
+        if (!strstr(h.w.err, g[i].name)) print_error("%s\n", h.w.err);
+        assert_non_null(strstr(h.w.err, g[i].name));
+        assert_non_null(strstr(h.w.err, "wg (0,0,0) wave 0"));
+        wave_fini(&h);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -193,7 +311,9 @@ int main(void)
         cmocka_unit_test(test_branches_recorded), cmocka_unit_test(test_calls),
         cmocka_unit_test(test_saveexec_recorded), cmocka_unit_test(test_hwreg_mode),
         cmocka_unit_test(test_trap),              cmocka_unit_test(test_barrier_resume),
-        cmocka_unit_test(test_illegal),
+        cmocka_unit_test(test_illegal),           cmocka_unit_test(test_bits),
+        cmocka_unit_test(test_saveexec_all),      cmocka_unit_test(test_modes),
+        cmocka_unit_test(test_graphics_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

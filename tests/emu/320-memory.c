@@ -280,9 +280,43 @@ static void test_faults(void **state)
     wave_fini(&h);
 }
 
+/* SMEM stores (s_store_dword*, s_buffer_store_dword) and s_buffer_load with
+ * the V#'s num_records: out-of-range stores are dropped, loads read 0 (ISA
+ * manual 5.3 / 12.x) */
+static void test_smem_store(void **state)
+{
+    (void)state;
+    harness h;
+    WAVE_INIT(&h, prog_smem_store, 1);
+    memset(g_mem, 0, 256);
+    gcn_wave *w = &h.w;
+    uint64_t b = gaddr(0), vb = gaddr(128);
+    w->s[0] = (uint32_t)b; w->s[1] = (uint32_t)(b >> 32);
+    w->s[4] = 0x11223344; w->s[5] = 0x55667788; w->s[6] = 0xaaaa0001; w->s[7] = 0xbbbb0002;
+    w->s[8] = (uint32_t)vb; w->s[9] = (uint32_t)(vb >> 32) & 0xffff; w->s[10] = 0x40; w->s[11] = 0x27fac;
+    w->s[14] = w->s[15] = 0xcccccccc;
+    run_ok(&h);
+    uint32_t m[4];
+    memcpy(m, g_mem, 16);
+    assert_int_equal(m[0], 0x11223344);
+    assert_int_equal(m[2], 0xaaaa0001);
+    assert_int_equal(m[3], 0xbbbb0002);
+    memcpy(m, g_mem + 128 + 0x10, 4);
+    assert_int_equal(m[0], 0x11223344);        /* in range: stored */
+    memcpy(m, g_mem + 128 + 0x40, 4);
+    assert_int_equal(m[0], 0);                 /* offset 0x40 + 4 > 0x40 records: dropped */
+    assert_int_equal(w->s[12], 0x11223344);
+    assert_int_equal(w->s[14], 0);             /* 0x3c + 8 > 0x40: reads 0 */
+    assert_int_equal(w->s[15], 0);
+    assert_int_equal(g_log.n_mem, 4);          /* 2 stores + 1 buffer store + 1 buffer load in range */
+    assert_int_equal(g_log.mem_flags[0], TRC_MO_STORE | TRC_MO_SMEM);
+    wave_fini(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_smem_store),
         cmocka_unit_test(test_smem),          cmocka_unit_test(test_flat),
         cmocka_unit_test(test_atomics),       cmocka_unit_test(test_mubuf_scratch),
         cmocka_unit_test(test_flat_apertures), cmocka_unit_test(test_ds),

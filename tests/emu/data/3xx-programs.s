@@ -225,3 +225,191 @@ s_endpgm
 // @prog mem_fault
 flat_load_dword v4, v[0:1]
 s_endpgm
+
+// @prog salu_bits
+s_bcnt1_i32_b64 s10, s[0:1]
+s_bcnt0_i32_b32 s11, s2
+s_ff1_i32_b32 s12, s3
+s_ff0_i32_b64 s13, s[0:1]
+s_flbit_i32_b32 s14, s2
+s_flbit_i32 s15, s4
+s_flbit_i32_i64 s16, s[0:1]
+s_quadmask_b64 s[18:19], s[0:1]
+s_wqm_b64 s[20:21], s[0:1]
+s_bfe_i32 s22, s2, 0x40000
+s_bfe_u64 s[24:25], s[0:1], 0x200010
+s_bfm_b64 s[26:27], 36, 4
+s_absdiff_i32 s28, s4, s2
+s_cmpk_lt_i32 s4, 0x0
+s_cselect_b32 s29, 1, 0
+s_addk_i32 s30, 0x1
+s_cselect_b32 s31, 1, 0
+s_min_i32 s32, s4, s2
+s_cselect_b32 s33, 1, 0
+s_andn2_b64 s[34:35], s[0:1], s[0:1]
+s_cselect_b32 s36, 1, 0
+s_ashr_i64 s[38:39], s[0:1], 60
+s_not_b32 s40, -1
+s_cselect_b32 s41, 1, 0
+s_mov_b32 m0, 2
+s_movrels_b32 s42, s0
+s_movreld_b32 s43, s2
+s_endpgm
+
+// @prog salu_saveexec_all
+s_or_saveexec_b64 s[10:11], s[0:1]
+s_cselect_b32 s30, 1, 0
+s_mov_b64 exec, s[2:3]
+s_xor_saveexec_b64 s[12:13], s[0:1]
+s_mov_b64 s[40:41], exec
+s_mov_b64 exec, s[2:3]
+s_andn2_saveexec_b64 s[14:15], s[0:1]
+s_mov_b64 s[42:43], exec
+s_mov_b64 exec, s[2:3]
+s_orn2_saveexec_b64 s[16:17], s[0:1]
+s_mov_b64 s[44:45], exec
+s_mov_b64 exec, s[2:3]
+s_nand_saveexec_b64 s[18:19], s[0:1]
+s_mov_b64 s[46:47], exec
+s_mov_b64 exec, s[2:3]
+s_nor_saveexec_b64 s[20:21], s[0:1]
+s_mov_b64 s[48:49], exec
+s_mov_b64 exec, s[2:3]
+s_xnor_saveexec_b64 s[22:23], s[0:1]
+s_mov_b64 s[50:51], exec
+s_mov_b64 exec, s[2:3]
+s_and_saveexec_b64 s[24:25], 0
+s_cselect_b32 s31, 1, 0
+s_mov_b64 exec, s[2:3]
+s_endpgm
+
+// @prog salu_modes
+s_mov_b32 m0, 0
+s_set_gpr_idx_on s5, gpr_idx(SRC0,DST)
+v_mov_b32_e32 v1, v0
+s_set_gpr_idx_off
+s_set_gpr_idx_on s5, gpr_idx(SRC0)
+s_set_gpr_idx_idx s6
+v_mov_b32_e32 v20, v0
+s_set_gpr_idx_mode gpr_idx(DST)
+v_mov_b32_e32 v22, 7
+s_set_gpr_idx_off
+s_setvskip 1, 0
+v_mov_b32_e32 v30, 5
+s_setvskip 0, 0
+v_mov_b32_e32 v31, 6
+s_getreg_b32 s10, hwreg(HW_REG_MODE)
+s_getreg_b32 s11, hwreg(HW_REG_LDS_ALLOC)
+s_getreg_b32 s12, hwreg(HW_REG_HW_ID)
+s_cmp_eq_u32 0, 0
+s_getreg_b32 s13, hwreg(HW_REG_STATUS, 0, 1)
+s_cbranch_cdbgsys 1
+s_mov_b32 s14, 1
+s_memtime s[16:17]
+s_memrealtime s[18:19]
+s_memtime s[20:21]
+s_endpgm
+
+// @prog gfx_exp
+exp mrt0 v0, v0, v0, v0 done vm
+s_endpgm
+
+// @prog gfx_image
+image_sample v[0:3], v[4:5], s[8:15], s[16:19] dmask:0xf
+s_endpgm
+
+// @prog gfx_interp
+v_interp_p1_f32 v1, v0, attr0.x
+s_endpgm
+
+// @prog smem_store
+s_store_dword s4, s[0:1], 0x0
+s_store_dwordx2 s[6:7], s[0:1], 0x8
+s_buffer_store_dword s4, s[8:11], 0x10
+s_buffer_store_dword s5, s[8:11], 0x40
+s_buffer_load_dword s12, s[8:11], 0x10
+s_buffer_load_dwordx2 s[14:15], s[8:11], 0x3c
+s_dcache_wb
+s_atc_probe 0, s[0:1], 0x0
+s_endpgm
+
+// @prog ds_more
+ds_write2st64_b32 v0, v1, v2 offset0:1 offset1:2
+ds_read2st64_b32 v[4:5], v0 offset0:1 offset1:2
+ds_read_i8 v6, v0 offset:256
+ds_read_u16 v7, v0 offset:256
+ds_mskor_rtn_b32 v8, v3, v10, v11
+ds_wrap_rtn_b32 v9, v3, v12, v13 offset:4
+ds_cmpst_rtn_b32 v14, v3, v15, v16 offset:8
+ds_cmpst_rtn_f32 v17, v3, v18, v19 offset:12
+ds_wrxchg2_rtn_b32 v[20:21], v3, v22, v23 offset0:8 offset1:9
+ds_condxchg32_rtn_b64 v[24:25], v3, v[26:27] offset:48
+ds_max_rtn_i32 v28, v3, v29 offset:56
+ds_dec_rtn_u32 v30, v3, v31 offset:60
+s_waitcnt lgkmcnt(0)
+s_endpgm
+
+// @prog ds_src2
+ds_add_src2_u32 v0 offset:1
+ds_write_src2_b32 v1 offset:32768
+ds_max_src2_u32 v2 offset:32767
+s_waitcnt lgkmcnt(0)
+s_endpgm
+
+// @prog ds_counter
+s_mov_b32 m0, 0x100
+ds_append v1 offset:4
+ds_consume v2 offset:8
+s_waitcnt lgkmcnt(0)
+s_endpgm
+
+// @prog ds_xlane
+ds_swizzle_b32 v1, v0 offset:swizzle(QUAD_PERM,3,2,1,0)
+ds_swizzle_b32 v2, v0 offset:swizzle(BITMASK_PERM,"00p11")
+ds_permute_b32 v3, v4, v0
+ds_bpermute_b32 v5, v4, v0
+s_waitcnt lgkmcnt(0)
+s_endpgm
+
+// @prog ds_gds
+ds_add_u32 v0, v1 gds
+s_endpgm
+
+// @prog buf_ops
+buffer_store_dword v1, v0, s[0:3], 0 offen
+buffer_load_dword v2, v0, s[0:3], s4 offen offset:4
+buffer_store_byte v1, v0, s[0:3], 0 offen offset:1024
+buffer_load_sbyte v3, v0, s[0:3], 0 offen offset:1024
+buffer_load_dword v5, v6, s[8:11], 0 idxen
+buffer_atomic_cmpswap v[10:11], v0, s[0:3], 0 offen offset:2048 glc
+buffer_atomic_add_x2 v[12:13], v7, s[0:3], 0 offen offset:3072 glc
+buffer_atomic_umax v14, v0, s[0:3], 0 offen offset:2560
+s_waitcnt vmcnt(0)
+s_endpgm
+
+// @prog buf_format
+tbuffer_store_format_xyzw v[10:13], v0, s[0:3], dfmt:10, nfmt:0, 0 offen
+tbuffer_load_format_xyzw v[14:17], v0, s[0:3], dfmt:10, nfmt:0, 0 offen
+tbuffer_store_format_xy v[18:19], v0, s[0:3], dfmt:5, nfmt:7, 0 offen offset:512
+tbuffer_load_format_xyzw v[20:23], v0, s[0:3], dfmt:5, nfmt:7, 0 offen offset:512
+tbuffer_load_format_xy v[24:25], v0, s[0:3], dfmt:9, nfmt:5, 0 offen offset:1024
+buffer_load_format_xyzw v[26:29], v0, s[4:7], 0 offen offset:512
+buffer_load_format_d16_xy v[30:31], v0, s[0:3], 0 offen offset:512
+buffer_store_format_x v1, v0, s[4:7], 0 offen offset:1536
+s_waitcnt vmcnt(0)
+s_endpgm
+
+// @prog flat_atomics_all
+flat_atomic_swap v10, v[0:1], v2 glc
+flat_atomic_sub v11, v[0:1], v2 glc
+flat_atomic_smin v12, v[0:1], v3 glc
+flat_atomic_umax v13, v[0:1], v3 glc
+flat_atomic_and v[0:1], v4
+flat_atomic_or v[0:1], v5
+flat_atomic_xor v14, v[0:1], v5 glc
+flat_atomic_inc v15, v[6:7], v8 glc
+flat_atomic_dec v16, v[6:7], v8 glc
+flat_atomic_smax_x2 v[18:19], v[20:21], v[22:23] glc
+flat_atomic_cmpswap_x2 v[24:25], v[20:21], v[26:29] glc
+s_waitcnt vmcnt(0) lgkmcnt(0)
+s_endpgm
