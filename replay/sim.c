@@ -451,13 +451,19 @@ static void host_run(rp_event *hev, rp_engine *e)
         case TRC_EV_COPY:
         case TRC_EV_MEMSET:
         case TRC_EV_SYNC: {
-            /* Blocking: wait for the GPU(s) involved. */
+            /* Blocking: wait for the GPU(s) involved. Runtime-side
+             * initialisation (a launch's kernarg segment, a code image) goes
+             * to memory no running kernel uses and does not wait: otherwise
+             * the kernarg write of a program's second launch on device 0
+             * would hold back its launches on the other devices. */
             bool idle = gpu_idle(s, g);
+            if (ev->kind == TRC_EV_COPY && ev->copy_kind == TRC_COPY_INIT)
+                idle = true;
             if (ev->kind == TRC_EV_COPY && ev->copy_kind == TRC_COPY_D2D)
                 idle = idle && gpu_idle(s, rp_gpu_of(s, ev->src, g)) && gpu_idle(s, rp_gpu_of(s, ev->addr, g));
             if (ev->kind == TRC_EV_COPY && ev->copy_kind == TRC_COPY_D2H)
                 idle = idle && gpu_idle(s, rp_gpu_of(s, ev->src, g));
-            if (s->cfg.topo_kind == RP_TOPO_UNIFIED)
+            if (s->cfg.topo_kind == RP_TOPO_UNIFIED && !(ev->kind == TRC_EV_COPY && ev->copy_kind == TRC_COPY_INIT))
                 idle = gpu_idle(s, 0);
             if (!idle)
                 return; /* rp_host_kernel_done wakes us */

@@ -29,7 +29,7 @@ o0_args() {
 echo "== programs under gcn3-emu"
 for prog in vectoradd reduction transpose; do
   for opt in O2 O0; do
-    bin=$BUILD/bench/$prog; args=
+    bin=$BUILD/bench/$prog; args=; [ $prog = transpose ] && args="1024 768"
     [ $opt = O0 ] && { bin=$BUILD/bench/$prog-O0; args=$(o0_args $prog); }
     for t in 1 2; do
       name=$prog-$opt-t$t
@@ -45,7 +45,8 @@ done
 # visible device (hipSetDevice, per-device allocations and launches).
 for prog in vectoradd reduction transpose; do
   name=$prog-O2-g4
-  "$EMU" --quiet --gpus 4 --threads 2 --record "$OUT/$name.gtrace" -- "$BUILD/bench/$prog" >"$OUT/$name.out" 2>"$OUT/$name.err"
+  args=; [ $prog = transpose ] && args="1024 768"
+  "$EMU" --quiet --gpus 4 --threads 2 --record "$OUT/$name.gtrace" -- "$BUILD/bench/$prog" $args >"$OUT/$name.out" 2>"$OUT/$name.err"
   rc=$?
   if [ $rc = 0 ] && grep -q "devices=4: PASS" "$OUT/$name.out"; then ok "$name"
   else bad "$name (exit $rc): $(tail -n 3 "$OUT/$name.err" "$OUT/$name.out" | tr '\n' ' ')"; fi

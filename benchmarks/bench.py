@@ -1,0 +1,552 @@
+#!/usr/bin/env python3
+"""Performance harness behind `make bench` (benchmarks/run-bench.sh).
+
+For every workload (the MGMark-style set, then vectoradd and reduction) at its
+default size (MGSim Table II, 1 GPU) it measures
+  emulation   gcn3-emu with 1 thread and with all threads (--threads), with and
+              without --record: wavefront instructions, kernel seconds (the sum
+              of gcn3-emu's per-kernel lines, host code excluded), program wall
+              seconds, recording overhead (wall with --record / without, same
+              thread count), peak resident memory (getrusage of the process via
+              wait4: ru_maxrss);
+  trace       bytes of the single-GPU trace with and without the data stream
+              (`gcn3-trace info`) and per wavefront instruction;
+  replay      mgpu-replay on each preset: r9nano on that single-GPU trace;
+              m-sgpu and u-mgpu on a single-GPU trace of the 4x problem (Table II's
+              4-GPU column: the program sees one GPU); d-mgpu on a trace recorded
+              with `gcn3-emu --gpus 4 -- prog --gpus 4` (same 4x problem split over
+              four devices). Per preset: wall seconds, M wavefront-instr/s,
+              simulated cycles and time, DRAM and inter-GPU bytes, peak memory.
+Results go to OUT/latest.json (stable keys, schema below) and OUT/latest.md.
+The previous latest.json becomes OUT/previous.json and the two are compared:
+a change for the worse of more than 10% in a speed, size or memory figure is
+flagged as a regression (listed in the Markdown and on stderr); changes of
+simulated cycles are listed as model changes.
+
+Timings are the best of --repeat runs (emulation); replays run once (they are
+deterministic; their wall time varies with machine load). Stdlib only.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+# name -> (args at 1x, args at 4x on one GPU, args with --gpus 4, --small args)
+# Sizes follow MGSim Table II (1 GPU / 4 GPUs); --gpus N scales the default.
+SM = (["--small"], ["--small"], ["--small", "--gpus", "4"])
+WORKLOADS = [
+    ("aes",       [], ["--size", "1048576"], ["--gpus", "4"], SM),
+    ("bitonic",   [], ["--size", "131072"],  ["--gpus", "4"], SM),
+    ("fir",       [], ["--size", "262144"],  ["--gpus", "4"], SM),
+    ("gd",        [], ["--size", "1048576"], ["--gpus", "4"], SM),
+    ("km",        [], ["--size", "131072"],  ["--gpus", "4"], SM),
+    ("transpose", [], ["--size", "4096"],    ["--gpus", "4"], SM),
+    ("conv",      [], ["--size", "2048"],    ["--gpus", "4"], SM),
+    # the first benchmark programs: positional N, every visible device
+    ("vectoradd", [], ["4194304"],           ["4194304"], (["65536"], ["65536"], ["65536"])),
+    ("reduction", [], ["4194304"],           ["4194304"], (["65536"], ["65536"], ["65536"])),
+]
+PRESETS = ["r9nano", "m-sgpu", "u-mgpu", "d-mgpu"]
+TRACE_OF_PRESET = {"r9nano": "1gpu", "m-sgpu": "1gpu_4x", "u-mgpu": "1gpu_4x", "d-mgpu": "4gpu"}
+SCHEMA = 1
+THRESHOLD = 0.10
+
+# metric path -> +1 if higher is better, -1 if lower is better (regression check)
+def metric_dirs(w):
+    d = {
+        ("emu", "minstr_per_s_1thr"): +1,
+        ("emu", "minstr_per_s_nthr"): +1,
+        ("emu", "record_overhead"): -1,
+        ("emu", "peak_rss_mib"): -1,
+        ("emu", "peak_rss_mib_record"): -1,
+        ("trace", "bytes_per_instr"): -1,
+        ("trace", "bytes_per_instr_no_data"): -1,
+        ("trace", "record_bytes_per_instr"): -1,
+    }
+    for p in PRESETS:
+        d[("replay", p, "minstr_per_s")] = +1
+        d[("replay", p, "peak_rss_mib")] = -1
+    return d
+
+
+def log(msg):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+class RunError(Exception):
+    pass
+
+
+def run(cmd, out_path=None, err_path=None):
+    """Run cmd; return (status, wall seconds, peak RSS MiB, stdout, stderr)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # communicate() would reap the child without its rusage: read, then wait4.
+    bufs = {}
+
+    def reader(name, f):
+        bufs[name] = f.read()
+    ts = [threading.Thread(target=reader, args=("out", p.stdout)),
+          threading.Thread(target=reader, args=("err", p.stderr))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.monotonic() - t0
+    out = bufs["out"].decode(errors="replace")
+    err = bufs["err"].decode(errors="replace")
+    if out_path:
+        with open(out_path, "w") as f:
+            f.write(out)
+    if err_path:
+        with open(err_path, "w") as f:
+            f.write(err)
+    return p.returncode, wall, ru.ru_maxrss / 1024.0, out, err
+
+
+KLINE = re.compile(r"(\d+) wavefront instructions, ([0-9.]+) ms")
+
+
+def kernel_sums(err):
+    n, ms = 0, 0.0
+    for m in KLINE.finditer(err):
+        n += int(m.group(1))
+        ms += float(m.group(2))
+    return n, ms / 1000.0
+
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        self.build = a.build
+        self.emu = os.path.join(a.build, "bin", "gcn3-emu")
+        self.replay = os.path.join(a.build, "bin", "mgpu-replay")
+        self.trace_tool = os.path.join(a.build, "bin", "gcn3-trace")
+        self.work = os.path.join(a.build, "benchrun")
+        os.makedirs(self.work, exist_ok=True)
+        self.nthr = a.threads or len(os.sched_getaffinity(0))
+
+    def emu_run(self, prog, args, threads, record=None, gpus=1, tag="run"):
+        cmd = [self.emu, "--threads", str(threads)]
+        if gpus != 1:
+            cmd += ["--gpus", str(gpus)]
+        if record:
+            cmd += ["--record", record]
+        cmd += ["--", os.path.join(self.build, "bench", prog)] + args
+        base = os.path.join(self.work, f"{prog}-{tag}")
+        st, wall, rss, out, err = run(cmd, base + ".out", base + ".err")
+        if st != 0 or "PASS" not in out or "FAIL" in out:
+            tail = " | ".join((err.strip().splitlines() + out.strip().splitlines())[-3:])
+            raise RunError(f"{' '.join(cmd)}: exit {st}: {tail}")
+        n, ksec = kernel_sums(err)
+        return {"wall": wall, "rss": rss, "instr": n, "ksec": ksec, "out": out.strip()}
+
+    def best(self, prog, args, threads, record=None, tag="run"):
+        runs = [self.emu_run(prog, args, threads, record, tag=tag) for _ in range(self.a.repeat)]
+        return {"wall": min(r["wall"] for r in runs), "ksec": min(r["ksec"] for r in runs),
+                "rss": max(r["rss"] for r in runs), "instr": runs[-1]["instr"], "out": runs[-1]["out"]}
+
+    def trace_info(self, path):
+        """(file bytes, wave-record bytes, data-stream bytes) from `gcn3-trace info --json`."""
+        st, _, _, out, err = run([self.trace_tool, "info", path, "--json"])
+        if st != 0:
+            raise RunError(f"gcn3-trace info {path} --json: exit {st}: {err.strip()[-200:]}")
+        try:
+            j = json.loads(out)
+            return int(j["file_bytes"]), int(j["total"]["record_bytes"]), int(j["total"]["data_bytes"])
+        except (ValueError, KeyError, TypeError) as e:
+            raise RunError(f"gcn3-trace info {path} --json: no file_bytes/total.record_bytes/"
+                           f"total.data_bytes ({e})")
+
+    def replay_run(self, prog, preset, trace):
+        stats = os.path.join(self.work, f"{prog}-{preset}.json")
+        cmd = [self.replay, "--quiet", "--topo", preset, "--stats", stats, trace]
+        st, wall, rss, out, err = run(cmd, os.path.join(self.work, f"{prog}-{preset}.txt"))
+        if st != 0:
+            tail = " | ".join((out.strip().splitlines() + err.strip().splitlines())[-3:])
+            raise RunError(f"{' '.join(cmd)}: exit {st}: {tail}")
+        # Stats files of many-kernel traces reach tens of MB: read them in a
+        # child process, so this process stays small (a child's ru_maxrss
+        # starts from its parent's size at fork).
+        st2, _, _, sj, serr = run([sys.executable, os.path.abspath(__file__), "--summarise-stats", stats])
+        if st2 != 0:
+            raise RunError(f"reading {stats}: {serr.strip()[-300:]}")
+        s = json.loads(sj)
+        n = s["wavefront_instructions"]
+        return {
+            "trace": TRACE_OF_PRESET[preset],
+            "gpus": s["gpus"],
+            "wavefront_instructions": n,
+            "kernels": s["kernels"],
+            "wall_s": round(wall, 3),
+            "minstr_per_s": round(n / wall / 1e6, 3) if wall > 0 else None,
+            "simulated_us": round(s["simulated_ps"] / 1e6, 3),
+            "cycles": s["cycles"],
+            "dram_bytes": s["dram_bytes"],
+            "inter_gpu_bytes": s["inter_gpu_bytes"],
+            "peak_rss_mib": round(rss, 1),
+            "data_check": "OK",
+        }
+
+    def workload(self, prog, a1, a4, ad, small):
+        binp = os.path.join(self.build, "bench", prog)
+        if not os.access(binp, os.X_OK):
+            raise RunError(f"{binp} missing (benchmarks/{prog}.hip; make BUILD={self.build} programs)")
+        if self.a.small:
+            a1, a4, ad = small
+        r = {"args": {"1gpu": a1, "1gpu_4x": a4, "4gpu": ad}}
+        log(f"{prog}: emulation, 1 thread")
+        e1 = self.best(prog, a1, 1, tag="t1")
+        log(f"{prog}: emulation, {self.nthr} threads")
+        en = self.best(prog, a1, self.nthr, tag=f"t{self.nthr}")
+        t1 = os.path.join(self.work, f"{prog}.1gpu.gtrace")
+        log(f"{prog}: emulation, {self.nthr} threads, recording")
+        er = self.best(prog, a1, self.nthr, record=t1, tag="rec")
+        n = e1["instr"]
+        r["output"] = e1["out"]
+        r["wavefront_instructions"] = n
+        r["emu"] = {
+            "threads": self.nthr,
+            "kernel_s_1thr": round(e1["ksec"], 4),
+            "kernel_s_nthr": round(en["ksec"], 4),
+            "minstr_per_s_1thr": round(n / e1["ksec"] / 1e6, 2) if e1["ksec"] > 0 else None,
+            "minstr_per_s_nthr": round(n / en["ksec"] / 1e6, 2) if en["ksec"] > 0 else None,
+            "scaling": round(e1["ksec"] / en["ksec"], 2) if en["ksec"] > 0 else None,
+            "wall_s_1thr": round(e1["wall"], 3),
+            "wall_s_nthr": round(en["wall"], 3),
+            "wall_s_nthr_record": round(er["wall"], 3),
+            "record_overhead": round(er["wall"] / en["wall"], 2),
+            "peak_rss_mib": round(en["rss"], 1),
+            "peak_rss_mib_record": round(er["rss"], 1),
+        }
+        size, rec, data = self.trace_info(t1)
+        r["trace"] = {
+            "bytes": size,
+            "bytes_no_data": size - data,
+            "record_bytes": rec,
+            "data_bytes": data,
+            "bytes_per_instr": round(size / n, 3) if n else None,
+            "bytes_per_instr_no_data": round((size - data) / n, 3) if n else None,
+            "record_bytes_per_instr": round(rec / n, 3) if n else None,
+        }
+        r["replay"] = {}
+        log(f"{prog}: replay r9nano ({n} wavefront instructions)")
+        r["replay"]["r9nano"] = self.replay_run(prog, "r9nano", t1)
+        os.unlink(t1)
+        t4 = os.path.join(self.work, f"{prog}.1gpu_4x.gtrace")
+        log(f"{prog}: recording the 4x problem on one GPU")
+        e4 = self.emu_run(prog, a4, self.nthr, record=t4, tag="4x")
+        r["output_4x"] = e4["out"]
+        for p in ("m-sgpu", "u-mgpu"):
+            log(f"{prog}: replay {p} ({e4['instr']} wavefront instructions)")
+            r["replay"][p] = self.replay_run(prog, p, t4)
+        os.unlink(t4)
+        td = os.path.join(self.work, f"{prog}.4gpu.gtrace")
+        log(f"{prog}: recording the 4x problem on four GPUs")
+        ed = self.emu_run(prog, ad, self.nthr, record=td, gpus=4, tag="g4")
+        if "devices=4" not in ed["out"] and "gpus=4" not in ed["out"] and "4 GPU" not in ed["out"]:
+            log(f"{prog}: note: the --gpus 4 run does not say it used 4 devices: {ed['out']}")
+        r["output_4gpu"] = ed["out"]
+        log(f"{prog}: replay d-mgpu ({ed['instr']} wavefront instructions)")
+        r["replay"]["d-mgpu"] = self.replay_run(prog, "d-mgpu", td)
+        os.unlink(td)
+        return r
+
+
+def summarise_stats(path):
+    """The few figures the harness needs from an mgpu-replay --stats file."""
+    with open(path) as f:
+        s = json.load(f)
+    tot = s["totals"]
+    freq = float(re.match(r"[0-9.]+", str(cfg(s, "gpu.freq"))).group(0))
+    ps = tot["simulated_ps"]
+    return {
+        "gpus": int(cfg(s, "topo.gpus")),
+        "kernels": len(s["kernels"]),
+        "wavefront_instructions": tot["wavefront_instructions"],
+        "simulated_ps": ps,
+        "cycles": int(round(ps * freq / 1e12)),
+        "dram_bytes": sum(k.get("dram_bytes", 0) for k in s["kernels"]),
+        "inter_gpu_bytes": tot["counters"].get("link.bytes", 0),
+    }
+
+
+def cfg(stats, key):
+    """A configuration value of a stats file: flat dotted keys or nested objects."""
+    c = stats["config"]
+    if key in c:
+        return c[key]
+    for k in key.split("."):
+        c = c[k]
+    return c
+
+
+def get(d, path):
+    for k in path:
+        if not isinstance(d, dict) or k not in d:
+            return None
+        d = d[k]
+    return d
+
+
+def compare(prev, cur):
+    """Regressions (>10% worse) and model changes (cycles differ >10%)."""
+    regs, changes = [], []
+    if not prev:
+        return regs, changes
+    for name, w in cur["workloads"].items():
+        pw = prev.get("workloads", {}).get(name)
+        if not pw or "error" in w or "error" in pw:
+            continue
+        if pw.get("args") != w.get("args"):
+            changes.append(f"{name}: arguments changed ({pw.get('args')} -> {w.get('args')}); not compared")
+            continue
+        for path, sign in metric_dirs(w).items():
+            a, b = get(pw, path), get(w, path)
+            if not isinstance(a, (int, float)) or not isinstance(b, (int, float)) or a <= 0:
+                continue
+            rel = (b - a) / a
+            if sign * rel < -THRESHOLD:
+                regs.append({"workload": name, "metric": ".".join(path), "previous": a, "current": b,
+                             "change_pct": round(rel * 100, 1)})
+        for p in PRESETS:
+            a, b = get(pw, ("replay", p, "cycles")), get(w, ("replay", p, "cycles"))
+            if isinstance(a, int) and isinstance(b, int) and a > 0 and abs(b - a) / a > THRESHOLD:
+                changes.append(f"{name} {p}: simulated cycles {a} -> {b} ({(b - a) / a * 100:+.1f}%)")
+        a, b = get(pw, ("wavefront_instructions",)), get(w, ("wavefront_instructions",))
+        if a and b and a != b:
+            changes.append(f"{name}: wavefront instructions {a} -> {b}")
+    return regs, changes
+
+
+def fmt(v, f="{:.2f}"):
+    if v is None:
+        return "-"
+    if isinstance(v, int):
+        return str(v)
+    return f.format(v)
+
+
+def markdown(res, regs, changes, prev_name):
+    h = res["host"]
+    L = []
+    L.append(f"# Benchmark results ({res['date']}, {h['cpus']} CPUs: {h['cpu_model']})")
+    L.append("")
+    L.append(f"`make bench` (benchmarks/bench.py), build `{res['build']}`, commit `{res['commit']}`, "
+             f"{res['elapsed_s']:.0f} s in all. Emulation timings are the best of {res['repeat']} runs; "
+             "replays run once. Sizes: MGSim Table II (1 GPU) for the emulation rows and r9nano; "
+             "the 4x problem (Table II's 4-GPU column) for m-sgpu and u-mgpu (one-GPU trace) and "
+             "d-mgpu (trace of `gcn3-emu --gpus 4 -- prog --gpus 4`).")
+    L.append("")
+    L.append("## Emulation and trace")
+    L.append("")
+    L.append("Kernel seconds are summed over gcn3-emu's per-kernel lines (host code excluded); rates in "
+             "M wavefront-instructions/s. Recording overhead = program wall time with `--record` / without "
+             f"({res['threads']} threads; includes compressing and writing the trace). Trace sizes from "
+             "`gcn3-trace info --json`: B/instr = the whole file; no data = the file less the load/store "
+             "data stream; wave records = the per-wavefront records alone (paths, EXEC, addresses). Peak "
+             "memory: ru_maxrss of the emulated program (of mgpu-replay below).")
+    L.append("")
+    L.append(f"| workload | wavefront instr | M instr/s 1 thr | M instr/s {res['threads']} thr | scaling | "
+             f"wall s | wall s + record | record overhead | trace MB | B/instr | B/instr no data | "
+             "B/instr wave records | peak MiB | peak MiB record |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, w in res["workloads"].items():
+        if "error" in w:
+            L.append(f"| {name} | error: {w['error'][:160]} |" + " |" * 12)
+            continue
+        e, t = w["emu"], w["trace"]
+        L.append(f"| {name} | {w['wavefront_instructions']} | {fmt(e['minstr_per_s_1thr'], '{:.1f}')} | "
+                 f"{fmt(e['minstr_per_s_nthr'], '{:.1f}')} | {fmt(e['scaling'])}x | {e['wall_s_nthr']:.3f} | "
+                 f"{e['wall_s_nthr_record']:.3f} | {fmt(e['record_overhead'])}x | {t['bytes'] / 1e6:.1f} | "
+                 f"{fmt(t['bytes_per_instr'])} | {fmt(t['bytes_per_instr_no_data'])} | "
+                 f"{fmt(t['record_bytes_per_instr'], '{:.3f}')} | "
+                 f"{e['peak_rss_mib']:.0f} | {e['peak_rss_mib_record']:.0f} |")
+    L.append("")
+    L.append("## Replay")
+    L.append("")
+    L.append("Per preset: wavefront instructions replayed, wall seconds, rate (M wavefront-instr/s), simulated "
+             "cycles (1 GHz), bytes over the inter-GPU link, peak memory of mgpu-replay (MiB). Every replay "
+             "passed its data check.")
+    L.append("")
+    hdr = "| workload |"
+    sep = "|---|"
+    for p in PRESETS:
+        hdr += f" {p} instr | s | M/s | cycles | link B | MiB |"
+        sep += "---|---|---|---|---|---|"
+    L.append(hdr)
+    L.append(sep)
+    for name, w in res["workloads"].items():
+        if "error" in w:
+            continue
+        row = f"| {name} |"
+        for p in PRESETS:
+            r = w["replay"].get(p)
+            if not r:
+                row += " - | - | - | - | - | - |"
+                continue
+            row += (f" {r['wavefront_instructions']} | {r['wall_s']:.2f} | {fmt(r['minstr_per_s'])} | "
+                    f"{r['cycles']} | {r['inter_gpu_bytes']} | {r['peak_rss_mib']:.0f} |")
+        L.append(row)
+    L.append("")
+    L.append("## Multi-GPU comparison (4x problem, time normalised to m-sgpu)")
+    L.append("")
+    L.append("| workload | m-sgpu us | u-mgpu us | d-mgpu us | u-mgpu / m-sgpu | d-mgpu / m-sgpu | "
+             "u-mgpu link MB | d-mgpu link MB |")
+    L.append("|---|---|---|---|---|---|---|---|")
+    for name, w in res["workloads"].items():
+        if "error" in w:
+            continue
+        m, u, d = (w["replay"].get(p) for p in ("m-sgpu", "u-mgpu", "d-mgpu"))
+        if not (m and u and d) or not m["simulated_us"]:
+            continue
+        L.append(f"| {name} | {m['simulated_us']:.1f} | {u['simulated_us']:.1f} | {d['simulated_us']:.1f} | "
+                 f"{u['simulated_us'] / m['simulated_us']:.2f} | {d['simulated_us'] / m['simulated_us']:.2f} | "
+                 f"{u['inter_gpu_bytes'] / 1e6:.2f} | {d['inter_gpu_bytes'] / 1e6:.2f} |")
+    L.append("")
+    L.append(f"## Compared with {prev_name or 'the previous results'}")
+    L.append("")
+    if prev_name is None:
+        L.append("No previous results file: nothing to compare.")
+    else:
+        if regs:
+            L.append(f"**{len(regs)} regression(s) over {int(THRESHOLD * 100)}%:**")
+            L.append("")
+            L.append("| workload | metric | previous | current | change |")
+            L.append("|---|---|---|---|---|")
+            for g in regs:
+                L.append(f"| {g['workload']} | {g['metric']} | {g['previous']} | {g['current']} | "
+                         f"{g['change_pct']:+.1f}% |")
+        else:
+            L.append(f"No regression over {int(THRESHOLD * 100)}%.")
+        L.append("")
+        if changes:
+            L.append("Model / workload changes (not regressions):")
+            L.append("")
+            for c in changes:
+                L.append(f"- {c}")
+        L.append("")
+    return "\n".join(L) + "\n"
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--summarise-stats":
+        json.dump(summarise_stats(sys.argv[2]), sys.stdout)
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
+    ap.add_argument("--out", default="benchmarks/results", help="results directory")
+    ap.add_argument("--repeat", type=int, default=int(os.environ.get("BENCH_REPEAT", "3")))
+    ap.add_argument("--threads", type=int, default=0, help="emulator threads for the n-thread runs")
+    ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
+                    help="comma-separated workloads (default: all)")
+    ap.add_argument("--small", action="store_true",
+                    help="--small problem sizes everywhere (a harness check, not a benchmark)")
+    ap.add_argument("--strict", action="store_true", default=os.environ.get("BENCH_STRICT") == "1",
+                    help="exit 3 when a regression is flagged")
+    ap.add_argument("--render", action="store_true",
+                    help="only rewrite OUT/latest.md from OUT/latest.json (no measurement)")
+    a = ap.parse_args()
+    if a.render:
+        latest = os.path.join(a.out, "small.json" if a.small else "latest.json")
+        with open(latest) as f:
+            res = json.load(f)
+        prevf = os.path.join(a.out, "small-previous.json" if a.small else "previous.json")
+        prev_name = None
+        if os.path.exists(prevf):
+            with open(prevf) as f:
+                p = json.load(f)
+            prev_name = f"{os.path.basename(prevf)} ({p.get('date')}, commit {p.get('commit')})"
+        md = markdown(res, res.get("regressions", []), res.get("changes", []), prev_name)
+        with open(latest[:-5] + ".md", "w") as f:
+            f.write(md)
+        return 0
+    b = Bench(a)
+    for tool in (b.emu, b.replay, b.trace_tool):
+        if not os.access(tool, os.X_OK):
+            print(f"bench: {tool} missing (make BUILD={a.build} all)", file=sys.stderr)
+            return 2
+    only = [x for x in a.only.split(",") if x]
+    t0 = time.monotonic()
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip() or "unknown"
+    except OSError:
+        commit = "unknown"
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    res = {"schema": SCHEMA, "date": time.strftime("%Y-%m-%d", time.gmtime()), "commit": commit,
+           "build": a.build, "small": a.small, "repeat": a.repeat, "threads": b.nthr,
+           "host": {"cpus": os.cpu_count(), "cpu_model": model}, "workloads": {}}
+    failed = 0
+    for prog, a1, a4, ad, small in WORKLOADS:
+        if only and prog not in only:
+            continue
+        try:
+            res["workloads"][prog] = b.workload(prog, a1, a4, ad, small)
+        except (RunError, OSError, KeyError, ValueError, TypeError, AttributeError) as e:
+            if not isinstance(e, RunError):
+                e = f"harness: {type(e).__name__}: {e}"
+            log(f"{prog}: FAILED: {e}")
+            res["workloads"][prog] = {"error": str(e)}
+            failed += 1
+    res["elapsed_s"] = round(time.monotonic() - t0, 1)
+
+    os.makedirs(a.out, exist_ok=True)
+    stem = "small" if a.small else "latest"
+    latest = os.path.join(a.out, f"{stem}.json")
+    prevf = os.path.join(a.out, "previous.json" if not a.small else "small-previous.json")
+    prev, prev_name = None, None
+    if os.path.exists(latest):
+        try:
+            with open(latest) as f:
+                prev = json.load(f)
+            if prev.get("schema") == SCHEMA:
+                shutil.copyfile(latest, prevf)
+                prev_name = f"{os.path.basename(prevf)} ({prev.get('date')}, commit {prev.get('commit')})"
+            else:
+                prev = None
+        except (OSError, ValueError):
+            prev = None
+    elif os.path.exists(prevf):
+        with open(prevf) as f:
+            prev = json.load(f)
+        prev_name = f"{os.path.basename(prevf)} ({prev.get('date')}, commit {prev.get('commit')})"
+    regs, changes = compare(prev, res)
+    res["regressions"] = regs
+    res["changes"] = changes
+    with open(latest, "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+        f.write("\n")
+    md = markdown(res, regs, changes, prev_name)
+    with open(os.path.join(a.out, f"{stem}.md"), "w") as f:
+        f.write(md)
+    sys.stdout.write(md)
+    for g in regs:
+        log(f"REGRESSION {g['workload']} {g['metric']}: {g['previous']} -> {g['current']} "
+            f"({g['change_pct']:+.1f}%)")
+    log(f"done in {res['elapsed_s']:.0f} s: {latest}, {os.path.join(a.out, stem + '.md')}")
+    if failed:
+        log(f"{failed} workload(s) failed")
+        return 1
+    if regs and a.strict:
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
