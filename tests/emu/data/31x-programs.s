@@ -1,6 +1,6 @@
 // Test programs for tests/emu/31x-*.c (issue 3 VALU: f16, SDWA/DPP, misc).
 // `// @prog NAME` starts a program. Regenerate 31x-programs.h with:
-//   python3 tests/emu/data/gen-31x-programs.py
+//   python3 tests/emu/data/gen-3xx-programs.py 31x
 
 // @prog f16_vop2
 v_add_f16_e32 v10, v0, v1
