@@ -258,4 +258,12 @@ int trc_read_chunk_raw(int fd, const char *path, uint64_t off, uint64_t end, uin
                        uint32_t *type, uint8_t **out, size_t *outlen, uint64_t *chunk_bytes,
                        char *err, size_t errlen);
 
+/* The consistency rules of one host-timeline event message (kinds in range,
+ * data only on copies and exactly `size` bytes, a launch record exactly on
+ * launches, 3-D grid/workgroup sizes): NULL when it is valid, else what is
+ * wrong (a fixed string). Shared by trc_reader_open and trc_salvage, so that
+ * salvage never keeps an event the reader would refuse. */
+struct Gtrace__Event;
+const char *trc_event_problem(const struct Gtrace__Event *m);
+
 #endif

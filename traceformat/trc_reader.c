@@ -303,13 +303,36 @@ void trc_reader_close(trc_reader *r)
 #define TRUNC_MSG "truncated or incomplete trace (no index at end; was the emulator killed?); " \
                   "`gcn3-trace salvage` recovers its complete kernels"
 
+const char *trc_event_problem(const Gtrace__Event *m)
+{
+    if ((unsigned)m->kind > TRC_EV_SYNC) return "unknown event kind";
+    if (m->mem_kind > TRC_MEM_SCRATCH || m->copy_kind > TRC_COPY_INIT || m->value > 255)
+        return "out-of-range memory/copy kind or value";
+    if (m->has_data) {
+        /* At most one of data / data_shuf4 (format 0.2) carries the bytes. */
+        int shuf = m->data_shuf4.len != 0;
+        size_t len = shuf ? m->data_shuf4.len : m->data.len;
+        if (m->kind != GTRACE__EVENT_KIND__EV_COPY || len != m->size || (shuf && m->data.len))
+            return "data bytes on a non-copy event or not matching its size";
+    } else if (m->data.len || m->data_shuf4.len) {
+        return "data bytes without has_data";
+    }
+    if ((m->kind == GTRACE__EVENT_KIND__EV_LAUNCH) != (m->launch != NULL))
+        return m->launch ? "launch record on a non-launch event" : "launch record missing";
+    if (m->launch && (m->launch->n_grid != 3 || m->launch->n_wg_size != 3 || m->launch->kernarg.len > UINT32_MAX))
+        return "malformed launch record";
+    return NULL;
+}
+
 /* Converts and validates one event message. */
 static int take_event(trc_reader *r, size_t i, Gtrace__Event *m, char *err, size_t errlen)
 {
     trc_event *e = &r->ev[i];
     memset(e, 0, sizeof *e);
-    if ((unsigned)m->kind > TRC_EV_SYNC) {
-        seterr(err, errlen, r->path, "event %zu has unknown kind %d", i, (int)m->kind);
+    const char *why = trc_event_problem(m);
+    if (why) {
+        seterr(err, errlen, r->path, "event %zu (kind %d, size %llu): %s", i, (int)m->kind,
+               (unsigned long long)m->size, why);
         return -1;
     }
     e->kind = (trc_event_kind)m->kind;
@@ -318,22 +341,12 @@ static int take_event(trc_reader *r, size_t i, Gtrace__Event *m, char *err, size
     e->addr = m->addr;
     e->src = m->src;
     e->size = m->size;
-    if (m->mem_kind > TRC_MEM_SCRATCH || m->copy_kind > TRC_COPY_INIT || m->value > 255) {
-        seterr(err, errlen, r->path, "event %zu has an out-of-range memory/copy kind or value", i);
-        return -1;
-    }
     e->mem_kind = (trc_mem_kind)m->mem_kind;
     e->copy_kind = (trc_copy_kind)m->copy_kind;
     e->value = (uint8_t)m->value;
-    if (m->has_data) {
-        /* At most one of data / data_shuf4 (format 0.2) carries the bytes. */
+    if (m->has_data) { /* trc_event_problem checked: exactly size bytes in one of the two */
         int shuf = m->data_shuf4.len != 0;
         size_t len = shuf ? m->data_shuf4.len : m->data.len;
-        if (e->kind != TRC_EV_COPY || len != m->size || (shuf && m->data.len)) {
-            seterr(err, errlen, r->path, "event %zu: data length %zu does not match size %llu", i,
-                   m->data.len + m->data_shuf4.len, (unsigned long long)m->size);
-            return -1;
-        }
         if (shuf) {
             uint8_t *b = malloc(len);
             if (!b) {
@@ -346,22 +359,10 @@ static int take_event(trc_reader *r, size_t i, Gtrace__Event *m, char *err, size
         } else {
             e->data = m->data.data;
         }
-    } else if (m->data.len || m->data_shuf4.len) {
-        seterr(err, errlen, r->path, "event %zu: data bytes without has_data", i);
-        return -1;
-    }
-    if ((e->kind == TRC_EV_LAUNCH) != (m->launch != NULL)) {
-        seterr(err, errlen, r->path, "event %zu: launch record %s", i,
-               m->launch ? "on a non-launch event" : "missing");
-        return -1;
     }
     if (m->launch) {
         Gtrace__Launch *l = m->launch;
         trc_launch *a = &e->launch;
-        if (l->n_grid != 3 || l->n_wg_size != 3 || l->kernarg.len > UINT32_MAX) {
-            seterr(err, errlen, r->path, "event %zu: malformed launch record", i);
-            return -1;
-        }
         a->kernel_id = l->kernel_id;
         a->device = m->device;
         a->stream = m->stream;

@@ -173,27 +173,6 @@ static int copy_whole(const char *in, const char *out, trc_reader *r, uint64_t s
     return rc;
 }
 
-/* The checks trc_reader_open applies to an event (trc_reader.c take_event),
- * so that salvage never keeps an event the reader would refuse. */
-static int event_ok(const Gtrace__Event *m)
-{
-    if ((unsigned)m->kind > TRC_EV_SYNC || m->mem_kind > TRC_MEM_SCRATCH ||
-        m->copy_kind > TRC_COPY_INIT || m->value > 255)
-        return 0;
-    if (m->has_data) {
-        int shuf = m->data_shuf4.len != 0;
-        size_t len = shuf ? m->data_shuf4.len : m->data.len;
-        if (m->kind != GTRACE__EVENT_KIND__EV_COPY || len != m->size || (shuf && m->data.len)) return 0;
-    } else if (m->data.len || m->data_shuf4.len) {
-        return 0;
-    }
-    if ((m->kind == GTRACE__EVENT_KIND__EV_LAUNCH) != (m->launch != NULL)) return 0;
-    if (m->launch && (m->launch->n_grid != 3 || m->launch->n_wg_size != 3 ||
-                      m->launch->kernarg.len > UINT32_MAX))
-        return 0;
-    return 1;
-}
-
 /* Writes [0, P) of the input, then an index of the first keep_co code
  * objects, keep_ev events and keep_k kernels, then the trailer. */
 static int write_output(int fd, const char *in_path, int fo, const char *out_path, uint64_t P,
@@ -366,10 +345,9 @@ int trc_salvage(const char *in_path, const char *out_path, trc_salvage_stats *st
             Gtrace__Event *e = gtrace__event__unpack(NULL, n, raw);
             if (!e) {
                 bad = "event chunk does not decode";
-            } else if (!event_ok(e)) {
-                bad = "event out of range or inconsistent";
-            } else if ((e->kind == GTRACE__EVENT_KIND__EV_LAUNCH) != (e->launch != NULL) ||
-                       (e->launch && e->launch->kernel_id != nks)) {
+            } else if (trc_event_problem(e)) {
+                bad = trc_event_problem(e);
+            } else if (e->launch && e->launch->kernel_id != nks) {
                 bad = "launch event inconsistent with the launches before it";
             } else {
                 if (e->launch) {
