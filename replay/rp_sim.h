@@ -330,7 +330,12 @@ void rp_cu_init(rp_cu *cu, rp_sim *s, uint32_t gpu, uint32_t id);
 void rp_disp_init(rp_disp *d, rp_sim *s, uint32_t gpu);
 void rp_disp_kick(rp_disp *d);
 void rp_rdma_init(rp_rdma *r, rp_sim *s, uint32_t gpu);
+/* Host timeline event handler (host.c): owner is the rp_sim. */
+void rp_host_run(rp_event *hev, rp_engine *e);
 void rp_host_kernel_done(rp_sim *s, rp_kernel *k);
+/* Functional effect of a host COPY/MEMSET event on the modelled memory plus
+ * the D2H data check (perform.c). 0, or -1 out of memory. */
+int rp_host_apply(rp_sim *s, const trc_event *ev);
 void rp_sim_fail(rp_sim *s, const char *fmt, ...);
 void rp_ksum_take(rp_sim *s, const rp_kernel *k, rp_ksum *out);
 

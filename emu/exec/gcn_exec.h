@@ -32,6 +32,12 @@ typedef struct gcn_machine_config {
     uint32_t n_gpus;      /* devices exposed, >= 1 */
     uint32_t n_threads;   /* worker threads, >= 1 */
     trc_writer *trace;    /* NULL: no recording. Not owned. */
+    /* Called from a worker thread (any of them, concurrently) each time a
+     * wave yields at s_sleep, before the wave resumes: host services that
+     * device code polls for (the hostcall buffer of printf/assert/malloc)
+     * run here. NULL: nothing to service. */
+    void (*on_wave_sleep)(void *arg);
+    void *on_wave_sleep_arg;
 } gcn_machine_config;
 
 /* NULL on failure (message in err). */

@@ -229,6 +229,11 @@ static void run_wg(gcn_worker *wk, struct gcn_launch_job *job, uint32_t wg_lin)
         uint32_t n_done = 0, n_barrier = 0;
         for (uint32_t wi = 0; wi < nw && !failed; wi++) {
             gcn_wave *w = &wk->waves[wi];
+            if (w->status == GCN_WAVE_SLEEP) {
+                if (job->m->cfg.on_wave_sleep)
+                    job->m->cfg.on_wave_sleep(job->m->cfg.on_wave_sleep_arg);
+                w->status = GCN_WAVE_RUNNING;
+            }
             if (w->status == GCN_WAVE_RUNNING)
                 gcn_wave_run(w);
             gcn_launch_status ls;

@@ -452,7 +452,11 @@ H(s_rfe_restore_b64) { unimplemented(w, in, "(return from a trap handler; no tra
 
 H(s_nop) {}
 H(s_waitcnt) {}   /* functional: memory completes in order */
-H(s_sleep) {}
+/* s_sleep yields the wave to the workgroup scheduler (gcn_launch.c), which
+ * runs host services (hostcall) and other waves before resuming it: spin
+ * loops that poll memory written by the host or by other workgroups (device
+ * printf, grid barriers) make progress, deterministically. */
+H(s_sleep) { w->status = GCN_WAVE_SLEEP; }
 H(s_setprio) {}
 H(s_sendmsg) {}   /* MSG_INTERRUPT etc.: no host-side interrupt handling */
 H(s_icache_inv) {}
@@ -490,7 +494,7 @@ CBRANCH(s_cbranch_cdbgsys, 0)
 CBRANCH(s_cbranch_cdbguser, 0)
 CBRANCH(s_cbranch_cdbgsys_or_user, 0)
 CBRANCH(s_cbranch_cdbgsys_and_user, 0)
-H(s_wakeup) {}   /* s_sleep does not suspend waves here, so nothing waits to be woken */
+H(s_wakeup) {}   /* waves yield at s_sleep only until the scheduler resumes them: nothing to wake */
 /* s_endpgm_saved ends a wave whose state the context-save handler stored */
 H(s_endpgm_saved)
 {

@@ -59,6 +59,8 @@ enum {
 typedef enum gcn_wave_status {
     GCN_WAVE_RUNNING = 0,
     GCN_WAVE_BARRIER,  /* stopped at s_barrier (pc already past it) */
+    GCN_WAVE_SLEEP,    /* yielded at s_sleep (pc already past it): the scheduler
+                        * may run other waves / host services, then resumes it */
     GCN_WAVE_DONE,     /* executed s_endpgm */
     GCN_WAVE_FAULT,    /* memory fault: message in err */
     GCN_WAVE_ILLEGAL,  /* invalid or unimplemented instruction: message in err */

@@ -154,6 +154,11 @@ static void test_barrier_resume(void **state)
     assert_int_equal(h.w.s[0], 1);
     assert_int_equal(h.w.pc, VADDR + 8);
     assert_false(g_log.ended);
+    h.w.status = GCN_WAVE_RUNNING;
+    /* s_sleep yields to the scheduler with the pc past it */
+    assert_int_equal(gcn_wave_run(&h.w), GCN_WAVE_SLEEP);
+    assert_int_equal(h.w.s[0], 2);
+    assert_false(g_log.ended);
     run_ok(&h);
     assert_int_equal(h.w.s[0], 2);
     assert_int_equal(h.w.n_instr, 8);
