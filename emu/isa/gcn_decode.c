@@ -136,6 +136,11 @@ size_t gcn_dec_patterns(gcn_dec_pattern *out, size_t max)
         const gcn_op_info *oi = &gcn_op_infos[op];
         uint32_t m, v;
         if (pattern_of(oi->fmt, oi->opc, &m, &v) == 0) {
+            /* GDS-only DS ops need gds=1 (and bit 25 clear); buffer_store_lds_dword needs lds=1 */
+            if ((oi->fmt == GCN_FMT_DS && (oi->flags & GCN_IF_GDS)) || op == GCN_OP_buffer_store_lds_dword) {
+                m |= 1u << 16 | (oi->fmt == GCN_FMT_DS ? 1u << 25 : 0);
+                v |= 1u << 16;
+            }
             if (k < max) out[k] = (gcn_dec_pattern){m, v, (uint16_t)op, 0};
             k++;
         }
@@ -283,7 +288,19 @@ static int operands_valid(const gcn_insn *o, const gcn_op_info *oi, uint32_t w0,
             return 0;
         if ((oi->attr & GCN_A_VOP3B) && !scalar_ok(o->dst[1], 2, 0)) return 0;
         return 1;
+    case GCN_FMT_DS:
+        /* GDS-only ops (gcn3.def GCN_IF_GDS): LLVM 14 decodes them only with gds=1 and
+         * the fields they do not use zero; the GWS ops name data0 in the ADDR byte */
+        if (oi->flags & GCN_IF_GDS) {
+            if (!(w0 & (1u << 16)) || (w0 & (1u << 25))) return 0;
+            if (op == GCN_OP_ds_ordered_count) return (w1 & 0x00ffff00u) == 0;
+            return (w1 & (oi->sw[0] ? 0xffffff00u : 0xffffffffu)) == 0;
+        }
+        return 1;
     case GCN_FMT_MUBUF: case GCN_FMT_MTBUF:
+        if (op == GCN_OP_buffer_store_lds_dword) /* LDS -> memory: only the lds form, no VGPRs */
+            return (o->mods & GCN_M_LDS) && !(w0 & 0x3000u) && !(w1 & 0x00e0ffffu) && scalar_ok(o->src[3], 1, 1) &&
+                   o->src[2] != 124;
         if (!scalar_ok(o->src[3], 1, 1) || o->src[2] == 124) return 0;
         if (((w1 >> 8) & 0xff) + (oi->dw > oi->sw[1] ? oi->dw : oi->sw[1]) > 256) return 0; /* vdata past v255 */
         /* lds: only loads have LDS forms */
@@ -507,7 +524,7 @@ int gcn_decode_one(const uint32_t *words, size_t n_words, uint64_t pc, gcn_insn 
         }
         if (w1 & (1u << 23)) o->mods |= GCN_M_TFE;
         o->src[0] = GCN_OPD_VGPR + (w1 & 0xff);
-        if (oi->flags & GCN_IF_STORE) o->src[1] = GCN_OPD_VGPR + ((w1 >> 8) & 0xff);
+        if ((oi->flags & GCN_IF_STORE) && oi->sw[1]) o->src[1] = GCN_OPD_VGPR + ((w1 >> 8) & 0xff);
         if ((oi->flags & GCN_IF_LOAD) && (!(oi->flags & GCN_IF_ATOMIC) || (o->mods & GCN_M_GLC)))
             o->dst[0] = GCN_OPD_VGPR + ((w1 >> 8) & 0xff);
         o->src[2] = (uint16_t)(((w1 >> 16) & 0x1f) << 2);
@@ -1135,7 +1152,14 @@ int gcn_disasm(const gcn_insn *in, char *buf, size_t n)
         if (in->mods & GCN_M_TFE) put(&b, " tfe");
         break;
     case GCN_FMT_MUBUF: case GCN_FMT_MTBUF:
-        if (oi->flags & (GCN_IF_LOAD | GCN_IF_STORE)) {
+        if (op == GCN_OP_buffer_store_lds_dword) { /* no vdata, no vaddr (LLVM 14 syntax) */
+            SEP(); put_opd(&b, in, in->src[2], 4, 32);
+            SEP(); put_opd(&b, in, in->src[3], 1, 32);
+            if (in->imm) put(&b, " offset:%u", in->imm);
+            put(&b, " lds");
+            if (in->mods & GCN_M_GLC) put(&b, " glc");
+            if (in->mods & GCN_M_SLC) put(&b, " slc");
+        } else if (oi->flags & (GCN_IF_LOAD | GCN_IF_STORE)) {
             unsigned vd = in->dst[0] != GCN_OPD_NONE ? in->dst[0] : in->src[1];
             unsigned vw = (oi->flags & GCN_IF_ATOMIC) ? oi->sw[1] : in->dst[0] != GCN_OPD_NONE ? oi->dw : oi->sw[1];
             if (vd == GCN_OPD_NONE) vd = GCN_OPD_VGPR; /* not reached: loads/stores have vdata */

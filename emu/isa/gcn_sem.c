@@ -2391,6 +2391,53 @@ static void ds_counter(gcn_wave *w, const gcn_insn *in, int dir)
 H(ds_append) { ds_counter(w, in, 1); }
 H(ds_consume) { ds_counter(w, in, -1); }
 
+/* ---- GDS / GWS (global data share, global wave sync) ---------------------------------------
+ *
+ * The GDS-only DS ops (gcn3.def GCN_IF_GDS: ds_gws_*, ds_ordered_count) use the
+ * device-wide GDS memory and the GWS unit, which the emulator does not model,
+ * so they stop the wave with a message naming them, except ds_gws_barrier:
+ * ROCm 5.2 compiles a cooperative-groups grid sync (this_grid().sync(),
+ * ROCm-Device-Libs ockl cg.cl __ockl_grid_sync) for gfx803 to
+ *     s_barrier; [wave 0 of each workgroup] ds_gws_barrier vN gds; s_barrier
+ * with vN = workgroups - 1 and GWS resource 0 (M0[21:16] = 0, offset 0).
+ *
+ * Rule implemented (LLVM AMDGPUUsage / DSInstructions.td: data0 of the first
+ * active lane, in the ADDR field; the resource id is offset[5:0] + M0[21:16];
+ * GCN3 ISA manual DS_GWS_BARRIER): the barrier of resource R completes when
+ * data0 + 1 waves arrived at it; every arriving wave must name the same count
+ * (ds_gws_init would set it; ROCm does not call it, so the count of the first
+ * arrival defines it). The handler only stops the wave with status
+ * GCN_WAVE_GWS_BARRIER (pc past the instruction, count and resource in the
+ * wave); the cooperative scheduler of emu/exec (gcn_launch.c run_coop) counts
+ * arrivals across the whole grid and releases the waves; a non-cooperative
+ * launch fails with a message. Nothing is recorded: like ds_nop or
+ * ds_swizzle_b32 the instruction touches no memory, so the trace holds no
+ * record for it and the replay walker finds it in the code object. */
+static void gds_refused(gcn_wave *w, const gcn_insn *in)
+{
+    wave_error(w, in, GCN_WAVE_ILLEGAL, "GDS/GWS instruction %s not supported (global data share is not modelled)",
+               gcn_op_name(in->op));
+}
+H(ds_gws_init) { gds_refused(w, in); }
+H(ds_gws_sema_v) { gds_refused(w, in); }
+H(ds_gws_sema_br) { gds_refused(w, in); }
+H(ds_gws_sema_p) { gds_refused(w, in); }
+H(ds_gws_sema_release_all) { gds_refused(w, in); }
+H(ds_ordered_count) { gds_refused(w, in); }
+H(ds_gws_barrier)
+{
+    EXEC_DECL;
+    if (!ex) { wave_error(w, in, GCN_WAVE_ILLEGAL, "ds_gws_barrier with EXEC = 0 (no lane supplies data0)"); return; }
+    const uint32_t *d0 = vreg(w, in, in->src[0], 1);
+    if (w->status != GCN_WAVE_RUNNING) return;
+    w->gws_count = d0[__builtin_ctzll(ex)] + 1u;
+    w->gws_resource = ((in->imm & 0x3fu) + ((w->s[GCN_SREG_M0] >> 16) & 0x3fu)) & 0x3fu;
+    w->status = GCN_WAVE_GWS_BARRIER;
+}
+
+/* LDS -> memory DMA (MUBUF lds form without VGPRs): not modelled. */
+H(buffer_store_lds_dword) { unimplemented(w, in, "(LDS-to-memory DMA is not modelled)"); }
+
 /* ---- graphics-only encodings ------------------------------------------------------------ */
 
 /* MIMG (image sampling, needs texture descriptors and samplers), EXP (export to
@@ -2440,6 +2487,11 @@ const char *gcn_sem_refusal(unsigned op)
         return "fork/join stack not modelled";
     case GCN_OP_s_rfe_b64: case GCN_OP_s_rfe_restore_b64:
         return "no trap handler";
+    case GCN_OP_ds_gws_init: case GCN_OP_ds_gws_sema_v: case GCN_OP_ds_gws_sema_br: case GCN_OP_ds_gws_sema_p:
+    case GCN_OP_ds_gws_sema_release_all: case GCN_OP_ds_ordered_count:
+        return "global data share not modelled";
+    case GCN_OP_buffer_store_lds_dword:
+        return "LDS-to-memory DMA not modelled";
     default:
         return gcn_sem_handlers[op] ? NULL : "no semantics";
     }

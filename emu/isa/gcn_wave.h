@@ -65,6 +65,10 @@ typedef enum gcn_wave_status {
     GCN_WAVE_FAULT,    /* memory fault: message in err */
     GCN_WAVE_ILLEGAL,  /* invalid or unimplemented instruction: message in err */
     GCN_WAVE_TRAP,     /* s_trap: message in err */
+    GCN_WAVE_GWS_BARRIER, /* stopped at ds_gws_barrier (pc already past it): waits in
+                        * the Global Wave Sync unit for gws_count waves of the
+                        * dispatch at resource gws_resource; only a cooperative
+                        * launch's scheduler can release it (emu/exec gcn_launch.c) */
 } gcn_wave_status;
 
 struct gcn_wg; /* exec-private workgroup */
@@ -79,6 +83,8 @@ typedef struct gcn_wave {
     uint32_t trapsts;          /* HW_REG_TRAPSTS */
     uint32_t status;           /* gcn_wave_status */
     uint64_t n_instr;          /* dynamic instructions executed so far */
+    uint32_t gws_count;        /* status GWS_BARRIER: waves the barrier waits for (data0 + 1) */
+    uint32_t gws_resource;     /* status GWS_BARRIER: GWS resource id (offset + M0[21:16], 0..63) */
 
     /* set by exec at creation, read by the interpreter */
     const gcn_program *prog;   /* decoded code object text */
@@ -114,8 +120,8 @@ static inline uint64_t gcn_vcc(const gcn_wave *w)
 }
 
 /*
- * Run the wave from w->pc until it stops: s_barrier (status BARRIER), s_endpgm
- * (DONE) or an error (FAULT/ILLEGAL/TRAP with w->err set, naming kernel, PC,
+ * Run the wave from w->pc until it stops: s_barrier (status BARRIER), s_sleep
+ * (SLEEP), ds_gws_barrier (GWS_BARRIER), s_endpgm (DONE) or an error (FAULT/ILLEGAL/TRAP with w->err set, naming kernel, PC,
  * encoding / address and lane). Returns the new status. Records the wave's
  * dynamic behaviour into w->rec when non-NULL (branch outcomes, indirect
  * targets, EXEC changes as (index of next instruction, EXEC), memory ops),

@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
-"""Generate emu/isa/gcn3.def from llvm-mc (LLVM 14) by disassembling every opcode
-number of every gfx803 encoding with zero operand fields.  Run once; the output is
-committed and then maintained by hand (it is the single source of truth).
-Usage: gen-gcn3-def.py enum.json > gcn3.def   (enum.json: {FMT: {opc: "text"}})"""
+"""Generate emu/isa/gcn3.def from the opcode enumeration of llvm-mc (LLVM 14) that
+gen-gcn3-enum.py writes (emu/isa/gcn3-llvm-enum.json: every opcode number of every
+gfx803 encoding, with zero operand fields or, for opcodes that only exist with a
+bit set, the gds / lds / literal form; plus the VOP1/VOP2/VOPC opcodes that have
+SDWA and DPP forms).  gcn3.def is committed and is the single source of truth;
+change it by changing this generator (or the enumeration) and regenerating:
+    python3 emu/isa/gen-gcn3-def.py emu/isa/gcn3-llvm-enum.json > emu/isa/gcn3.def
+The output depends only on the json (no sets iterated, no randomness).
+Usage: gen-gcn3-def.py enum.json > gcn3.def"""
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 d['VOP1'].setdefault('0', 'v_nop'); d['VOP1'].setdefault('53', 'v_clrexcp')
@@ -30,11 +35,20 @@ def dsbytes(n, ops):
         if '2' in n.split('_')[1]: b *= 2
         return b
     if n in ('ds_nop','ds_swizzle_b32','ds_permute_b32','ds_bpermute_b32','ds_consume','ds_append'): return 4 if 'perm' in n or 'swiz' in n else 0
+    if n in GDS_ONLY: return 0
     return 8 if re.search(r'64$', n) else 4
 rows = []
 def add(name, fmt, opc, unit, flags, mem, dw, sw, attr):
     sw = (list(sw) + [0,0,0])[:3]
     rows.append((name, fmt, opc, unit, '|'.join(flags) or '0', mem, dw, sw, '|'.join(attr) or '0'))
+# DS opcodes that only exist with gds=1 (global wave sync and ordered count, GCN3 ISA
+# manual Sec. 9.x "GWS"): no LDS access; they name data0 in the ADDR field (LLVM 14 VI)
+GDS_ONLY = ('ds_gws_init','ds_gws_sema_v','ds_gws_sema_br','ds_gws_sema_p','ds_gws_barrier',
+            'ds_gws_sema_release_all','ds_ordered_count')
+FORMS = {f: {k: set(v) for k, v in d.get(f, {}).items()} for f in ('SDWA', 'DPP')}
+# LLVM 14 also decodes a DPP v_nop (src0 0xfa, v0); the decoder treats v_nop as a
+# fixed word (gcn_decode.c operands_valid), so that form stays out of the table
+FORMS['DPP'].get('VOP1', set()).discard(0)
 TRANS = ('_exp_','_log_','_rcp_','_rsq_','_sqrt_','_sin_','_cos_')
 vop3 = {int(k): v for k, v in d['VOP3'].items()}
 seen3 = set()
@@ -95,8 +109,17 @@ for fmt in ('SOP2','SOPK','SOP1','SOPC','SOPP','SMEM','VOP2','VOP1','VOPC','VOP3
             if 'f64' in name: fl.append('GCN_IF_F64')
             if any(t in name + '_' for t in TRANS): fl.append('GCN_IF_TRANS')
             if name in VOP3B and 'GCN_A_VOP3B' not in attr: attr.append('GCN_A_VOP3B')
+            for form in ('SDWA', 'DPP'):
+                if opc in FORMS[form].get(fmt, ()): attr.append('GCN_A_' + form)
         elif fmt == 'DS':
             unit = 'LDS'; mem = dsbytes(name, ops)
+            if name in GDS_ONLY:
+                fl.append('GCN_IF_GDS')
+                ws = [w(o) for o in ops if o != 'gds']
+                dw = ws[0] if name == 'ds_ordered_count' else 0
+                if name == 'ds_ordered_count': ws = ws[1:]
+                add(name, fmt, opc, unit, fl, 0, dw, ws, attr)
+                continue
             if 'src2' in name or name in ('ds_nop','ds_consume','ds_append','ds_swizzle_b32','ds_permute_b32','ds_bpermute_b32'): pass
             elif name.startswith('ds_read'): fl.append('GCN_IF_LOAD')
             elif name.startswith('ds_write'): fl.append('GCN_IF_STORE')
@@ -109,27 +132,31 @@ for fmt in ('SOP2','SOPK','SOP1','SOPC','SOPP','SMEM','VOP2','VOP1','VOPC','VOP3
             sw = (ws + [0,0,0])[:3]   # addr, data0, data1
         elif fmt in ('MUBUF','MTBUF','FLAT','MIMG'):
             unit = 'VMEM'; mem = membytes(name)
+            nregs = None
             if 'format' in name or fmt == 'MTBUF':
                 nc = {'x':1,'xy':2,'xyz':3,'xyzw':4}[name.split('_')[-1]]; mem = nc * (2 if 'd16' in name else 4)
+                nregs = nc  # gfx803 has unpacked D16: one VGPR per component
             if fmt == 'FLAT': fl.append('GCN_IF_FLAT')
             if 'atomic' in name:
                 mem = 8 if name.endswith('_x2') else 4
                 fl += ['GCN_IF_LOAD','GCN_IF_STORE','GCN_IF_ATOMIC']
-            elif 'load' in name: fl.append('GCN_IF_LOAD'); dw = (mem + 3) // 4
-            elif 'store' in name: fl.append('GCN_IF_STORE'); sw = [0, (mem + 3) // 4, 0]
+            elif name == 'buffer_store_lds_dword': fl.append('GCN_IF_STORE'); mem = 4  # LDS -> memory, no VGPR
+            elif 'load' in name: fl.append('GCN_IF_LOAD'); dw = nregs or (mem + 3) // 4
+            elif 'store' in name: fl.append('GCN_IF_STORE'); sw = [0, nregs or (mem + 3) // 4, 0]
             elif 'wbinvl1' in name: fl.append('GCN_IF_MEM_FENCE')
             if 'atomic' in name:
                 n = 2 if name.endswith('_x2') else 1
                 sw = [0, n * (2 if 'cmpswap' in name else 1), 0]; dw = n
+            if fmt == 'MIMG': sw[0] = w(ops[1])  # vaddr as LLVM 14 disassembles it
         add(name, fmt, opc, unit, fl, mem, dw, sw, attr)
 add('exp', 'EXP', 0, 'EXPORT', [], 0, 0, [0,0,0], [])
 names = [r[0] for r in rows]
 dup = {n for n in names if names.count(n) > 1}
 print('/* gcn3.def - THE instruction table of GCN3 (gfx803): every opcode once (STYLE.md #1).')
 print(' *')
-print(' * Opcode numbers: LLVM 14 AMDGPU backend (VI encodings), extracted by gen-gcn3-def.py')
-print(' * from `llvm-mc --disassemble -mcpu=gfx803` over every opcode of every format and')
-print(' * maintained by hand since.  Fields (each named by its wrapper macro):')
+print(' * Opcode numbers: LLVM 14 AMDGPU backend (VI encodings), enumerated by gen-gcn3-enum.py')
+print(' * with `llvm-mc --disassemble -mcpu=gfx803` over every opcode of every format (and the')
+print(' * gds / lds / SDWA / DPP forms).  Fields (each named by its wrapper macro):')
 print(' *   name           mnemonic (enum GCN_OP_<name>, string "<name>"; VOP1/2/C ones without _e32/_e64)')
 print(' *   FMT(f)         native encoding: SOP2 SOPK SOP1 SOPC SOPP SMEM VOP2 VOP1 VOPC VOP3 VINTRP DS MUBUF MTBUF FLAT MIMG')
 print(' *   OPC(n)         opcode field in that encoding (VOP3 form of VOPC/VOP2/VOP1: 0x000/0x100/0x140 + n)')
@@ -137,8 +164,13 @@ print(' *   UNIT(u)        gcn_unit timing class')
 print(' *   FLAGS(f)       static GCN_IF_* flags (decode adds glc-dependent ATOMIC_RTN, dst-dependent WRITES_EXEC)')
 print(' *   MEM(n)         bytes per lane (VMEM/DS) or in total (SMEM)')
 print(' *   DW(n)          destination width in dwords (VMEM/DS: vdst)')
-print(' *   SW(a,b,c)      source widths in dwords (DS: addr,data0,data1; VMEM: -,vdata,-)')
-print(' *   ATTR(a)        decoder attributes: GCN_A_E64 has a VOP3 form, GCN_A_VOP3B carry/sdst form')
+print(' *   SW(a,b,c)      source widths in dwords (DS: addr,data0,data1; VMEM: -,vdata,-; MIMG: vaddr as LLVM 14')
+print(' *                  disassembles it,vdata,-). D16 formats: one VGPR per component (gfx803 has unpacked D16)')
+print(' *                  GDS-only DS ops (GCN_IF_GDS): SW(data0,0,0), data0 encoded in the ADDR field')
+print(' *   ATTR(a)        decoder attributes: GCN_A_E64 has a VOP3 form, GCN_A_VOP3B carry/sdst form,')
+print(' *                  GCN_A_SDWA / GCN_A_DPP has SDWA / DPP forms (those LLVM 14 accepts for gfx803)')
+print(' *')
+print(' * GENERATED by emu/isa/gen-gcn3-def.py from emu/isa/gcn3-llvm-enum.json: edit those, not this file.')
 print(' */')
 for r in rows:
     name = r[0] if r[0] not in dup else r[0] + '_' + r[1].lower() + '%d' % r[2]

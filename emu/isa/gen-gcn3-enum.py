@@ -2,8 +2,10 @@
 """Enumerate every opcode number of every gfx803 encoding through LLVM's
 disassembler (llvm-mc 14) and write enum.json ({FMT: {opc: "text"}}), the input
 of gen-gcn3-def.py. Opcodes that only disassemble with a literal or another
-operand form are retried with those forms (EXTRA). Run once; gcn3.def is then
-maintained by hand (gcn3-llvm-enum.json is the committed output)."""
+operand form are retried with those forms (EXTRA: literals, glc, gds, lds). Also
+lists the VOP1/VOP2/VOPC opcodes that have SDWA and DPP forms (keys "SDWA", "DPP").
+gcn3-llvm-enum.json is the committed output (written here as ./enum.json); then
+gen-gcn3-def.py turns it into gcn3.def."""
 import json, re, subprocess, sys
 
 def b(w):
@@ -33,7 +35,16 @@ EXTRA = {
     'VOP2': [(o, [(o << 25) | 0x100, 0x3f800000]) for o in (0x17, 0x18, 0x24, 0x25)],
     'SMEM': [(o, [0xC0000000 | (o << 18) | (1 << 17), 0]) for o in range(0x20, 0x28)]
           + [(o, [0xC0000000 | (o << 18), 0]) for o in range(0x20, 0x28)],
+    # gds=1: ds_gws_*, ds_ordered_count only exist in the GDS form
+    'DS': [(o, [0xD8000000 | (o << 17) | (1 << 16), 0]) for o in range(256)],
+    # lds=1: buffer_store_lds_dword only exists in the LDS form
+    'MUBUF': [(o, [0xE0000000 | (o << 18) | (1 << 16), 0]) for o in range(128)],
 }
+# SDWA (src0 = 0xf9) and DPP (src0 = 0xfa) forms of VOP1/VOP2/VOPC: selects DWORD,
+# quad_perm identity, all rows/banks; an opcode has the form when LLVM decodes it
+BASE = {'VOP2': lambda o, s: (o << 25) | s, 'VOP1': lambda o, s: 0x7E000000 | (o << 9) | s,
+        'VOPC': lambda o, s: 0x7C000000 | (o << 17) | s}
+FORMS = {'SDWA': (0xf9, [0x06060600, 0x00060600, 0x06060000]), 'DPP': (0xfa, [0xff00e400])}
 
 def disassemble(cands):
     """cands: [(opc, words)] -> {opc: text} for the words LLVM decodes exactly."""
@@ -59,4 +70,11 @@ for f, (rng, mk) in FMTS.items():
         res.setdefault(o, txt)
     out[f] = {str(o): t for o, t in sorted(res.items())}
     print(f, len(res), file=sys.stderr)
+for form, (src, w1s) in FORMS.items():
+    out[form] = {}
+    for f, mk in BASE.items():
+        rng = FMTS[f][0]
+        res = disassemble([(o, [mk(o, src), w1]) for o in rng for w1 in w1s])
+        out[form][f] = sorted(res)
+        print(form, f, len(res), file=sys.stderr)
 json.dump(out, open("enum.json", "w"), indent=0)

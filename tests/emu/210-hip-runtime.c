@@ -114,9 +114,10 @@ static void test_errors_and_stubs(void **state)
     assert_string_equal(FN(hipGetErrorName)(hipErrorIllegalAddress), "hipErrorIllegalAddress");
     assert_string_equal(FN(hipGetErrorString)(hipSuccess), "no error");
     /* A stub: loud, and never a fake success. */
-    hipError_t (*mm)(void **, size_t, unsigned) = sym("hipMallocManaged");
-    void *p = (void *)1;
-    assert_int_equal(mm(&p, 64, hipMemAttachGlobal), hipErrorNotSupported);
+    hipError_t (*m3)(hipPitchedPtr *, hipExtent) = sym("hipMalloc3D");
+    hipPitchedPtr pp = {0};
+    assert_int_equal(m3(&pp, make_hipExtent(64, 4, 2)), hipErrorNotSupported);
+    assert_null(pp.ptr);
     assert_int_equal(FN(hipGetLastError)(), hipErrorNotSupported);
     /* Internal symbols are not exported. */
     assert_null(dlsym(lib, "hip_init"));

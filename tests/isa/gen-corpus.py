@@ -196,6 +196,8 @@ def ds(op):
     for i in range(16):
         off = R.choice([0, 0, 1, 4, 0xff, 0x100, 0xffff, 0x1004, R.getrandbits(16)])
         gds = R.random() < 0.2
+        if op['name'].startswith('ds_gws_') or op['name'] == 'ds_ordered_count':
+            gds = 1  # GDS-only ops (global wave sync, ordered count) exist only with gds=1
         w0 = 0xd8000000 | op['opc'] << 17 | gds << 16 | off
         w1 = vgpr() << 24 | vgpr() << 16 | vgpr() << 8 | vgpr()
         # unused operand fields must be zero: every subset of vdst/data1/data0 cleared
@@ -221,6 +223,9 @@ def mubuf(op):
         w0 |= (R.random() < 0.3) << 14 | (R.random() < 0.4) << 13 | (R.random() < 0.4) << 12
         w0 |= R.choice([0, 0, 4, 0xfff, R.getrandbits(12)])
         w1 = soff() << 24 | (R.random() < 0.1) << 23 | R.choice([0, 1, 2, 4, 24]) << 16 | vgpr() << 8 | vgpr()
+        if op['name'] == 'buffer_store_lds_dword':  # only the lds form, no vaddr/vdata/tfe
+            w0 = (w0 | 1 << 16) & ~0x3000
+            w1 &= ~0x80ffff
         out.append([w0, w1])
     return out
 
@@ -245,6 +250,8 @@ def mimg(op):
         w1 = R.choice([0, 1, 4]) << 21 | R.choice([0, 2, 4, 8]) << 16 | vgpr() << 8 | vgpr()
         if R.random() < 0.2: w1 |= 1 << 31
         out.append([w0, w1])
+    if 'atomic' in op['name']:  # one plain form, so that no atomic depends on the draws above
+        out.append([0xf0000000 | op['opc'] << 18 | (3 if 'cmpswap' in op['name'] else 1) << 8, 0x0201])
     return out
 
 def exp(op):
