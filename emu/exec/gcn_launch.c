@@ -12,9 +12,25 @@
  * v0/v1/v2 hold the work-item ids x/y/z as enabled.
  *
  * Invariants: every workgroup runs entirely on one worker; its waves switch
- * only at s_barrier, s_endpgm or an error, in wave order, so the result of a
- * race-free kernel does not depend on the thread count. Each wave gets its
- * own scratch slice, so private memory never aliases between waves.
+ * only at s_barrier, s_sleep, s_endpgm or an error, in wave order, so the
+ * result of a race-free kernel does not depend on the thread count. Each wave
+ * gets its own scratch slice, so private memory never aliases between waves.
+ *
+ * Cooperative launches (gcn_launch_cooperative, hipLaunchCooperativeKernel):
+ * a grid-wide sync (cooperative_groups::this_grid().sync()) compiles for
+ * gfx803 (ROCm 5.2 ockl __ockl_grid_sync) to s_barrier, then one wave per
+ * workgroup executing `ds_gws_barrier vN gds` with vN = workgroups - 1 (the
+ * Global Wave Sync unit releases the waves when that many + 1 arrived), then
+ * s_barrier. So every workgroup must be resident at once: one worker runs all
+ * workgroups of the dispatch interleaved (run_coop), each in turn until its
+ * waves block (s_barrier, s_sleep, the GWS barrier) or end. The interpreter
+ * stops a wave at ds_gws_barrier with status GCN_WAVE_GWS_BARRIER (count =
+ * data0 + 1, resource id; rule in gcn_sem.c); run_coop counts the arrivals
+ * over the whole grid and releases every waiting wave when the count arrived
+ * (one GWS resource in flight at a time). The order is fixed,
+ * so cooperative kernels are deterministic. A GWS barrier outside a
+ * cooperative launch fails with a message saying so (the hardware would
+ * hang: the GWS unit is allocated to cooperative dispatches only).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -209,6 +225,10 @@ static int wave_error_status(gcn_wave_status st, gcn_launch_status *out)
     }
 }
 
+/* The GWS barrier rule (count = data0 + 1 of the first active lane, resource =
+ * offset + M0[21:16]) is the interpreter's (gcn_sem.c ds_gws_barrier): a wave
+ * that executed ds_gws_barrier stops with status GCN_WAVE_GWS_BARRIER, pc past
+ * it, w->gws_count and w->gws_resource set. */
 static void run_wg(gcn_worker *wk, struct gcn_launch_job *job, uint32_t wg_lin)
 {
     const gcn_launch_params *p = job->p;
@@ -237,7 +257,17 @@ static void run_wg(gcn_worker *wk, struct gcn_launch_job *job, uint32_t wg_lin)
             if (w->status == GCN_WAVE_RUNNING)
                 gcn_wave_run(w);
             gcn_launch_status ls;
-            if (wave_error_status((gcn_wave_status)w->status, &ls)) {
+            if (w->status == GCN_WAVE_GWS_BARRIER) {
+                char msg[512];
+                snprintf(msg, sizeof(msg),
+                         "kernel %s: wg (%u,%u,%u) wave %u pc 0x%" PRIx64 ": ds_gws_barrier (grid-wide sync, "
+                         "cooperative_groups::this_grid().sync()) in a launch that is not cooperative; "
+                         "launch the kernel with hipLaunchCooperativeKernel",
+                         w->kernel_name ? w->kernel_name : "?", w->wg_id[0], w->wg_id[1], w->wg_id[2],
+                         w->wave_in_wg, w->pc - 8);
+                job_error(job, GCN_LAUNCH_ILLEGAL_INSN, msg);
+                failed = 1;
+            } else if (wave_error_status((gcn_wave_status)w->status, &ls)) {
                 job_error(job, ls, w->err[0] ? w->err : "wave stopped with an error and no message");
                 failed = 1;
             } else if (w->status == GCN_WAVE_DONE) {
@@ -271,11 +301,196 @@ static void run_wg(gcn_worker *wk, struct gcn_launch_job *job, uint32_t wg_lin)
     }
 }
 
+/* A dispatch as gcn_launch posts it: workers receive &job. */
+typedef struct launch_job_ext {
+    struct gcn_launch_job job;
+    int coop;                 /* gcn_launch_cooperative: run_coop on worker 0 */
+} launch_job_ext;
+
+/* Co-residency bound of a cooperative dispatch: 64 CUs x 40 wave slots (R9
+ * Nano; GCN3 ISA manual Sec. 1: 10 waves per SIMD, 4 SIMDs per CU). The HIP
+ * runtime applies the exact occupancy rule before launching. */
+#define COOP_MAX_WAVES (64u * 40u)
+
+/* One workgroup of a cooperative dispatch. */
+typedef struct coop_wg {
+    gcn_wave *waves;
+    uint8_t *gws_wait;        /* per wave: blocked at the GWS barrier */
+    trc_wg_rec *rec;          /* NULL when not recording */
+    int done;
+    struct gcn_wg ctx;
+} coop_wg;
+
+static void coop_fail(struct gcn_launch_job *job, gcn_launch_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void coop_fail(struct gcn_launch_job *job, gcn_launch_status st, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    job_error(job, st, msg);
+}
+
+/* Run every workgroup of a cooperative dispatch interleaved on this worker
+ * (see the file comment): round robin over the workgroups, each until its
+ * waves block or end; the GWS barrier releases when its count arrived. A pass
+ * in which no wave can run is a deadlock and fails the launch. */
+static void run_coop(gcn_worker *wk, struct gcn_launch_job *job)
+{
+    const gcn_launch_params *p = job->p;
+    const char *kn = job->k->name;
+    uint32_t n = job->n_wg, nw = job->waves_per_wg;
+    size_t nwaves = (size_t)n * nw;
+    coop_wg *g = calloc(n, sizeof(*g));
+    gcn_wave *waves = calloc(nwaves, sizeof(*waves));
+    uint8_t *wait = calloc(nwaves, 1);
+    uint32_t(*vgprs)[GCN_WAVE_LANES] = calloc(nwaves * job->n_vgpr, sizeof(*vgprs));
+    uint8_t *lds = job->lds_size ? calloc(n, job->lds_size) : NULL;
+    uint32_t(*save_vgprs)[GCN_WAVE_LANES] = wk->vgprs;
+    uint8_t *save_lds = wk->lds;
+    trc_wg_rec *save_rec = wk->rec;
+    uint32_t n_done_wg = 0, gws_target = 0, gws_arrived = 0, gws_res = 0;
+    if (!g || !waves || !wait || !vgprs || (job->lds_size && !lds)) {
+        coop_fail(job, GCN_LAUNCH_NOMEM, "cooperative launch of %s: cannot allocate the state of %u workgroups",
+                  kn, n);
+        goto out;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t wg_id[3] = {i % p->grid[0], (i / p->grid[0]) % p->grid[1],
+                             (uint32_t)((uint64_t)i / ((uint64_t)p->grid[0] * p->grid[1]))};
+        coop_wg *c = &g[i];
+        c->waves = waves + (size_t)i * nw;
+        c->gws_wait = wait + (size_t)i * nw;
+        c->ctx.m = job->m;
+        if (job->recording) {
+            c->rec = trc_wg_rec_create();
+            if (!c->rec) {
+                coop_fail(job, GCN_LAUNCH_NOMEM, "cooperative launch of %s: out of memory recording %u workgroups",
+                          kn, n);
+                goto out;
+            }
+            trc_wg_rec_begin(c->rec, job->kernel_id, wg_id, nw);
+        }
+        wk->vgprs = vgprs + (size_t)i * nw * job->n_vgpr;
+        wk->lds = lds ? lds + (size_t)i * job->lds_size : save_lds;
+        wk->rec = c->rec;
+        for (uint32_t wi = 0; wi < nw; wi++) {
+            gcn_wave_init_state(wk, job, &c->waves[wi], wi, i, wg_id, &c->ctx);
+            if (c->rec)
+                trc_rec_exec(c->rec, wi, 0, gcn_exec_mask(&c->waves[wi]));
+        }
+    }
+    wk->vgprs = save_vgprs;
+    wk->lds = save_lds;
+    wk->rec = save_rec;
+    while (n_done_wg < n && !atomic_load_explicit(&job->stop, memory_order_relaxed)) {
+        int progress = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            coop_wg *c = &g[i];
+            if (c->done)
+                continue;
+            uint32_t n_done = 0, n_barrier = 0;
+            for (uint32_t wi = 0; wi < nw; wi++) {
+                gcn_wave *w = &c->waves[wi];
+                if (c->gws_wait[wi])
+                    continue;
+                if (w->status == GCN_WAVE_SLEEP) {
+                    if (job->m->cfg.on_wave_sleep)
+                        job->m->cfg.on_wave_sleep(job->m->cfg.on_wave_sleep_arg);
+                    w->status = GCN_WAVE_RUNNING;
+                }
+                if (w->status == GCN_WAVE_RUNNING) {
+                    gcn_wave_run(w);
+                    progress = 1;
+                }
+                gcn_launch_status ls;
+                if (w->status == GCN_WAVE_GWS_BARRIER) {
+                    /* the wave waits at the GWS unit; one barrier (resource) in flight at a time */
+                    uint32_t cnt = w->gws_count;
+                    if (cnt > nwaves || (gws_target && (cnt != gws_target || w->gws_resource != gws_res))) {
+                        coop_fail(job, GCN_LAUNCH_ILLEGAL_INSN,
+                                  "kernel %s: wg (%u,%u,%u) wave %u pc 0x%" PRIx64 ": ds_gws_barrier (resource %u) "
+                                  "waits for %u waves but %s", kn, w->wg_id[0], w->wg_id[1], w->wg_id[2], wi,
+                                  w->pc - 8, w->gws_resource, cnt,
+                                  cnt > nwaves ? "the dispatch has fewer (it would hang)"
+                                  : cnt != gws_target ? "other waves of this barrier wait for a different count"
+                                                      : "another GWS resource is in use (only one is modelled)");
+                        goto out;
+                    }
+                    gws_target = cnt;
+                    gws_res = w->gws_resource;
+                    c->gws_wait[wi] = 1;
+                    gws_arrived++;
+                } else if (wave_error_status((gcn_wave_status)w->status, &ls)) {
+                    job_error(job, ls, w->err[0] ? w->err : "wave stopped with an error and no message");
+                    goto out;
+                } else if (w->status == GCN_WAVE_DONE) {
+                    n_done++;
+                } else if (w->status == GCN_WAVE_BARRIER) {
+                    n_barrier++;
+                }
+            }
+            if (n_done == nw) {
+                c->done = 1;
+                n_done_wg++;
+                if (c->rec && trc_wg_commit(job->m->cfg.trace, c->rec) != 0) {
+                    coop_fail(job, GCN_LAUNCH_TRACE_ERROR, "trace: %s", trc_writer_error(job->m->cfg.trace));
+                    goto out;
+                }
+            } else if (n_barrier && n_done + n_barrier == nw) {
+                for (uint32_t wi = 0; wi < nw; wi++)
+                    if (c->waves[wi].status == GCN_WAVE_BARRIER)
+                        c->waves[wi].status = GCN_WAVE_RUNNING;
+                progress = 1;
+            }
+        }
+        if (gws_target && gws_arrived >= gws_target) {
+            for (size_t k = 0; k < nwaves; k++)
+                if (wait[k])
+                    waves[k].status = GCN_WAVE_RUNNING;
+            memset(wait, 0, nwaves);
+            gws_arrived = 0;
+            gws_target = 0;
+            progress = 1;
+        }
+        if (!progress && n_done_wg < n) {
+            coop_fail(job, GCN_LAUNCH_ILLEGAL_INSN,
+                      "cooperative launch of %s: deadlock: %u waves wait at the grid barrier (ds_gws_barrier) "
+                      "for %u, %u of %u workgroups ended; the kernel would hang on the GPU",
+                      kn, gws_arrived, gws_target, n_done_wg, n);
+            goto out;
+        }
+    }
+out:
+    wk->vgprs = save_vgprs;
+    wk->lds = save_lds;
+    wk->rec = save_rec;
+    if (g)
+        for (uint32_t i = 0; i < n; i++)
+            trc_wg_rec_destroy(g[i].rec);
+    if (waves)
+        for (size_t i = 0; i < nwaves; i++)
+            wk->n_instr += waves[i].n_instr;
+    wk->n_waves += nwaves;
+    free(g);
+    free(waves);
+    free(wait);
+    free(vgprs);
+    free(lds);
+}
+
 void gcn_worker_run_job(gcn_worker *wk, struct gcn_launch_job *job)
 {
     wk->n_instr = 0;
     wk->n_waves = 0;
     memset(&wk->cache, 0, sizeof(wk->cache));
+    if (((launch_job_ext *)job)->coop) {
+        if (wk->index == 0)
+            run_coop(wk, job);
+        return;
+    }
     while (!atomic_load_explicit(&job->stop, memory_order_relaxed)) {
         uint32_t i = atomic_fetch_add(&job->next_wg, 1);
         if (i >= job->n_wg)
@@ -310,8 +525,8 @@ static void wr16(uint8_t *b, uint32_t off, uint16_t v) { memcpy(b + off, &v, 2);
 static void wr32(uint8_t *b, uint32_t off, uint32_t v) { memcpy(b + off, &v, 4); }
 static void wr64(uint8_t *b, uint32_t off, uint64_t v) { memcpy(b + off, &v, 8); }
 
-gcn_launch_status gcn_launch(gcn_machine *m, const gcn_module *mod, const gcn_kernel *k,
-                             const gcn_launch_params *p, gcn_launch_result *res)
+static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, const gcn_kernel *k,
+                                     const gcn_launch_params *p, gcn_launch_result *res, int coop)
 {
     gcn_launch_result dummy;
     if (!res)
@@ -446,34 +661,35 @@ gcn_launch_status gcn_launch(gcn_machine *m, const gcn_module *mod, const gcn_ke
     wr64(q, 0xa8, scratch_size);                   /* scratch_backing_memory_byte_size */
     wr32(q, 0xb0, private_size);                   /* scratch_workitem_byte_size */
 
-    struct gcn_launch_job job;
-    memset(&job, 0, sizeof(job));
-    job.m = m;
-    job.mod = mod;
-    job.k = k;
-    job.p = p;
-    job.n_wg = (uint32_t)n_wg64;
-    job.wg_items = (uint32_t)wg_items;
-    job.waves_per_wg = waves_per_wg;
-    job.lds_size = (uint32_t)lds;
-    job.n_vgpr = n_vgpr;
-    job.private_size = private_size;
-    job.mode = gcn_initial_mode(kd);
-    job.scratch_base = scratch_base;
-    job.slice = slice;
-    job.scratch_size = scratch_size;
-    job.dispatch_ptr = ka_base + KA_PACKET;
-    job.queue_ptr = ka_base + KA_QUEUE;
-    job.kernarg_ptr = ka_base + KA_KERNARG;
-    job.dispatch_id = dispatch_id;
-    job.recording = m->cfg.trace != NULL;
-    atomic_init(&job.next_wg, 0);
-    atomic_init(&job.stop, 0);
-    pthread_mutex_init(&job.err_lock, NULL);
-    job.status = GCN_LAUNCH_OK;
+    launch_job_ext jx;
+    memset(&jx, 0, sizeof(jx));
+    jx.coop = coop;
+    jx.job.m = m;
+    jx.job.mod = mod;
+    jx.job.k = k;
+    jx.job.p = p;
+    jx.job.n_wg = (uint32_t)n_wg64;
+    jx.job.wg_items = (uint32_t)wg_items;
+    jx.job.waves_per_wg = waves_per_wg;
+    jx.job.lds_size = (uint32_t)lds;
+    jx.job.n_vgpr = n_vgpr;
+    jx.job.private_size = private_size;
+    jx.job.mode = gcn_initial_mode(kd);
+    jx.job.scratch_base = scratch_base;
+    jx.job.slice = slice;
+    jx.job.scratch_size = scratch_size;
+    jx.job.dispatch_ptr = ka_base + KA_PACKET;
+    jx.job.queue_ptr = ka_base + KA_QUEUE;
+    jx.job.kernarg_ptr = ka_base + KA_KERNARG;
+    jx.job.dispatch_id = dispatch_id;
+    jx.job.recording = m->cfg.trace != NULL;
+    atomic_init(&jx.job.next_wg, 0);
+    atomic_init(&jx.job.stop, 0);
+    pthread_mutex_init(&jx.job.err_lock, NULL);
+    jx.job.status = GCN_LAUNCH_OK;
 
     gcn_launch_status st = GCN_LAUNCH_OK;
-    if (job.recording) {
+    if (jx.job.recording) {
         trc_writer *tw = m->cfg.trace;
         trc_event ev = {.kind = TRC_EV_COPY, .device = p->device, .addr = ka_base, .size = ka_alloc_size,
                         .copy_kind = TRC_COPY_INIT, .data = ka};
@@ -505,7 +721,7 @@ gcn_launch_status gcn_launch(gcn_machine *m, const gcn_module *mod, const gcn_ke
             st = GCN_LAUNCH_TRACE_ERROR;
         }
         pthread_mutex_unlock(&m->trace_lock);
-        job.kernel_id = tl.kernel_id;
+        jx.job.kernel_id = tl.kernel_id;
     }
 
     struct timespec t0, t1;
@@ -513,7 +729,7 @@ gcn_launch_status gcn_launch(gcn_machine *m, const gcn_module *mod, const gcn_ke
     if (st == GCN_LAUNCH_OK) {
         atomic_fetch_add(&m->launches_active, 1); /* seq_cst: pairs with the table publish */
         pthread_mutex_lock(&m->pool_lock);
-        m->job = &job;
+        m->job = &jx.job;
         m->job_seq++;
         m->workers_busy = m->n_workers;
         pthread_cond_broadcast(&m->pool_wake);
@@ -532,24 +748,50 @@ gcn_launch_status gcn_launch(gcn_machine *m, const gcn_module *mod, const gcn_ke
             res->wave_instructions += m->workers[i].n_instr;
             res->waves += m->workers[i].n_waves;
         }
-        if (job.status != GCN_LAUNCH_OK) {
-            st = job.status;
+        if (jx.job.status != GCN_LAUNCH_OK) {
+            st = jx.job.status;
             res->status = st;
-            snprintf(res->message, sizeof(res->message), "%s", job.message);
+            snprintf(res->message, sizeof(res->message), "%s", jx.job.message);
         }
-        if (job.recording) {
+        if (jx.job.recording) {
             pthread_mutex_lock(&m->trace_lock);
-            if (trc_writer_end_kernel(m->cfg.trace, job.kernel_id) != 0 && st == GCN_LAUNCH_OK) {
+            if (trc_writer_end_kernel(m->cfg.trace, jx.job.kernel_id) != 0 && st == GCN_LAUNCH_OK) {
                 st = fail(res, GCN_LAUNCH_TRACE_ERROR, "launch of %s: trace: %s", kn,
                           trc_writer_error(m->cfg.trace));
             }
             pthread_mutex_unlock(&m->trace_lock);
         }
     }
-    pthread_mutex_destroy(&job.err_lock);
+    pthread_mutex_destroy(&jx.job.err_lock);
     if (scratch)
         gcn_mem_free(m, scratch);
     gcn_mem_free(m, ka);
     res->status = st;
     return st;
+}
+
+gcn_launch_status gcn_launch(gcn_machine *m, const gcn_module *mod, const gcn_kernel *k,
+                             const gcn_launch_params *p, gcn_launch_result *res)
+{
+    return launch_impl(m, mod, k, p, res, 0);
+}
+
+gcn_launch_status gcn_launch_cooperative(gcn_machine *m, const gcn_module *mod, const gcn_kernel *k,
+                                         const gcn_launch_params *p, gcn_launch_result *res)
+{
+    gcn_launch_result dummy;
+    if (!res)
+        res = &dummy;
+    if (k && p) {
+        uint64_t wg_items = (uint64_t)p->wg_size[0] * p->wg_size[1] * p->wg_size[2];
+        uint64_t waves = (uint64_t)p->grid[0] * p->grid[1] * p->grid[2] *
+                         ((wg_items + GCN_WAVE_LANES - 1) / GCN_WAVE_LANES);
+        if (waves > COOP_MAX_WAVES) {
+            memset(res, 0, sizeof(*res));
+            return fail(res, GCN_LAUNCH_BAD_CONFIG,
+                        "cooperative launch of %s: %" PRIu64 " waves cannot be resident at once (at most %u)",
+                        k->name, waves, COOP_MAX_WAVES);
+        }
+    }
+    return launch_impl(m, mod, k, p, res, 1);
 }

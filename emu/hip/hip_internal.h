@@ -44,7 +44,7 @@ typedef struct hip_module {
     gcn_code_object *co;  /* parsed at registration; owned until loaded */
     gcn_module *loaded;   /* loaded onto the machine at first launch (owns co) */
     gcn_ld_status ld_status;
-    char ld_error[256];   /* why co is NULL */
+    char ld_error[512];   /* why co is NULL (names the file holding the fat binary) */
     int reported;         /* ld_error printed once */
     struct hip_module *next;
 } hip_module;
@@ -67,18 +67,27 @@ typedef struct hip_var {
 struct ihipStream_t {
     uint32_t id;     /* 1.. ; 0 is the null stream */
     int device;
+    unsigned flags;  /* hipStreamDefault / hipStreamNonBlocking */
+    int priority;    /* as given, clamped to hipDeviceGetStreamPriorityRange */
 };
 
 struct ihipEvent_t {
     double t;        /* seconds (CLOCK_MONOTONIC) at the last hipEventRecord */
     int recorded;
+    unsigned flags;  /* hipEventCreateWithFlags */
+    int device;      /* of the stream it was last recorded on */
+    uint32_t stream; /* stream id it was last recorded on */
 };
 
 typedef struct hip_alloc {
     void *p;
     size_t size;
     int device;
-    int host;        /* hipHostMalloc */
+    int host;        /* hipHostMalloc (1), hipHostRegister (2) */
+    int managed;     /* hipMallocManaged */
+    unsigned flags;  /* hipHostMalloc / hipHostRegister / hipMallocManaged flags */
+    void *user;      /* hipHostRegister: the program's range; p is its device-visible mirror */
+    uint8_t *shadow; /* host-writable memory: contents the trace last saw (NULL when not recording) */
 } hip_alloc;
 
 typedef struct hip_rt {
@@ -127,7 +136,34 @@ void hip_trace_failed(const char *msg);
 /* Stream id of a hipStream_t (0 = null stream). */
 uint32_t hip_stream_id(hipStream_t s);
 
+/* Host-visible memory (hipHostMalloc, hipMallocManaged, hipHostRegister):
+ * the host writes it without HIP calls. Before a launch (caller holds rt.mu)
+ * registered ranges are copied to their mirrors and every host-visible
+ * allocation whose bytes changed since the trace last saw them is recorded
+ * as a COPY INIT, so a replay sees what the kernel saw; after the launch the
+ * mirrors are copied back and the shadows updated (hip_memory.c). */
+void hip_host_memory_before_launch(void);
+void hip_host_memory_after_launch(void);
+
+/* Cooperative dispatch: every workgroup resident at once (emu/exec/gcn_launch.c).
+ * Declared here until emu/exec/gcn_exec.h carries it. */
+gcn_launch_status gcn_launch_cooperative(gcn_machine *m, const gcn_module *mod, const gcn_kernel *k,
+                                         const gcn_launch_params *p, gcn_launch_result *res);
+
 /* Used by the stubs (hip_stubs.c does not include the HIP header). */
 int hip_not_implemented(const char *name);
+
+/* hip_hostcall.c: device printf/assert/malloc through the hostcall buffer.
+ * Device address of `device`'s hostcall buffer (the hidden_hostcall_buffer
+ * kernel argument), allocated at first use; also marks the start of a launch
+ * for hip_hostcall_report_trap. 0 (message on stderr) when it cannot be
+ * allocated. Caller holds rt.mu. */
+uint64_t hip_hostcall_buffer(uint32_t device);
+/* gcn_machine_config.on_wave_sleep: answers every pending hostcall packet.
+ * Thread-safe; never takes rt.mu. */
+void hip_hostcall_serve(void *arg);
+/* After a launch failed with a trap: names the kernel and repeats the last
+ * device fprintf(stderr) line of the launch (a failed assert's message). */
+void hip_hostcall_report_trap(uint32_t device, const char *kernel);
 
 #endif

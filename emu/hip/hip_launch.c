@@ -18,8 +18,8 @@
  * arguments are copied from args[i] at the metadata .offset/.size in order;
  * hidden arguments are zero except those computed here (code object v5
  * block counts, group sizes, remainders, grid dims, dynamic LDS size).
- * hidden_hostcall_buffer stays 0: device printf/malloc are not supported yet
- * and fault at address 0 when used.
+ * hidden_hostcall_buffer is the device's hostcall buffer (hip_hostcall.c:
+ * device printf, assert, malloc).
  */
 #include "hip_internal.h"
 
@@ -62,7 +62,10 @@ HIP_EXPORT void **__hipRegisterFatBinary(const void *data)
         mod->ld_status = gcn_bundle_find_gfx803(w->bundle, 0, &ent, err, sizeof err);
         if (mod->ld_status == GCN_LD_OK)
             mod->ld_status = gcn_co_parse(ent.data, ent.size, &mod->co, err, sizeof err);
-        if (mod->ld_status != GCN_LD_OK)
+        Dl_info di; /* a refusal names the program or library holding the fat binary */
+        if (mod->ld_status != GCN_LD_OK && dladdr(data, &di) && di.dli_fname && di.dli_fname[0])
+            snprintf(mod->ld_error, sizeof mod->ld_error, "%s: %s", di.dli_fname, err);
+        else if (mod->ld_status != GCN_LD_OK)
             snprintf(mod->ld_error, sizeof mod->ld_error, "%s", err);
     }
     pthread_mutex_lock(&rt.mu);
@@ -235,6 +238,8 @@ static int hidden_value(const char *kind, const gcn_launch_params *p, uint64_t *
         return *v = p->grid[2] > 1 ? 3 : p->grid[1] > 1 ? 2 : 1, 1;
     if (!strcmp(kind, "hidden_dynamic_lds_size"))
         return *v = p->dynamic_lds, 1;
+    if (!strcmp(kind, "hidden_hostcall_buffer")) /* printf/assert/malloc: hip_hostcall.c */
+        return (*v = hip_hostcall_buffer(p->device)) != 0;
     return 0;
 }
 
@@ -275,8 +280,46 @@ static hipError_t launch_status(gcn_launch_status s)
 /* Caller holds rt.mu. `args`: one pointer per explicit argument, or NULL
  * with `argbuf`/`argsize` holding the packed explicit arguments
  * (hipModuleLaunchKernel's HIP_LAUNCH_PARAM_BUFFER_POINTER form). */
-static hipError_t launch_locked(const void *host_fn, dim3 grid, dim3 block, void **args,
-                                const void *argbuf, size_t argsize, size_t shmem, hipStream_t s)
+/* Occupancy of one CU of the R9 Nano (GCN3 ISA manual Sec. 1 and 3: 4 SIMDs
+ * per CU, 10 wave slots per SIMD, 256 VGPRs per lane per SIMD allocated in
+ * groups of 4, 800 SGPRs per SIMD allocated in groups of 16, 64 KiB LDS per
+ * CU; 16 workgroups per CU): workgroups of `threads` work-items with
+ * `lds` bytes of LDS each that one CU holds at once. The rule of HIP's
+ * hipOccupancyMaxActiveBlocksPerMultiprocessor (ROCclr hip_platform.cpp:
+ * the wave slots left by the register limits, divided by the waves of a
+ * workgroup, and the LDS limit). */
+#define CU_SIMDS 4u
+#define CU_WAVES_PER_SIMD 10u
+#define CU_MAX_WG 16u
+#define DEV_CUS 64u
+static uint32_t blocks_per_cu(const gcn_kernel *k, uint32_t threads, uint64_t lds)
+{
+    if (!threads)
+        return 0;
+    uint32_t vgpr = k->kd.vgpr_count > k->vgpr_count ? k->kd.vgpr_count : k->vgpr_count;
+    uint32_t sgpr = k->kd.sgpr_count > k->sgpr_count ? k->kd.sgpr_count : k->sgpr_count;
+    uint32_t per_simd = CU_WAVES_PER_SIMD;
+    if (vgpr) {
+        uint32_t w = 256u / ((vgpr + 3u) / 4u * 4u);
+        per_simd = w < per_simd ? w : per_simd;
+    }
+    if (sgpr) {
+        uint32_t w = 800u / ((sgpr + 15u) / 16u * 16u);
+        per_simd = w < per_simd ? w : per_simd;
+    }
+    uint32_t waves_per_wg = (threads + 63u) / 64u;
+    uint32_t n = CU_SIMDS * per_simd / waves_per_wg;
+    uint64_t wg_lds = (uint64_t)k->group_segment_fixed_size + lds;
+    if (wg_lds) {
+        uint64_t l = (64u * 1024u) / wg_lds;
+        n = l < n ? (uint32_t)l : n;
+    }
+    return n < CU_MAX_WG ? n : CU_MAX_WG;
+}
+
+static hipError_t launch_locked_ex(const void *host_fn, dim3 grid, dim3 block, void **args,
+                                   const void *argbuf, size_t argsize, size_t shmem, hipStream_t s,
+                                   int coop)
 {
     if (rt.sticky != hipSuccess)
         return rt.sticky;
@@ -290,6 +333,19 @@ static hipError_t launch_locked(const void *host_fn, dim3 grid, dim3 block, void
     if (!grid.x || !grid.y || !grid.z || !threads || threads > 1024 ||
         threads > k->max_flat_workgroup_size || shmem > 64 * 1024)
         return hipErrorInvalidConfiguration;
+    if (coop) {
+        /* Every workgroup must be resident at once (grid sync), as HIP checks. */
+        uint64_t n_wg = (uint64_t)grid.x * grid.y * grid.z;
+        uint64_t cap = (uint64_t)blocks_per_cu(k, (uint32_t)threads, shmem) * DEV_CUS;
+        if (n_wg > cap) {
+            fprintf(stderr,
+                    "gcn3-emu: cooperative launch of %s: %llu workgroups of %llu work-items cannot all "
+                    "be resident (at most %llu: %llu per CU x %u CUs)\n",
+                    name, (unsigned long long)n_wg, (unsigned long long)threads,
+                    (unsigned long long)cap, (unsigned long long)(cap / DEV_CUS), DEV_CUS);
+            return hipErrorCooperativeLaunchTooLarge;
+        }
+    }
 
     gcn_launch_params p;
     memset(&p, 0, sizeof p);
@@ -345,7 +401,10 @@ static hipError_t launch_locked(const void *host_fn, dim3 grid, dim3 block, void
 
     gcn_launch_result res;
     memset(&res, 0, sizeof res);
-    gcn_launch_status st = gcn_launch(rt.m, mod->loaded, k, &p, &res);
+    hip_host_memory_before_launch();
+    gcn_launch_status st = coop ? gcn_launch_cooperative(rt.m, mod->loaded, k, &p, &res)
+                                : gcn_launch(rt.m, mod->loaded, k, &p, &res);
+    hip_host_memory_after_launch();
     if (ka != stackbuf)
         free(ka);
     if (st == GCN_LAUNCH_TRACE_ERROR) {
@@ -354,6 +413,8 @@ static hipError_t launch_locked(const void *host_fn, dim3 grid, dim3 block, void
     }
     if (st != GCN_LAUNCH_OK) {
         fprintf(stderr, "gcn3-emu: %s\n", res.message[0] ? res.message : "kernel failed");
+        if (st == GCN_LAUNCH_TRAP)
+            hip_hostcall_report_trap(p.device, k->name);
         e = launch_status(st);
         if (st == GCN_LAUNCH_FAULT || st == GCN_LAUNCH_ILLEGAL_INSN || st == GCN_LAUNCH_TRAP)
             rt.sticky = e;
@@ -372,6 +433,136 @@ static hipError_t launch_locked(const void *host_fn, dim3 grid, dim3 block, void
         free(tf);
     }
     return hipSuccess;
+}
+
+static hipError_t launch_locked(const void *host_fn, dim3 grid, dim3 block, void **args,
+                                const void *argbuf, size_t argsize, size_t shmem, hipStream_t s)
+{
+    return launch_locked_ex(host_fn, grid, block, args, argbuf, argsize, shmem, s, 0);
+}
+
+HIP_EXPORT hipError_t hipLaunchCooperativeKernel(const void *fn, dim3 grid, dim3 block, void **args,
+                                                 unsigned int shmem, hipStream_t stream)
+{
+    hipError_t e = hip_enter();
+    if (e != hipSuccess)
+        return hip_ret(e);
+    e = launch_locked_ex(fn, grid, block, args, NULL, 0, shmem, stream, 1);
+    hip_leave();
+    return hip_ret(e);
+}
+
+HIP_EXPORT hipError_t hipExtLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args,
+                                         size_t shmem, hipStream_t stream, hipEvent_t start,
+                                         hipEvent_t stop, int flags)
+{
+    (void)flags; /* hipExtAnyOrderLaunch: the emulator runs launches in order anyway */
+    if (start)
+        hipEventRecord(start, stream);
+    hipError_t e = hip_enter();
+    if (e != hipSuccess)
+        return hip_ret(e);
+    e = launch_locked_ex(fn, grid, block, args, NULL, 0, shmem, stream, 0);
+    hip_leave();
+    if (stop && e == hipSuccess)
+        hipEventRecord(stop, stream);
+    return hip_ret(e);
+}
+
+/* Resolve fn for the occupancy / attribute queries (takes rt.mu). */
+static hipError_t query_kernel(const void *fn, const gcn_kernel **k)
+{
+    hipError_t e = hip_enter();
+    if (e != hipSuccess)
+        return e;
+    hip_module *mod;
+    const char *name;
+    *k = resolve(fn, &mod, &name, &e);
+    hip_leave();
+    return *k ? hipSuccess : e;
+}
+
+static hipError_t occupancy(int *n, const void *fn, int block, size_t shmem)
+{
+    if (!n || block <= 0)
+        return hip_ret(hipErrorInvalidValue);
+    const gcn_kernel *k;
+    hipError_t e = query_kernel(fn, &k);
+    if (e != hipSuccess)
+        return hip_ret(e);
+    if ((uint32_t)block > k->max_flat_workgroup_size || block > 1024)
+        return hip_ret(hipErrorInvalidValue);
+    *n = (int)blocks_per_cu(k, (uint32_t)block, shmem);
+    return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *fn, int block,
+                                                                   size_t shmem)
+{
+    return occupancy(n, fn, block, shmem);
+}
+
+HIP_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, const void *fn,
+                                                                            int block, size_t shmem,
+                                                                            unsigned int flags)
+{
+    if (flags != hipOccupancyDefault && flags != 1u /* cudaOccupancyDisableCachingOverride */)
+        return hip_ret(hipErrorInvalidValue);
+    return occupancy(n, fn, block, shmem);
+}
+
+/* Block size (a multiple of the wave size, up to the limit) with the most
+ * resident work-items per CU; the grid fills the device at that occupancy. */
+HIP_EXPORT hipError_t hipOccupancyMaxPotentialBlockSize(int *grid, int *block, const void *fn,
+                                                        size_t shmem, int limit)
+{
+    if (!grid || !block || limit < 0)
+        return hip_ret(hipErrorInvalidValue);
+    const gcn_kernel *k;
+    hipError_t e = query_kernel(fn, &k);
+    if (e != hipSuccess)
+        return hip_ret(e);
+    uint32_t max = k->max_flat_workgroup_size ? k->max_flat_workgroup_size : 1024;
+    if (max > 1024)
+        max = 1024;
+    if (limit && (uint32_t)limit < max)
+        max = (uint32_t)limit;
+    uint32_t best = 0, best_blocks = 0;
+    uint64_t best_items = 0;
+    for (uint32_t b = 64; b <= max; b += 64) {
+        uint32_t n = blocks_per_cu(k, b, shmem);
+        if ((uint64_t)n * b > best_items) /* ties keep the smaller block */
+            best_items = (uint64_t)n * b, best = b, best_blocks = n;
+    }
+    if (!best && max) { /* limit below one wave */
+        best = max;
+        best_blocks = blocks_per_cu(k, max, shmem);
+    }
+    *block = (int)best;
+    *grid = (int)(best_blocks * DEV_CUS);
+    return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipFuncSetAttribute(const void *fn, hipFuncAttribute attr, int value)
+{
+    const gcn_kernel *k;
+    hipError_t e = query_kernel(fn, &k);
+    if (e != hipSuccess)
+        return hip_ret(e);
+    switch (attr) {
+    case hipFuncAttributeMaxDynamicSharedMemorySize:
+        /* launches are checked against the 64 KiB of the CU anyway */
+        if (value < 0 || (uint64_t)value + k->group_segment_fixed_size > 64 * 1024)
+            return hip_ret(hipErrorInvalidValue);
+        return hipSuccess;
+    case hipFuncAttributePreferredSharedMemoryCarveout:
+        /* GCN has no L1/LDS split: a hint */
+        if (value < -1 || value > 100)
+            return hip_ret(hipErrorInvalidValue);
+        return hipSuccess;
+    default:
+        return hip_ret(hipErrorInvalidValue);
+    }
 }
 
 HIP_EXPORT hipError_t hipLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args,

@@ -16,7 +16,21 @@
  * Pointer classification: an address inside a hipMalloc allocation is device
  * memory; anything else (including hipHostMalloc memory) is host memory.
  * A range that starts inside an allocation but runs past its end is an error
- * (hipErrorInvalidValue), never a partial copy.
+ * (hipErrorInvalidValue), never a partial copy. Copies involving host-visible
+ * memory (pinned, managed, registered) accept any direction, as HIP does.
+ *
+ * Host-visible memory: hipHostMalloc memory is a pinned allocation kernels
+ * reach directly (zero-copy); hipMallocManaged memory is a device allocation
+ * of the current device that the host reads and writes directly;
+ * hipHostRegister allocates a pinned mirror of the program's range (the
+ * device pointer hipHostGetDevicePointer returns) and keeps the two equal
+ * around every launch. When recording, host writes to such memory become
+ * COPY INIT events before the next launch (hip_host_memory_before_launch).
+ *
+ * Streams and events: all work is complete when a call returns, so queries
+ * return hipSuccess, callbacks run at once, and hipStreamWaitEvent /
+ * hipEventSynchronize record a SYNC on the event's stream (a replay then
+ * orders the two streams' work as the program asked).
  */
 #include "hip_internal.h"
 
@@ -29,19 +43,46 @@
 
 /* ---- allocation bookkeeping (caller holds rt.mu) ------------------------- */
 
-static int track(void *p, size_t size, int device, int host)
+static hip_alloc *track(void *p, size_t size, int device, int host)
 {
     if (rt.n_allocs == rt.cap_allocs) {
         size_t cap = rt.cap_allocs ? rt.cap_allocs * 2 : 64;
         hip_alloc *a = realloc(rt.allocs, cap * sizeof *a);
         if (!a)
-            return -1;
+            return NULL;
         rt.allocs = a;
         rt.cap_allocs = cap;
     }
-    rt.allocs[rt.n_allocs++] = (hip_alloc){.p = p, .size = size, .device = device, .host = host};
-    rt.used[device] += size;
-    return 0;
+    rt.allocs[rt.n_allocs] = (hip_alloc){.p = p, .size = size, .device = device, .host = host};
+    if (!host)
+        rt.used[device] += size;
+    return &rt.allocs[rt.n_allocs++];
+}
+
+/* The tracked allocation containing p (any byte), or NULL. */
+static hip_alloc *tracked_range(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    for (size_t i = rt.n_allocs; i-- > 0;)
+        if (a >= (uintptr_t)rt.allocs[i].p && a - (uintptr_t)rt.allocs[i].p < rt.allocs[i].size)
+            return &rt.allocs[i];
+    return NULL;
+}
+
+/* The hipHostRegister'ed range containing p, or NULL. */
+static hip_alloc *registered_range(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    for (size_t i = rt.n_allocs; i-- > 0;)
+        if (rt.allocs[i].user && a >= (uintptr_t)rt.allocs[i].user &&
+            a - (uintptr_t)rt.allocs[i].user < rt.allocs[i].size)
+            return &rt.allocs[i];
+    return NULL;
+}
+
+static int host_visible(const hip_alloc *a)
+{
+    return a && (a->host || a->managed);
 }
 
 static hip_alloc *tracked(const void *p)
@@ -54,11 +95,14 @@ static hip_alloc *tracked(const void *p)
 
 static void untrack(hip_alloc *a)
 {
-    rt.used[a->device] -= a->size;
+    if (!a->host)
+        rt.used[a->device] -= a->size;
+    free(a->shadow);
     *a = rt.allocs[--rt.n_allocs];
 }
 
-static hipError_t alloc_common(void **ptr, size_t size, int host)
+/* host: 1 pinned (hipHostMalloc); managed: hipMallocManaged. */
+static hipError_t alloc_common(void **ptr, size_t size, int host, int managed, unsigned flags)
 {
     if (!ptr)
         return hip_ret(hipErrorInvalidValue);
@@ -72,9 +116,19 @@ static hipError_t alloc_common(void **ptr, size_t size, int host)
     void *p = NULL;
     if (host || rt.used[dev] + size <= HIP_DEV_MEM_BYTES)
         p = gcn_mem_alloc(rt.m, (uint32_t)dev, size, host ? TRC_MEM_HOST_PINNED : TRC_MEM_DEVICE);
-    if (p && track(p, size, dev, host) != 0) {
-        gcn_mem_free(rt.m, p);
-        p = NULL;
+    if (p) {
+        hip_alloc *a = track(p, size, dev, host);
+        if (a) {
+            a->managed = managed;
+            a->flags = flags;
+            /* gcn_mem_alloc memory starts zeroed, as the replay's does */
+            if ((host || managed) && rt.trace && !(a->shadow = calloc(1, size)))
+                untrack(a), a = NULL;
+        }
+        if (!a) {
+            gcn_mem_free(rt.m, p);
+            p = NULL;
+        }
     }
     hip_leave();
     if (!p)
@@ -91,7 +145,7 @@ static hipError_t free_common(void *p, int host)
     if (e != hipSuccess)
         return hip_ret(e == hipErrorDeinitialized ? hipSuccess : e);
     hip_alloc *a = tracked(p);
-    if (!a || a->host != host) {
+    if (!a || a->host != host || a->user) {
         hip_leave();
         return hip_ret(hipErrorInvalidValue);
     }
@@ -101,19 +155,55 @@ static hipError_t free_common(void *p, int host)
     return hipSuccess;
 }
 
-HIP_EXPORT hipError_t hipMalloc(void **ptr, size_t size) { return alloc_common(ptr, size, 0); }
-HIP_EXPORT hipError_t hipFree(void *p) { return free_common(p, 0); }
+HIP_EXPORT hipError_t hipMalloc(void **ptr, size_t size) { return alloc_common(ptr, size, 0, 0, 0); }
+HIP_EXPORT hipError_t hipFree(void *p)
+{
+    if (!p)
+        return hipSuccess;
+    /* hipFree releases hipMalloc and hipMallocManaged memory */
+    hipError_t e = hip_enter();
+    if (e != hipSuccess)
+        return hip_ret(e == hipErrorDeinitialized ? hipSuccess : e);
+    hip_alloc *a = tracked(p);
+    int ok = a && !a->host;
+    if (ok) {
+        gcn_mem_free(rt.m, p);
+        untrack(a);
+    }
+    hip_leave();
+    return ok ? hipSuccess : hip_ret(hipErrorInvalidValue);
+}
+
+#define HOST_MALLOC_FLAGS                                                                        \
+    (hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined |                  \
+     hipHostMallocNumaUser | hipHostMallocCoherent | hipHostMallocNonCoherent)
 
 HIP_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 {
-    (void)flags; /* coherent/non-coherent/mapped/portable: all the same here */
-    return alloc_common(ptr, size, 1);
+    /* Portable/mapped/write-combined/coherent: one address space, all the
+     * same here; coherent and non-coherent together are contradictory. */
+    if ((flags & ~(unsigned)HOST_MALLOC_FLAGS) ||
+        ((flags & hipHostMallocCoherent) && (flags & hipHostMallocNonCoherent)))
+        return hip_ret(hipErrorInvalidValue);
+    return alloc_common(ptr, size, 1, 0, flags);
 }
 HIP_EXPORT hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
     return hipHostMalloc(ptr, size, flags);
 }
-HIP_EXPORT hipError_t hipMallocHost(void **ptr, size_t size) { return alloc_common(ptr, size, 1); }
+HIP_EXPORT hipError_t hipMallocHost(void **ptr, size_t size) { return alloc_common(ptr, size, 1, 0, 0); }
+HIP_EXPORT hipError_t hipMemAllocHost(void **ptr, size_t size) { return alloc_common(ptr, size, 1, 0, 0); }
+
+HIP_EXPORT hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags)
+{
+    if (flags != hipMemAttachGlobal && flags != hipMemAttachHost)
+        return hip_ret(hipErrorInvalidValue);
+    if (ptr && size == 0) {
+        *ptr = NULL;
+        return hip_ret(hipErrorInvalidValue);
+    }
+    return alloc_common(ptr, size, 0, 1, flags);
+}
 HIP_EXPORT hipError_t hipHostFree(void *p) { return free_common(p, 1); }
 HIP_EXPORT hipError_t hipFreeHost(void *p) { return free_common(p, 1); }
 
@@ -124,14 +214,189 @@ HIP_EXPORT hipError_t hipHostGetDevicePointer(void **dev_ptr, void *host_ptr, un
     hipError_t e = hip_enter();
     if (e != hipSuccess)
         return hip_ret(e);
-    gcn_alloc_info ai;
-    int ok = gcn_mem_find(rt.m, (uint64_t)(uintptr_t)host_ptr, 1, &ai) &&
-             ai.kind == TRC_MEM_HOST_PINNED;
+    hip_alloc *r = registered_range(host_ptr);
+    hip_alloc *a = r ? r : tracked_range(host_ptr);
+    int ok = a && a->host;
+    if (r)
+        *dev_ptr = (uint8_t *)r->p + ((uintptr_t)host_ptr - (uintptr_t)r->user);
+    else if (ok)
+        *dev_ptr = host_ptr; /* pinned memory: one address space */
     hip_leave();
-    if (!ok)
+    return ok ? hipSuccess : hip_ret(hipErrorInvalidValue);
+}
+
+HIP_EXPORT hipError_t hipHostGetFlags(unsigned int *flags, void *host_ptr)
+{
+    if (!flags || !host_ptr)
         return hip_ret(hipErrorInvalidValue);
-    *dev_ptr = host_ptr; /* one address space */
-    return hipSuccess;
+    hipError_t e = hip_enter();
+    if (e != hipSuccess)
+        return hip_ret(e);
+    hip_alloc *a = registered_range(host_ptr);
+    if (!a)
+        a = tracked_range(host_ptr);
+    int ok = a && a->host;
+    if (ok)
+        *flags = a->flags;
+    hip_leave();
+    return ok ? hipSuccess : hip_ret(hipErrorInvalidValue);
+}
+
+/* hipHostRegister: a pinned mirror of [ptr, ptr+size) that kernels use
+ * through hipHostGetDevicePointer; kept equal to the program's range around
+ * every launch (hip_host_memory_before/after_launch). Kernels handed the
+ * program's own pointer fault with a report naming the address. */
+HIP_EXPORT hipError_t hipHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+    if (!ptr || !size ||
+        (flags & ~(unsigned)(hipHostRegisterPortable | hipHostRegisterMapped |
+                             hipHostRegisterIoMemory | hipExtHostRegisterCoarseGrained)))
+        return hip_ret(hipErrorInvalidValue);
+    hipError_t e = hip_enter();
+    if (e != hipSuccess)
+        return hip_ret(e);
+    uintptr_t lo = (uintptr_t)ptr, hi = lo + size;
+    for (size_t i = 0; i < rt.n_allocs; i++) {
+        const hip_alloc *a = &rt.allocs[i];
+        if (a->user && lo < (uintptr_t)a->user + a->size && (uintptr_t)a->user < hi) {
+            hip_leave();
+            return hip_ret(hipErrorHostMemoryAlreadyRegistered);
+        }
+    }
+    int dev = hip_current_device();
+    void *m = gcn_mem_alloc(rt.m, (uint32_t)dev, size, TRC_MEM_HOST_PINNED);
+    hip_alloc *a = m ? track(m, size, dev, 2) : NULL;
+    if (a) {
+        a->user = ptr;
+        a->flags = flags;
+        memcpy(m, ptr, size);
+        if (rt.trace && !(a->shadow = calloc(1, size)))
+            untrack(a), a = NULL;
+    }
+    if (!a && m)
+        gcn_mem_free(rt.m, m);
+    hip_leave();
+    return a ? hipSuccess : hip_ret(hipErrorOutOfMemory);
+}
+
+HIP_EXPORT hipError_t hipHostUnregister(void *ptr)
+{
+    if (!ptr)
+        return hip_ret(hipErrorInvalidValue);
+    hipError_t e = hip_enter();
+    if (e != hipSuccess)
+        return hip_ret(e);
+    hip_alloc *a = NULL;
+    for (size_t i = 0; i < rt.n_allocs; i++)
+        if (rt.allocs[i].user == ptr)
+            a = &rt.allocs[i];
+    if (a) {
+        gcn_mem_free(rt.m, a->p);
+        untrack(a);
+    }
+    hip_leave();
+    return a ? hipSuccess : hip_ret(hipErrorHostMemoryNotRegistered);
+}
+
+void hip_host_memory_before_launch(void)
+{
+    for (size_t i = 0; i < rt.n_allocs; i++) {
+        hip_alloc *a = &rt.allocs[i];
+        if (a->user)
+            memcpy(a->p, a->user, a->size);
+        if (!a->shadow || !memcmp(a->shadow, a->p, a->size))
+            continue;
+        /* Record the changed span [lo, hi) as written by the host. */
+        const uint8_t *cur = a->p;
+        size_t lo = 0, hi = a->size;
+        while (cur[lo] == a->shadow[lo])
+            lo++;
+        while (cur[hi - 1] == a->shadow[hi - 1])
+            hi--;
+        memcpy(a->shadow + lo, cur + lo, hi - lo);
+        trc_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = TRC_EV_COPY;
+        ev.device = (uint32_t)a->device;
+        ev.addr = (uint64_t)(uintptr_t)(cur + lo);
+        ev.src = ev.addr;
+        ev.size = hi - lo;
+        ev.copy_kind = TRC_COPY_INIT;
+        ev.data = cur + lo;
+        hip_trace_event(&ev);
+    }
+}
+
+void hip_host_memory_after_launch(void)
+{
+    for (size_t i = 0; i < rt.n_allocs; i++) {
+        hip_alloc *a = &rt.allocs[i];
+        if (a->user)
+            memcpy(a->user, a->p, a->size);
+        if (a->shadow) /* the kernel's stores are in the trace */
+            memcpy(a->shadow, a->p, a->size);
+    }
+}
+
+HIP_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const void *ptr)
+{
+    if (!attr || !ptr)
+        return hip_ret(hipErrorInvalidValue);
+    hipError_t e = hip_enter();
+    if (e != hipSuccess)
+        return hip_ret(e);
+    hip_alloc *r = registered_range(ptr);
+    hip_alloc *a = r ? r : tracked_range(ptr);
+    if (a) {
+        memset(attr, 0, sizeof *attr);
+        attr->device = a->device;
+        attr->allocationFlags = a->flags;
+        attr->isManaged = a->managed;
+        if (r) {
+            size_t off = (uintptr_t)ptr - (uintptr_t)r->user;
+            attr->memoryType = hipMemoryTypeHost;
+            attr->hostPointer = (void *)(uintptr_t)ptr;
+            attr->devicePointer = (uint8_t *)r->p + off;
+        } else if (a->host) {
+            attr->memoryType = hipMemoryTypeHost;
+            attr->hostPointer = attr->devicePointer = (void *)(uintptr_t)ptr;
+        } else {
+            attr->memoryType = hipMemoryTypeDevice;
+            attr->devicePointer = (void *)(uintptr_t)ptr;
+            if (a->managed)
+                attr->hostPointer = (void *)(uintptr_t)ptr;
+        }
+    }
+    hip_leave();
+    return a ? hipSuccess : hip_ret(hipErrorInvalidValue);
+}
+
+/* Row pitch of hipMallocPitch: rows start 256-byte aligned
+ * (hipDeviceAttributeTexturePitchAlignment). */
+#define PITCH_ALIGN 256u
+
+static hipError_t malloc_pitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+    if (!ptr || !pitch)
+        return hip_ret(hipErrorInvalidValue);
+    size_t pt = (width + PITCH_ALIGN - 1) / PITCH_ALIGN * PITCH_ALIGN;
+    if (height && pt > SIZE_MAX / height)
+        return hip_ret(hipErrorOutOfMemory);
+    *pitch = pt;
+    return alloc_common(ptr, pt * height, 0, 0, 0);
+}
+
+HIP_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+    return malloc_pitch(ptr, pitch, width, height);
+}
+
+HIP_EXPORT hipError_t hipMemAllocPitch(hipDeviceptr_t *ptr, size_t *pitch, size_t width, size_t height,
+                                       unsigned int element_size)
+{
+    if (element_size != 4 && element_size != 8 && element_size != 16)
+        return hip_ret(hipErrorInvalidValue);
+    return malloc_pitch(ptr, pitch, width, height);
 }
 
 HIP_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
@@ -146,6 +411,20 @@ HIP_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
     *free_bytes = HIP_DEV_MEM_BYTES - rt.used[dev];
     hip_leave();
     return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)
+{
+    if (!ptr || !size)
+        return hip_ret(hipErrorInvalidValue);
+    hipError_t e = hip_enter();
+    if (e != hipSuccess)
+        return hip_ret(e);
+    hip_alloc *a = tracked(ptr);
+    if (a)
+        *size = a->size;
+    hip_leave();
+    return a ? hipSuccess : hip_ret(hipErrorInvalidValue);
 }
 
 /* ---- copies ------------------------------------------------------------------ */
@@ -166,7 +445,7 @@ static int classify(const void *p, size_t n, uint32_t *dev)
 
 /* Caller holds rt.mu. */
 static hipError_t copy_locked(void *dst, const void *src, size_t n, hipMemcpyKind kind,
-                              uint32_t stream)
+                              hipStream_t s)
 {
     if (rt.sticky != hipSuccess)
         return rt.sticky;
@@ -180,16 +459,16 @@ static hipError_t copy_locked(void *dst, const void *src, size_t n, hipMemcpyKin
         return hipErrorInvalidValue;
     hipMemcpyKind actual = dd ? (sd ? hipMemcpyDeviceToDevice : hipMemcpyHostToDevice)
                               : (sd ? hipMemcpyDeviceToHost : hipMemcpyHostToHost);
-    if (kind != hipMemcpyDefault && kind != actual) {
-        if (kind < hipMemcpyHostToHost || kind > hipMemcpyDefault)
-            return hipErrorInvalidMemcpyDirection;
+    if (kind < hipMemcpyHostToHost || kind > hipMemcpyDefault)
+        return hipErrorInvalidMemcpyDirection;
+    if (kind != hipMemcpyDefault && kind != actual && !host_visible(tracked_range(dst)) &&
+        !host_visible(tracked_range(src)) && !registered_range(dst) && !registered_range(src))
         return hipErrorInvalidValue;
-    }
     memmove(dst, src, n);
     trc_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = TRC_EV_COPY;
-    ev.stream = stream;
+    ev.stream = hip_stream_id(s);
     ev.addr = (uint64_t)(uintptr_t)dst;
     ev.src = (uint64_t)(uintptr_t)src;
     ev.size = n;
@@ -201,7 +480,10 @@ static hipError_t copy_locked(void *dst, const void *src, size_t n, hipMemcpyKin
         ev.device = sdev, ev.copy_kind = TRC_COPY_D2H, ev.data = dst;
         break;
     case hipMemcpyDeviceToDevice:
-        ev.device = ddev, ev.copy_kind = TRC_COPY_D2D, ev.data = NULL;
+        /* runs on the stream's device (the current one for the null stream) */
+        ev.device = s ? (uint32_t)s->device : (uint32_t)hip_current_device();
+        ev.copy_kind = TRC_COPY_D2D, ev.data = NULL;
+        (void)ddev;
         break;
     default:
         return hipSuccess; /* host to host: not device traffic */
@@ -215,7 +497,7 @@ static hipError_t copy(void *dst, const void *src, size_t n, hipMemcpyKind kind,
     hipError_t e = hip_enter();
     if (e != hipSuccess)
         return hip_ret(e);
-    e = copy_locked(dst, src, n, kind, hip_stream_id(s));
+    e = copy_locked(dst, src, n, kind, s);
     hip_leave();
     return hip_ret(e);
 }
@@ -254,30 +536,92 @@ HIP_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src,
 {
     return copy(dst, src, n, hipMemcpyDeviceToDevice, s);
 }
+static hipError_t copy_peer(void *dst, int ddev, const void *src, int sdev, size_t n, hipStream_t s)
+{
+    int count = 0;
+    if (hipGetDeviceCount(&count) != hipSuccess || ddev < 0 || sdev < 0 || ddev >= count ||
+        sdev >= count)
+        return hip_ret(hipErrorInvalidDevice);
+    /* The pointers identify the devices; they must be device memory. */
+    hipError_t e = hip_enter();
+    if (e != hipSuccess)
+        return hip_ret(e);
+    uint32_t dd = 0, sd = 0;
+    if (n && (!dst || !src || classify(dst, n, &dd) != 1 || classify(src, n, &sd) != 1))
+        e = hipErrorInvalidValue;
+    else
+        e = copy_locked(dst, src, n, hipMemcpyDeviceToDevice, s);
+    hip_leave();
+    return hip_ret(e);
+}
+
 HIP_EXPORT hipError_t hipMemcpyPeer(void *dst, int ddev, const void *src, int sdev, size_t n)
 {
-    (void)ddev, (void)sdev; /* the pointers identify the devices */
-    return copy(dst, src, n, hipMemcpyDeviceToDevice, NULL);
+    return copy_peer(dst, ddev, src, sdev, n, NULL);
+}
+HIP_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int ddev, const void *src, int sdev, size_t n,
+                                         hipStream_t s)
+{
+    return copy_peer(dst, ddev, src, sdev, n, s);
+}
+HIP_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n, hipMemcpyKind kind,
+                                          hipStream_t s)
+{
+    return copy(dst, src, n, kind, s);
+}
+
+/* 2-D copy: `height` rows of `width` bytes; one COPY event per row unless
+ * both sides are contiguous. */
+static hipError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, hipMemcpyKind kind, hipStream_t s)
+{
+    if (width > dpitch || width > spitch)
+        return hip_ret(hipErrorInvalidPitchValue);
+    if (!width || !height)
+        return hipSuccess;
+    if (!dst || !src)
+        return hip_ret(hipErrorInvalidValue);
+    hipError_t e = hip_enter();
+    if (e != hipSuccess)
+        return hip_ret(e);
+    if (dpitch == width && spitch == width) {
+        e = copy_locked(dst, src, width * height, kind, s);
+    } else {
+        for (size_t r = 0; r < height && e == hipSuccess; r++)
+            e = copy_locked((uint8_t *)dst + r * dpitch, (const uint8_t *)src + r * spitch, width,
+                            kind, s);
+    }
+    hip_leave();
+    return hip_ret(e);
+}
+
+HIP_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                  size_t width, size_t height, hipMemcpyKind kind)
+{
+    return copy2d(dst, dpitch, src, spitch, width, height, kind, NULL);
+}
+HIP_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                       size_t width, size_t height, hipMemcpyKind kind,
+                                       hipStream_t s)
+{
+    return copy2d(dst, dpitch, src, spitch, width, height, kind, s);
 }
 
 /* ---- memset ------------------------------------------------------------------ */
 
-/* Fill `count` elements of `esize` bytes (1, 2 or 4) with `value`. */
-static hipError_t fill(void *dst, uint32_t value, size_t esize, size_t count, hipStream_t s)
+/* Fill `count` elements of `esize` bytes (1, 2 or 4) with `value`. Caller
+ * holds rt.mu. */
+static hipError_t fill_locked(void *dst, uint32_t value, size_t esize, size_t count, hipStream_t s)
 {
-    hipError_t e = hip_enter();
-    if (e != hipSuccess)
-        return hip_ret(e);
+    hipError_t e = hipSuccess;
     size_t n = esize * count;
     uint32_t dev = 0;
     if (rt.sticky != hipSuccess)
         e = rt.sticky;
     else if (n && (!dst || classify(dst, n, &dev) != 1))
         e = hipErrorInvalidValue;
-    if (e != hipSuccess || n == 0) {
-        hip_leave();
-        return hip_ret(e);
-    }
+    if (e != hipSuccess || n == 0)
+        return e;
     uint8_t b = (uint8_t)value;
     int bytewise = esize == 1 || (esize == 2 && (value & 0xffff) == b * 0x0101u) ||
                    (esize == 4 && value == b * 0x01010101u);
@@ -308,8 +652,44 @@ static hipError_t fill(void *dst, uint32_t value, size_t esize, size_t count, hi
         ev.data = dst;
     }
     hip_trace_event(&ev);
-    hip_leave();
     return hipSuccess;
+}
+
+static hipError_t fill(void *dst, uint32_t value, size_t esize, size_t count, hipStream_t s)
+{
+    hipError_t e = hip_enter();
+    if (e != hipSuccess)
+        return hip_ret(e);
+    e = fill_locked(dst, value, esize, count, s);
+    hip_leave();
+    return hip_ret(e);
+}
+
+static hipError_t fill2d(void *dst, size_t pitch, int value, size_t width, size_t height,
+                         hipStream_t s)
+{
+    if (width > pitch)
+        return hip_ret(hipErrorInvalidPitchValue);
+    hipError_t e = hip_enter();
+    if (e != hipSuccess)
+        return hip_ret(e);
+    if (pitch == width)
+        e = fill_locked(dst, (uint8_t)value, 1, width * height, s);
+    else
+        for (size_t r = 0; r < height && e == hipSuccess; r++)
+            e = fill_locked((uint8_t *)dst + r * pitch, (uint8_t)value, 1, width, s);
+    hip_leave();
+    return hip_ret(e);
+}
+
+HIP_EXPORT hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
+{
+    return fill2d(dst, pitch, value, width, height, NULL);
+}
+HIP_EXPORT hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width,
+                                       size_t height, hipStream_t s)
+{
+    return fill2d(dst, pitch, value, width, height, s);
 }
 
 HIP_EXPORT hipError_t hipMemset(void *dst, int value, size_t n)
@@ -350,7 +730,7 @@ HIP_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t co
 
 /* ---- synchronisation --------------------------------------------------------- */
 
-static hipError_t sync_event(uint32_t stream)
+static hipError_t sync_event_on(int device, uint32_t stream)
 {
     hipError_t e = hip_enter();
     if (e != hipSuccess)
@@ -358,7 +738,7 @@ static hipError_t sync_event(uint32_t stream)
     trc_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = TRC_EV_SYNC;
-    ev.device = (uint32_t)hip_current_device();
+    ev.device = (uint32_t)device;
     ev.stream = stream;
     hip_trace_event(&ev);
     e = rt.sticky;
@@ -366,9 +746,14 @@ static hipError_t sync_event(uint32_t stream)
     return hip_ret(e);
 }
 
+static hipError_t sync_event(uint32_t stream) { return sync_event_on(hip_current_device(), stream); }
+
 HIP_EXPORT hipError_t hipDeviceSynchronize(void) { return sync_event(0); }
 
-HIP_EXPORT hipError_t hipStreamSynchronize(hipStream_t s) { return sync_event(hip_stream_id(s)); }
+HIP_EXPORT hipError_t hipStreamSynchronize(hipStream_t s)
+{
+    return s ? sync_event_on(s->device, s->id) : sync_event(0);
+}
 
 HIP_EXPORT hipError_t hipDeviceReset(void)
 {
@@ -389,7 +774,11 @@ HIP_EXPORT hipError_t hipDeviceReset(void)
 
 /* ---- streams ------------------------------------------------------------------ */
 
-HIP_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flags)
+/* Stream priorities (HIP 5.2 on AMD): 0 normal/lowest, -1 highest. */
+#define PRIO_LEAST 0
+#define PRIO_GREATEST (-1)
+
+static hipError_t stream_create(hipStream_t *s, unsigned int flags, int prio)
 {
     if (!s || (flags & ~(unsigned)hipStreamNonBlocking))
         return hip_ret(hipErrorInvalidValue);
@@ -400,6 +789,8 @@ HIP_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flag
     if (st) {
         st->id = ++rt.next_stream_id;
         st->device = hip_current_device();
+        st->flags = flags;
+        st->priority = prio > PRIO_LEAST ? PRIO_LEAST : prio < PRIO_GREATEST ? PRIO_GREATEST : prio;
     }
     hip_leave();
     if (!st)
@@ -408,12 +799,54 @@ HIP_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flag
     return hipSuccess;
 }
 
-HIP_EXPORT hipError_t hipStreamCreate(hipStream_t *s) { return hipStreamCreateWithFlags(s, 0); }
+HIP_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flags)
+{
+    return stream_create(s, flags, PRIO_LEAST);
+}
+
+HIP_EXPORT hipError_t hipStreamCreate(hipStream_t *s) { return stream_create(s, 0, PRIO_LEAST); }
 
 HIP_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *s, unsigned int flags, int prio)
 {
-    (void)prio; /* one queue: priorities do not change anything */
-    return hipStreamCreateWithFlags(s, flags);
+    /* Stored and reported; the emulator runs each call to completion, so a
+     * priority orders nothing here. */
+    return stream_create(s, flags, prio);
+}
+
+HIP_EXPORT hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest)
+{
+    if (least)
+        *least = PRIO_LEAST;
+    if (greatest)
+        *greatest = PRIO_GREATEST;
+    return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipStreamGetFlags(hipStream_t s, unsigned int *flags)
+{
+    if (!flags)
+        return hip_ret(hipErrorInvalidValue);
+    *flags = s ? s->flags : hipStreamDefault;
+    return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipStreamGetPriority(hipStream_t s, int *prio)
+{
+    if (!prio)
+        return hip_ret(hipErrorInvalidValue);
+    *prio = s ? s->priority : PRIO_LEAST;
+    return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipStreamAddCallback(hipStream_t s, hipStreamCallback_t cb, void *user,
+                                           unsigned int flags)
+{
+    if (!cb || flags)
+        return hip_ret(hipErrorInvalidValue);
+    /* The stream's work is complete: the callback runs now, on this thread,
+     * outside the runtime lock (it may not call HIP, as on real HIP). */
+    cb(s, hip_rt_state.sticky, user);
+    return hipSuccess;
 }
 
 HIP_EXPORT hipError_t hipStreamDestroy(hipStream_t s)
@@ -435,7 +868,12 @@ HIP_EXPORT hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t ev, unsigned 
     (void)s;
     if (!ev || flags)
         return hip_ret(hipErrorInvalidValue);
-    return hipSuccess; /* the event's work is already complete */
+    /* The event's work is already complete. In the trace, s's later work
+     * must follow it: a SYNC on the event's stream orders it (conservatively:
+     * the host waits too). */
+    if (!ev->recorded)
+        return hipSuccess;
+    return sync_event_on(ev->device, ev->stream);
 }
 
 /* ---- events -------------------------------------------------------------------- */
@@ -456,6 +894,7 @@ HIP_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *ev, unsigned flags)
     struct ihipEvent_t *e = calloc(1, sizeof *e);
     if (!e)
         return hip_ret(hipErrorOutOfMemory);
+    e->flags = flags;
     *ev = e;
     return hipSuccess;
 }
@@ -464,9 +903,10 @@ HIP_EXPORT hipError_t hipEventCreate(hipEvent_t *ev) { return hipEventCreateWith
 
 HIP_EXPORT hipError_t hipEventRecord(hipEvent_t ev, hipStream_t s)
 {
-    (void)s;
     if (!ev)
         return hip_ret(hipErrorInvalidHandle);
+    ev->device = s ? s->device : hip_current_device();
+    ev->stream = hip_stream_id(s);
     /* Host time: elapsed times measure emulation, not modelled GPU time. */
     ev->t = now_s();
     ev->recorded = 1;
@@ -477,7 +917,9 @@ HIP_EXPORT hipError_t hipEventSynchronize(hipEvent_t ev)
 {
     if (!ev)
         return hip_ret(hipErrorInvalidHandle);
-    return sync_event(0);
+    if (!ev->recorded)
+        return hipSuccess;
+    return sync_event_on(ev->device, ev->stream);
 }
 
 HIP_EXPORT hipError_t hipEventQuery(hipEvent_t ev)
@@ -491,7 +933,7 @@ HIP_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b)
 {
     if (!ms)
         return hip_ret(hipErrorInvalidValue);
-    if (!a || !b)
+    if (!a || !b || (a->flags & hipEventDisableTiming) || (b->flags & hipEventDisableTiming))
         return hip_ret(hipErrorInvalidHandle);
     if (!a->recorded || !b->recorded)
         return hip_ret(hipErrorNotReady);

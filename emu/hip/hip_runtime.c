@@ -132,7 +132,8 @@ static void do_init(void)
             goto fail;
         }
     }
-    gcn_machine_config cfg = {.n_gpus = gpus, .n_threads = threads, .trace = rt.trace};
+    gcn_machine_config cfg = {.n_gpus = gpus, .n_threads = threads, .trace = rt.trace,
+                              .on_wave_sleep = hip_hostcall_serve};
     char err[512] = "";
     rt.m = gcn_machine_create(&cfg, err, sizeof err);
     if (!rt.m) {
@@ -484,6 +485,10 @@ HIP_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *p, int dev)
     p->texturePitchAlignment = 256;
     p->isLargeBar = 0;
     p->asicRevision = 1;
+    p->cooperativeLaunch = 1;       /* hipLaunchCooperativeKernel (grid sync) */
+    p->cooperativeMultiDeviceLaunch = 0;
+    p->managedMemory = 1;           /* hipMallocManaged */
+    p->directManagedMemAccessFromHost = 1;
     return hipSuccess;
 }
 
@@ -528,9 +533,13 @@ HIP_EXPORT hipError_t hipDeviceGetAttribute(int *v, hipDeviceAttribute_t a, int 
     case hipDeviceAttributeIsMultiGpuBoard: *v = p.isMultiGpuBoard; break;
     case hipDeviceAttributeEccEnabled: *v = 0; break;
     case hipDeviceAttributeKernelExecTimeout: *v = 0; break;
-    case hipDeviceAttributeCooperativeLaunch: *v = 0; break;
-    case hipDeviceAttributeCooperativeMultiDeviceLaunch: *v = 0; break;
-    case hipDeviceAttributeManagedMemory: *v = 0; break;
+    case hipDeviceAttributeCooperativeLaunch: *v = p.cooperativeLaunch; break;
+    case hipDeviceAttributeCooperativeMultiDeviceLaunch: *v = p.cooperativeMultiDeviceLaunch; break;
+    case hipDeviceAttributeManagedMemory: *v = p.managedMemory; break;
+    case hipDeviceAttributeDirectManagedMemAccessFromHost: *v = 1; break;
+    case hipDeviceAttributePciDomainID: *v = p.pciDomainID; break;
+    case hipDeviceAttributeMaxRegistersPerMultiprocessor: *v = 4 * 64 * 256; break; /* 4 SIMDs x 64 lanes x 256 VGPRs */
+    case hipDeviceAttributeHostNativeAtomicSupported: *v = 0; break;
     case hipDeviceAttributeConcurrentManagedAccess: *v = 0; break;
     case hipDeviceAttributePageableMemoryAccess: *v = 0; break;
     case hipDeviceAttributeUnifiedAddressing: *v = 1; break;
@@ -597,4 +606,88 @@ HIP_EXPORT hipError_t hipDeviceDisablePeerAccess(int peer)
     rt.peer[dev] &= ~bit;
     hip_leave();
     return hip_ret(e);
+}
+
+HIP_EXPORT hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t dev)
+{
+    if (!bytes)
+        return hip_ret(hipErrorInvalidValue);
+    if (!valid_device(dev))
+        return hip_ret(hipErrorInvalidDevice);
+    *bytes = HIP_DEV_MEM_BYTES;
+    return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevice_t dev)
+{
+    if (!major || !minor)
+        return hip_ret(hipErrorInvalidValue);
+    if (!valid_device(dev))
+        return hip_ret(hipErrorInvalidDevice);
+    *major = 8;
+    *minor = 0;
+    return hipSuccess;
+}
+
+/* PCI address "domain:bus:device.function"; device d sits on bus d + 1
+ * (hipDeviceProp_t.pciBusID). */
+HIP_EXPORT hipError_t hipDeviceGetPCIBusId(char *id, int len, int dev)
+{
+    if (!id || len <= 0)
+        return hip_ret(hipErrorInvalidValue);
+    if (!valid_device(dev))
+        return hip_ret(hipErrorInvalidDevice);
+    char buf[32];
+    snprintf(buf, sizeof buf, "0000:%02x:00.0", (unsigned)(dev + 1) & 0xffu);
+    if ((size_t)len <= strlen(buf))
+        return hip_ret(hipErrorInvalidValue);
+    snprintf(id, (size_t)len, "%s", buf);
+    return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipDeviceGetByPCIBusId(int *dev, const char *id)
+{
+    unsigned dom, bus, d, f;
+    if (!dev || !id || sscanf(id, "%x:%x:%x.%x", &dom, &bus, &d, &f) != 4)
+        return hip_ret(hipErrorInvalidValue);
+    if (dom != 0 || d != 0 || f != 0 || bus < 1 || !valid_device((int)bus - 1))
+        return hip_ret(hipErrorInvalidDevice);
+    *dev = (int)bus - 1;
+    return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipDeviceGetP2PAttribute(int *v, hipDeviceP2PAttr attr, int src, int dst)
+{
+    if (!v)
+        return hip_ret(hipErrorInvalidValue);
+    if (!valid_device(src) || !valid_device(dst) || src == dst)
+        return hip_ret(hipErrorInvalidDevice);
+    switch (attr) {
+    case hipDevP2PAttrPerformanceRank: *v = 0; break;
+    case hipDevP2PAttrAccessSupported: *v = 1; break;
+    case hipDevP2PAttrNativeAtomicSupported: *v = 1; break; /* one coherent address space */
+    case hipDevP2PAttrHipArrayAccessSupported: *v = 0; break; /* no arrays */
+    default: return hip_ret(hipErrorInvalidValue);
+    }
+    return hipSuccess;
+}
+
+/* All devices are identical R9 Nanos: any device matches as well as another;
+ * the current one is chosen. */
+HIP_EXPORT hipError_t hipChooseDevice(int *dev, const hipDeviceProp_t *prop)
+{
+    if (!dev || !prop)
+        return hip_ret(hipErrorInvalidValue);
+    if (hip_init() != hipSuccess)
+        return hip_ret(hipErrorNoDevice);
+    *dev = tls_device;
+    return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipGetDeviceFlags(unsigned int *flags)
+{
+    if (!flags)
+        return hip_ret(hipErrorInvalidValue);
+    *flags = hipDeviceScheduleAuto;
+    return hipSuccess;
 }

@@ -1,12 +1,16 @@
 /*
  * gcn_co.c - AMDGPU ELF code objects: header checks, PT_LOAD segments, .text,
- * symbols, kernel descriptors and the NT_AMDGPU_METADATA msgpack note.
+ * symbols, kernel descriptors and the metadata note: NT_AMDGPU_METADATA
+ * msgpack (v3-v5) or NT_AMD_AMDGPU_HSA_METADATA YAML (v2, gcn_md_yaml.c).
  *
  * Sources: LLVM AMDGPUUsage sections "ELF Header" (EM_AMDGPU = 224,
  * ELFOSABI_AMDGPU_HSA = 64, EI_ABIVERSION 0..3 = code object v2..v5,
  * EF_AMDGPU_MACH = e_flags & 0xff), "Note Records" (NT_AMDGPU_METADATA = 32,
  * name "AMDGPU"), "Code Object V3 Metadata" / "V4" (the msgpack map keys) and
- * "Kernel Descriptor"; FACTS.md for what hipcc 5.2 emits.
+ * "Kernel Descriptor"; "Code Object V2 Note Records" (owner "AMD":
+ * NT_AMD_HSA_ISA_VERSION = 3, NT_AMD_HSA_METADATA = 10); FACTS.md for what
+ * hipcc 5.2 emits. v2 kernels are labelled by an STT_AMDGPU_HSA_KERNEL
+ * symbol on a 256-byte amd_kernel_code_t placed in .text before the code.
  *
  * Invariants: the input is untrusted. The header is checked on the raw bytes
  * before libelf sees it (for precise messages); every offset taken from the
@@ -29,6 +33,9 @@
 #define EM_AMDGPU_ 224
 #define ELFOSABI_AMDGPU_HSA_ 64
 #define NT_AMDGPU_METADATA_ 32
+#define NT_AMD_HSA_ISA_VERSION_ 3
+#define NT_AMD_HSA_METADATA_ 10
+#define V2_KD_SIZE 256 /* sizeof(amd_kernel_code_t) */
 #define EF_AMDGPU_MACH_MASK 0xffu
 /* Largest image we agree to map: real code objects are KiBs to a few MiBs. */
 #define MAX_IMAGE_SIZE ((uint64_t)1 << 30)
@@ -279,6 +286,49 @@ static int vaddr_to_off(const gcn_code_object *co, uint64_t vaddr, uint64_t n, u
     return 0;
 }
 
+static gcn_ld_status check_mach(unsigned mach, char *err, size_t errlen)
+{
+    if (mach == 0x28 || mach == 0x29 || mach == 0x2a || mach == 0x2b)
+        return GCN_LD_OK;
+    const char *nm = mach_name(mach);
+    if (nm)
+        return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
+                    "code object target is amdgcn-amd-amdhsa--%s, only gfx803 "
+                    "(and gfx801/802/810) is supported; rebuild with --offload-arch=gfx803",
+                    nm);
+    return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
+                "code object target is unknown (EF_AMDGPU_MACH 0x%02x), only gfx803 is "
+                "supported; rebuild with --offload-arch=gfx803",
+                mach);
+}
+
+/* v2 ISA note (major, minor, stepping) -> EF_AMDGPU_MACH, or refusal. */
+static gcn_ld_status mach_from_isa_note(const uint8_t *desc, size_t n, unsigned *mach, char *err,
+                                        size_t errlen)
+{
+    /* u16 vendor_name_size, u16 architecture_name_size, u32 major, minor,
+     * stepping, then the names (AMDGPUUsage "Code Object V2 Note Records"). */
+    if (!desc || n < 16)
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
+                    "code object v2: e_flags names no GPU and there is no "
+                    "NT_AMD_HSA_ISA_VERSION note (owner \"AMD\", type 3) to name it");
+    uint32_t maj = rd32(desc + 4), min = rd32(desc + 8), step = rd32(desc + 12);
+    static const struct {
+        uint32_t maj, min, step;
+        unsigned mach;
+    } ok[] = {{8, 0, 1, 0x28}, {8, 0, 2, 0x29}, {8, 0, 3, 0x2a}, {8, 1, 0, 0x2b}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (maj == ok[i].maj && min == ok[i].min && step == ok[i].step) {
+            *mach = ok[i].mach;
+            return GCN_LD_OK;
+        }
+    return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
+                "code object target is amdgcn-amd-amdhsa--gfx%u%u%u (NT_AMD_HSA_ISA_VERSION), "
+                "only gfx803 (and gfx801/802/810) is supported; rebuild with "
+                "--offload-arch=gfx803",
+                maj, min, step);
+}
+
 static gcn_ld_status check_header(const uint8_t *b, size_t len, int *version, unsigned *mach,
                                   char *err, size_t errlen)
 {
@@ -301,31 +351,89 @@ static gcn_ld_status check_header(const uint8_t *b, size_t len, int *version, un
                     "objects are supported",
                     b[EI_OSABI]);
     unsigned abiv = b[EI_ABIVERSION];
-    if (abiv == 0 || abiv == 1)
-        return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
-                    "code object v%u not supported yet (issue 4): code object v2/v3 not "
-                    "supported yet; rebuild with a ROCm >= 4.x compiler",
-                    abiv + 2);
     if (abiv > 3)
         return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
-                    "code object: unknown ELF ABI version %u (code object v%u); only v4 and v5 "
+                    "code object: unknown ELF ABI version %u (code object v%u); only v2 to v5 "
                     "are supported",
                     abiv, abiv + 2);
     *version = (int)abiv + 2;
     uint32_t flags = rd32(b + 48);
     *mach = flags & EF_AMDGPU_MACH_MASK;
-    if (*mach != 0x28 && *mach != 0x29 && *mach != 0x2a && *mach != 0x2b) {
-        const char *nm = mach_name(*mach);
-        if (nm)
-            return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
-                        "code object target is amdgcn-amd-amdhsa--%s, only gfx803 "
-                        "(and gfx801/802/810) is supported; rebuild with --offload-arch=gfx803",
-                        nm);
-        return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
-                    "code object target is unknown (EF_AMDGPU_MACH 0x%02x), only gfx803 is "
-                    "supported; rebuild with --offload-arch=gfx803",
-                    *mach);
+    /* v2 producers before LLVM 7 leave e_flags 0 and name the GPU only in
+     * the NT_AMD_HSA_ISA_VERSION note: checked once the notes are read. */
+    if (*mach == 0 && *version == 2)
+        return GCN_LD_OK;
+    return check_mach(*mach, err, errlen);
+}
+
+/* Defined STT_OBJECT symbols of `symscn` (NULL: none) into co->syms. */
+static gcn_ld_status collect_symbols(gcn_code_object *co, Elf *e, Elf_Scn *symscn, char *err,
+                                     size_t errlen)
+{
+    GElf_Shdr sh;
+    Elf_Data *d;
+    if (!symscn || !gelf_getshdr(symscn, &sh) || !(d = elf_getdata(symscn, NULL)) || !sh.sh_entsize)
+        return GCN_LD_OK;
+    size_t nsym = d->d_size / sh.sh_entsize, n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t j = 0; j < nsym; j++) {
+            GElf_Sym sym;
+            if (!gelf_getsym(d, (int)j, &sym))
+                break;
+            if (GELF_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx == SHN_UNDEF ||
+                sym.st_shndx >= SHN_LORESERVE)
+                continue;
+            const char *sn = elf_strptr(e, sh.sh_link, sym.st_name);
+            if (!sn || !*sn)
+                continue;
+            if (pass == 0) {
+                n++;
+                continue;
+            }
+            if (sym.st_value > co->image_size || sym.st_size > co->image_size - sym.st_value)
+                return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
+                            "code object: symbol %s [0x%llx, +0x%llx) lies outside the image",
+                            sn, (unsigned long long)sym.st_value,
+                            (unsigned long long)sym.st_size);
+            gcn_symbol *s = &co->syms[co->n_syms];
+            if (!(s->name = strdup(sn)))
+                return gcn_ld_fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory");
+            s->vaddr = sym.st_value;
+            s->size = sym.st_size;
+            co->n_syms++;
+        }
+        if (pass == 0) {
+            if (!n)
+                return GCN_LD_OK;
+            if (!(co->syms = calloc(n, sizeof *co->syms)))
+                return gcn_ld_fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory");
+        }
     }
+    return GCN_LD_OK;
+}
+
+/* v2: .text with every in-text amd_kernel_code_t (up to its entry) as s_nop 0
+ * (0xbf800000, GCN3 ISA manual SOPP), so the linear-sweep decoder reaches each
+ * entry at an instruction boundary. */
+static gcn_ld_status v2_text_copy(gcn_code_object *co, char *err, size_t errlen)
+{
+    co->text_buf = malloc(co->text_size ? co->text_size : 1);
+    if (!co->text_buf)
+        return gcn_ld_fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory");
+    memcpy(co->text_buf, co->text, co->text_size);
+    for (uint32_t i = 0; i < co->n_kernels; i++) {
+        const gcn_kernel *k = &co->kernels[i];
+        if (k->kd_vaddr < co->text_vaddr || k->kd_vaddr >= co->text_vaddr + co->text_size)
+            continue;
+        uint64_t from = k->kd_vaddr - co->text_vaddr, to = k->entry_vaddr - co->text_vaddr;
+        if (to < from || to > co->text_size)
+            continue;
+        for (uint64_t o = from & ~(uint64_t)3; o + 4 <= to; o += 4) {
+            static const uint8_t nop[4] = {0x00, 0x00, 0x80, 0xbf};
+            memcpy(co->text_buf + o, nop, 4);
+        }
+    }
+    co->text = co->text_buf;
     return GCN_LD_OK;
 }
 
@@ -356,13 +464,12 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
     memcpy(co->elf, elf_bytes, len);
     co->elf_size = len;
     co->code_object_version = version;
-    snprintf(co->target, sizeof co->target, "amdgcn-amd-amdhsa--%s", mach_name(mach));
 
     Elf *e = elf_memory((char *)co->elf, len);
     GElf_Ehdr eh;
     size_t nph = 0, shstrndx = 0;
-    const uint8_t *meta = NULL;
-    size_t meta_len = 0;
+    const uint8_t *meta = NULL, *yaml_meta = NULL, *isa_note = NULL;
+    size_t meta_len = 0, yaml_len = 0, isa_len = 0;
     Elf_Scn *symscn = NULL, *dynsymscn = NULL;
     int have_text = 0;
 
@@ -461,7 +568,7 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
                       "objects are not supported yet",
                       name, (unsigned long long)sh.sh_size);
             goto fail;
-        } else if (sh.sh_type == SHT_NOTE && !meta) {
+        } else if (sh.sh_type == SHT_NOTE) {
             Elf_Data *d = elf_getdata(scn, NULL);
             if (!d || !d->d_buf)
                 continue;
@@ -469,31 +576,60 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
             GElf_Nhdr nh;
             while (noff < d->d_size &&
                    (next = gelf_getnote(d, noff, &nh, &name_off, &desc_off)) > 0) {
+                const char *owner = (const char *)d->d_buf + name_off;
+                const uint8_t *desc = (const uint8_t *)d->d_buf + desc_off;
                 if (nh.n_type == NT_AMDGPU_METADATA_ && nh.n_namesz == 7 &&
-                    memcmp((const char *)d->d_buf + name_off, "AMDGPU", 7) == 0) {
-                    meta = (const uint8_t *)d->d_buf + desc_off;
+                    memcmp(owner, "AMDGPU", 7) == 0 && !meta) {
+                    meta = desc;
                     meta_len = nh.n_descsz;
-                    break;
+                } else if (nh.n_namesz == 4 && memcmp(owner, "AMD", 4) == 0) {
+                    if (nh.n_type == NT_AMD_HSA_METADATA_ && !yaml_meta) {
+                        yaml_meta = desc;
+                        yaml_len = nh.n_descsz;
+                    } else if (nh.n_type == NT_AMD_HSA_ISA_VERSION_ && !isa_note) {
+                        isa_note = desc;
+                        isa_len = nh.n_descsz;
+                    }
                 }
                 noff = next;
             }
         }
     }
-    if (!meta) {
-        st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
-                  "code object: no NT_AMDGPU_METADATA note (type 32, owner \"AMDGPU\")");
+    if (mach == 0 && (st = mach_from_isa_note(isa_note, isa_len, &mach, err, errlen)) != GCN_LD_OK)
         goto fail;
+    snprintf(co->target, sizeof co->target, "amdgcn-amd-amdhsa--%s", mach_name(mach));
+    if (version == 2) {
+        if (!yaml_meta) {
+            st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
+                      "code object v2 (ELF ABI version 0): no NT_AMD_AMDGPU_HSA_METADATA note "
+                      "(type 10, owner \"AMD\")%s",
+                      meta ? " (it has v3+ msgpack metadata: wrong EI_ABIVERSION?)" : "");
+            goto fail;
+        }
+        if ((st = gcn_md_parse_yaml(co, (const char *)yaml_meta, yaml_len, err, errlen)) != GCN_LD_OK)
+            goto fail;
+    } else {
+        if (!meta) {
+            st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
+                      "code object v%d: no NT_AMDGPU_METADATA note (type 32, owner \"AMDGPU\")",
+                      version);
+            goto fail;
+        }
+        if ((st = parse_metadata(co, meta, meta_len, err, errlen)) != GCN_LD_OK)
+            goto fail;
     }
-    if ((st = parse_metadata(co, meta, meta_len, err, errlen)) != GCN_LD_OK)
-        goto fail;
     if (co->n_kernels && !have_text) {
         st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: kernels but no .text section");
         goto fail;
     }
 
-    /* Kernel descriptors: symbol .symbol, 64 bytes. */
+    /* Kernel descriptors: symbol .symbol, 64 bytes (v2: 256-byte
+     * amd_kernel_code_t at the kernel's own symbol). */
     if (!symscn)
         symscn = dynsymscn;
+    if ((st = collect_symbols(co, e, symscn, err, errlen)) != GCN_LD_OK)
+        goto fail;
+    const uint64_t kd_size = version == 2 ? V2_KD_SIZE : 64;
     for (uint32_t i = 0; i < co->n_kernels; i++) {
         gcn_kernel *k = &co->kernels[i];
         int found = 0;
@@ -520,7 +656,7 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
             goto fail;
         }
         uint64_t kd_off;
-        if (!vaddr_to_off(co, k->kd_vaddr, 64, &kd_off)) {
+        if (!vaddr_to_off(co, k->kd_vaddr, kd_size, &kd_off)) {
             st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
                       "code object: kernel descriptor %s at vaddr 0x%llx is not inside a loaded "
                       "segment",
@@ -528,10 +664,18 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
             goto fail;
         }
         char kerr[200] = "";
-        st = gcn_kd_parse(co->elf + kd_off, &k->kd, kerr, sizeof kerr);
+        st = version == 2 ? gcn_kd_parse_v2(co->elf + kd_off, &k->kd, kerr, sizeof kerr)
+                          : gcn_kd_parse(co->elf + kd_off, &k->kd, kerr, sizeof kerr);
         if (st != GCN_LD_OK) {
             gcn_ld_fail(st, err, errlen, "code object: kernel %s: %s", k->name, kerr);
             goto fail;
+        }
+        if (version == 2) {
+            /* Older v2 metadata omits the segment sizes: the descriptor has them. */
+            if (!k->group_segment_fixed_size)
+                k->group_segment_fixed_size = k->kd.group_segment_fixed_size;
+            if (!k->private_segment_fixed_size)
+                k->private_segment_fixed_size = k->kd.private_segment_fixed_size;
         }
         k->entry_vaddr = k->kd_vaddr + (uint64_t)k->kd.kernel_code_entry_byte_offset;
         if (k->entry_vaddr < co->text_vaddr || k->entry_vaddr - co->text_vaddr >= co->text_size) {
@@ -552,6 +696,8 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
             goto fail;
         }
     }
+    if (version == 2 && have_text && (st = v2_text_copy(co, err, errlen)) != GCN_LD_OK)
+        goto fail;
     elf_end(e);
     *out = co;
     return GCN_LD_OK;
@@ -570,6 +716,10 @@ void gcn_co_free(gcn_code_object *co)
     for (uint32_t i = 0; i < co->n_kernels; i++)
         free(co->kernels[i].args);
     free(co->kernels);
+    for (uint32_t i = 0; i < co->n_syms; i++)
+        free(co->syms[i].name);
+    free(co->syms);
+    free(co->text_buf);
     free(co->segs);
     free(co->elf);
     free(co);
@@ -601,4 +751,69 @@ void gcn_co_map_image(const gcn_code_object *co, uint8_t *image)
         const gcn_segment *s = &co->segs[i];
         memcpy(image + s->vaddr, co->elf + s->offset, s->filesz);
     }
+}
+
+const gcn_symbol *gcn_co_find_symbol(const gcn_code_object *co, const char *name)
+{
+    if (!co || !name)
+        return NULL;
+    for (uint32_t i = 0; i < co->n_syms; i++)
+        if (strcmp(co->syms[i].name, name) == 0)
+            return &co->syms[i];
+    return NULL;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+gcn_ld_status gcn_elf_extent(const void *elf, size_t *out_len, char *err, size_t errlen)
+{
+    const uint8_t *b = elf;
+    if (!b || memcmp(b, "\177ELF", 4) != 0)
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: no ELF magic at offset 0");
+    if (b[EI_CLASS] != ELFCLASS64 || b[EI_DATA] != ELFDATA2LSB)
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
+                    "code object: not a little-endian ELF64 file (class %u, data %u)", b[EI_CLASS],
+                    b[EI_DATA]);
+    uint64_t phoff = rd64(b + 32), shoff = rd64(b + 40);
+    uint16_t phentsize = rd16(b + 54), phnum = rd16(b + 56), shentsize = rd16(b + 58),
+             shnum = rd16(b + 60);
+    if (phoff > MAX_IMAGE_SIZE || shoff > MAX_IMAGE_SIZE || (phnum && phentsize < 56) ||
+        (shnum && shentsize < 64))
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
+                    "code object: implausible ELF header tables (phoff 0x%llx, shoff 0x%llx)",
+                    (unsigned long long)phoff, (unsigned long long)shoff);
+    uint64_t end = 64;
+    if (phoff + (uint64_t)phnum * phentsize > end)
+        end = phoff + (uint64_t)phnum * phentsize;
+    if (shoff + (uint64_t)shnum * shentsize > end)
+        end = shoff + (uint64_t)shnum * shentsize;
+    for (unsigned i = 0; i < phnum; i++) {
+        const uint8_t *ph = b + phoff + (uint64_t)i * phentsize;
+        uint64_t off = rd64(ph + 8), filesz = rd64(ph + 32);
+        if (off > MAX_IMAGE_SIZE || filesz > MAX_IMAGE_SIZE)
+            return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
+                        "code object: program header %u is implausible", i);
+        if (off + filesz > end)
+            end = off + filesz;
+    }
+    for (unsigned i = 0; i < shnum; i++) {
+        const uint8_t *sh = b + shoff + (uint64_t)i * shentsize;
+        uint32_t type = rd32(sh + 4);
+        uint64_t off = rd64(sh + 24), size = rd64(sh + 32);
+        if (type == SHT_NOBITS || type == SHT_NULL)
+            continue;
+        if (off > MAX_IMAGE_SIZE || size > MAX_IMAGE_SIZE)
+            return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
+                        "code object: section header %u is implausible", i);
+        if (off + size > end)
+            end = off + size;
+    }
+    if (end > MAX_IMAGE_SIZE)
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: larger than 1 GiB");
+    if (out_len)
+        *out_len = (size_t)end;
+    return GCN_LD_OK;
 }

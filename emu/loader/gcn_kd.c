@@ -1,5 +1,6 @@
 /*
- * gcn_kd.c - the 64-byte AMDHSA kernel descriptor (code object v3+).
+ * gcn_kd.c - the 64-byte AMDHSA kernel descriptor (code object v3+) and the
+ * 256-byte amd_kernel_code_t of code object v2.
  *
  * Source: LLVM AMDGPUUsage, "Kernel Descriptor" (table "Kernel Descriptor for
  * GFX6-GFX10"), "compute_pgm_rsrc1 for GFX6-GFX10", "compute_pgm_rsrc2 for
@@ -98,4 +99,48 @@ gcn_ld_status gcn_kd_parse(const uint8_t raw[64], gcn_kernel_desc *out, char *er
                     "kernel descriptor: kernel_code_entry_byte_offset is 0");
     *out = d;
     return GCN_LD_OK;
+}
+
+/*
+ * amd_kernel_code_t (LLVM AMDKernelCodeT.h; AMDGPUUsage "Code Object V2"),
+ * byte offsets used here: 0 amd_kernel_code_version_major u32, 16
+ * kernel_code_entry_byte_offset i64, 48 compute_pgm_rsrc1 u32, 52
+ * compute_pgm_rsrc2 u32, 56 kernel_code_properties u32 (bits 0-6 as in the v3
+ * descriptor, 7-9 ENABLE_SGPR_GRID_WORKGROUP_COUNT_X/Y/Z), 60
+ * workitem_private_segment_byte_size u32, 64 workgroup_group_segment_byte_size
+ * u32, 72 kernarg_segment_byte_size u64, 103 wavefront_size (log2) u8.
+ */
+gcn_ld_status gcn_kd_parse_v2(const uint8_t raw[256], gcn_kernel_desc *out, char *err,
+                              size_t errlen)
+{
+    if (!raw || !out)
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "amd_kernel_code_t: NULL argument");
+    uint32_t major = rd32(raw + 0);
+    if (major != 1)
+        return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
+                    "amd_kernel_code_t: version %u.%u, only 1.x is known", major, rd32(raw + 4));
+    uint32_t kcp = rd32(raw + 56);
+    if (bits(kcp, 7, 3))
+        return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
+                    "amd_kernel_code_t: ENABLE_SGPR_GRID_WORKGROUP_COUNT user SGPRs (properties "
+                    "0x%x) are not supported",
+                    kcp);
+    if (raw[103] != 6)
+        return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
+                    "amd_kernel_code_t: wavefront_size 2^%u, GCN3 runs wave64 only", raw[103]);
+    uint64_t kernarg = (uint64_t)rd32(raw + 72) | (uint64_t)rd32(raw + 76) << 32;
+    if (kernarg > UINT32_MAX)
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
+                    "amd_kernel_code_t: kernarg_segment_byte_size %llu is implausible",
+                    (unsigned long long)kernarg);
+    /* The same facts in the v3 descriptor layout, then the common checks. */
+    uint8_t kd[64];
+    memset(kd, 0, sizeof kd);
+    memcpy(kd + 0, raw + 64, 4);  /* group segment */
+    memcpy(kd + 4, raw + 60, 4);  /* private segment */
+    memcpy(kd + 8, raw + 72, 4);  /* kernarg size */
+    memcpy(kd + 16, raw + 16, 8); /* entry offset */
+    memcpy(kd + 48, raw + 48, 8); /* rsrc1, rsrc2 */
+    kd[56] = (uint8_t)(kcp & 0x7f);
+    return gcn_kd_parse(kd, out, err, errlen);
 }

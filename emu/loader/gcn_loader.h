@@ -3,7 +3,9 @@
  * kernel descriptors and the NT_AMDGPU_METADATA msgpack note.
  *
  * Used by the emulator (to run kernels) and by the replay (to re-decode the
- * code objects stored in a trace). Parsing only: mapping the loadable segments
+ * code objects stored in a trace). Code object versions 2 (YAML metadata in
+ * the NT_AMD_AMDGPU_HSA_METADATA note, 256-byte amd_kernel_code_t
+ * descriptors), 3, 4 and 5 (msgpack metadata, 64-byte kernel descriptors). Parsing only: mapping the loadable segments
  * into device memory is the emulator's job (emu/exec), using `segs`.
  *
  * Sources: LLVM AMDGPUUsage ("Code Object V4 Metadata", "Kernel Descriptor",
@@ -93,6 +95,15 @@ typedef struct gcn_kernel_desc {
 /* Parse 64 raw bytes. */
 gcn_ld_status gcn_kd_parse(const uint8_t raw[64], gcn_kernel_desc *out, char *err, size_t errlen);
 
+/*
+ * Parse a code object v2 descriptor: the 256-byte amd_kernel_code_t at the
+ * kernel's symbol (LLVM AMDKernelCodeT.h, AMDGPUUsage "Code Object V2"),
+ * translated into the v3 form. Refuses what the emulator cannot start
+ * (grid-workgroup-count user SGPRs, wave32, a version other than 1.x).
+ */
+gcn_ld_status gcn_kd_parse_v2(const uint8_t raw[256], gcn_kernel_desc *out, char *err,
+                              size_t errlen);
+
 /* ---- Kernel metadata ------------------------------------------------------ */
 
 typedef struct gcn_kernel_arg {
@@ -120,6 +131,14 @@ typedef struct gcn_kernel {
     struct gcn_code_object *co; /* owner */
 } gcn_kernel;
 
+/* A defined data symbol (STT_OBJECT) of the code object: a __device__ or
+ * __constant__ variable, found by hipModuleGetGlobal / hipMemcpyToSymbol. */
+typedef struct gcn_symbol {
+    char *name;
+    uint64_t vaddr;  /* ELF vaddr */
+    uint64_t size;   /* bytes (st_size) */
+} gcn_symbol;
+
 /* A loadable segment (PT_LOAD) of the code object. */
 typedef struct gcn_segment {
     uint64_t vaddr, memsz;   /* bytes */
@@ -137,19 +156,48 @@ typedef struct gcn_code_object {
     gcn_segment *segs;
     uint64_t text_vaddr;     /* .text section */
     uint64_t text_size;
-    const uint8_t *text;     /* points into elf */
+    const uint8_t *text;     /* points into elf, or into text_buf (v2) */
     uint32_t n_kernels;
     gcn_kernel *kernels;
+    uint32_t n_syms;
+    gcn_symbol *syms;        /* defined STT_OBJECT symbols, from .symtab (else .dynsym) */
+    /* v2 only: private copy of .text in which each in-text amd_kernel_code_t
+     * is replaced by s_nop words, so that a linear-sweep decode of .text
+     * starts every kernel at an instruction boundary. NULL for v3+. */
+    uint8_t *text_buf;
 } gcn_code_object;
 
 /*
- * Parse an AMDGPU ELF code object (copies the bytes). Refuses machines other
- * than gfx801/802/803/810 (e_flags), naming the target found, and code
- * object versions other than v4/v5 in this release (v2/v3 are issue 4).
+ * Parse an AMDGPU ELF code object (copies the bytes). Accepts code object
+ * v2 (EI_ABIVERSION 0, YAML metadata), v3, v4 and v5 (EI_ABIVERSION 1..3,
+ * msgpack metadata). Refuses machines other than gfx801/802/803/810, naming
+ * the target found (from e_flags, or for v2 objects with e_flags 0 from the
+ * NT_AMD_HSA_ISA_VERSION note).
  */
 gcn_ld_status gcn_co_parse(const void *elf, size_t len, gcn_code_object **out, char *err,
                            size_t errlen);
 void gcn_co_free(gcn_code_object *co); /* accepts NULL */
+
+/*
+ * Fill co->kernels from v2 YAML metadata (the NT_AMD_AMDGPU_HSA_METADATA
+ * note's text, `len` bytes, NUL not required): Kernels[].Name, .Args (offsets
+ * are computed from Size and Align in order, as the v2 ABI lays them out;
+ * ValueKind CamelCase becomes the v3 snake_case name, e.g. HiddenGlobalOffsetX
+ * -> hidden_global_offset_x) and .CodeProps. Kernel descriptors are not
+ * touched (gcn_co_parse does that). co->kernels must be empty.
+ */
+gcn_ld_status gcn_md_parse_yaml(gcn_code_object *co, const char *text, size_t len, char *err,
+                                size_t errlen);
+
+/*
+ * Size in bytes of an ELF64 image in memory whose length is unknown
+ * (hipModuleLoadData): the end of the furthest header table, section or
+ * segment. The caller vouches that the headers are mapped.
+ */
+gcn_ld_status gcn_elf_extent(const void *elf, size_t *out_len, char *err, size_t errlen);
+
+/* Data symbol by name; NULL if absent. */
+const gcn_symbol *gcn_co_find_symbol(const gcn_code_object *co, const char *name);
 
 /* Kernel by name (.name, or .symbol with or without ".kd"); NULL if absent. */
 const gcn_kernel *gcn_co_find_kernel(const gcn_code_object *co, const char *name);

@@ -234,10 +234,13 @@ static void test_co_refusals(void **state)
     c[48] = 0x7e; /* unknown */
     expect_refusal(c, len, GCN_LD_UNSUPPORTED, "0x7e");
     memcpy(c, b, len);
-    c[8] = 1; /* ABI version 1 = code object v3 */
-    expect_refusal(c, len, GCN_LD_UNSUPPORTED, "issue 4");
-    c[8] = 0; /* v2 */
-    expect_refusal(c, len, GCN_LD_UNSUPPORTED, "v2");
+    c[8] = 1; /* ABI version 1 = code object v3: accepted (v4's msgpack note is v3's format) */
+    gcn_code_object *co3 = NULL;
+    assert_int_equal(gcn_co_parse(c, len, &co3, NULL, 0), GCN_LD_OK);
+    assert_int_equal(co3->code_object_version, 3);
+    gcn_co_free(co3);
+    c[8] = 0; /* v2: a v4 object relabelled has no v2 YAML metadata note */
+    expect_refusal(c, len, GCN_LD_BAD_METADATA, "v2");
     memcpy(c, b, len);
     c[7] = 0; /* System V OS ABI */
     expect_refusal(c, len, GCN_LD_UNSUPPORTED, "ELFOSABI_AMDGPU_HSA");

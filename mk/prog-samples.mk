@@ -1,0 +1,11 @@
+# HIP sample programs (tests/programs/*.hip, in the style of the public HIP
+# samples), built by Debian's hipcc for gfx803 into $(BUILD)/programs/ and run
+# by tests/e2e/programs-samples.sh under gcn3-emu.
+SAMPLE_PROGS := streams_events warp_ops coop_groups dyn_shared peer_copy zero_copy pitch2d \
+	oob_store managed
+SAMPLE_BINS  := $(patsubst %,$(BUILD)/programs/%,$(SAMPLE_PROGS))
+
+programs: $(SAMPLE_BINS)
+$(BUILD)/programs/%: tests/programs/%.hip tests/programs/samples_check.h
+	@mkdir -p $(dir $@)
+	$(HIPCC) --offload-arch=gfx803 -O2 -o $@ $< $(HIPLIBS_$*)

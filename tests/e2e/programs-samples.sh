@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# End-to-end tests of the HIP sample programs (tests/programs/*.hip, built by
+# mk/prog-samples.mk into $BUILD/programs/): each runs unmodified under
+# gcn3-emu (peer_copy on 2 GPUs) and must print PASS and exit 0; oob_store
+# must also leave a memory-fault report on stderr; peer_copy and zero_copy are
+# recorded, every trace event must name an existing device, and both replay on
+# d-mgpu with the data check OK. A missing program is a failure.
+set -uo pipefail
+BUILD=${BUILD:-build}
+EMU=$BUILD/bin/gcn3-emu
+REPLAY=$BUILD/bin/mgpu-replay
+TRACE=$BUILD/bin/gcn3-trace
+OUT=$BUILD/e2e-samples
+mkdir -p "$OUT"
+pass=0; fail=0
+ok()  { pass=$((pass+1)); echo "  ok   $*"; }
+bad() { fail=$((fail+1)); echo "  FAIL $*"; }
+why() { tail -n 3 "$@" 2>/dev/null | grep -v '^==>' | tr '\n' ' '; }
+
+SAMPLES="streams_events warp_ops coop_groups dyn_shared peer_copy zero_copy pitch2d oob_store managed"
+for bin in "$EMU" "$REPLAY" "$TRACE"; do
+  [ -x "$bin" ] || { echo "programs-samples: $bin missing (make BUILD=$BUILD all)"; exit 1; }
+done
+gpus_of() { [ "$1" = peer_copy ] && echo 2 || echo 1; }
+
+echo "== HIP sample programs under gcn3-emu"
+for p in $SAMPLES; do
+  bin=$BUILD/programs/$p
+  if [ ! -x "$bin" ]; then bad "$p: $bin missing (tests/programs/$p.hip; make BUILD=$BUILD programs)"; continue; fi
+  timeout 120 "$EMU" --quiet --gpus "$(gpus_of $p)" -- "$bin" >"$OUT/$p.out" 2>"$OUT/$p.err"
+  rc=$?
+  if [ $rc = 0 ] && grep -q PASS "$OUT/$p.out" && ! grep -q FAIL "$OUT/$p.out"; then
+    ok "$p: $(grep -m1 PASS "$OUT/$p.out")"
+  else bad "$p (exit $rc): $(why "$OUT/$p.err" "$OUT/$p.out")"; fi
+done
+if [ -f "$OUT/oob_store.err" ]; then
+  if grep -q "memory fault in kernel .*store.* outside every allocation" "$OUT/oob_store.err"; then
+    ok "oob_store: fault report: $(grep -m1 'memory fault' "$OUT/oob_store.err" | cut -c1-120)"
+  else bad "oob_store: no fault report on stderr: $(why "$OUT/oob_store.err")"; fi
+fi
+# peer_copy on one GPU: a clean failure, not a crash or a PASS
+timeout 60 "$EMU" --quiet -- "$BUILD/programs/peer_copy" >"$OUT/peer1.out" 2>"$OUT/peer1.err"
+rc=$?
+if [ $rc != 0 ] && [ $rc -lt 128 ] && ! grep -q PASS "$OUT/peer1.out"; then
+  ok "peer_copy on 1 GPU: refused ($(grep -m1 FAIL "$OUT/peer1.out" | cut -c1-100))"
+else bad "peer_copy on 1 GPU: exit $rc"; fi
+
+echo "== record, check devices in the trace, replay on d-mgpu"
+for p in peer_copy zero_copy; do
+  bin=$BUILD/programs/$p
+  [ -x "$bin" ] || continue
+  g=$(gpus_of $p)
+  tr=$OUT/$p.gtrace
+  timeout 120 "$EMU" --quiet --gpus "$g" --record "$tr" -- "$bin" >"$OUT/$p-rec.out" 2>"$OUT/$p-rec.err"
+  rc=$?
+  if [ $rc != 0 ] || ! grep -q PASS "$OUT/$p-rec.out"; then bad "$p record (exit $rc): $(why "$OUT/$p-rec.err")"; continue; fi
+  "$TRACE" dump "$tr" >"$OUT/$p.dump" 2>&1
+  devs=$(grep -o '^event [0-9]* [a-z]* dev=[0-9]*' "$OUT/$p.dump" | sed 's/.*dev=//' | sort -u | tr '\n' ' ')
+  bad_dev=$(grep '^event ' "$OUT/$p.dump" | grep -v " dev=[0-9]" | head -n 1)
+  high=$(for d in $devs; do [ "$d" -ge "$g" ] && echo "$d"; done)
+  if [ -z "$bad_dev" ] && [ -z "$high" ] && [ -n "$devs" ] && { [ "$g" = 1 ] || [ "$(echo $devs | wc -w)" -ge 2 ]; }; then
+    ok "$p trace: every event names a device (devices $devs)"
+  else bad "$p trace: devices '$devs' for $g GPUs ${bad_dev:+(event without device: $bad_dev)}"; fi
+  timeout 120 "$REPLAY" --topo d-mgpu "$tr" >"$OUT/$p-replay.out" 2>"$OUT/$p-replay.err"
+  rc=$?
+  if [ $rc = 0 ] && grep -q "(0 mismatches)" "$OUT/$p-replay.out" && ! grep -q "MISMATCH\|[1-9][0-9]* mismatches" "$OUT/$p-replay.out" \
+     && ! awk '$1 ~ /^[0-9]+$/ && $NF != "OK" {f=1} END {exit !f}' "$OUT/$p-replay.out"; then
+    ok "$p replay d-mgpu: $(grep -m1 '^total' "$OUT/$p-replay.out" | cut -c1-90)"
+  else bad "$p replay d-mgpu (exit $rc): $(why "$OUT/$p-replay.err" "$OUT/$p-replay.out")"; fi
+done
+
+echo "programs-samples: $pass ok, $fail failed"
+[ $fail = 0 ]
