@@ -3,6 +3,8 @@
  *
  *   mgpu-replay --topo r9nano|m-sgpu|u-mgpu|d-mgpu|FILE.ini [--gpus N]
  *               [--set key=value]... [--stats FILE.json] [--quiet] TRACE
+ *   mgpu-replay --sweep SWEEP.ini [--jobs J] [--out DIR] [--trace-cache SIZE] [--quiet] TRACE
+ *               (under mpirun: points spread over ranks; docs/sweeps.md)
  *   mgpu-replay --list-params [--markdown]
  *
  * Presets are INI files found in $MGPU_REPLAY_CONFIGS, <exe>/../../replay/
@@ -19,6 +21,7 @@
 
 #include "replay/rp_config.h"
 #include "replay/rp_sim.h"
+#include "replay/rp_sweep.h"
 #include "traceformat/trc.h"
 
 static void usage(FILE *f)
@@ -26,6 +29,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mgpu-replay --topo r9nano|m-sgpu|u-mgpu|d-mgpu|FILE.ini [--gpus N] [--set key=value]...\n"
             "                   [--stats FILE.json] [--quiet] TRACE\n"
+            "       mgpu-replay --sweep SWEEP.ini [--jobs J] [--out DIR] [--trace-cache SIZE] [--quiet] TRACE\n"
             "       mgpu-replay --list-params [--markdown]\n");
 }
 
@@ -66,9 +70,156 @@ static int find_preset(const char *name, const char *argv0, char *out, size_t n)
     return -1;
 }
 
+/* ---- sweeps (rp_sweep.h, docs/sweeps.md) ---------------------------------- */
+
+typedef struct preset_ctx {
+    const char *argv0;
+    char dir[PATH_MAX]; /* directory of the sweep file */
+} preset_ctx;
+
+/* A preset name, or a path relative to the working directory or else to the
+ * sweep file's directory. */
+static int sweep_preset(const char *name, char *out, size_t n, void *arg)
+{
+    preset_ctx *c = arg;
+    if (find_preset(name, c->argv0, out, n))
+        return -1;
+    if ((strchr(name, '/') || strstr(name, ".ini")) && access(out, R_OK) && name[0] != '/') {
+        char alt[PATH_MAX + 256];
+        snprintf(alt, sizeof alt, "%.4000s/%.200s", c->dir, name);
+        if (access(alt, R_OK) == 0)
+            snprintf(out, n, "%s", alt);
+    }
+    return 0;
+}
+
+static int sweep_main(int *argc, char ***argv, const char *sweep, const char *trace, const char *out_dir,
+                      long jobs, const char *cache, int quiet)
+{
+    char err[1024];
+    unsigned rank = 0, size = 1;
+    int launched = rp_mpi_launched();
+    if (launched && rp_mpi_init(argc, argv, &rank, &size, err, sizeof err)) {
+        fprintf(stderr, "mgpu-replay: %s\n", err);
+        return 2;
+    }
+    char who[32] = "";
+    if (size > 1)
+        snprintf(who, sizeof who, " rank %u", rank);
+    int status = 2;
+    rp_sweep *sw = NULL;
+    trc_reader *rd = NULL;
+    rp_sweep_row *rows = NULL;
+    preset_ctx pc = {(*argv)[0], "."};
+    snprintf(pc.dir, sizeof pc.dir, "%s", sweep);
+    char *sl = strrchr(pc.dir, '/');
+    if (sl)
+        *sl = 0;
+    else
+        snprintf(pc.dir, sizeof pc.dir, ".");
+    char dir[PATH_MAX];
+    if (out_dir)
+        snprintf(dir, sizeof dir, "%s", out_dir);
+    else {
+        /* Default: <sweep file name without .ini>.sweep in the working directory. */
+        const char *b = strrchr(sweep, '/') ? strrchr(sweep, '/') + 1 : sweep;
+        size_t l = strlen(b);
+        if (l > 4 && !strcmp(b + l - 4, ".ini"))
+            l -= 4;
+        snprintf(dir, sizeof dir, "%.*s.sweep", (int)(l > 200 ? 200 : l), b);
+    }
+    uint64_t cache_bytes = 0;
+    if (cache && rp_parse_size(cache, &cache_bytes)) {
+        if (rank == 0)
+            fprintf(stderr, "mgpu-replay: --trace-cache '%s': expected a size such as 2GiB\n", cache);
+        rp_mpi_any(1);
+        goto out;
+    }
+    /* Deterministic steps: every rank gets the same result; rank 0 speaks. */
+    sw = rp_sweep_load(sweep, sweep_preset, &pc, err, sizeof err);
+    if (!sw && rank == 0)
+        fprintf(stderr, "mgpu-replay: %s\n", err);
+    if (rp_mpi_any(!sw))
+        goto out;
+    rd = trc_reader_open(trace, err, sizeof err);
+    if (!rd)
+        fprintf(stderr, "mgpu-replay%s: %s\n", who, err);
+    rows = calloc(sw->n_points, sizeof *rows);
+    if (!rows)
+        fprintf(stderr, "mgpu-replay: out of memory (%zu points)\n", sw->n_points);
+    if (rp_mpi_any(!rd || !rows))
+        goto out;
+    /* Decode once: a frame cache that holds the whole trace (a quarter of
+     * the memory, at most 16 GiB, unless --trace-cache says otherwise), so
+     * that the points never decode a frame twice. */
+    if (!cache) {
+        long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+        cache_bytes = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 4 : (uint64_t)TRC_READER_CACHE_DEFAULT;
+        if (cache_bytes > (16ull << 30))
+            cache_bytes = 16ull << 30;
+    }
+    trc_reader_set_cache_limit(rd, (size_t)cache_bytes);
+    if (jobs <= 0) {
+        long nc = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = (nc > 0 ? nc : 1) / (long)rp_mpi_local_size();
+        if (jobs < 1)
+            jobs = 1;
+    }
+    rp_sweep_opts o = {trace, dir, (unsigned)jobs, rank, size, quiet ? NULL : stderr};
+    rp_sweep_summary sum;
+    int rf = rp_sweep_run(sw, rd, &o, rows, &sum, err, sizeof err);
+    if (rf)
+        fprintf(stderr, "mgpu-replay: %s\n", err);
+    if (rp_mpi_any(rf))
+        goto out;
+    if (!quiet) {
+        trc_reader_cache_stats cs;
+        trc_reader_get_cache_stats(rd, &cs);
+        fprintf(stderr,
+                "sweep%s: %zu of %zu points: %zu run, %zu reused, %zu errors, %zu with data mismatches; "
+                "%.2f s wall on %ld jobs, %.2f s of replays (%.2fx)\n",
+                who, sum.mine, sw->n_points, sum.run, sum.reused,
+                sum.errors, sum.mismatches, sum.wall_s, jobs, sum.cpu_s, sum.wall_s > 0 ? sum.cpu_s / sum.wall_s : 0.0);
+        fprintf(stderr,
+                "sweep%s: trace frames: %llu decoded (%.1f MiB), %llu cache hits, %llu evictions%s\n",
+                who, (unsigned long long)cs.misses,
+                (double)cs.decoded_bytes / 1048576.0, (unsigned long long)cs.hits, (unsigned long long)cs.evictions,
+                cs.evictions ? " (raise --trace-cache to decode each frame once)" : "");
+    }
+    if (rp_mpi_gather_rows(rows, sw->n_points, rank, size, err, sizeof err)) {
+        fprintf(stderr, "mgpu-replay: %s\n", err);
+        goto out;
+    }
+    status = 0;
+    if (rank == 0) {
+        char csv[PATH_MAX + 16];
+        snprintf(csv, sizeof csv, "%.*s/results.csv", PATH_MAX - 16, dir);
+        if (rp_sweep_write_csv(sw, rows, csv, err, sizeof err)) {
+            fprintf(stderr, "mgpu-replay: %s\n", err);
+            status = 2;
+        } else if (!quiet)
+            fprintf(stderr, "sweep: wrote %s (%zu points)\n", csv, sw->n_points);
+    }
+    for (size_t i = 0; i < sw->n_points && status != 2; i++)
+        if (i % size == rank || rank == 0) {
+            if (rows[i].status == RP_SWEEP_ERROR || rows[i].status == RP_SWEEP_PENDING)
+                status = 2;
+            else if (rows[i].status == RP_SWEEP_MISMATCH)
+                status = 1;
+        }
+out:
+    free(rows);
+    trc_reader_close(rd);
+    rp_sweep_free(sw);
+    rp_mpi_finalize();
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     const char *topo = NULL, *stats = NULL, *trace = NULL;
+    const char *sweep = NULL, *out_dir = NULL, *cache = NULL;
+    long jobs = 0;
     const char *sets[256];
     int n_sets = 0, quiet = 0, list = 0, md = 0;
     long gpus = -1;
@@ -95,6 +246,20 @@ int main(int argc, char **argv)
             stats = argv[++i];
         else if (!strcmp(a, "--quiet"))
             quiet = 1;
+        else if (!strcmp(a, "--sweep") && i + 1 < argc)
+            sweep = argv[++i];
+        else if (!strcmp(a, "--out") && i + 1 < argc)
+            out_dir = argv[++i];
+        else if (!strcmp(a, "--trace-cache") && i + 1 < argc)
+            cache = argv[++i];
+        else if (!strcmp(a, "--jobs") && i + 1 < argc) {
+            char *end;
+            jobs = strtol(argv[++i], &end, 10);
+            if (*end || jobs < 1 || jobs > 4096) {
+                fprintf(stderr, "mgpu-replay: --jobs '%s': expected a number of threads from 1 to 4096\n", argv[i]);
+                return 2;
+            }
+        }
         else if (!strcmp(a, "--list-params"))
             list = 1;
         else if (!strcmp(a, "--markdown"))
@@ -119,6 +284,18 @@ int main(int argc, char **argv)
     }
     if (!trace) {
         usage(stderr);
+        return 2;
+    }
+    if (sweep) {
+        if (topo || stats || n_sets || gpus >= 0) {
+            fprintf(stderr, "mgpu-replay: --sweep takes its configurations from the sweep file "
+                            "(no --topo, --gpus, --set or --stats; use [sweep] base/gpus and [params])\n");
+            return 2;
+        }
+        return sweep_main(&argc, &argv, sweep, trace, out_dir, jobs, cache, quiet);
+    }
+    if (out_dir || cache || jobs) {
+        fprintf(stderr, "mgpu-replay: --out, --jobs and --trace-cache go with --sweep\n");
         return 2;
     }
     char err[512];
