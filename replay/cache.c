@@ -1,25 +1,51 @@
 /*
- * cache.c - set-associative cache component (L1 vector, L1 scalar, L2 bank),
- * DRAM controller and the RDMA engine that carries accesses between GPUs.
+ * cache.c - set-associative cache component (L1 vector, L1 scalar, L2 bank)
+ * with data (the DRAM controller is in dram.c, the RDMA engines in net.c).
  *
  * Cache pipeline: one message per cycle of the cache clock, fills (bottom
  * port) before new requests (top port), so that MSHRs free as early as
  * possible. A hit is answered `latency` after it enters the pipeline; a miss
  * leaves for the lower level one cycle after it enters and its response is
  * answered `latency` after the fill enters the pipeline. Requests to a line
- * with a pending miss merge into its MSHR; with every MSHR busy the input
+ * with a pending miss merge into its MSHR (L2: writes too, so that they are
+ * applied after the fill, in arrival order); with every MSHR busy the input
  * stalls (the port keeps queueing) until a fill frees one: no busy ticking.
  *
- * Write policies: write-through/no-write-allocate (L1; the paper notes real
- * hardware effectively bypasses the L1 for writes) and write-back/
- * write-allocate (L2). The L2 keeps no data (values live in the functional
- * image), so a partial-line write allocates without fetching (byte-masked
- * lines, as GPU L2s do). Dirty lines are written back on eviction and on
- * FLUSH (kernel end). Replacement: LRU.
+ * Data (DESIGN.md Sec. 6, data-value checking): every line holds its bytes.
+ * L1 levels (spec.perform_rw) perform loads on their copy - on a hit when the
+ * request is processed, on a miss when the fill arrives, in MSHR order - and
+ * compare them with the trace (rp_perform_line). Write-through/no-write-
+ * allocate L1: a store updates the L1's copy if present (a snapshot of it
+ * joins the MSHR waiters when the line's fill is pending, so that loads
+ * queued before it do not see it and the installed line does) and travels
+ * down with its access (rp_msg.acc + lane_mask name the lanes, addresses and
+ * store data). Write-back/write-allocate L2: a store merges into the line and
+ * marks it dirty; a partial-line write allocates without a timed fetch and
+ * takes the bytes it does not write from DRAM (rp_fmem), which is what a
+ * byte-masked line merged with its later fill would hold, because the L2
+ * bank is the only writer of its lines' DRAM. Atomics are performed at the
+ * L2 (the point of coherence) on its copy; an L1 drops its copy. Fills from
+ * the L2 to a cache carry a snapshot of the line (rp_msg.data, from the
+ * rp_lbufs pool) taken when the L2 served the request; a fill that arrives
+ * without data (a forwarder dropped it) reads the line at the point of
+ * coherence (rp_mem_read_line, counted as fill_peeks). DRAM is timing only;
+ * its contents are the sim's rp_fmem: a dirty line's data is written there
+ * when its write-back leaves the L2 bank (eviction or FLUSH) and an L2 fill
+ * reads it when it arrives back at the bank. L1s are invalidated at kernel
+ * start: the L1V by its CU's INVAL, every L1 also on the first request of a
+ * new kernel (the shared scalar cache has no CU to do it).
+ *
+ * Test hook: skip_flush (debug.skip_l2_flush) turns FLUSH into an immediate
+ * acknowledgement that writes nothing back: an injected bug that the D2H
+ * data check must catch.
+ *
+ * Replacement: LRU. Functional work is done only when the cache has a sim
+ * (component tests without one get the timing alone).
  *
  * Invariants: an MSHR is busy iff a fill for its line is outstanding; a line
- * is never both in the tag array twice; flush_pending counts write-backs
- * issued by a FLUSH and not yet acknowledged.
+ * is never in the tag array twice, and never while an MSHR for it is busy;
+ * flush_pending counts write-backs issued by a FLUSH and not yet
+ * acknowledged; an L2 line is complete (every byte valid).
  */
 #include "rp_sim.h"
 
@@ -27,6 +53,47 @@
 #include <string.h>
 
 #define FLUSH_TAG ((void *)1)
+#define STORE_REC ((void *)2) /* L1 MSHR waiter: a store snapshot (data: bytes + byte mask) */
+/* rp_msg.data of a READ request from a cache: "answer with line data". A
+ * marker in the request (set by the requester) rather than a look at the
+ * reply port, which would touch the requester's state on every response. */
+#define WANT_DATA ((uint8_t *)&rp_want_data)
+static const uint8_t rp_want_data;
+
+/* ---- line buffers ------------------------------------------------------------------ */
+
+uint8_t *rp_lbuf_get(rp_lbufs *p, uint32_t line)
+{
+    if (!p->line)
+        p->line = line < 16 ? 16 : line;
+    uint8_t *b = p->free;
+    if (b)
+        memcpy(&p->free, b, sizeof p->free);
+    else if (!(b = malloc(p->line + p->line / 8)))
+        return NULL;
+    p->live++;
+    return b;
+}
+
+void rp_lbuf_put(rp_lbufs *p, uint8_t *b)
+{
+    if (!b)
+        return;
+    memcpy(b, &p->free, sizeof p->free);
+    p->free = b;
+    p->live--;
+}
+
+void rp_lbufs_fini(rp_lbufs *p)
+{
+    for (uint8_t *b = p->free, *n; b; b = n) {
+        memcpy(&n, b, sizeof n);
+        free(b);
+    }
+    memset(p, 0, sizeof *p);
+}
+
+/* ---- helpers ------------------------------------------------------------------------- */
 
 static void cache_wake(rp_port *p, rp_engine *e)
 {
@@ -37,10 +104,28 @@ static void cache_wake(rp_port *p, rp_engine *e)
     rp_engine_wake(e, &c->ev, rp_clock_edge(c->spec.clk, t));
 }
 
-static void respond(rp_cache *c, rp_msg *m, rp_time t)
+static inline uint8_t *ldata(rp_cache *c, uint64_t slot) { return c->data + (slot << c->line_shift); }
+
+/* Reply to m at t. A read answered to another cache carries a snapshot of
+ * the line (line: its data here, NULL when there is none). */
+static void respond(rp_cache *c, rp_msg *m, rp_time t, const uint8_t *line)
 {
     switch (m->type) {
-    case RP_MSG_READ: m->type = RP_MSG_READ_RSP; m->payload = (uint16_t)c->spec.line; break;
+    case RP_MSG_READ:
+        m->type = RP_MSG_READ_RSP;
+        m->payload = (uint16_t)c->spec.line;
+        if (m->data != WANT_DATA)
+            m->data = NULL;
+        else if (!line || !c->sim)
+            m->data = NULL;
+        else {
+            m->data = rp_lbuf_get(c->lbufs, c->spec.line);
+            if (m->data)
+                memcpy(m->data, line, c->spec.line);
+            else
+                rp_sim_fail(c->sim, "%s: out of memory for line data", c->comp.name);
+        }
+        break;
     case RP_MSG_WRITE: m->type = RP_MSG_WRITE_ACK; m->payload = 0; break;
     case RP_MSG_ATOMIC: m->type = RP_MSG_ATOMIC_RSP; m->payload = (uint16_t)c->spec.line; break;
     case RP_MSG_FLUSH: case RP_MSG_INVAL: m->type = RP_MSG_FLUSH_ACK; m->payload = 0; break;
@@ -54,6 +139,11 @@ static void respond(rp_cache *c, rp_msg *m, rp_time t)
  * case), else a division. */
 static inline uint32_t set_of(const rp_cache *c, uint64_t line)
 {
+    for (int i = 0; i < 2; i++)
+        if (c->spec.strip_n[i] > 1) {
+            uint64_t st = c->spec.strip_stride[i];
+            line = line / (st * c->spec.strip_n[i]) * st + line % st;
+        }
     uint64_t x = line >> c->line_shift;
     return (uint32_t)((c->sets & (c->sets - 1)) == 0 ? x & (c->sets - 1) : x % c->sets);
 }
@@ -66,6 +156,57 @@ static int64_t lookup(rp_cache *c, uint64_t line)
         if (t[w] == line + 1)
             return (int64_t)set * c->spec.assoc + w;
     return -1;
+}
+
+uint8_t *rp_cache_line_data(rp_cache *c, uint64_t line)
+{
+    int64_t s = lookup(c, line);
+    return s >= 0 ? ldata(c, (uint64_t)s) : NULL;
+}
+
+static inline uint32_t mshr_hash(const rp_cache *c, uint64_t line) { return (uint32_t)(line >> c->line_shift) & 255; }
+
+static rp_mshr *mshr_find(rp_cache *c, uint64_t line)
+{
+    uint32_t h = mshr_hash(c, line);
+    if (c->mshr_hcnt[h] == 0)
+        return NULL;
+    if (c->mshr_hcnt[h] == 1) {
+        rp_mshr *ms = &c->mshr[c->mshr_hidx[h]];
+        return ms->busy && ms->line == line ? ms : NULL;
+    }
+    for (uint32_t i = 0; i < c->spec.mshrs; i++)
+        if (c->mshr[i].busy && c->mshr[i].line == line)
+            return &c->mshr[i];
+    return NULL;
+}
+
+static uint32_t mshr_take(rp_cache *c, uint64_t line)
+{
+    uint32_t i = c->mshr_free[--c->mshr_nfree], h = mshr_hash(c, line);
+    c->mshr_hcnt[h]++;
+    c->mshr_hidx[h] = (uint16_t)i;
+    return i;
+}
+
+static void mshr_release(rp_cache *c, uint32_t i)
+{
+    uint32_t h = mshr_hash(c, c->mshr[i].line);
+    c->mshr[i].busy = false;
+    c->mshr_free[c->mshr_nfree++] = i;
+    if (--c->mshr_hcnt[h] == 1) /* find the one left (collisions are rare) */
+        for (uint32_t j = 0; j < c->spec.mshrs; j++)
+            if (c->mshr[j].busy && mshr_hash(c, c->mshr[j].line) == h) {
+                c->mshr_hidx[h] = (uint16_t)j;
+                break;
+            }
+}
+
+/* MSHR occupancy integral (mshr x ps) up to now; call before mshr_used changes. */
+static inline void mshr_account(rp_cache *c, rp_time now)
+{
+    c->st_mshr_busy_ps += (uint64_t)c->mshr_used * (now - c->mshr_t);
+    c->mshr_t = now;
 }
 
 static void send_down(rp_cache *c, uint8_t type, uint64_t line, uint16_t payload, void *ctx,
@@ -85,16 +226,27 @@ static void send_down(rp_cache *c, uint8_t type, uint64_t line, uint16_t payload
     d->lane_mask = mask;
     d->reply_link = &c->fill_link;
     d->reply_port = &c->bottom;
+    if (type == RP_MSG_READ)
+        d->data = WANT_DATA; /* a cache's fill: answer with the line's data */
     rp_port *dst = NULL;
     rp_link *l = c->route(c->route_ctx, line, &dst);
     d->dst = dst;
     rp_link_send(l, d, t);
 }
 
-/* Install line; evict the LRU way (writing it back if dirty). Returns slot. */
-static uint64_t install(rp_cache *c, uint64_t line, rp_time now)
+/* Write a dirty line's data into DRAM (rp_fmem): its write-back leaves the bank. */
+static void wb_data(rp_cache *c, uint64_t slot)
+{
+    if (c->sim && rp_fmem_write(c->sim->mem, c->tag[slot] - 1, ldata(c, slot), c->spec.line))
+        rp_sim_fail(c->sim, "functional memory: out of memory");
+}
+
+/* Install line; evict the LRU way (writing it back if dirty). Returns the
+ * slot; *fresh = the line was not present (its data is to be filled). */
+static uint64_t install(rp_cache *c, uint64_t line, rp_time now, bool *fresh)
 {
     int64_t hit = lookup(c, line);
+    *fresh = hit < 0;
     if (hit >= 0)
         return (uint64_t)hit;
     uint32_t set = set_of(c, line);
@@ -109,6 +261,7 @@ static uint64_t install(rp_cache *c, uint64_t line, rp_time now)
     }
     if (c->tag[v] && c->dirty[v]) {
         c->st_writebacks++;
+        wb_data(c, v);
         send_down(c, RP_MSG_WRITE, c->tag[v] - 1, (uint16_t)c->spec.line, NULL, NULL, 0,
                   now + c->spec.clk.period_ps);
     }
@@ -117,10 +270,16 @@ static uint64_t install(rp_cache *c, uint64_t line, rp_time now)
     return v;
 }
 
-static void perform(rp_cache *c, rp_msg *m)
+static void invalidate_all(rp_cache *c)
+{
+    memset(c->tag, 0, (size_t)c->sets * c->spec.assoc * sizeof *c->tag);
+    c->st_invalidations++;
+}
+
+static inline void perform_on(rp_cache *c, rp_msg *m, uint64_t line, uint8_t *data)
 {
     if (c->sim && m->acc)
-        rp_perform(c->sim, m->acc, m->lane_mask);
+        rp_perform_line(c->sim, m->acc, m->lane_mask, line, data, c->spec.line, NULL);
 }
 
 /* Handle one request from above. Returns false if it must wait (MSHRs full). */
@@ -128,103 +287,157 @@ static bool handle_top(rp_cache *c, rp_msg *m, rp_time now)
 {
     rp_time lat = c->spec.latency_ps, cyc = c->spec.clk.period_ps;
     uint64_t line = m->addr & ~(uint64_t)(c->spec.line - 1);
+    if (c->spec.perform_rw && m->acc && m->acc->kind == RP_ACC_SMEM && c->sim && m->acc->w) {
+        /* kernel-start invalidate of the scalar cache (see the top; the
+         * L1V gets its CU's INVAL) */
+        const void *k = m->acc->w->wg ? (const void *)m->acc->w->wg->k : NULL;
+        if (k != c->kernel) {
+            if (c->kernel)
+                invalidate_all(c);
+            c->kernel = k;
+        }
+    }
     int64_t slot = lookup(c, line);
     switch (m->type) {
     case RP_MSG_READ:
     case RP_MSG_ATOMIC: {
         bool atomic = m->type == RP_MSG_ATOMIC;
         if (atomic && !c->spec.perform_atomic) {
-            /* L1: atomics go to the point of coherence; drop our copy. */
+            /* L1: atomics go to the point of coherence; drop our copy (and
+             * do not install a fill that may predate the atomic). */
             if (slot >= 0)
                 c->tag[slot] = 0;
+            rp_mshr *ms = mshr_find(c, line);
+            if (ms)
+                ms->noinstall = true;
             c->st_atomics++;
             send_down(c, RP_MSG_ATOMIC, line, m->payload, m, m->acc, m->lane_mask, now + cyc);
             return true;
         }
         if (slot >= 0) {
+            uint8_t *d = ldata(c, (uint64_t)slot);
             c->age[slot] = ++c->stamp;
             if (atomic) {
                 c->st_atomics++;
                 c->dirty[slot] = 1;
-            } else
+                perform_on(c, m, line, d);
+            } else {
                 c->st_read_hits++;
-            if (atomic || c->spec.perform_rw)
-                perform(c, m);
-            respond(c, m, now + lat);
+                if (c->spec.perform_rw)
+                    perform_on(c, m, line, d);
+            }
+            respond(c, m, now + lat, d);
             return true;
         }
-        for (uint32_t i = 0; i < c->spec.mshrs; i++)
-            if (c->mshr[i].busy && c->mshr[i].line == line) {
-                if (atomic)
-                    c->st_atomics++;
-                else {
-                    c->st_read_misses++;
-                    c->st_mshr_merges++;
-                }
-                if (!atomic && c->spec.perform_rw)
-                    perform(c, m);
-                m->next = NULL;
-                c->mshr[i].wtail->next = m;
-                c->mshr[i].wtail = m;
-                return true;
+        rp_mshr *ms = mshr_find(c, line);
+        if (ms) {
+            if (atomic)
+                c->st_atomics++;
+            else {
+                c->st_read_misses++;
+                c->st_mshr_merges++;
             }
+            m->next = NULL;
+            ms->wtail->next = m;
+            ms->wtail = m;
+            return true;
+        }
         if (c->mshr_used == c->spec.mshrs) {
             c->st_mshr_stalls++;
             return false;
         }
-        uint32_t i = 0;
-        while (c->mshr[i].busy)
-            i++;
-        c->mshr[i] = (rp_mshr){line, m, m, true};
+        uint32_t i = mshr_take(c, line);
+        c->mshr[i] = (rp_mshr){line, m, m, true, false};
         m->next = NULL;
+        mshr_account(c, now);
         c->mshr_used++;
+        c->st_mshr_allocs++;
+        if (c->mshr_used > c->st_mshr_peak)
+            c->st_mshr_peak = c->mshr_used;
         if (atomic)
             c->st_atomics++;
         else
             c->st_read_misses++;
-        if (!atomic && c->spec.perform_rw)
-            perform(c, m);
         send_down(c, RP_MSG_READ, line, 0, (void *)(uintptr_t)i, NULL, 0, now + cyc);
         return true;
     }
     case RP_MSG_WRITE:
-        if (c->spec.perform_rw)
-            perform(c, m);
         if (c->spec.write_back) {
-            if (slot >= 0)
-                c->st_write_hits++;
-            else {
+            rp_mshr *ms = mshr_find(c, line);
+            if (ms) {
+                /* applied after the pending fill, in order */
                 c->st_write_misses++;
-                slot = (int64_t)install(c, line, now);
+                c->st_mshr_merges++;
+                m->next = NULL;
+                ms->wtail->next = m;
+                ms->wtail = m;
+                return true;
+            }
+            if (slot >= 0) {
+                c->st_write_hits++;
+                perform_on(c, m, line, ldata(c, (uint64_t)slot));
+            } else {
+                c->st_write_misses++;
+                bool fresh;
+                slot = (int64_t)install(c, line, now, &fresh);
+                uint8_t *d = ldata(c, (uint64_t)slot);
+                /* a store that writes the whole line needs nothing from DRAM */
+                if (c->sim && m->acc && !rp_perform_line(c->sim, m->acc, m->lane_mask, line, d, c->spec.line, NULL)) {
+                    rp_fmem_read(c->sim->mem, line, d, c->spec.line);
+                    perform_on(c, m, line, d); /* stores only copy bytes: applying twice is safe */
+                } else if (c->sim && !m->acc)
+                    rp_fmem_read(c->sim->mem, line, d, c->spec.line);
             }
             c->age[slot] = ++c->stamp;
             c->dirty[slot] = 1;
-            respond(c, m, now + lat);
+            respond(c, m, now + lat, NULL);
         } else {
             if (slot >= 0) {
                 c->st_write_hits++;
                 c->age[slot] = ++c->stamp;
-            } else
+                if (c->spec.perform_rw)
+                    perform_on(c, m, line, ldata(c, (uint64_t)slot));
+            } else {
                 c->st_write_misses++;
-            send_down(c, RP_MSG_WRITE, line, m->payload, m, NULL, 0, now + cyc);
+                rp_mshr *ms = mshr_find(c, line);
+                if (ms && c->sim && m->acc) {
+                    /* snapshot for the pending fill (see the top) */
+                    rp_msg *r = rp_msg_alloc(c->pool);
+                    uint8_t *b = rp_lbuf_get(c->lbufs, c->spec.line);
+                    if (!r || !b) {
+                        rp_sim_fail(c->sim, "%s: out of memory for a store record", c->comp.name);
+                        return true;
+                    }
+                    memset(b + c->spec.line, 0, c->spec.line / 8);
+                    rp_perform_line(c->sim, m->acc, m->lane_mask, line, b, c->spec.line, b + c->spec.line);
+                    r->type = RP_MSG_WRITE;
+                    r->ctx = STORE_REC;
+                    r->data = b;
+                    ms->wtail->next = r;
+                    ms->wtail = r;
+                }
+            }
+            send_down(c, RP_MSG_WRITE, line, m->payload, m, m->acc, m->lane_mask, now + cyc);
         }
         return true;
     case RP_MSG_INVAL:
-        memset(c->tag, 0, (size_t)c->sets * c->spec.assoc * sizeof *c->tag);
+        invalidate_all(c);
         rp_msg_free(c->pool, m); /* fire-and-forget: ordered before later requests on the link */
         return true;
     case RP_MSG_FLUSH: {
         uint64_t n = (uint64_t)c->sets * c->spec.assoc, k = 0;
-        for (uint64_t i = 0; i < n; i++)
-            if (c->tag[i] && c->dirty[i]) {
-                c->dirty[i] = 0;
-                c->st_writebacks++;
-                send_down(c, RP_MSG_WRITE, c->tag[i] - 1, (uint16_t)c->spec.line, FLUSH_TAG, NULL, 0,
-                          now + cyc * (1 + k++));
-            }
+        if (!c->skip_flush)
+            for (uint64_t i = 0; i < n; i++)
+                if (c->tag[i] && c->dirty[i]) {
+                    c->dirty[i] = 0;
+                    c->st_writebacks++;
+                    wb_data(c, i);
+                    send_down(c, RP_MSG_WRITE, c->tag[i] - 1, (uint16_t)c->spec.line, FLUSH_TAG, NULL, 0,
+                              now + cyc * (1 + k++));
+                }
         c->flush_pending += k;
         if (c->flush_pending == 0)
-            respond(c, m, now + cyc);
+            respond(c, m, now + cyc, NULL);
         else
             c->flush_req = m;
         return true;
@@ -237,49 +450,111 @@ static bool handle_top(rp_cache *c, rp_msg *m, rp_time now)
     }
 }
 
-static void handle_bottom(rp_cache *c, rp_msg *d, rp_time now)
+/* Apply an L1 store record (bytes under its mask) to line data. */
+static void apply_record(rp_cache *c, const uint8_t *b, uint8_t *d)
+{
+    const uint8_t *bm = b + c->spec.line;
+    for (uint32_t i = 0; i < c->spec.line; i += 8) {
+        uint8_t mk = bm[i / 8];
+        if (mk == 0xff)
+            memcpy(d + i, b + i, 8);
+        else
+            for (uint32_t j = 0; mk; j++, mk >>= 1)
+                if (mk & 1)
+                    d[i + j] = b[i + j];
+    }
+}
+
+static void handle_fill(rp_cache *c, rp_msg *d, rp_time now)
 {
     rp_time lat = c->spec.latency_ps;
-    switch (d->type) {
-    case RP_MSG_READ_RSP: {
-        uint32_t i = (uint32_t)(uintptr_t)d->ctx;
-        rp_mshr *ms = &c->mshr[i];
-        bool allocate = true;
-        uint64_t slot = allocate ? install(c, ms->line, now) : 0;
+    uint32_t i = (uint32_t)(uintptr_t)d->ctx;
+    rp_mshr *ms = &c->mshr[i];
+    uint64_t line = ms->line;
+    uint8_t *ld, *tmp = NULL;
+    bool fresh = true;
+    if (!ms->noinstall) {
+        uint64_t slot = install(c, line, now, &fresh);
         c->age[slot] = ++c->stamp;
-        for (rp_msg *m = ms->waiters, *nx; m; m = nx) {
-            nx = m->next;
-            if (m->type == RP_MSG_ATOMIC) {
-                c->dirty[slot] = 1;
-                perform(c, m);
-            }
-            respond(c, m, now + lat);
+        ld = ldata(c, slot);
+    } else {
+        ld = tmp = rp_lbuf_get(c->lbufs, c->spec.line);
+        if (!ld) {
+            if (c->sim)
+                rp_sim_fail(c->sim, "%s: out of memory for line data", c->comp.name);
+            return;
         }
-        ms->busy = false;
-        ms->waiters = ms->wtail = NULL;
-        c->mshr_used--;
-        if (c->stalled) {
-            c->stalled = false;
-            if (c->top.head)
-                rp_engine_wake(c->eng, &c->ev, now + c->spec.clk.period_ps);
-        }
-        break;
     }
+    uint8_t *fd = d->data == WANT_DATA ? NULL : d->data; /* a level below that is no cache keeps the marker */
+    d->data = NULL;
+    if (fd) {
+        if (fresh)
+            memcpy(ld, fd, c->spec.line);
+        rp_lbuf_put(c->lbufs, fd);
+    } else if (fresh && c->sim) {
+        if (c->spec.write_back)
+            rp_fmem_read(c->sim->mem, line, ld, c->spec.line); /* DRAM is the backing store */
+        else {
+            rp_mem_read_line(c->sim, line, ld, c->spec.line);
+            c->st_fill_peeks++;
+        }
+    } else if (fresh)
+        memset(ld, 0, c->spec.line);
+    for (rp_msg *m = ms->waiters, *nx; m; m = nx) {
+        nx = m->next;
+        m->next = NULL;
+        if (m->ctx == STORE_REC && m->type == RP_MSG_WRITE) {
+            apply_record(c, m->data, ld);
+            rp_lbuf_put(c->lbufs, m->data);
+            m->data = NULL;
+            rp_msg_free(c->pool, m);
+            continue;
+        }
+        if (m->type == RP_MSG_ATOMIC || m->type == RP_MSG_WRITE) {
+            if (!ms->noinstall)
+                c->dirty[lookup(c, line)] = 1;
+            perform_on(c, m, line, ld);
+        } else if (c->spec.perform_rw)
+            perform_on(c, m, line, ld);
+        respond(c, m, now + lat, ld);
+    }
+    rp_lbuf_put(c->lbufs, tmp);
+    mshr_release(c, i);
+    ms->noinstall = false;
+    ms->waiters = ms->wtail = NULL;
+    mshr_account(c, now);
+    c->mshr_used--;
+    if (c->stalled) {
+        c->stalled = false;
+        if (c->top.head)
+            rp_engine_wake(c->eng, &c->ev, now + c->spec.clk.period_ps);
+    }
+}
+
+static void handle_bottom(rp_cache *c, rp_msg *d, rp_time now)
+{
+    switch (d->type) {
+    case RP_MSG_READ_RSP:
+        handle_fill(c, d, now);
+        break;
     case RP_MSG_WRITE_ACK:
     case RP_MSG_ATOMIC_RSP:
         if (d->ctx == FLUSH_TAG) {
             if (--c->flush_pending == 0 && c->flush_req) {
-                respond(c, c->flush_req, now + c->spec.clk.period_ps);
+                respond(c, c->flush_req, now + c->spec.clk.period_ps, NULL);
                 c->flush_req = NULL;
             }
         } else if (d->ctx) {
-            respond(c, (rp_msg *)d->ctx, now + c->spec.clk.period_ps);
+            respond(c, (rp_msg *)d->ctx, now + c->spec.clk.period_ps, NULL);
         }
         break;
     default:
         if (c->sim)
             rp_sim_fail(c->sim, "%s: unexpected message type %u on the bottom port", c->comp.name, d->type);
     }
+    if (d->data && d->data != WANT_DATA)
+        rp_lbuf_put(c->lbufs, d->data);
+    d->data = NULL;
     rp_msg_free(c->pool, d);
 }
 
@@ -335,13 +610,23 @@ int rp_cache_init(rp_cache *c, rp_engine *e, rp_msg_pool *pool, rp_sim *sim, con
     c->sets = (uint32_t)(spec->size / spec->line / spec->assoc);
     while ((1u << c->line_shift) < spec->line)
         c->line_shift++;
+    if ((1u << c->line_shift) != spec->line || spec->line < 16)
+        return -1; /* line: a power of two >= 16 (config validates it) */
     size_t n = (size_t)c->sets * spec->assoc;
     c->tag = calloc(n, sizeof *c->tag);
     c->age = calloc(n, sizeof *c->age);
     c->dirty = calloc(n, 1);
+    c->data = calloc(n, spec->line);
     c->mshr = calloc(spec->mshrs, sizeof *c->mshr);
-    if (!c->tag || !c->age || !c->dirty || !c->mshr || c->sets == 0)
+    c->mshr_free = calloc(spec->mshrs, sizeof *c->mshr_free);
+    if (!c->tag || !c->age || !c->dirty || !c->data || !c->mshr || !c->mshr_free || c->sets == 0 ||
+        spec->mshrs > 65535)
         return -1;
+    for (uint32_t i = 0; i < spec->mshrs; i++) /* pop order: MSHR 0 first */
+        c->mshr_free[i] = spec->mshrs - 1 - i;
+    c->mshr_nfree = spec->mshrs;
+    c->lbufs = sim ? &sim->lbufs : &c->own_lbufs;
+    c->skip_flush = sim && sim->cfg.debug_skip_l2_flush;
     c->route = route;
     c->route_ctx = route_ctx;
     rp_event_init(&c->ev, cache_run, c, RP_PRIO_COMPONENT);
@@ -357,7 +642,42 @@ void rp_cache_fini(rp_cache *c)
     free(c->tag);
     free(c->age);
     free(c->dirty);
+    free(c->data);
     free(c->mshr);
+    free(c->mshr_free);
+    c->mshr_free = NULL;
+    rp_lbufs_fini(&c->own_lbufs);
+    c->tag = c->age = NULL;
+    c->dirty = c->data = NULL;
+    c->mshr = NULL;
+}
+
+uint64_t rp_cache_writeback(rp_cache *c, uint64_t addr, uint64_t n)
+{
+    if (c->skip_flush || !c->sim)
+        return 0;
+    uint64_t ways = (uint64_t)c->sets * c->spec.assoc, done = 0, lb = c->spec.line;
+    if (n == UINT64_MAX || n / lb >= ways) {
+        uint64_t end = n == UINT64_MAX ? UINT64_MAX : addr + n;
+        for (uint64_t i = 0; i < ways; i++)
+            if (c->tag[i] && c->dirty[i] && c->tag[i] - 1 + lb > addr && c->tag[i] - 1 < end) {
+                wb_data(c, i);
+                c->dirty[i] = 0;
+                c->st_writebacks++;
+                done++;
+            }
+        return done;
+    }
+    for (uint64_t l = addr & ~(lb - 1); l < addr + n; l += lb) {
+        int64_t s = lookup(c, l);
+        if (s >= 0 && c->dirty[s]) {
+            wb_data(c, (uint64_t)s);
+            c->dirty[s] = 0;
+            c->st_writebacks++;
+            done++;
+        }
+    }
+    return done;
 }
 
 void rp_cache_register_stats(rp_cache *c, rp_stats *s)
@@ -371,155 +691,9 @@ void rp_cache_register_stats(rp_cache *c, rp_stats *s)
     rp_stats_add(s, p, "atomics", &c->st_atomics, "count");
     rp_stats_add(s, p, "writebacks", &c->st_writebacks, "count");
     rp_stats_add(s, p, "mshr_stalls", &c->st_mshr_stalls, "count");
-}
-
-/* ---- DRAM ---------------------------------------------------------------------- */
-
-/* Requests are served in arrival order at the channel bandwidth; each
- * returns `latency` after its data transfer ends. Zero-time handler: the
- * controller has no internal event (its timing is the busy_until horizon). */
-static void dram_notify(rp_port *p, rp_engine *e)
-{
-    rp_dram *d = p->owner;
-    rp_msg *m;
-    while ((m = rp_port_pop(p))) {
-        uint64_t bytes = d->line;
-        rp_time start = d->busy_until > e->now ? d->busy_until : e->now;
-        rp_time ser = d->bytes_per_s ? (bytes * 1000000000000ull + d->bytes_per_s - 1) / d->bytes_per_s : 0;
-        d->busy_until = start + ser;
-        if (m->type == RP_MSG_WRITE) {
-            d->st_writes++;
-            d->st_write_bytes += bytes;
-            m->type = RP_MSG_WRITE_ACK;
-            m->payload = 0;
-        } else {
-            d->st_reads++;
-            d->st_read_bytes += bytes;
-            m->type = m->type == RP_MSG_ATOMIC ? RP_MSG_ATOMIC_RSP : RP_MSG_READ_RSP;
-            m->payload = (uint16_t)d->line;
-        }
-        m->dst = m->reply_port;
-        rp_link_send(m->reply_link, m, d->busy_until + d->latency_ps);
-        e->progress++;
-    }
-}
-
-void rp_dram_init(rp_dram *d, rp_engine *e, const char *name, rp_time latency_ps, uint64_t bytes_per_s,
-                  uint32_t line)
-{
-    memset(d, 0, sizeof *d);
-    d->eng = e;
-    d->latency_ps = latency_ps;
-    d->bytes_per_s = bytes_per_s;
-    d->line = line;
-    d->top.owner = d;
-    d->top.notify = dram_notify;
-    rp_link_init(&d->in, e, &d->top, 0, 0, 0);
-    rp_engine_add_component(e, &d->comp, name, NULL);
-}
-
-/* ---- RDMA ------------------------------------------------------------------------ */
-
-static bool is_request(uint8_t t) { return t == RP_MSG_READ || t == RP_MSG_WRITE || t == RP_MSG_ATOMIC; }
-
-/* From a local L1: forward over the inter-GPU bus to the owner's RDMA. */
-static void rdma_inside(rp_port *p, rp_engine *e)
-{
-    rp_rdma *r = p->owner;
-    rp_sim *s = r->sim;
-    rp_msg *m;
-    while ((m = rp_port_pop(p))) {
-        uint32_t t = rp_gpu_of(s, m->addr, r->gpu);
-        rp_msg *d = rp_msg_alloc(&s->pool);
-        if (!d) {
-            rp_sim_fail(s, "%s: out of memory", r->comp.name);
-            return;
-        }
-        d->type = m->type;
-        d->addr = m->addr;
-        d->payload = m->payload;
-        d->acc = m->acc;
-        d->lane_mask = m->lane_mask;
-        d->src_gpu = (uint8_t)r->gpu;
-        d->ctx = m;
-        d->dst = &s->gpus[t].rdma.outside;
-        d->reply_link = &s->pcie;
-        d->reply_port = &r->outside;
-        r->st_out_reqs++;
-        r->st_out_bytes += d->payload + s->pcie.header_bytes;
-        rp_link_send(&s->pcie, d, e->now);
-    }
-}
-
-static void rdma_outside(rp_port *p, rp_engine *e)
-{
-    rp_rdma *r = p->owner;
-    rp_sim *s = r->sim;
-    rp_msg *m;
-    while ((m = rp_port_pop(p))) {
-        if (is_request(m->type)) {
-            /* A remote GPU's request: into our own L2 bank for the line. */
-            rp_msg *x = rp_msg_alloc(&s->pool);
-            if (!x) {
-                rp_sim_fail(s, "%s: out of memory", r->comp.name);
-                return;
-            }
-            x->type = m->type;
-            x->addr = m->addr;
-            x->payload = m->payload;
-            x->acc = m->acc;
-            x->lane_mask = m->lane_mask;
-            x->ctx = m;
-            x->reply_link = &r->l2resp_link;
-            x->reply_port = &r->l2resp;
-            r->st_in_reqs++;
-            r->st_in_bytes += m->payload;
-            rp_port *dst = NULL;
-            rp_link *l = rp_route_l2_bank(s, r->gpu, m->addr, &dst);
-            x->dst = dst;
-            rp_link_send(l, x, e->now);
-        } else {
-            /* The response to one of our requests: back to the L1. */
-            rp_msg *orig = m->ctx;
-            orig->type = m->type;
-            orig->payload = m->payload;
-            orig->dst = orig->reply_port;
-            rp_link_send(orig->reply_link, orig, e->now);
-            rp_msg_free(&s->pool, m);
-        }
-    }
-}
-
-static void rdma_l2resp(rp_port *p, rp_engine *e)
-{
-    rp_rdma *r = p->owner;
-    rp_sim *s = r->sim;
-    rp_msg *x;
-    while ((x = rp_port_pop(p))) {
-        rp_msg *m = x->ctx;
-        m->type = x->type;
-        m->payload = x->payload;
-        m->dst = m->reply_port;
-        r->st_out_bytes += m->payload + s->pcie.header_bytes;
-        rp_link_send(m->reply_link, m, e->now);
-        rp_msg_free(&s->pool, x);
-    }
-}
-
-void rp_rdma_init(rp_rdma *r, rp_sim *s, uint32_t gpu)
-{
-    char name[48];
-    memset(r, 0, sizeof *r);
-    r->sim = s;
-    r->gpu = gpu;
-    r->inside.owner = r->outside.owner = r->l2resp.owner = r;
-    r->inside.notify = rdma_inside;
-    r->outside.notify = rdma_outside;
-    r->l2resp.notify = rdma_l2resp;
-    rp_time noc = rp_lat_ps(s->cfg.noc_latency, s->clk);
-    uint64_t bw = rp_bw_Bps(s->cfg.noc_bandwidth, s->clk);
-    rp_link_init(&r->in_link, &s->eng, &r->inside, noc, bw, s->cfg.header_bytes);
-    rp_link_init(&r->l2resp_link, &s->eng, &r->l2resp, noc, bw, s->cfg.header_bytes);
-    snprintf(name, sizeof name, "gpu[%u].rdma", gpu);
-    rp_engine_add_component(&s->eng, &r->comp, name, NULL);
+    rp_stats_add(s, p, "mshr_allocs", &c->st_mshr_allocs, "count");
+    rp_stats_add(s, p, "mshr_busy_ps", &c->st_mshr_busy_ps, "mshr*ps");
+    rp_stats_add(s, p, "mshr_peak", &c->st_mshr_peak, "mshrs");
+    rp_stats_add(s, p, "fill_peeks", &c->st_fill_peeks, "count");
+    rp_stats_add(s, p, "invalidations", &c->st_invalidations, "count");
 }

@@ -37,7 +37,9 @@ static const param params[] = {
     {"topo.kind", PT_TOPO, F(topo_kind), "single", 0, 0, "single, unified, discrete",
      "single GPU; unified (U-MGPU: GPU 0's dispatcher drives all CUs, memory interleaved across GPUs); "
      "discrete (D-MGPU: one dispatcher per GPU, memory on the allocating device's GPU)"},
-    {"topo.gpus", PT_UINT, F(gpus), "1", 1, 64, "count", "number of GPUs"},
+    {"topo.gpus", PT_UINT, F(gpus), "1", 1, 64, "count",
+     "number of GPUs; with topo.kind = single, one monolithic GPU with this many times the shader arrays, "
+     "L2 size and banks and DRAM channels (M-SGPU, MGSim Sec. IV-C)"},
     {"gpu.freq", PT_FREQ, F(gpu_freq), "1GHz", 1000000, 10000000000ull, "Hz",
      "core clock of CUs, caches and dispatcher (R9 Nano: 1 GHz, MGSim Table I)"},
     {"gpu.shader_arrays", PT_UINT, F(shader_arrays), "16", 1, 1024, "count",
@@ -80,6 +82,21 @@ static const param params[] = {
     {"l1s.assoc", PT_UINT, F(l1s_assoc), "4", 1, 256, "ways", "L1 scalar cache associativity"},
     {"l1s.mshrs", PT_UINT, F(l1s_mshrs), "16", 1, 4096, "entries", "L1 scalar cache MSHRs"},
     {"l1s.latency", PT_LAT, F(l1s_latency), "20cycles", 0, 0, "cycles or time", "L1 scalar cache hit latency"},
+    {"l1i.size", PT_SIZE, F(l1i_size), "32KiB", 64, 1ull << 30, "bytes",
+     "L1 instruction cache per shader array, shared by its CUs (MGSim Table I: 16 x 32 KB 4-way)"},
+    {"l1i.assoc", PT_UINT, F(l1i_assoc), "4", 1, 256, "ways", "L1 instruction cache associativity (4-way)"},
+    {"l1i.mshrs", PT_UINT, F(l1i_mshrs), "16", 1, 4096, "entries", "L1 instruction cache MSHRs (outstanding line misses)"},
+    {"l1i.latency", PT_LAT, F(l1i_latency), "16cycles", 0, 0, "cycles or time",
+     "L1 instruction cache hit latency (a miss adds the L2/DRAM round trip)"},
+    {"cu.ibuffer_entries", PT_UINT, F(ibuffer_entries), "32", 1, 1024, "dwords",
+     "per-wavefront instruction buffer capacity in 4-byte words (GCN3 instructions are 1 or 2 words)"},
+    {"cu.fetch_bytes", PT_UINT, F(fetch_bytes), "64", 4, 4096, "bytes",
+     "bytes one instruction fetch brings into a wavefront's buffer (aligned; one fetch in flight per wave)"},
+    {"cu.decode_cycles", PT_UINT, F(decode_cycles), "1", 0, 1000, "cycles",
+     "cycles from an instruction leaving its unit to the wave's next issue (MGSim Sec. IV-B: 1-cycle decode)"},
+    {"l1v.bypass", PT_UINT, F(l1v_bypass), "0", 0, 1, "0 or 1",
+     "1: vector loads never hit in the L1V (every access goes to the L2; MGSim Sec. VII-A finds the L1V "
+     "effectively disabled under ROCm); its pipeline latency still applies"},
     {"l2.size", PT_SIZE, F(l2_size), "2MiB", 1024, 1ull << 34, "bytes",
      "L2 capacity per GPU, all banks together (R9 Nano: 2 MB)"},
     {"l2.banks", PT_UINT, F(l2_banks), "16", 1, 1024, "count", "L2 banks per GPU, address-interleaved"},
@@ -92,21 +109,87 @@ static const param params[] = {
     {"noc.bandwidth", PT_BW, F(noc_bandwidth), "64B/cycle", 0, 0, "B/s or B/cycle",
      "bandwidth of each on-chip link (into each L2 bank, back to each L1)"},
     {"noc.header_bytes", PT_UINT, F(header_bytes), "8", 0, 1024, "bytes", "header bytes added to every message on a link"},
-    {"dram.channels", PT_UINT, F(dram_channels), "8", 1, 1024, "count",
-     "DRAM controllers per GPU (MGSim R9 Nano: 8 x 512 MB)"},
-    {"dram.latency", PT_LAT, F(dram_latency), "100ns", 0, 0, "cycles or time", "DRAM access latency"},
-    {"dram.bandwidth", PT_BW, F(dram_bandwidth), "64GB/s", 0, 0, "B/s or B/cycle",
-     "bandwidth per DRAM channel (R9 Nano datasheet: 512 GB/s HBM = 8 x 64 GB/s)"},
+    {"dram.channels", PT_UINT, F(dram_channels), "32", 1, 1024, "count",
+     "DRAM channels per GPU, each with its own controller, banks and data bus (R9 Nano: 4 HBM1 stacks x 8 "
+     "channels)"},
+    {"dram.latency", PT_LAT, F(dram_latency), "280ns", 0, 0, "cycles (GPU) or time",
+     "controller + PHY + fabric latency added to every DRAM access on top of the bank timing (calibrated: "
+     "an L2 miss costs ~460 GPU cycles, MGSim Sec. VII-A)"},
+    {"dram.bandwidth", PT_BW, F(dram_bandwidth), "16GB/s", 0, 0, "B/s or B/cycle (GPU)",
+     "data bus per DRAM channel; a line's burst takes line / bandwidth (HBM1: 128 bits x 1 Gbps = 16 GB/s; "
+     "32 x 16 = 512 GB/s, R9 Nano datasheet)"},
     {"dram.interleave", PT_SIZE, F(dram_interleave), "4KiB", 64, 1ull << 30, "bytes",
      "address interleaving across DRAM channels (MGSim Sec. IV-C: 4 KB)"},
+    {"dram.freq", PT_FREQ, F(dram_freq), "500MHz", 1000000, 4000000000ull, "Hz",
+     "DRAM command clock; DRAM timings given in cycles count this clock (R9 Nano HBM1: 500 MHz DDR, 1 Gbps/pin)"},
+    {"dram.banks", PT_UINT, F(dram_banks), "8", 1, 64, "count",
+     "banks per DRAM channel (JESD235 HBM1, 1 Gb channel: 8 banks)"},
+    {"dram.row_size", PT_SIZE, F(dram_row_size), "2KiB", 64, 1ull << 30, "bytes",
+     "row (page) size per bank (JESD235 HBM1: 2 KB page)"},
+    {"dram.bank_interleave", PT_SIZE, F(dram_bank_interleave), "2KiB", 64, 1ull << 30, "bytes",
+     "within a channel, consecutive blocks of this size go to consecutive banks; the row is the rest "
+     "(= row_size: row:bank:column mapping)"},
+    {"dram.page_policy", PT_STR, F(dram_page_policy), "open", 0, 0, "open, closed",
+     "open: rows stay open until a conflict or refresh (FR-FCFS favours row hits); closed: auto-precharge "
+     "after every access"},
+    {"dram.queue_depth", PT_UINT, F(dram_queue_depth), "32", 1, 65536, "entries",
+     "requests per channel visible to the FR-FCFS scheduler; further requests wait in order"},
+    {"dram.tCL", PT_LAT, F(dram_tCL), "14ns", 0, 0, "time or DRAM cycles",
+     "read command to first data (JESD235 HBM1 at 500 MHz: CL = 7 tCK)"},
+    {"dram.tCWL", PT_LAT, F(dram_tCWL), "8ns", 0, 0, "time or DRAM cycles",
+     "write command to first data (HBM1: WL = 4 tCK)"},
+    {"dram.tRCD", PT_LAT, F(dram_tRCD), "14ns", 0, 0, "time or DRAM cycles",
+     "activate to read/write (HBM1: 7 tCK)"},
+    {"dram.tRP", PT_LAT, F(dram_tRP), "14ns", 0, 0, "time or DRAM cycles", "precharge to activate (HBM1: 7 tCK)"},
+    {"dram.tRAS", PT_LAT, F(dram_tRAS), "34ns", 0, 0, "time or DRAM cycles",
+     "activate to precharge, same bank (HBM1: 17 tCK; tRC = tRAS + tRP = 48 ns)"},
+    {"dram.tCCD", PT_LAT, F(dram_tCCD), "4ns", 0, 0, "time or DRAM cycles",
+     "column command to column command (HBM1 BL4: 2 tCK); the data burst is line / dram.bandwidth"},
+    {"dram.tRRD", PT_LAT, F(dram_tRRD), "8ns", 0, 0, "time or DRAM cycles",
+     "activate to activate, different banks (HBM1: 4 tCK)"},
+    {"dram.tFAW", PT_LAT, F(dram_tFAW), "40ns", 0, 0, "time or DRAM cycles",
+     "window in which at most four activates issue (HBM1: 20 tCK)"},
+    {"dram.tWR", PT_LAT, F(dram_tWR), "16ns", 0, 0, "time or DRAM cycles",
+     "end of write data to precharge (HBM1: 8 tCK)"},
+    {"dram.tRTP", PT_LAT, F(dram_tRTP), "14ns", 0, 0, "time or DRAM cycles",
+     "read command to precharge (HBM1: 7 tCK)"},
+    {"dram.tREFI", PT_LAT, F(dram_tREFI), "3900ns", 0, 0, "time or DRAM cycles",
+     "refresh interval per channel (JESD235: 3.9 us); 0 = no refresh"},
+    {"dram.tRFC", PT_LAT, F(dram_tRFC), "160ns", 0, 0, "time or DRAM cycles",
+     "refresh cycle time: the channel is blocked and all rows close (JESD235 HBM1: 160 ns)"},
     {"mem.gpu_interleave", PT_SIZE, F(gpu_interleave), "4KiB", 64, 1ull << 30, "bytes",
      "unified topology: address interleaving across GPUs (MGSim Sec. IV-C: 4 KB)"},
     {"link.latency", PT_LAT, F(link_latency), "500ns", 0, 0, "cycles or time", "inter-GPU (PCIe/RDMA) one-way latency"},
     {"link.bandwidth", PT_BW, F(link_bandwidth), "16GB/s", 0, 0, "B/s or B/cycle",
      "inter-GPU bus bandwidth shared by all GPUs (MGSim Sec. IV-C: PCIe 16 GB/s)"},
+    {"interconnect.kind", PT_STR, F(net_kind), "pcie-bus", 0, 0, "pcie-bus, pcie-tree, p2p-ring, p2p-all",
+     "inter-GPU network: one shared bus (link.*, MGSim Sec. IV-C); a PCIe switch tree (GPU x16 links to "
+     "switches, switches to the root complex; interconnect.pcie_*); point-to-point links in a ring "
+     "(shorter way round) or all-to-all (interconnect.p2p_*)"},
+    {"interconnect.gpus_per_switch", PT_UINT, F(net_gpus_per_switch), "2", 1, 64, "count",
+     "pcie-tree: GPUs below each PCIe switch"},
+    {"interconnect.pcie_bandwidth", PT_BW, F(pcie_bandwidth), "31500MB/s", 0, 0, "B/s or B/cycle",
+     "pcie-tree: bandwidth of each link per direction (PCIe 4.0 x16: 16 GT/s x 16 lanes x 128/130 / 8 = 31.5 GB/s)"},
+    {"interconnect.pcie_hop_latency", PT_LAT, F(pcie_hop_latency), "150ns", 0, 0, "cycles or time",
+     "pcie-tree: latency of each link crossed (wire + switch port-to-port)"},
+    {"interconnect.p2p_bandwidth", PT_BW, F(p2p_bandwidth), "25GB/s", 0, 0, "B/s or B/cycle",
+     "p2p-ring/p2p-all: bandwidth of each point-to-point link per direction (NVLink 2.0: 25 GB/s)"},
+    {"interconnect.p2p_latency", PT_LAT, F(p2p_latency), "100ns", 0, 0, "cycles or time",
+     "p2p-ring/p2p-all: latency of each link crossed"},
+    {"host.link_bandwidth", PT_BW, F(host_link_bandwidth), "16GB/s", 0, 0, "B/s or B/cycle",
+     "host-GPU link per GPU and direction (R9 Nano: PCIe 3.0 x16, 8 GT/s x 16 x 128/130 / 8 = 15.75 GB/s)"},
+    {"host.link_latency", PT_LAT, F(host_link_latency), "1us", 0, 0, "cycles or time",
+     "host-GPU one-way transfer latency (DMA start to data landed)"},
+    {"host.copy_overhead", PT_LAT, F(host_copy_overhead), "10us", 0, 0, "cycles or time",
+     "runtime/driver cost of each host-issued copy or memset before its data moves"},
+    {"host.launch_overhead", PT_LAT, F(host_launch_overhead), "5us", 0, 0, "cycles or time",
+     "runtime cost of a kernel launch: the host is busy this long before the kernel is queued"},
     {"sim.watchdog", PT_LAT, F(watchdog), "10ms", 0, 0, "cycles or time",
      "stop with a state dump when simulated time advances this long without progress (0 = off)"},
     {"check.print", PT_UINT, F(check_print), "10", 0, 1000000, "count", "data mismatches printed in full"},
+    {"debug.skip_l2_flush", PT_UINT, F(debug_skip_l2_flush), "0", 0, 1, "0 or 1",
+     "test hook (injected model bug): 1 = the L2 write-back flush at kernel end and before a device-to-host "
+     "copy writes nothing back, so the data check must report D2H mismatches; never set it for results"},
 };
 #define N_PARAMS (sizeof params / sizeof params[0])
 
@@ -349,8 +432,8 @@ static int set_param(rp_config *c, const param *p, const char *value, const char
     }
     /* Fields are uint32_t or uint64_t: use the declared width. */
     switch (p->off) {
-    case F(gpu_freq): case F(lds_size): case F(l1v_size): case F(l1s_size): case F(l2_size):
-    case F(l2_interleave): case F(dram_interleave): case F(gpu_interleave):
+    case F(gpu_freq): case F(lds_size): case F(l1v_size): case F(l1s_size): case F(l2_size): case F(l1i_size):
+    case F(l2_interleave): case F(dram_interleave): case F(gpu_interleave): case F(dram_freq):
         *(uint64_t *)base = v;
         break;
     default:
@@ -414,7 +497,35 @@ struct ini_ctx {
     size_t errlen;
     int failed;
     int line;
+    int n_keys;   /* entries applied so far (topo.base must come first) */
+    int depth;    /* base-preset nesting */
 };
+
+static int load_file_depth(rp_config *c, const char *path, int depth, char *err, size_t errlen);
+
+/* `[topo] base = NAME`: load preset NAME (NAME.ini next to this file, or a
+ * path) first, so that a preset states only how it differs from its base
+ * (m-sgpu, u-mgpu and d-mgpu are R9 Nanos). Must be the file's first entry. */
+static int load_base(struct ini_ctx *x, const char *value)
+{
+    if (x->n_keys) {
+        snprintf(x->err, x->errlen, "%s: topo.base must be the first entry of the file", x->path);
+        return -1;
+    }
+    if (x->depth >= 4) {
+        snprintf(x->err, x->errlen, "%s: topo.base nested more than 4 deep (a cycle?)", x->path);
+        return -1;
+    }
+    char path[1024];
+    const char *slash = strrchr(x->path, '/');
+    int dl = slash ? (int)(slash - x->path) + 1 : 0;
+    if (strchr(value, '/'))
+        snprintf(path, sizeof path, "%s", value);
+    else
+        snprintf(path, sizeof path, "%.*s%s%s", dl, x->path, value,
+                 strlen(value) > 4 && !strcmp(value + strlen(value) - 4, ".ini") ? "" : ".ini");
+    return load_file_depth(x->c, path, x->depth + 1, x->err, x->errlen);
+}
 
 static int ini_cb(void *user, const char *section, const char *name, const char *value)
 {
@@ -428,21 +539,35 @@ static int ini_cb(void *user, const char *section, const char *name, const char 
     else
         snprintf(key, sizeof key, "%s", name);
     snprintf(origin, sizeof origin, "%s", x->path);
+    if (!strcmp(key, "topo.base")) {
+        if (load_base(x, value)) {
+            x->failed = 1;
+            return 0;
+        }
+        x->n_keys++;
+        return 1;
+    }
     if (rp_config_apply(x->c, key, value, origin, x->err, x->errlen)) {
         x->failed = 1;
         return 0;
     }
+    x->n_keys++;
     return 1;
 }
 
 int rp_config_load_file(rp_config *c, const char *path, char *err, size_t errlen)
+{
+    return load_file_depth(c, path, 0, err, errlen);
+}
+
+static int load_file_depth(rp_config *c, const char *path, int depth, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open configuration file: %s", path, strerror(errno));
         return -1;
     }
-    struct ini_ctx x = {c, path, err, errlen, 0, 0};
+    struct ini_ctx x = {c, path, err, errlen, 0, 0, 0, depth};
     char sub[256];
     int r = ini_parse_file(f, ini_cb, &x);
     fclose(f);
@@ -472,8 +597,8 @@ int rp_config_validate(const rp_config *c, char *err, size_t errlen)
     }
     struct { const char *n; uint64_t size; uint32_t assoc; uint32_t div; } caches[] = {
         {"l1v", c->l1v_size, c->l1v_assoc, 1}, {"l1s", c->l1s_size, c->l1s_assoc, 1},
-        {"l2", c->l2_size, c->l2_assoc, c->l2_banks}};
-    for (int i = 0; i < 3; i++) {
+        {"l2", c->l2_size, c->l2_assoc, c->l2_banks}, {"l1i", c->l1i_size, c->l1i_assoc, 1}};
+    for (int i = 0; i < 4; i++) {
         uint64_t per = caches[i].size / caches[i].div;
         if (per % (line * caches[i].assoc) || per / (line * caches[i].assoc) == 0) {
             snprintf(err, errlen,
@@ -482,8 +607,23 @@ int rp_config_validate(const rp_config *c, char *err, size_t errlen)
             return -1;
         }
     }
+    if (!is_pow2(c->fetch_bytes) || c->fetch_bytes > line || c->ibuffer_entries * 4ull < c->fetch_bytes) {
+        snprintf(err, errlen,
+                 "config: cu.fetch_bytes = %u must be a power of two <= l1v.line and <= 4 x cu.ibuffer_entries",
+                 c->fetch_bytes);
+        return -1;
+    }
     if (c->l2_interleave < line || c->dram_interleave < line || c->gpu_interleave < line) {
         snprintf(err, errlen, "config: l2.interleave, dram.interleave and mem.gpu_interleave must be >= l1v.line");
+        return -1;
+    }
+    if (strcmp(c->dram_page_policy, "open") && strcmp(c->dram_page_policy, "closed")) {
+        snprintf(err, errlen, "config: dram.page_policy = '%s': expected open or closed", c->dram_page_policy);
+        return -1;
+    }
+    rp_clock dclk = rp_clock_make(c->dram_freq);
+    if (c->dram_tREFI.v && rp_lat_ps(c->dram_tRFC, dclk) >= rp_lat_ps(c->dram_tREFI, dclk)) {
+        snprintf(err, errlen, "config: dram.tRFC must be shorter than dram.tREFI (or dram.tREFI = 0: no refresh)");
         return -1;
     }
     if (c->topo_kind != RP_TOPO_SINGLE && c->gpus < 1) {
@@ -521,7 +661,7 @@ static void fmt_value(const rp_config *c, const param *p, char *buf, size_t n)
     case PT_SIZE:
     case PT_UINT:
         switch (p->off) {
-        case F(gpu_freq): case F(lds_size): case F(l1v_size): case F(l1s_size): case F(l2_size):
+        case F(gpu_freq): case F(lds_size): case F(l1v_size): case F(l1s_size): case F(l2_size): case F(l1i_size):
         case F(l2_interleave): case F(dram_interleave): case F(gpu_interleave):
             snprintf(buf, n, "%" PRIu64 "%s", *(const uint64_t *)base, p->type == PT_SIZE ? "B" : "");
             break;

@@ -14,6 +14,21 @@
  * the vm/lgkm counters reach the thresholds; s_barrier waits for every live
  * wave of the workgroup.
  *
+ * Front end (MGSim paper Sec. IV-B, GCN3 ISA manual Sec. 2-4): each wave has
+ * an instruction buffer of `cu.ibuffer_entries` dwords filled by a fetch
+ * arbiter (one fetch per CU per cycle, one fetch in flight per wave) in
+ * aligned chunks of `cu.fetch_bytes` from the shader array's L1 instruction
+ * cache (rp_l1i below; 32 KB 4-way per 4 CUs, 64-byte lines; misses go to the
+ * L2 bank of device address code_base + pc, where code_base is the device
+ * address the code object was loaded at). The next sequential chunk is
+ * fetched as soon as the buffer has room; a taken branch out of the buffer
+ * discards it and refetches at the target. The issue arbiter lets a CU issue
+ * at most one instruction per unit type per cycle (SALU, branch, VMEM, SMEM,
+ * LDS; VALU per SIMD via its occupancy); a wave issues its next instruction
+ * `cu.decode_cycles` after the previous one left its unit (a lone wave's
+ * VALU chain runs at valu_cycles + decode_cycles per instruction: the 5
+ * cycles of the paper's ALU micro-benchmark, Sec. VII-A).
+ *
  * Event economy: a wave runs ahead through instructions that only use
  * wave-local resources (SALU, branches, nops), accumulating a local time
  * t >= now without events; before it touches a shared resource (SIMD,
@@ -74,6 +89,10 @@ static void wave_finish(rp_wave *w, rp_engine *e)
 {
     const trc_wave *tw = w->tw;
     w->state = RP_W_DONE;
+    if (w->fetch) {
+        w->fetch->w = NULL; /* lands unclaimed */
+        w->fetch = NULL;
+    }
     if (w->dyn != tw->n_instr)
         walk_error(w, "dynamic instruction count differs from the trace");
     else if (w->br_i != tw->n_branch || w->ind_i != tw->n_indirect || w->mem_i != tw->n_mem)
@@ -148,35 +167,55 @@ static void lds_done(rp_event *ev, rp_engine *e)
         rp_engine_schedule(e, ev, cu->lds_head->done);
 }
 
-/* Bank-conflict cycles of an LDS access: per half-wavefront (32 lanes per
- * cycle), the largest number of distinct dwords mapping to one bank; equal
- * dwords broadcast. GCN3 ISA manual Sec. 11 (LDS: 32 banks of 4 bytes). */
-static uint32_t lds_cycles(const trc_mem_op *op, uint32_t banks)
+static int cmp_u64(const void *x, const void *y)
 {
-    uint32_t n = (uint32_t)__builtin_popcountll(op->exec), total = 0;
-    uint32_t dwords = op->bytes_per_lane ? (op->bytes_per_lane + 3) / 4 : 1;
-    if (banks > 64)
-        banks = 64;
-    for (uint32_t h = 0; h < n; h += 32) {
-        uint32_t end = h + 32 < n ? h + 32 : n, worst = 1;
-        uint64_t seen[64][4];
-        uint32_t cnt[64] = {0};
-        for (uint32_t k = h; k < end; k++)
-            for (uint32_t d = 0; d < dwords && d < 4; d++) {
-                uint64_t dw = (op->addr[k] >> 2) + d;
-                uint32_t b = (uint32_t)(dw % banks), j;
-                for (j = 0; j < cnt[b] && j < 4; j++)
-                    if (seen[b][j] == dw)
-                        break;
-                if (j == cnt[b] || (j == 4 && cnt[b] >= 4)) {
-                    if (cnt[b] < 4)
-                        seen[b][cnt[b]] = dw;
-                    cnt[b]++;
-                    if (cnt[b] > worst)
-                        worst = cnt[b];
-                }
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Bank-conflict cycles of an LDS access (GCN3 ISA manual Sec. 11: 32 banks
+ * of 4 bytes; a wavefront's access is processed in halves of 32 lanes, lanes
+ * 0-31 then 32-63): per half with an active lane, the largest number of
+ * distinct dwords mapping to one bank (equal dwords are broadcast, so they
+ * cost one access). ds_read2/write2 touch two elements per lane (the second
+ * at ds2_delta bytes); 64/96/128-bit elements touch consecutive dwords. */
+static uint32_t lds_cycles(const trc_mem_op *op, const rp_access *a, uint32_t banks)
+{
+    uint32_t esz = a->ds2 ? a->ds2_esz : op->bytes_per_lane;
+    uint32_t dw_el = esz ? (esz + 3) / 4 : 1, n_el = a->ds2 ? 2 : 1, total = 0;
+    if (dw_el > 4)
+        dw_el = 4;
+    if (banks == 0)
+        banks = 1;
+    uint32_t ord = 0; /* index into op->addr: active lanes in lane order */
+    for (uint32_t half = 0; half < 2; half++) {
+        uint64_t dw[32 * 8];
+        uint32_t nd = 0;
+        for (uint32_t lane = half * 32; lane < half * 32 + 32; lane++) {
+            if (!((op->exec >> lane) & 1))
+                continue;
+            uint64_t base = op->addr[ord++];
+            for (uint32_t el = 0; el < n_el; el++) {
+                uint64_t ad = base + (el ? (uint64_t)(int64_t)a->ds2_delta : 0);
+                for (uint32_t d = 0; d < dw_el; d++)
+                    dw[nd++] = (ad >> 2) + d;
             }
-        total += worst * (dwords > 1 ? 1 : 1);
+        }
+        if (!nd)
+            continue;
+        qsort(dw, nd, sizeof dw[0], cmp_u64);
+        uint32_t cnt[1024] = {0}, worst = 1, nb = banks > 1024 ? 1024 : banks, nu = 0;
+        for (uint32_t i = 0; i < nd; i++) {
+            if (i && dw[i] == dw[i - 1])
+                continue; /* broadcast */
+            nu++;
+            uint32_t b = (uint32_t)(dw[i] % nb);
+            if (++cnt[b] > worst)
+                worst = cnt[b];
+        }
+        /* a half moves at most `banks` dwords per cycle */
+        uint32_t uniq_min = (nu + nb - 1) / nb;
+        total += worst > uniq_min ? worst : uniq_min;
     }
     return total ? total : 1;
 }
@@ -270,11 +309,6 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         a->kind = RP_ACC_LDS;
         a->counts_vm = in->unit == GCN_UNIT_VMEM; /* FLAT to LDS counts as a vector access */
         cu->st_lds++;
-        uint32_t c = lds_cycles(op, cfg->lds_banks);
-        cu->st_lds_conflict_cycles += c;
-        rp_time start = cu->lds_busy > now ? cu->lds_busy : now;
-        cu->lds_busy = start + c * cyc;
-        a->done = cu->lds_busy + rp_lat_ps(cfg->lds_latency, s->clk);
         unsigned oc = op_class(s, in->op);
         if (oc & RP_OPC_DS2) {
             /* offset0 = imm[7:0], offset1 = imm2 (gcn_decode.c, DS format;
@@ -284,6 +318,11 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
             a->ds2_esz = (uint8_t)esz;
             a->ds2_delta = ((int32_t)(in->imm2 & 0xff) - (int32_t)(in->imm & 0xff)) * (int32_t)scale;
         }
+        uint32_t c = lds_cycles(op, a, cfg->lds_banks);
+        cu->st_lds_conflict_cycles += c;
+        rp_time start = cu->lds_busy > now ? cu->lds_busy : now;
+        cu->lds_busy = start + c * cyc;
+        a->done = cu->lds_busy + rp_lat_ps(cfg->lds_latency, s->clk);
         if ((oc & RP_OPC_LDS_CHECK) && (op->load_data || op->store_data))
             rp_perform(s, a, n >= 64 ? ~0ull : (1ull << n) - 1);
         else
@@ -359,6 +398,18 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         uint32_t c = nl > cfg->vmem_issue_cycles ? nl : cfg->vmem_issue_cycles;
         cu->vmem_busy = start + c * cyc;
         link = &cu->l1v_link;
+        if (cfg->l1v_bypass && type == RP_MSG_READ) {
+            /* l1v.bypass: the L1V keeps nothing between accesses (MGSim Sec.
+             * VII-A: effectively disabled under ROCm); lines of one access
+             * still merge in its MSHRs, and its pipeline latency applies. */
+            rp_msg *inv = rp_msg_alloc(&s->pool);
+            if (!inv) {
+                rp_sim_fail(s, "%s: out of memory for messages", cu->name);
+                return false;
+            }
+            inv->type = RP_MSG_INVAL;
+            rp_link_send(link, inv, start);
+        }
     }
     for (uint32_t j = 0; j < nl; j++) {
         rp_msg *m = rp_msg_alloc(&s->pool);
@@ -380,6 +431,387 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     }
     *t_next = start + cyc;
     return true;
+}
+
+/* ---- instruction fetch: L1I (per shader array) and per-wave buffers ---------------- */
+
+/* Device address each code object was loaded at: the k-th TRC_MEM_CODE
+ * allocation of the timeline holds code object k (gcn_module_load allocates
+ * the image, then stores the code object, in that order). A trace without
+ * them fetches from address pc (the ELF vaddr). */
+static uint64_t code_base_of(rp_sim *s, uint32_t co)
+{
+    rp_gpu *g0 = &s->gpus[0];
+    if (!g0->co_base) {
+        size_t n = trc_reader_n_code_objects(s->rd), k = 0;
+        g0->co_base = calloc(n ? n : 1, sizeof *g0->co_base);
+        if (!g0->co_base) {
+            rp_sim_fail(s, "out of memory for the code-object table");
+            return 0;
+        }
+        g0->n_co_base = n;
+        size_t ne = trc_reader_n_events(s->rd);
+        for (size_t i = 0; i < ne && k < n; i++) {
+            const trc_event *ev = trc_reader_event(s->rd, i);
+            if (ev && ev->kind == TRC_EV_ALLOC && ev->mem_kind == TRC_MEM_CODE)
+                g0->co_base[k++] = ev->addr;
+        }
+    }
+    return co < g0->n_co_base ? g0->co_base[co] : 0;
+}
+
+static void fetch_enqueue(rp_cu *cu, rp_fetch *f)
+{
+    rp_fetch **pp = &cu->fetch_head;
+    while (*pp && (*pp)->done <= f->done)
+        pp = &(*pp)->next;
+    f->next = *pp;
+    *pp = f;
+    rp_engine_wake(&cu->sim->eng, &cu->fetch_ev, cu->fetch_head->done);
+}
+
+/* Look f's line up in the L1I at time t (>= now); hit: f lands after the hit
+ * latency; miss: f waits in an MSHR (or, with all busy, in the stall list). */
+static void l1i_access(rp_l1i *c, rp_fetch *f, rp_time t)
+{
+    rp_sim *s = c->sim;
+    uint64_t lsz = s->cfg.l1v_line;
+    uint64_t line = (f->w->code_base + f->pc) & ~(lsz - 1);
+    uint32_t set = (uint32_t)((line >> c->line_shift) % c->sets);
+    uint64_t *tg = &c->tag[(uint64_t)set * c->assoc];
+    for (uint32_t w = 0; w < c->assoc; w++)
+        if (tg[w] == line + 1) {
+            c->age[(uint64_t)set * c->assoc + w] = ++c->stamp;
+            c->st_hits++;
+            f->done = t + c->latency_ps;
+            fetch_enqueue(f->cu, f);
+            return;
+        }
+    for (uint32_t i = 0; i < c->mshrs; i++)
+        if (c->mshr[i].busy && c->mshr[i].line == line) {
+            c->st_misses++;
+            c->st_merges++;
+            f->next = c->mshr[i].waiters;
+            c->mshr[i].waiters = f;
+            return;
+        }
+    if (c->mshr_used == c->mshrs) {
+        c->st_mshr_stalls++;
+        f->next = NULL;
+        if (c->stall_tail)
+            c->stall_tail->next = f;
+        else
+            c->stall_head = f;
+        c->stall_tail = f;
+        return;
+    }
+    uint32_t i = 0;
+    while (c->mshr[i].busy)
+        i++;
+    c->mshr[i] = (rp_l1i_mshr){line, f, true};
+    f->next = NULL;
+    c->mshr_used++;
+    c->st_misses++;
+    rp_msg *m = rp_msg_alloc(&s->pool);
+    if (!m) {
+        rp_sim_fail(s, "%s: out of memory for a message", c->comp.name);
+        return;
+    }
+    m->type = RP_MSG_READ;
+    m->addr = line;
+    m->ctx = (void *)(uintptr_t)i;
+    m->src_gpu = (uint8_t)c->gpu;
+    m->reply_link = &c->fill_link;
+    m->reply_port = &c->bottom;
+    rp_port *dst = NULL;
+    rp_link *l = rp_route_l2_bank(s, c->gpu, line, &dst);
+    m->dst = dst;
+    rp_link_send(l, m, t + s->clk.period_ps);
+}
+
+static void l1i_fill(rp_port *p, rp_engine *e)
+{
+    rp_l1i *c = p->owner;
+    rp_msg *m;
+    while ((m = rp_port_pop(p))) {
+        uint32_t i = (uint32_t)(uintptr_t)m->ctx;
+        rp_msg_free(&c->sim->pool, m);
+        if (i >= c->mshrs || !c->mshr[i].busy) {
+            rp_sim_fail(c->sim, "%s: fill for an idle MSHR", c->comp.name);
+            return;
+        }
+        rp_l1i_mshr *ms = &c->mshr[i];
+        uint32_t set = (uint32_t)((ms->line >> c->line_shift) % c->sets);
+        uint64_t base = (uint64_t)set * c->assoc, v = base;
+        for (uint32_t w = 0; w < c->assoc; w++) {
+            if (c->tag[base + w] == 0) {
+                v = base + w;
+                break;
+            }
+            if (c->age[base + w] < c->age[v])
+                v = base + w;
+        }
+        c->tag[v] = ms->line + 1;
+        c->age[v] = ++c->stamp;
+        for (rp_fetch *f = ms->waiters, *nx; f; f = nx) {
+            nx = f->next;
+            f->done = e->now + c->latency_ps;
+            fetch_enqueue(f->cu, f);
+        }
+        ms->busy = false;
+        ms->waiters = NULL;
+        c->mshr_used--;
+        e->progress++;
+        while (c->stall_head && c->mshr_used < c->mshrs) {
+            rp_fetch *f = c->stall_head;
+            c->stall_head = f->next;
+            if (!c->stall_head)
+                c->stall_tail = NULL;
+            if (!f->w) { /* its wave is gone: nothing to fetch for */
+                f->done = e->now;
+                fetch_enqueue(f->cu, f);
+                continue;
+            }
+            l1i_access(c, f, e->now);
+        }
+    }
+}
+
+static void l1i_dump(rp_component *comp, FILE *f)
+{
+    rp_l1i *c = (rp_l1i *)comp;
+    if (c->mshr_used || c->stall_head)
+        fprintf(f, "  %s: %u/%u MSHRs busy, stalled fetches %s\n", comp->name, c->mshr_used, c->mshrs,
+                c->stall_head ? "yes" : "no");
+}
+
+static int l1i_init(rp_l1i *c, rp_sim *s, uint32_t gpu, const char *name)
+{
+    const rp_config *cfg = &s->cfg;
+    memset(c, 0, sizeof *c);
+    c->sim = s;
+    c->gpu = gpu;
+    c->assoc = cfg->l1i_assoc;
+    c->sets = (uint32_t)(cfg->l1i_size / cfg->l1v_line / cfg->l1i_assoc);
+    while ((1ull << c->line_shift) < cfg->l1v_line)
+        c->line_shift++;
+    c->mshrs = cfg->l1i_mshrs;
+    c->latency_ps = rp_lat_ps(cfg->l1i_latency, s->clk);
+    size_t n = (size_t)c->sets * c->assoc;
+    c->tag = calloc(n ? n : 1, sizeof *c->tag);
+    c->age = calloc(n ? n : 1, sizeof *c->age);
+    c->mshr = calloc(c->mshrs, sizeof *c->mshr);
+    if (!c->tag || !c->age || !c->mshr || !c->sets)
+        return -1;
+    c->bottom.owner = c;
+    c->bottom.notify = l1i_fill;
+    rp_link_init(&c->fill_link, &s->eng, &c->bottom, rp_lat_ps(cfg->noc_latency, s->clk),
+                 rp_bw_Bps(cfg->noc_bandwidth, s->clk), cfg->header_bytes);
+    rp_engine_add_component(&s->eng, &c->comp, name, l1i_dump);
+    return 0;
+}
+
+int rp_gpu_frontend_init(rp_sim *s, rp_gpu *g)
+{
+    char name[48];
+    g->l1i = calloc(s->cfg.shader_arrays, sizeof *g->l1i);
+    if (!g->l1i)
+        return -1;
+    for (uint32_t a = 0; a < s->cfg.shader_arrays; a++) {
+        rp_l1i *c = &g->l1i[a];
+        snprintf(name, sizeof name, "gpu[%u].sa[%u].l1i", g->id, a);
+        if (l1i_init(c, s, g->id, name))
+            return -1;
+        const char *p = c->comp.name;
+        rp_stats_add(&s->stats, p, "read_hits", &c->st_hits, "count");
+        rp_stats_add(&s->stats, p, "read_misses", &c->st_misses, "count");
+        rp_stats_add(&s->stats, p, "mshr_merges", &c->st_merges, "count");
+        rp_stats_add(&s->stats, p, "mshr_stalls", &c->st_mshr_stalls, "count");
+    }
+    for (uint32_t i = 0; i < g->n_cus; i++) {
+        rp_cu *cu = &g->cus[i];
+        cu->l1i = &g->l1i[cu->sa < s->cfg.shader_arrays ? cu->sa : 0];
+        rp_stats_add(&s->stats, cu->name, "fetches", &cu->st_fetches, "count");
+        rp_stats_add(&s->stats, cu->name, "fetch_stall_cycles", &cu->st_fetch_stall_cycles, "cycles");
+    }
+    return 0;
+}
+
+void rp_gpu_frontend_fini(rp_sim *s, rp_gpu *g)
+{
+    for (uint32_t a = 0; g->l1i && a < s->cfg.shader_arrays; a++) {
+        rp_l1i *c = &g->l1i[a];
+        free(c->tag);
+        free(c->age);
+        for (uint32_t i = 0; c->mshr && i < c->mshrs; i++)
+            for (rp_fetch *f = c->mshr[i].waiters, *n; f; f = n) {
+                n = f->next;
+                free(f);
+            }
+        free(c->mshr);
+        for (rp_fetch *f = c->stall_head, *n; f; f = n) {
+            n = f->next;
+            free(f);
+        }
+    }
+    for (uint32_t i = 0; g->cus && i < g->n_cus; i++) {
+        rp_cu *cu = &g->cus[i];
+        for (rp_fetch *l = cu->fetch_free; l;) {
+            rp_fetch *n = l->next;
+            free(l);
+            l = n;
+        }
+        for (rp_fetch *l = cu->fetch_head; l;) {
+            rp_fetch *n = l->next;
+            free(l);
+            l = n;
+        }
+        cu->fetch_free = cu->fetch_head = NULL;
+    }
+    free(g->l1i);
+    g->l1i = NULL;
+    free(g->co_base);
+    g->co_base = NULL;
+}
+
+/* Start fetching the chunk at pc for w (the one fetch in flight), at now or
+ * when the CU's fetch arbiter and the L1I pipeline are free. */
+static void fetch_start(rp_wave *w, uint64_t pc, rp_time now)
+{
+    rp_cu *cu = w->cu;
+    rp_sim *s = cu->sim;
+    rp_l1i *c = cu->l1i;
+    rp_time cyc = s->clk.period_ps;
+    rp_fetch *f = cu->fetch_free;
+    if (f)
+        cu->fetch_free = f->next;
+    else if (!(f = malloc(sizeof *f))) {
+        rp_sim_fail(s, "%s: out of memory", cu->name);
+        return;
+    }
+    f->next = NULL;
+    f->w = w;
+    f->cu = cu;
+    f->pc = pc;
+    w->fetch = f;
+    cu->st_fetches++;
+    rp_time t = cu->fetch_busy > now ? cu->fetch_busy : now;
+    cu->fetch_busy = t + cyc;
+    if (c->next_free > t)
+        t = c->next_free;
+    c->next_free = t + cyc;
+    l1i_access(c, f, t);
+}
+
+/* Prefetch the next sequential chunk if the buffer has room for it and it
+ * lies in the program. */
+static void fetch_next(rp_wave *w, rp_time now)
+{
+    const rp_config *cfg = &w->cu->sim->cfg;
+    uint64_t fb = cfg->fetch_bytes, next = w->ib_base + (uint64_t)w->ib_n * fb;
+    if (w->fetch || (uint64_t)(w->ib_n + 1) * fb > cfg->ibuffer_entries * 4ull)
+        return;
+    if (next >= w->prog->vaddr + w->prog->size)
+        return;
+    fetch_start(w, next, now);
+}
+
+static bool insn_buffered(const rp_wave *w, const gcn_insn *in, uint64_t fb)
+{
+    return in->pc >= w->ib_base && in->pc + in->size <= w->ib_base + (uint64_t)w->ib_n * fb;
+}
+
+static void fetch_land(rp_wave *w, rp_fetch *f, rp_engine *e)
+{
+    rp_cu *cu = w->cu;
+    uint64_t fb = cu->sim->cfg.fetch_bytes;
+    w->fetch = NULL;
+    if (w->redirect) {
+        w->redirect = 0;
+        w->ib_base = w->redirect_pc;
+        w->ib_n = 0;
+        fetch_start(w, w->redirect_pc, e->now);
+        return;
+    }
+    if (f->pc == w->ib_base + (uint64_t)w->ib_n * fb)
+        w->ib_n++;
+    fetch_next(w, e->now);
+    if (w->state == RP_W_FETCH && insn_buffered(w, &w->prog->insn[w->idx], fb)) {
+        w->state = RP_W_RUN;
+        cu->st_fetch_stall_cycles += (e->now - w->parked) / cu->sim->clk.period_ps;
+        rp_engine_schedule(e, &w->ev, e->now);
+    }
+}
+
+static void fetch_done(rp_event *ev, rp_engine *e)
+{
+    rp_cu *cu = ev->owner;
+    while (cu->fetch_head && cu->fetch_head->done <= e->now) {
+        rp_fetch *f = cu->fetch_head;
+        cu->fetch_head = f->next;
+        if (f->w)
+            fetch_land(f->w, f, e);
+        f->next = cu->fetch_free;
+        cu->fetch_free = f;
+        e->progress++;
+    }
+    if (cu->fetch_head)
+        rp_engine_schedule(e, ev, cu->fetch_head->done);
+}
+
+/* Before executing in at local time *t: drop buffered chunks the wave has
+ * moved past (prefetching the next one), and if in is not buffered start or
+ * await its fetch. Returns true when in can issue now; false when the wave
+ * was rescheduled (t > now) or parked in RP_W_FETCH. */
+static bool front_end(rp_wave *w, const gcn_insn *in, rp_time t, rp_engine *e)
+{
+    const rp_config *cfg = &w->cu->sim->cfg;
+    uint64_t fb = cfg->fetch_bytes, chunk = in->pc & ~(fb - 1);
+    uint64_t end = w->ib_base + (uint64_t)w->ib_n * fb;
+    if (!w->redirect && chunk > w->ib_base && chunk <= end) {
+        /* sequential progress into a later chunk: the earlier ones are done */
+        if (t > e->now) {
+            rp_engine_schedule(e, &w->ev, t);
+            return false;
+        }
+        uint32_t drop = (uint32_t)((chunk - w->ib_base) / fb);
+        if (drop > w->ib_n)
+            drop = w->ib_n;
+        w->ib_base += (uint64_t)drop * fb;
+        w->ib_n -= drop;
+        fetch_next(w, e->now);
+    }
+    if (insn_buffered(w, in, fb))
+        return true;
+    if (t > e->now) {
+        rp_engine_schedule(e, &w->ev, t);
+        return false;
+    }
+    end = w->ib_base + (uint64_t)w->ib_n * fb;
+    bool pending = w->redirect ? w->redirect_pc == chunk
+                               : (chunk >= w->ib_base && chunk <= end) && (w->fetch || chunk < end);
+    if (!pending) {
+        /* taken branch out of the buffer: discard it, refetch at the target */
+        w->ib_base = chunk;
+        w->ib_n = 0;
+        if (w->fetch) {
+            w->redirect = 1;
+            w->redirect_pc = chunk;
+        } else {
+            fetch_start(w, chunk, e->now);
+        }
+    } else if (!w->fetch && !w->redirect) {
+        /* an instruction straddling into the next chunk */
+        if (end >= w->prog->vaddr + w->prog->size) {
+            walk_error(w, "instruction beyond the end of the code object");
+            wave_abort(w, e);
+            return false;
+        }
+        fetch_start(w, end, e->now);
+    }
+    w->state = RP_W_FETCH;
+    w->parked = e->now;
+    return false;
 }
 
 static uint32_t index_of(const gcn_program *p, uint64_t pc)
@@ -419,6 +851,8 @@ static void wave_run(rp_event *ev, rp_engine *e)
             return;
         }
         const gcn_insn *in = &p->insn[w->idx];
+        if (!front_end(w, in, t, e))
+            return;
         if (t > now && needs_now(in)) {
             rp_engine_schedule(e, ev, t);
             return;
@@ -451,7 +885,7 @@ static void wave_run(rp_event *ev, rp_engine *e)
             rp_time *busy = &cu->simd_busy[w->simd];
             rp_time start = *busy > t ? *busy : t;
             *busy = start + c * cyc;
-            t_next = start + cyc;
+            t_next = start + c * cyc; /* the wave's next issue waits for this one to leave the SIMD */
             cu->st_valu++;
             break;
         }
@@ -463,17 +897,26 @@ static void wave_run(rp_event *ev, rp_engine *e)
                 return;
             }
             break;
-        case GCN_UNIT_BRANCH:
+        case GCN_UNIT_BRANCH: {
+            rp_time start = cu->branch_busy > t ? cu->branch_busy : t;
+            cu->branch_busy = start + cyc;
+            t_next = start + cfg->salu_cycles * cyc;
             cu->st_branch++;
             break;
-        case GCN_UNIT_SALU:
+        }
+        case GCN_UNIT_SALU: {
+            rp_time start = cu->salu_busy > t ? cu->salu_busy : t;
+            cu->salu_busy = start + cyc;
+            t_next = start + cfg->salu_cycles * cyc;
             cu->st_salu++;
             break;
+        }
         default:
             if (fl & GCN_IF_SLEEP)
                 t_next = t + (in->target & 0xffff) * 64 * cyc;
             break;
         }
+        t_next += cfg->decode_cycles * cyc;
         /* next instruction */
         uint32_t next = w->idx + 1;
         if (fl & GCN_IF_ENDPGM) {
@@ -551,6 +994,7 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
         rp_sim_fail(s, "%s: out of memory", cu->name);
         return;
     }
+    uint64_t code_base = code_base_of(s, k->launch.code_object_id);
     cu->st_wgs++;
     cu->live_wgs++;
     if (wg->n_waves == 0) {
@@ -566,6 +1010,9 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
         w->prog = k->prog;
         w->simd = i < 64 ? wg->simd_of[i] % s->cfg.simds : 0;
         w->idx = k->entry_idx;
+        w->code_base = code_base;
+        w->ib_base = k->prog->insn[k->entry_idx].pc & ~(uint64_t)(s->cfg.fetch_bytes - 1);
+        w->ib_n = 0;
         w->exec = ~0ull;
         w->wait_vm = w->wait_lgkm = 0xffff;
         w->state = RP_W_RUN;
@@ -632,19 +1079,27 @@ void rp_cu_init(rp_cu *cu, rp_sim *s, uint32_t gpu, uint32_t id)
     rp_link_init(&cu->ctl_link, &s->eng, &cu->ctl, dl, 0, 0);
     rp_link_init(&cu->resp_link, &s->eng, &cu->resp, 0, 0, 0);
     rp_event_init(&cu->lds_ev, lds_done, cu, RP_PRIO_COMPONENT);
+    rp_event_init(&cu->fetch_ev, fetch_done, cu, RP_PRIO_COMPONENT);
     rp_engine_add_component(&s->eng, &cu->comp, cu->name, cu_dump);
 }
 
 /* ---- dispatcher ----------------------------------------------------------------------- */
+
+/* Per-CU resources a workgroup holds, rounded to the GCN3 allocation granules
+ * (AMD GCN3 ISA manual Sec. 3 / LLVM AMDGPUUsage for gfx8: VGPRs in blocks of
+ * 4, SGPRs in blocks of 16, LDS in blocks of 128 dwords = 512 bytes). */
+static uint32_t res_vgprs(const trc_launch *l) { uint32_t v = l->vgpr_count ? l->vgpr_count : 1; return (v + 3) & ~3u; }
+static uint32_t res_sgprs(const trc_launch *l) { uint32_t v = l->sgpr_count ? l->sgpr_count : 1; return (v + 15) & ~15u; }
+static uint64_t res_lds(const trc_launch *l) { return ((uint64_t)l->group_segment_size + 511) & ~(uint64_t)511; }
 
 static bool wg_fits(rp_disp *d, uint32_t c, const rp_kernel *k, uint8_t *simd_of)
 {
     const rp_config *cfg = &d->sim->cfg;
     rp_cu_res r = d->res[c];
     const trc_launch *l = &k->launch;
-    if (l->group_segment_size > r.lds)
+    if (res_lds(l) > r.lds)
         return false;
-    uint32_t vg = l->vgpr_count ? l->vgpr_count : 1, sg = l->sgpr_count ? l->sgpr_count : 1;
+    uint32_t vg = res_vgprs(l), sg = res_sgprs(l);
     uint32_t n = l->waves_per_wg ? l->waves_per_wg : 1;
     for (uint32_t i = 0; i < n; i++) {
         /* least-loaded SIMD that has a slot and registers */
@@ -660,7 +1115,7 @@ static bool wg_fits(rp_disp *d, uint32_t c, const rp_kernel *k, uint8_t *simd_of
         if (i < 64)
             simd_of[i] = (uint8_t)best;
     }
-    r.lds -= l->group_segment_size;
+    r.lds -= res_lds(l);
     d->res[c] = r;
     return true;
 }
@@ -674,14 +1129,14 @@ static void wg_release(rp_disp *d, rp_wg *wg)
             break;
     if (c == d->n_cus)
         return;
-    uint32_t vg = l->vgpr_count ? l->vgpr_count : 1, sg = l->sgpr_count ? l->sgpr_count : 1;
+    uint32_t vg = res_vgprs(l), sg = res_sgprs(l);
     uint32_t n = l->waves_per_wg ? l->waves_per_wg : 1;
     for (uint32_t i = 0; i < n && i < 64; i++) {
         d->res[c].slots[wg->simd_of[i]]++;
         d->res[c].vgprs[wg->simd_of[i]] += vg;
         d->res[c].sgprs[wg->simd_of[i]] += sg;
     }
-    d->res[c].lds += l->group_segment_size;
+    d->res[c].lds += res_lds(l);
 }
 
 static void disp_start_kernel(rp_disp *d, rp_engine *e)
@@ -703,7 +1158,7 @@ static void disp_start_kernel(rp_disp *d, rp_engine *e)
     const rp_config *cfg = &s->cfg;
     const trc_launch *l = &k->launch;
     uint64_t waves = l->waves_per_wg ? l->waves_per_wg : 1;
-    if (l->vgpr_count > cfg->vgprs || l->sgpr_count > cfg->sgprs || l->group_segment_size > cfg->lds_size ||
+    if (res_vgprs(l) > cfg->vgprs || res_sgprs(l) > cfg->sgprs || res_lds(l) > cfg->lds_size ||
         waves > (uint64_t)cfg->simds * cfg->wave_slots)
         rp_sim_fail(s, "kernel %u (%s): a workgroup (%u waves, %u VGPRs, %u SGPRs, %u B LDS) never fits a CU",
                     l->kernel_id, l->kernel_name, l->waves_per_wg, l->vgpr_count, l->sgpr_count,

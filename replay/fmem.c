@@ -1,6 +1,6 @@
 /*
- * fmem.c - sparse functional memory image, functional atomics, statistics
- * registry.
+ * fmem.c - sparse functional memory image (the modelled DRAM's contents)
+ * and the statistics registry.
  *
  * Invariants: the page table is a power-of-two open-addressing hash with
  * linear probing, at most half full; a page once created is never freed

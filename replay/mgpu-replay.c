@@ -352,8 +352,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < s->n_kernels; i++)
         instr += s->kernels[i]->n_instr;
     if (!quiet) {
-        printf("topology %s: %u GPU(s) x %u CUs at %.3f GHz\n", cfg.topo_name, s->n_gpus,
-               cfg.shader_arrays * cfg.cus_per_sa, (double)cfg.gpu_freq / 1e9);
+        printf("topology %s: %u GPU(s) x %u CUs at %.3f GHz\n", s->cfg.topo_name, s->n_gpus,
+               s->cfg.shader_arrays * s->cfg.cus_per_sa, (double)s->cfg.gpu_freq / 1e9);
         rp_sim_report(s, stdout);
         printf("replay: %.3f s wall, %.2f M wavefront-instr/s\n", wall, wall > 0 ? (double)instr / wall / 1e6 : 0.0);
     }

@@ -1,8 +1,11 @@
 /*
  * perform.c - the functional "perform" of memory accesses and the data-value
  * check: a memory access in flight (rp_access) is applied where the model
- * performs it (rp_sim.h: loads/stores at the L1s, atomics at the L2 bank,
- * LDS in the CU) and every loaded value is compared with the trace.
+ * performs it, on the data the model holds there (cache.c: loads on the
+ * L1's line, stores on every level's copy, atomics on the L2 bank's line;
+ * LDS in the CU) and every loaded value is compared with the trace. Also the
+ * host's view of the hierarchy: host copies and memsets against DRAM
+ * (rp_fmem) with the L2 write-back before device-to-host reads.
  */
 #include "rp_sim.h"
 
@@ -55,54 +58,37 @@ static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, 
     uint8_t got[64];
     if (n > sizeof got)
         n = sizeof got;
-    if (lds) {
-        if (addr + n > lds_size) {
-            s->check.lds_unchecked++;
-            return;
-        }
-        memcpy(got, lds + addr, n);
-        s->check.lds_checked++;
-    } else {
-        rp_fmem_read(s->mem, addr, got, n);
-        s->check.loads_checked++;
+    if (addr + n > lds_size) {
+        s->check.lds_unchecked++;
+        return;
     }
+    memcpy(got, lds + addr, n);
+    s->check.lds_checked++;
     if (memcmp(got, exp, n)) {
-        if (lds)
-            s->check.lds_mismatches++;
-        else
-            s->check.load_mismatches++;
+        s->check.lds_mismatches++;
         a->w->wg->k->mismatches++;
-        report(s, a, lds ? "lds load" : "load", addr, exp, got, n);
+        report(s, a, "lds load", addr, exp, got, n);
     }
 }
 
 static void lane_store(rp_sim *s, uint8_t *lds, uint64_t lds_size, uint64_t addr, const uint8_t *src, uint32_t n)
 {
-    if (lds) {
-        if (addr + n <= lds_size)
-            memcpy(lds + addr, src, n);
-        else
-            s->check.lds_unchecked++;
-        return;
-    }
-    if (rp_fmem_write(s->mem, addr, src, n))
-        rp_sim_fail(s, "functional memory: out of memory");
+    if (addr + n <= lds_size)
+        memcpy(lds + addr, src, n);
+    else
+        s->check.lds_unchecked++;
 }
 
-static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, uint64_t addr, uint32_t k)
+/* Atomic of active lane k on the w bytes at p (an L2 line or the LDS), with
+ * the emulator's arithmetic; checks the returned (old) value. */
+static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *p, uint64_t addr, uint32_t k)
 {
     const trc_mem_op *op = a->op;
     unsigned w = a->atomic_bytes;
     uint64_t old = 0, src = 0, cmp = 0;
-    if (lds) {
-        if (addr + w > lds_size) {
-            s->check.lds_unchecked++;
-            return;
-        }
-        memcpy(&old, lds + addr, w);
-    } else {
-        rp_fmem_read(s->mem, addr, &old, w);
-    }
+    if (w == 0 || w > 8)
+        return;
+    memcpy(&old, p, w);
     if (op->store_data) {
         if (a->atomic_op == GCN_AT_CMPSWAP) {
             memcpy(&src, op->store_data + (size_t)k * 2 * w, w);
@@ -123,61 +109,141 @@ static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size
                    (const uint8_t *)&old, w);
         }
     }
-    if (lds)
-        memcpy(lds + addr, &nv, w);
-    else if (rp_fmem_write(s->mem, addr, &nv, w))
-        rp_sim_fail(s, "functional memory: out of memory");
+    memcpy(p, &nv, w);
 }
 
+/* Active-lane ordinals of a VMEM/SMEM access whose bytes cross a line
+ * boundary (computed once per access). */
+static uint64_t cross_mask(rp_access *a, uint32_t lb)
+{
+    if (a->xmask_done)
+        return a->xmask;
+    const trc_mem_op *op = a->op;
+    uint32_t bpl = op->bytes_per_lane, n = (uint32_t)__builtin_popcountll(op->exec);
+    uint64_t x = 0;
+    if (a->kind == RP_ACC_SMEM)
+        n = 1;
+    if (n > 64)
+        n = 64;
+    if (bpl <= lb && !(bpl & (bpl - 1))) {
+        /* the usual case: naturally aligned power-of-two elements never cross
+         * a (power-of-two) line; one vectorisable OR over the addresses */
+        uint64_t o = 0;
+        for (uint32_t k = 0; k < n; k++)
+            o |= op->addr[k];
+        if (!(o & (bpl - 1))) {
+            a->xmask_done = 1;
+            return a->xmask = 0;
+        }
+    }
+    for (uint32_t k = 0; k < n; k++)
+        if ((op->addr[k] & (lb - 1)) + bpl > lb)
+            x |= 1ull << k;
+    a->xmask = x;
+    a->xmask_done = 1;
+    return x;
+}
+
+/* A load's bytes [lo, lo + n) of lane k (lane address addr) against the line. */
+static void check_part(rp_sim *s, rp_access *a, const uint8_t *got, const uint8_t *exp, uint64_t lo, uint32_t n)
+{
+    if (!memcmp(got, exp, n))
+        return;
+    s->check.load_mismatches++;
+    a->w->wg->k->mismatches++;
+    report(s, a, "load", lo, exp, got, n);
+}
+
+bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint8_t *data, uint32_t lb,
+                     uint8_t *bm)
+{
+    const trc_mem_op *op = a->op;
+    uint32_t bpl = op->bytes_per_lane;
+    bool whole = false;
+    if (!bpl || a->kind == RP_ACC_LDS)
+        return false;
+    uint64_t end = line + lb;
+    if (op->flags & TRC_MO_ATOMIC) {
+        unsigned w = a->atomic_bytes;
+        while (mask) {
+            uint32_t k = (uint32_t)__builtin_ctzll(mask);
+            mask &= mask - 1;
+            uint64_t addr = op->addr[k];
+            if (addr >= line && addr + w <= end)
+                lane_atomic(s, a, data + (addr - line), addr, k);
+            else
+                s->check.walk_errors++; /* atomics are naturally aligned: never crosses a line */
+        }
+        return false;
+    }
+    bool load = (op->flags & TRC_MO_LOAD) != 0;
+    const uint8_t *src = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
+    if (!src)
+        return false;
+    uint64_t all = mask | cross_mask(a, lb);
+    bool smem = a->kind == RP_ACC_SMEM;
+    while (all) {
+        uint32_t k = (uint32_t)__builtin_ctzll(all), j = k + 1;
+        uint64_t addr = op->addr[smem ? 0 : k];
+        uint64_t lo = addr > line ? addr : line, hi = addr + bpl < end ? addr + bpl : end;
+        if (lo >= hi) { /* a crossing lane of another line */
+            all &= all - 1;
+            continue;
+        }
+        if (lo == addr && hi == addr + bpl && !smem) {
+            /* Run of consecutive lanes with contiguous addresses inside the
+             * line: one block (same result as lane by lane: they do not
+             * overlap). */
+            uint64_t fit = (end - addr) / bpl, want = addr + bpl;
+            uint32_t maxj = fit >= 64 - k ? 64 : k + (uint32_t)fit;
+            const uint64_t *ad = op->addr;
+            while (j < maxj && (all >> j & 1) && ad[j] == want) {
+                j++;
+                want += bpl;
+            }
+        }
+        all &= j < 64 ? ~((1ull << j) - 1) : 0;
+        uint32_t len = (uint32_t)(j > k + 1 ? (uint64_t)(j - k) * bpl : hi - lo);
+        uint8_t *d = data + (lo - line);
+        const uint8_t *x = src + (size_t)k * bpl + (lo - addr);
+        if (!load) {
+            memcpy(d, x, len);
+            whole |= len == lb;
+            if (bm)
+                for (uint64_t i = lo - line; i < lo - line + len; i++)
+                    bm[i >> 3] |= (uint8_t)(1u << (i & 7));
+            continue;
+        }
+        if (lo == addr) /* counted where the lane's first byte is */
+            s->check.loads_checked += j - k;
+        if (!memcmp(d, x, len))
+            continue;
+        if (j == k + 1)
+            check_part(s, a, d, x, lo, len);
+        else
+            for (uint32_t i = k; i < j; i++)
+                check_part(s, a, data + (op->addr[i] - line), src + (size_t)i * bpl, op->addr[i], bpl);
+    }
+    return whole;
+}
+
+/* LDS accesses (VMEM and SMEM ones are performed in the caches). */
 void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
 {
     const trc_mem_op *op = a->op;
     uint32_t bpl = op->bytes_per_lane;
-    uint8_t *lds = NULL;
-    uint64_t lds_size = 0;
-    if (a->kind == RP_ACC_LDS) {
-        lds = a->w->wg->lds;
-        lds_size = a->w->wg->lds_size;
-        if (!lds) {
-            s->check.lds_unchecked++;
-            return;
-        }
-    }
-    if (a->kind == RP_ACC_VMEM && !(op->flags & TRC_MO_ATOMIC) && bpl && bpl <= 64) {
-        /* Fast path: runs of consecutive lanes with contiguous addresses are
-         * read/compared or written as one block (same result as lane by lane:
-         * the lanes of a run do not overlap). A run that mismatches is
-         * re-checked lane by lane for the report. */
-        bool load = (op->flags & TRC_MO_LOAD) != 0;
-        const uint8_t *data = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
-        if (!data)
-            return;
-        const uint64_t max_run = 1024; /* bytes per block (stores copy at most this at once) */
-        while (mask) {
-            uint32_t k = (uint32_t)__builtin_ctzll(mask), j = k + 1;
-            uint64_t addr = op->addr[k];
-            while (j < 64 && (mask >> j & 1) && op->addr[j] == addr + (uint64_t)(j - k) * bpl &&
-                   (uint64_t)(j - k + 1) * bpl <= max_run)
-                j++;
-            uint32_t nlanes = j - k;
-            size_t len = (size_t)nlanes * bpl;
-            mask &= j < 64 ? ~((1ull << j) - 1) : 0;
-            const uint8_t *src = data + (size_t)k * bpl;
-            if (!load) {
-                if (rp_fmem_write(s->mem, addr, src, len))
-                    rp_sim_fail(s, "functional memory: out of memory");
-                continue;
-            }
-            if (rp_fmem_equal(s->mem, addr, src, len)) {
-                s->check.loads_checked += nlanes;
-                continue;
-            }
-            for (uint32_t i = k; i < j; i++)
-                lane_load(s, a, NULL, 0, op->addr[i], data + (size_t)i * bpl, bpl);
-        }
+    if (a->kind != RP_ACC_LDS) {
+        rp_sim_fail(s, "rp_perform: vector and scalar memory accesses are performed in the caches "
+                       "(rp_perform_line), not here");
         return;
     }
-    if (lds && a->ds2 && !(op->flags & TRC_MO_ATOMIC)) {
+    uint8_t *lds = a->w->wg->lds;
+    uint64_t lds_size = a->w->wg->lds_size;
+    if (!lds) {
+        s->check.lds_unchecked++;
+        return;
+    }
+    if (a->ds2 && !(op->flags & TRC_MO_ATOMIC)) {
         /* ds_read2/write2: the recorded address is element 0's; element 1
          * lies ds2_delta bytes away; each lane's data holds element 0 then 1. */
         uint32_t esz = a->ds2_esz;
@@ -201,8 +267,8 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
         }
         return;
     }
-    if (lds && !(op->flags & TRC_MO_ATOMIC) && bpl) {
-        /* LDS fast path, as for VMEM: contiguous in-bounds runs at once. */
+    if (!(op->flags & TRC_MO_ATOMIC) && bpl) {
+        /* contiguous in-bounds runs at once */
         bool load = (op->flags & TRC_MO_LOAD) != 0;
         const uint8_t *data = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
         if (!data)
@@ -210,7 +276,7 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
         while (mask) {
             uint32_t k = (uint32_t)__builtin_ctzll(mask), j = k + 1;
             uint64_t addr = op->addr[k];
-            while (j < 64 && (mask >> j & 1) && op->addr[j] == addr + (uint64_t)(j - k) * bpl)
+            for (uint64_t want = addr + bpl; j < 64 && (mask >> j & 1) && op->addr[j] == want; want += bpl)
                 j++;
             uint32_t nlanes = j - k;
             uint64_t len = (uint64_t)nlanes * bpl;
@@ -238,9 +304,12 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
     while (mask) {
         uint32_t k = (uint32_t)__builtin_ctzll(mask);
         mask &= mask - 1;
-        uint64_t addr = op->addr[a->kind == RP_ACC_SMEM ? 0 : k];
+        uint64_t addr = op->addr[k];
         if (op->flags & TRC_MO_ATOMIC) {
-            lane_atomic(s, a, lds, lds_size, addr, k);
+            if (addr + a->atomic_bytes <= lds_size)
+                lane_atomic(s, a, lds + addr, addr, k);
+            else
+                s->check.lds_unchecked++;
         } else if (op->flags & TRC_MO_LOAD) {
             if (op->load_data)
                 lane_load(s, a, lds, lds_size, addr, op->load_data + (size_t)k * bpl, bpl);
@@ -251,6 +320,99 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
     }
 }
 
+/* ---- the memory hierarchy seen from the host ------------------------------------------ */
+
+/* The L2 bank of GPU g that owns addr (the cache behind its routing link). */
+static rp_cache *l2_bank(rp_sim *s, uint32_t g, uint64_t addr)
+{
+    rp_port *dst = NULL;
+    rp_link *l = rp_route_l2_bank(s, g, addr, &dst);
+    rp_port *p = dst ? dst : l->dst;
+    return p ? (rp_cache *)p->owner : NULL;
+}
+
+void rp_mem_read_line(rp_sim *s, uint64_t line, uint8_t *dst, uint32_t lb)
+{
+    rp_cache *c = l2_bank(s, rp_gpu_of(s, line, 0), line);
+    uint8_t *d = c ? rp_cache_line_data(c, line) : NULL;
+    if (d)
+        memcpy(dst, d, lb);
+    else
+        rp_fmem_read(s->mem, line, dst, lb);
+}
+
+uint64_t rp_mem_flush_l2(rp_sim *s, uint32_t gpu)
+{
+    uint64_t n = 0;
+    if (gpu >= s->n_gpus)
+        return 0;
+    for (uint32_t b = 0; b < s->cfg.l2_banks; b++)
+        n += rp_cache_writeback(&s->gpus[gpu].l2[b], 0, UINT64_MAX);
+    return n;
+}
+
+/* Lines of [addr, addr + n) big enough to scan whole L2s instead of line by line. */
+static bool big_range(rp_sim *s, uint64_t n)
+{
+    uint64_t ways = s->cfg.l2_size / s->cfg.l1v_line; /* lines of one GPU's L2 */
+    return n / s->cfg.l1v_line > ways;
+}
+
+/* Write back the dirty L2 lines that hold bytes of [addr, addr + n) (the
+ * flush before a D2H copy, or the source of a D2D copy, reads memory). */
+static void flush_range(rp_sim *s, uint64_t addr, uint64_t n, uint32_t g)
+{
+    uint64_t lb = s->cfg.l1v_line;
+    if (big_range(s, n)) {
+        for (uint32_t i = 0; i < s->n_gpus; i++)
+            for (uint32_t b = 0; b < s->cfg.l2_banks; b++)
+                rp_cache_writeback(&s->gpus[i].l2[b], addr, n);
+        return;
+    }
+    for (uint64_t l = addr & ~(lb - 1); l < addr + n; l += lb) {
+        rp_cache *c = l2_bank(s, rp_gpu_of(s, l, g), l);
+        if (c)
+            rp_cache_writeback(c, l, lb);
+    }
+}
+
+/* After the host wrote [addr, addr + n) of DRAM: L2 copies of those bytes
+ * take the new values (the rest of a dirty line stays dirty). L1s need
+ * nothing: they are invalidated at the next kernel start. */
+static void update_range(rp_sim *s, uint64_t addr, uint64_t n, uint32_t g)
+{
+    uint64_t lb = s->cfg.l1v_line, end = addr + n;
+    for (uint64_t l = addr & ~(lb - 1); l < end; l += lb) {
+        rp_cache *c = l2_bank(s, rp_gpu_of(s, l, g), l);
+        uint8_t *d = c ? rp_cache_line_data(c, l) : NULL;
+        if (!d)
+            continue;
+        uint64_t lo = addr > l ? addr : l, hi = end < l + lb ? end : l + lb;
+        rp_fmem_read(s->mem, lo, d + (lo - l), hi - lo);
+    }
+}
+
+static void update_big(rp_sim *s, uint64_t addr, uint64_t n, uint32_t g)
+{
+    if (!big_range(s, n)) {
+        update_range(s, addr, n, g);
+        return;
+    }
+    /* scan every L2 line once instead of every line of the range */
+    uint64_t lb = s->cfg.l1v_line, end = addr + n;
+    for (uint32_t i = 0; i < s->n_gpus; i++)
+        for (uint32_t b = 0; b < s->cfg.l2_banks; b++) {
+            rp_cache *c = &s->gpus[i].l2[b];
+            uint64_t ways = (uint64_t)c->sets * c->spec.assoc;
+            for (uint64_t w = 0; w < ways; w++) {
+                uint64_t l = c->tag[w] - 1;
+                if (!c->tag[w] || l + lb <= addr || l >= end)
+                    continue;
+                uint64_t lo = addr > l ? addr : l, hi = end < l + lb ? end : l + lb;
+                rp_fmem_read(s->mem, lo, c->data + (w << c->line_shift) + (lo - l), hi - lo);
+            }
+        }
+}
 
 /* ---- host memory events ---------------------------------------------------------- */
 
@@ -280,24 +442,37 @@ static void d2h_check(rp_sim *s, const trc_event *ev)
 }
 
 /* Functional effect of a host memory event (COPY of any kind, MEMSET) on
- * the modelled memory, and the D2H data check. 0, or -1 out of memory. */
+ * the modelled memory, and the D2H data check. DRAM is rp_fmem; the L2s are
+ * kept consistent with it: a D2H copy (and a D2D source) first writes back
+ * the dirty L2 lines it covers (the flush before a device-to-host copy;
+ * nothing to do after a kernel-end flush, everything under
+ * debug.skip_l2_flush, which is how that injected bug becomes visible), and
+ * host writes into DRAM update the L2 copies of the bytes they write.
+ * 0, or -1 out of memory. */
 int rp_host_apply(rp_sim *s, const trc_event *ev)
 {
     int r = 0;
-    if (ev->kind == TRC_EV_MEMSET)
+    uint32_t g = s->cfg.topo_kind == RP_TOPO_DISCRETE && s->n_gpus ? ev->device % s->n_gpus : 0;
+    if (ev->kind == TRC_EV_MEMSET) {
         r = rp_fmem_fill(s->mem, ev->addr, ev->value, ev->size);
-    else if (ev->kind == TRC_EV_COPY) {
+        update_big(s, ev->addr, ev->size, g);
+    } else if (ev->kind == TRC_EV_COPY) {
         switch (ev->copy_kind) {
         case TRC_COPY_H2D:
         case TRC_COPY_INIT:
-            if (ev->data)
+            if (ev->data) {
                 r = rp_fmem_write(s->mem, ev->addr, ev->data, ev->size);
+                update_big(s, ev->addr, ev->size, g);
+            }
             break;
         case TRC_COPY_D2H:
+            flush_range(s, ev->src, ev->size, g);
             d2h_check(s, ev);
             break;
         case TRC_COPY_D2D:
+            flush_range(s, ev->src, ev->size, g);
             r = rp_fmem_copy(s->mem, ev->addr, ev->src, ev->size);
+            update_big(s, ev->addr, ev->size, g);
             break;
         }
     }

@@ -53,15 +53,30 @@ typedef struct rp_config {
     uint32_t dispatch_cycles; /* per workgroup */
     uint64_t l1v_size; uint32_t l1v_assoc, l1v_line, l1v_mshrs; rp_lat l1v_latency;
     uint64_t l1s_size; uint32_t l1s_assoc, l1s_mshrs; rp_lat l1s_latency;
+    uint64_t l1i_size; uint32_t l1i_assoc, l1i_mshrs; rp_lat l1i_latency;
+    uint32_t ibuffer_entries, fetch_bytes, decode_cycles, l1v_bypass;
     uint64_t l2_size; uint32_t l2_banks, l2_assoc, l2_mshrs; rp_lat l2_latency;
     uint64_t l2_interleave;
     rp_lat noc_latency; rp_bw noc_bandwidth; uint32_t header_bytes;
     uint32_t dram_channels; rp_lat dram_latency; rp_bw dram_bandwidth;
     uint64_t dram_interleave;
+    /* DRAM channel model (dram.c); timings in time or cycles of dram.freq */
+    uint64_t dram_freq;       /* Hz (uint64: PT_FREQ fields are printed as 64-bit) */
+    uint32_t dram_banks, dram_queue_depth, dram_row_size, dram_bank_interleave;
+    char dram_page_policy[64]; /* open | closed */
+    rp_lat dram_tCL, dram_tCWL, dram_tRCD, dram_tRP, dram_tRAS, dram_tCCD, dram_tRRD, dram_tFAW;
+    rp_lat dram_tWR, dram_tRTP, dram_tREFI, dram_tRFC;
     uint64_t gpu_interleave;
     rp_lat link_latency; rp_bw link_bandwidth;
+    char net_kind[64];        /* interconnect.kind: pcie-bus, pcie-tree, p2p-ring, p2p-all (parsed by net.c) */
+    uint32_t net_gpus_per_switch;
+    rp_lat pcie_hop_latency; rp_bw pcie_bandwidth; /* pcie-tree: per link */
+    rp_lat p2p_latency; rp_bw p2p_bandwidth;       /* p2p-ring / p2p-all: per link and direction */
+    rp_lat host_link_latency; rp_bw host_link_bandwidth;
+    rp_lat host_copy_overhead, host_launch_overhead;
     rp_lat watchdog;
     uint32_t check_print;
+    uint32_t debug_skip_l2_flush; /* test hook: 1 = the L2 write-back flush writes nothing back */
 } rp_config;
 
 /* Set all parameters to their defaults. */

@@ -173,12 +173,16 @@ struct rp_msg {
     uint8_t type;
     uint8_t src_gpu;       /* GPU the request came from (inter-GPU routing) */
     uint16_t payload;      /* data bytes carried (for bandwidth) */
+    uint8_t net_dst;       /* interconnect: GPU the message is bound for (net.c routers) */
     uint64_t addr;         /* line address (memory) */
     uint64_t lane_mask;    /* lanes of the access served by this line */
     rp_link *reply_link;   /* where the response goes */
     rp_port *reply_port;   /* destination of the response on that link (NULL: link default) */
     rp_port *dst;          /* destination on a shared link (NULL: link default) */
     struct rp_access *acc; /* functional side / requester context */
+    uint8_t *data;         /* READ_RSP to a cache: snapshot of the line (rp_lbufs buffer, released by the
+                            * receiver); in a cache's READ request: cache.c's marker asking for it. A
+                            * forwarder that builds new messages may copy it both ways or leave it NULL */
     void *ctx;             /* component-private (e.g. the request this one serves) */
 };
 

@@ -1,12 +1,15 @@
 /*
- * rp_fmem.h - functional memory image of the replay (data-value checking,
+ * rp_fmem.h - the contents of the modelled DRAM (data-value checking,
  * DESIGN.md Sec. 6) and the statistics registry.
  *
  * The image is sparse: 4 KiB pages in an open-addressing hash keyed by page
- * number, created on first write; never-written bytes read as zero. It starts
- * from the trace's host-side writes (COPY H2D / INIT data, MEMSET, D2D),
- * receives store data and atomic results when the timing model performs them,
- * and answers loads, whose values are compared with what the emulator saw.
+ * number, created on first write; never-written bytes read as zero. It is
+ * the backing store below the L2s: it starts from the trace's host-side
+ * writes (COPY H2D / INIT data, MEMSET, D2D; perform.c keeps L2 copies of
+ * those bytes up to date), receives the data of dirty lines the L2 banks
+ * write back (eviction, kernel-end flush, the flush before a D2H copy),
+ * fills L2 misses, and answers D2H copies, whose bytes are compared with
+ * what the host received. Loads are checked in the caches, not here.
  *
  * Not thread-safe (one image per replay).
  */

@@ -9,10 +9,15 @@
  * Memory protocol: requests are one cache line each (RP_MSG_READ/WRITE/
  * ATOMIC), carry the link and port their response goes to, and an rp_access
  * (the memory instruction in flight) plus a mask of the access's active-lane
- * ordinals served by this line. Functional effects happen where an access is
- * "performed": loads and stores at the L1 (vector or scalar) when it processes
- * the line, in per-CU order; atomics at the L2 bank that owns the line (the
- * point of coherence); LDS operations in the CU's LDS unit.
+ * ordinals served by this line. Data lives in the hierarchy (cache.c): every
+ * cache line holds its bytes and DRAM's contents are the sim's rp_fmem. Loads
+ * are performed (and checked against the trace) at the L1 (vector or scalar)
+ * on its copy - at a hit, or when the fill arrives; fills from the L2 carry a
+ * snapshot of the line (rp_msg.data). Stores update each level's copy on
+ * their way down (the access's lanes and data travel with the message); the
+ * L2 is write-back and its dirty lines reach DRAM on eviction and at the
+ * kernel-end FLUSH; atomics are performed at the L2 bank that owns the line
+ * (the point of coherence); LDS operations in the CU's LDS unit (rp_perform).
  */
 #ifndef RP_SIM_H
 #define RP_SIM_H
@@ -49,14 +54,35 @@ typedef struct rp_cache_spec {
     bool write_back;        /* true: write-back + write-allocate (L2); false: write-through, no-write-allocate (L1) */
     bool perform_rw;        /* loads/stores are performed here (L1 levels) */
     bool perform_atomic;    /* atomics are performed here (L2, point of coherence) */
+    /* Address bits that select this cache among its peers (the L2 bank, and in
+     * U-MGPU the GPU) are constant within it and are removed before the set
+     * index is taken, larger stride first: addr -> addr / (stride * n) *
+     * stride + addr % stride. n = 0: unused. Without this a bank would use
+     * only sets / banks of its sets. */
+    uint64_t strip_stride[2];
+    uint32_t strip_n[2];
 } rp_cache_spec;
 
 typedef struct rp_mshr {
     uint64_t line;
-    rp_msg *waiters; /* requests waiting for the fill, in arrival order */
+    rp_msg *waiters; /* requests waiting for the fill, in arrival order (L1: also store records) */
     rp_msg *wtail;
     bool busy;
+    bool noinstall;  /* an atomic passed this L1 while the fill was pending: serve, do not install */
 } rp_mshr;
+
+/* Free list of line buffers (cache.c): the data a fill response carries
+ * (rp_msg.data), and the L1's snapshots of stores that meet a pending fill.
+ * A buffer holds `line` data bytes then line/8 bytes of byte mask. Buffers
+ * are malloc'd one by one, so any pool may take back any buffer. */
+typedef struct rp_lbufs {
+    void *free;
+    uint32_t line;           /* data bytes per buffer (0 until first use) */
+    uint64_t live;           /* handed out, not yet returned */
+} rp_lbufs;
+uint8_t *rp_lbuf_get(rp_lbufs *p, uint32_t line); /* NULL only when out of memory */
+void rp_lbuf_put(rp_lbufs *p, uint8_t *b);          /* accepts NULL */
+void rp_lbufs_fini(rp_lbufs *p);
 
 struct rp_cache {
     rp_component comp;
@@ -80,9 +106,22 @@ struct rp_cache {
     void *route_ctx;
     rp_msg *flush_req;       /* pending FLUSH request */
     uint64_t flush_pending;  /* write-backs not yet acknowledged */
+    /* data (cache.c): sets*assoc lines of spec.line bytes; an L2 line is
+     * always complete (a write-allocated line takes the bytes it does not
+     * write from DRAM = rp_fmem), so one dirty bit per line suffices */
+    uint8_t *data;
+    rp_lbufs own_lbufs, *lbufs; /* lbufs: the sim's shared pool, or own_lbufs without a sim */
+    const void *kernel;      /* L1: kernel of the last request; a new kernel invalidates (kernel-start invalidate) */
+    bool skip_flush;         /* test hook debug.skip_l2_flush: FLUSH and rp_mem_flush_l2 write nothing back */
+    rp_time mshr_t;          /* time of the last change of mshr_used */
+    /* MSHR lookup without scanning (cache.c): busy MSHRs per hash of their
+     * line and, where exactly one, its index; free MSHR indices as a stack */
+    uint16_t mshr_hcnt[256], mshr_hidx[256];
+    uint32_t *mshr_free, mshr_nfree;
     /* statistics */
     uint64_t st_read_hits, st_read_misses, st_mshr_merges, st_write_hits, st_write_misses;
     uint64_t st_atomics, st_writebacks, st_mshr_stalls;
+    uint64_t st_mshr_allocs, st_mshr_busy_ps, st_mshr_peak, st_fill_peeks, st_invalidations;
 };
 
 /* Build a cache (arrays allocated here). Returns 0 or -1 (out of memory). */
@@ -91,23 +130,82 @@ int rp_cache_init(rp_cache *c, rp_engine *e, rp_msg_pool *pool, rp_sim *sim, con
                   rp_time fill_latency_ps, uint64_t fill_bytes_per_s, uint32_t header_bytes);
 void rp_cache_fini(rp_cache *c);
 void rp_cache_register_stats(rp_cache *c, rp_stats *s);
+/* Data of line (line-aligned address) if this cache holds it, else NULL. */
+uint8_t *rp_cache_line_data(rp_cache *c, uint64_t line);
+/* Functional write-back (zero simulated time) of the dirty lines of c that
+ * overlap [addr, addr + n) (n = UINT64_MAX: all) into the sim's rp_fmem;
+ * they become clean. Honours skip_flush. Returns the lines written back. */
+uint64_t rp_cache_writeback(rp_cache *c, uint64_t addr, uint64_t n);
 
 /* ---- DRAM controller ------------------------------------------------------------ */
+
+/* One DRAM channel (dram.c): banks with open rows, a request queue scheduled
+ * FR-FCFS, per-bank command timing, the channel's data bus and refresh.
+ * Timing only: the functional data lives in rp_fmem. All times in ps. */
+#define RP_DRAM_MAX_BANKS 64
+
+typedef struct rp_dram_spec {
+    rp_clock clk;             /* command clock (R9 Nano HBM1: 500 MHz) */
+    uint32_t line;            /* bytes per request (one cache line) */
+    uint64_t bytes_per_s;     /* data bus of the channel; 0 = infinite */
+    rp_time latency_ps;       /* controller + PHY fixed latency added to every response */
+    uint32_t banks;           /* 1..RP_DRAM_MAX_BANKS */
+    uint32_t queue_depth;     /* requests visible to the scheduler; more wait in the port */
+    uint64_t row_size;        /* bytes per row (page) */
+    uint64_t bank_interleave; /* consecutive blocks of this many bytes go to consecutive banks */
+    uint64_t chan_interleave; /* channel-bit stripping: local = addr/(il*stride)*il + addr%il */
+    uint64_t chan_stride;     /* channels sharing the interleave (1 = address is already local) */
+    bool closed_page;         /* auto-precharge after every access */
+    rp_time tCL, tCWL, tRCD, tRP, tRAS, tCCD, tRRD, tFAW, tWR, tRTP;
+    rp_time tREFI, tRFC;      /* tREFI 0 = no refresh */
+    rp_time refresh_phase;    /* refresh k (k >= 1) starts at phase + k * tREFI */
+} rp_dram_spec;
+
+typedef struct rp_dram_bank {
+    uint64_t open_row;        /* row + 1; 0 = precharged */
+    rp_time act_ok, col_ok, pre_ok; /* earliest ACT, RD/WR and PRE */
+} rp_dram_bank;
 
 typedef struct rp_dram {
     rp_component comp;
     rp_engine *eng;
     rp_port top;
     rp_link in;             /* into top */
-    rp_time latency_ps;
-    uint64_t bytes_per_s;
-    rp_time busy_until;
-    uint32_t line;
-    uint64_t st_reads, st_writes, st_read_bytes, st_write_bytes;
+    rp_dram_spec spec;
+    rp_time burst_ps;       /* data-bus time of one line */
+    rp_dram_bank bank[RP_DRAM_MAX_BANKS];
+    rp_msg *q_head, *q_tail; /* scheduler queue, arrival order */
+    uint32_t qn;
+    rp_msg *d_head, *d_tail; /* scheduled, in completion order (m->arrive = response time) */
+    uint32_t dn;
+    rp_event ev, done_ev;
+    rp_time next_pick, row_next, col_next, act_next, data_free;
+    rp_time faw[4];         /* last four ACTs' time + tFAW (0 = none): the next ACT waits for the oldest */
+    uint32_t faw_i;
+    uint64_t refreshes_seen;
+    /* statistics */
+    uint64_t st_reads, st_writes, st_read_bytes, st_write_bytes, st_bytes;
+    uint64_t st_row_hits, st_row_misses, st_row_conflicts, st_refreshes;
+    uint64_t st_busy_cycles, st_queue_ps, st_access_ps;
 } rp_dram;
 
+/* Build a channel from spec (spec->banks <= RP_DRAM_MAX_BANKS, queue_depth >= 1).
+ * Returns 0, or -1 when the spec is out of range. No allocation: nothing to free. */
+int rp_dram_init_spec(rp_dram *d, rp_engine *e, const char *name, const rp_dram_spec *spec);
+/* Fixed-latency channel without bank timing (one bank, no refresh): each
+ * request is serialised at bytes_per_s (0 = infinite) and answered latency_ps
+ * after its transfer. For component tests of the levels above. */
 void rp_dram_init(rp_dram *d, rp_engine *e, const char *name, rp_time latency_ps, uint64_t bytes_per_s,
                   uint32_t line);
+void rp_dram_register_stats(rp_dram *d, rp_stats *s);
+/* The spec of channel ch from the dram.* parameters; gpu_clk converts
+ * dram.latency and dram.bandwidth given per GPU cycle; chan_stride = channels
+ * sharing the dram.interleave striping (channels x GPUs in U-MGPU). Refresh
+ * phases are staggered across channels: phase = ch * tREFI / dram.channels. */
+void rp_dram_spec_from_config(rp_dram_spec *sp, const rp_config *c, rp_clock gpu_clk, uint32_t ch,
+                              uint64_t chan_stride);
+/* Bank and row of a (global) address under spec. */
+void rp_dram_map(const rp_dram_spec *spec, uint64_t addr, uint32_t *bank, uint64_t *row);
 
 /* ---- RDMA engine (inter-GPU accesses) --------------------------------------------- */
 
@@ -121,7 +219,63 @@ typedef struct rp_rdma {
     rp_link in_link;        /* into inside */
     rp_link l2resp_link;    /* into l2resp */
     uint64_t st_out_reqs, st_in_reqs, st_out_bytes, st_in_bytes;
+    uint64_t st_own_bytes;  /* network bytes of this GPU's own remote accesses: its requests + their responses */
 } rp_rdma;
+
+/* ---- interconnect (net.c) --------------------------------------------------------- */
+
+/* Inter-GPU network kinds (config interconnect.kind). */
+enum rp_net_kind { RP_NET_PCIE_BUS = 0, RP_NET_PCIE_TREE, RP_NET_P2P_RING, RP_NET_P2P_ALL };
+
+typedef struct rp_net_spec {
+    uint32_t kind;            /* rp_net_kind */
+    uint32_t gpus;            /* nodes 0..gpus-1 (<= 255) */
+    uint32_t gpus_per_switch; /* pcie-tree */
+    rp_time bus_latency_ps;  uint64_t bus_bytes_per_s;  /* pcie-bus: the one shared link */
+    rp_time pcie_latency_ps; uint64_t pcie_bytes_per_s; /* pcie-tree: per link crossed */
+    rp_time p2p_latency_ps;  uint64_t p2p_bytes_per_s;  /* p2p-*: per link crossed */
+    rp_time host_latency_ps; uint64_t host_bytes_per_s; /* host <-> GPU, per GPU and direction */
+    uint32_t header_bytes;    /* added to every message on every link */
+} rp_net_spec;
+
+typedef struct rp_net rp_net;
+
+/* "pcie-bus" etc. to rp_net_kind. 0 or -1. */
+int rp_net_kind_parse(const char *name, uint32_t *kind);
+/* Build the network (links, routers) and, when stats is non-NULL, register
+ * per-link counters (messages, bytes, busy_ps) under "net.*". NULL: out of
+ * memory or a bad spec (message in err). */
+rp_net *rp_net_create(rp_engine *e, const rp_net_spec *spec, rp_stats *stats, char *err, size_t errlen);
+void rp_net_destroy(rp_net *n);
+/* Where messages bound for GPU `gpu` are delivered (its RDMA engine). */
+void rp_net_set_sink(rp_net *n, uint32_t gpu, rp_port *p);
+/* Inject m at GPU `from`, bound for GPU `to` (!= from), ready at `ready`.
+ * Store-and-forward per link: each link adds (payload + header) / bandwidth
+ * of serialisation (FIFO behind earlier traffic) plus its latency. */
+void rp_net_send(rp_net *n, uint32_t from, uint32_t to, rp_msg *m, rp_time ready);
+/* Links a message from `from` to `to` crosses. */
+uint32_t rp_net_hops(const rp_net *n, uint32_t from, uint32_t to);
+/* A bulk DMA of `bytes` (peer copy) from GPU `from` to GPU `to`, pipelined
+ * over the path (cut-through: each link starts when the first data reaches
+ * it); reserves the links and returns the completion time. */
+rp_time rp_net_bulk(rp_net *n, uint32_t from, uint32_t to, uint64_t bytes, rp_time ready);
+/* A host copy of `bytes` over GPU `gpu`'s host link (h2d: towards the GPU):
+ * FIFO behind earlier copies in that direction; returns start + bytes /
+ * bandwidth + latency. */
+rp_time rp_net_host_copy(rp_net *n, uint32_t gpu, bool h2d, uint64_t bytes, rp_time ready);
+/* Bytes injected into the inter-GPU network so far (each message once,
+ * headers included; bulk peer copies included). */
+uint64_t rp_net_bytes(const rp_net *n);
+/* Build s->net from s->cfg (net.c). 0 or -1 (message in s->err). */
+int rp_net_build(rp_sim *s);
+
+/* Timing state of the host timeline (host.c). */
+typedef struct rp_host_tl {
+    rp_time wait_until;       /* the current event's operation (or launch call) ends at */
+    uint8_t phase;            /* 0: current event not started; 1: started, waiting for wait_until */
+    rp_time gpu_busy_until[64]; /* per GPU: end of its latest copy/memset (asynchronous ones included) */
+    uint64_t st_copies, st_copy_bytes, st_copy_ps, st_launches, st_memsets;
+} rp_host_tl;
 
 /* ---- compute unit --------------------------------------------------------------- */
 
@@ -142,9 +296,46 @@ typedef struct rp_access {
     uint8_t ds2_esz;
     int32_t ds2_delta;        /* byte distance of element 1 from element 0 (recorded address) */
     rp_time done;             /* LDS completion time */
+    uint64_t xmask;           /* perform.c: active-lane ordinals whose bytes cross a line boundary */
+    uint8_t xmask_done;       /* xmask computed (accesses are zeroed when taken from the free list) */
 } rp_access;
 
-enum rp_wave_state { RP_W_RUN = 0, RP_W_WAITCNT, RP_W_BARRIER, RP_W_ENDING, RP_W_DONE };
+/* One instruction fetch in flight (cu.c): a wave's request for cu.fetch_bytes
+ * of code, queued in the L1I MSHR while its line misses, then in the CU's
+ * completion list. w == NULL: the wave ended or was redirected (dropped). */
+typedef struct rp_fetch {
+    struct rp_fetch *next;
+    rp_wave *w;
+    rp_cu *cu;
+    uint64_t pc;              /* ELF vaddr of the fetched chunk */
+    rp_time done;
+} rp_fetch;
+
+/* L1 instruction cache of a shader array (cu.c), shared by its CUs. Read-only:
+ * misses go to the L2 bank of the line (code is treated as replicated per GPU,
+ * so fetches never cross GPUs). */
+typedef struct rp_l1i_mshr {
+    uint64_t line;
+    rp_fetch *waiters;
+    bool busy;
+} rp_l1i_mshr;
+
+typedef struct rp_l1i {
+    rp_component comp;
+    rp_sim *sim;
+    uint32_t gpu;
+    uint32_t sets, assoc, line_shift, mshrs, mshr_used;
+    uint64_t *tag, *age, stamp;   /* tag: line address + 1, 0 = invalid; LRU stamps */
+    rp_l1i_mshr *mshr;
+    rp_fetch *stall_head, *stall_tail; /* misses waiting for a free MSHR */
+    rp_time next_free;        /* lookup pipeline: one fetch per cycle */
+    rp_time latency_ps;
+    rp_port bottom;           /* fills from the L2 */
+    rp_link fill_link;
+    uint64_t st_hits, st_misses, st_merges, st_mshr_stalls;
+} rp_l1i;
+
+enum rp_wave_state { RP_W_RUN = 0, RP_W_WAITCNT, RP_W_BARRIER, RP_W_ENDING, RP_W_DONE, RP_W_FETCH };
 
 struct rp_wave {
     rp_event ev;
@@ -160,6 +351,15 @@ struct rp_wave {
     uint32_t vmcnt, lgkmcnt;
     uint16_t wait_vm, wait_lgkm;
     uint8_t state;
+    /* instruction buffer (cu.c): chunks [ib_base, ib_base + ib_n * fetch_bytes)
+     * of the code are buffered; `fetch` is the one fetch in flight */
+    uint64_t code_base;       /* device address of the code object's image (pc + code_base = fetch address) */
+    uint64_t ib_base;
+    uint32_t ib_n;
+    rp_fetch *fetch;
+    uint64_t redirect_pc;     /* after a taken branch out of the buffer: chunk to fetch once `fetch` lands */
+    uint8_t redirect;
+    rp_time parked;           /* RP_W_FETCH since */
 };
 
 struct rp_wg {
@@ -188,6 +388,12 @@ struct rp_cu {
     rp_cache l1v;
     rp_time simd_busy[16];
     rp_time vmem_busy, smem_busy, lds_busy;
+    rp_time salu_busy, branch_busy, fetch_busy; /* issue arbiter: one per unit type per cycle */
+    rp_l1i *l1i;              /* its shader array's instruction cache */
+    rp_fetch *fetch_free;
+    rp_fetch *fetch_head;     /* fetches landing, in time order */
+    rp_event fetch_ev;
+    uint64_t st_fetches, st_fetch_stall_cycles;
     rp_access *acc_free;
     rp_access *lds_head, *lds_tail; /* LDS completions in time order */
     rp_event lds_ev;
@@ -231,6 +437,9 @@ typedef struct rp_gpu {
     uint32_t n_cus;
     rp_cache *l1s;            /* one per shader array */
     rp_link *l1s_links;
+    rp_l1i *l1i;              /* one per shader array (cu.c) */
+    uint64_t *co_base;        /* per code object: device address of its loaded image (cu.c, lazily) */
+    size_t n_co_base;
     rp_cache *l2;             /* banks */
     rp_link *l2_links;        /* into each bank's top */
     rp_dram *dram;
@@ -285,8 +494,9 @@ struct rp_sim {
     rp_clock clk;             /* GPU clock */
     rp_gpu *gpus;
     uint32_t n_gpus;
-    rp_link pcie;             /* inter-GPU bus, shared by all GPUs */
+    rp_net *net;              /* inter-GPU network and host links (net.c) */
     /* host timeline */
+    rp_host_tl host;
     rp_event host_ev;
     size_t next_event, n_events;
     bool host_done;
@@ -300,6 +510,7 @@ struct rp_sim {
     rp_alloc *allocs;
     size_t n_allocs, cap_allocs;
     rp_check check;
+    rp_lbufs lbufs;           /* line buffers carried by fill responses (cache.c) */
     uint8_t *op_class;        /* per opcode (65536): RP_OPC_* bits, computed on first use */
     FILE *out;                /* human output (mismatch lines); NULL = quiet */
     bool quiet;
@@ -321,12 +532,35 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path);
 
 /* Internal entry points shared by the component files. */
 void rp_perform(rp_sim *s, rp_access *a, uint64_t lane_mask);
+/* Perform the part of access a (VMEM/SMEM) that lies in the cache line at
+ * `line` (lb bytes at data): loads compare the line's bytes with the trace
+ * and report mismatches, stores write into data (and set the bits of the
+ * byte mask bm when non-NULL), atomics read-modify-write data and check
+ * their return values. lane_mask: the active-lane ordinals whose first byte
+ * is in this line (rp_msg.lane_mask); lanes that only end in it are found
+ * here. Returns true when a store wrote the whole line. perform.c. */
+bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t lane_mask, uint64_t line, uint8_t *data, uint32_t lb,
+                     uint8_t *bm);
+/* Line data as the memory hierarchy holds it at the point of coherence:
+ * the owner GPU's L2 bank copy if present, else DRAM (rp_fmem). Used for
+ * fills whose response carries no data (forwarders that drop rp_msg.data). */
+void rp_mem_read_line(rp_sim *s, uint64_t line, uint8_t *dst, uint32_t lb);
+/* Write back (functionally, zero simulated time) every dirty line of GPU
+ * gpu's L2 banks into DRAM (rp_fmem); a no-op under debug.skip_l2_flush.
+ * For host.c before a device-to-host copy (rp_host_apply also writes back
+ * the lines a D2H/D2D source covers). Returns the lines written back. */
+uint64_t rp_mem_flush_l2(rp_sim *s, uint32_t gpu);
 uint32_t rp_gpu_of(rp_sim *s, uint64_t addr, uint32_t accessing_gpu);
 rp_link *rp_route_l1(void *ctx, uint64_t line, rp_port **dst);
 rp_link *rp_route_l2(void *ctx, uint64_t line, rp_port **dst);
 /* Link (and port) into the L2 bank of GPU gpu that holds addr. */
 rp_link *rp_route_l2_bank(rp_sim *s, uint32_t gpu, uint64_t addr, rp_port **dst);
 void rp_cu_init(rp_cu *cu, rp_sim *s, uint32_t gpu, uint32_t id);
+/* Build the L1 instruction caches of GPU g (one per shader array, after its
+ * CUs) and attach each CU to its array's (cu.c). 0 or -1 (out of memory). */
+int rp_gpu_frontend_init(rp_sim *s, rp_gpu *g);
+/* Free what rp_gpu_frontend_init and the CUs' fetch units allocated. */
+void rp_gpu_frontend_fini(rp_sim *s, rp_gpu *g);
 void rp_disp_init(rp_disp *d, rp_sim *s, uint32_t gpu);
 void rp_disp_kick(rp_disp *d);
 void rp_rdma_init(rp_rdma *r, rp_sim *s, uint32_t gpu);

@@ -6,8 +6,9 @@
  * Host timeline: events are applied in program order. Launches are queued
  * on the dispatcher of their GPU and run asynchronously; copies, memsets and
  * synchronisations wait until the GPU(s) they touch are idle (HIP's blocking
- * semantics on the null stream), then act on the functional image in zero
- * simulated time (host transfers are not timed yet).
+ * semantics on the null stream), then act on the functional image; their
+ * transfers and the launch overhead are timed in host.c over the host links
+ * and the interconnect (net.c).
  *
  * Address placement: single GPU: everything local. U-MGPU: GPU =
  * (addr / mem.gpu_interleave) % gpus. D-MGPU: the GPU of the device whose
@@ -15,8 +16,8 @@
  * allocation are local to the accessing GPU. Within a GPU: L2 bank =
  * (addr / l2.interleave) % l2.banks, DRAM channel = (addr / dram.interleave
  * [/ gpus in U-MGPU]) % dram.channels. L2s are memory-side (each caches only
- * its own GPU's memory), so remote accesses go L1 -> RDMA -> inter-GPU bus ->
- * remote RDMA -> remote L2 and back.
+ * its own GPU's memory), so remote accesses go L1 -> RDMA -> interconnect
+ * (interconnect.kind, net.c) -> remote RDMA -> remote L2 and back.
  */
 #include "rp_sim.h"
 
@@ -117,15 +118,30 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
 
     for (uint32_t ch = 0; ch < c->dram_channels; ch++) {
         snprintf(name, sizeof name, "gpu[%u].dram[%u]", id, ch);
-        rp_dram_init(&g->dram[ch], &s->eng, name, rp_lat_ps(c->dram_latency, s->clk),
-                     rp_bw_Bps(c->dram_bandwidth, s->clk), c->l1v_line);
-        rp_stats_add(&s->stats, name, "reads", &g->dram[ch].st_reads, "count");
-        rp_stats_add(&s->stats, name, "writes", &g->dram[ch].st_writes, "count");
-        rp_stats_add(&s->stats, name, "read_bytes", &g->dram[ch].st_read_bytes, "bytes");
-        rp_stats_add(&s->stats, name, "write_bytes", &g->dram[ch].st_write_bytes, "bytes");
+        rp_dram_spec ds;
+        rp_dram_spec_from_config(&ds, c, s->clk, ch,
+                                 (uint64_t)c->dram_channels * (c->topo_kind == RP_TOPO_UNIFIED ? s->n_gpus : 1));
+        if (rp_dram_init_spec(&g->dram[ch], &s->eng, name, &ds))
+            return -1;
+        rp_dram_register_stats(&g->dram[ch], &s->stats);
     }
     rp_cache_spec l2 = {c->l2_size / c->l2_banks, c->l2_assoc, c->l1v_line, c->l2_mshrs,
-                        rp_lat_ps(c->l2_latency, s->clk), s->clk, true, false, true};
+                        rp_lat_ps(c->l2_latency, s->clk), s->clk, true, false, true, {0, 0}, {0, 0}};
+    {
+        int k = 0;
+        if (c->topo_kind == RP_TOPO_UNIFIED && s->n_gpus > 1) {
+            l2.strip_stride[k] = c->gpu_interleave;
+            l2.strip_n[k++] = s->n_gpus;
+        }
+        l2.strip_stride[k] = c->l2_interleave;
+        l2.strip_n[k] = c->l2_banks;
+        if (k == 1 && l2.strip_stride[0] < l2.strip_stride[1]) { /* larger stride first */
+            uint64_t t = l2.strip_stride[0];
+            uint32_t n = l2.strip_n[0];
+            l2.strip_stride[0] = l2.strip_stride[1], l2.strip_n[0] = l2.strip_n[1];
+            l2.strip_stride[1] = t, l2.strip_n[1] = n;
+        }
+    }
     for (uint32_t b = 0; b < c->l2_banks; b++) {
         snprintf(name, sizeof name, "gpu[%u].l2[%u]", id, b);
         if (rp_cache_init(&g->l2[b], &s->eng, &s->pool, s, name, &l2, rp_route_l2, g, 0, 0, c->header_bytes))
@@ -134,7 +150,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
         rp_cache_register_stats(&g->l2[b], &s->stats);
     }
     rp_cache_spec l1s = {c->l1s_size, c->l1s_assoc, c->l1v_line, c->l1s_mshrs,
-                         rp_lat_ps(c->l1s_latency, s->clk), s->clk, false, true, false};
+                         rp_lat_ps(c->l1s_latency, s->clk), s->clk, false, true, false, {0, 0}, {0, 0}};
     for (uint32_t a = 0; a < c->shader_arrays; a++) {
         snprintf(name, sizeof name, "gpu[%u].sa[%u].l1s", id, a);
         if (rp_cache_init(&g->l1s[a], &s->eng, &s->pool, s, name, &l1s, rp_route_l1, g, noc, nbw, c->header_bytes))
@@ -143,7 +159,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
         rp_cache_register_stats(&g->l1s[a], &s->stats);
     }
     rp_cache_spec l1v = {c->l1v_size, c->l1v_assoc, c->l1v_line, c->l1v_mshrs,
-                         rp_lat_ps(c->l1v_latency, s->clk), s->clk, false, true, false};
+                         rp_lat_ps(c->l1v_latency, s->clk), s->clk, false, true, false, {0, 0}, {0, 0}};
     for (uint32_t i = 0; i < g->n_cus; i++) {
         rp_cu *cu = &g->cus[i];
         rp_cu_init(cu, s, id, i);
@@ -165,6 +181,8 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
         rp_stats_add(&s->stats, p, "lds_bank_cycles", &cu->st_lds_conflict_cycles, "cycles");
         rp_stats_add(&s->stats, p, "workgroups", &cu->st_wgs, "count");
     }
+    if (rp_gpu_frontend_init(s, g)) /* L1 instruction caches (cu.c) */
+        return -1;
     rp_rdma_init(&g->rdma, s, id);
     snprintf(name, sizeof name, "gpu[%u].rdma", id);
     rp_stats_add(&s->stats, name, "out_requests", &g->rdma.st_out_reqs, "count");
@@ -194,19 +212,25 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
     s->eng.watchdog_ps = rp_lat_ps(cfg->watchdog, s->clk);
     s->mem = rp_fmem_create();
     s->n_gpus = cfg->topo_kind == RP_TOPO_SINGLE ? 1 : cfg->gpus;
-    if (cfg->topo_kind == RP_TOPO_SINGLE && cfg->gpus != 1) {
-        snprintf(s->err, sizeof s->err, "config: topo.kind = single needs topo.gpus = 1 (got %u)", cfg->gpus);
-        return -1;
+    if (cfg->topo_kind == RP_TOPO_SINGLE && cfg->gpus > 1) {
+        /* M-SGPU (MGSim paper Sec. IV-C): one monolithic GPU with N times the
+         * shader arrays (CUs), L2 capacity and banks and DRAM channels of
+         * the base GPU; per-CU and per-bank parameters stay. */
+        uint32_t n = cfg->gpus;
+        s->cfg.shader_arrays *= n;
+        s->cfg.l2_size *= n;
+        s->cfg.l2_banks *= n;
+        s->cfg.dram_channels *= n;
+        if (rp_config_validate(&s->cfg, s->err, sizeof s->err))
+            return -1;
     }
     s->gpus = calloc(s->n_gpus, sizeof *s->gpus);
     if (!s->mem || !s->gpus) {
         snprintf(s->err, sizeof s->err, "out of memory");
         return -1;
     }
-    rp_link_init(&s->pcie, &s->eng, NULL, rp_lat_ps(cfg->link_latency, s->clk), rp_bw_Bps(cfg->link_bandwidth, s->clk),
-                 cfg->header_bytes);
-    rp_stats_add(&s->stats, "link", "messages", &s->pcie.st_msgs, "count");
-    rp_stats_add(&s->stats, "link", "bytes", &s->pcie.st_bytes, "bytes");
+    if (rp_net_build(s)) /* before the GPUs: their RDMA engines become its sinks */
+        return -1;
     for (uint32_t g = 0; g < s->n_gpus; g++)
         if (build_gpu(s, &s->gpus[g], g)) {
             snprintf(s->err, sizeof s->err, "out of memory building gpu[%u]", g);
@@ -266,6 +290,7 @@ void rp_sim_fini(rp_sim *s)
                 free(a);
             }
         }
+        rp_gpu_frontend_fini(s, gp);
         for (uint32_t a = 0; gp->l1s && a < s->cfg.shader_arrays; a++)
             rp_cache_fini(&gp->l1s[a]);
         for (uint32_t b = 0; gp->l2 && b < s->cfg.l2_banks; b++)
@@ -291,8 +316,11 @@ void rp_sim_fini(rp_sim *s)
     }
     free(s->kernels);
     free(s->allocs);
+    rp_net_destroy(s->net);
+    s->net = NULL;
     rp_fmem_destroy(s->mem);
     rp_stats_fini(&s->stats);
+    rp_lbufs_fini(&s->lbufs);
     rp_msg_pool_fini(&s->pool);
     rp_engine_fini(&s->eng);
 }
@@ -315,10 +343,264 @@ void rp_ksum_take(rp_sim *s, const rp_kernel *k, rp_ksum *o)
         for (uint32_t ch = 0; ch < s->cfg.dram_channels; ch++)
             o->dram_bytes += gp->dram[ch].st_read_bytes + gp->dram[ch].st_write_bytes;
     }
-    o->link_bytes = s->pcie.st_bytes;
+    /* Only the traffic of the kernel's own GPUs: kernels running at the same
+     * time on other GPUs must not count (a global counter inflated per-kernel
+     * link bytes ~gpus-fold in D-MGPU). */
+    for (uint32_t g = k->gpu_first; g < k->gpu_first + k->gpu_count; g++)
+        o->link_bytes += s->gpus[g].rdma.st_own_bytes;
 }
 
 static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+
+/* ---- summary from the registered counters ------------------------------------------------ */
+
+/* The summary (human and JSON) is computed from the registered counters by
+ * name, so it shows whatever the components register: cache levels by the
+ * component name before the counter ("gpu[0].cu[3].l1v.read_hits", "gpu[0].l2[5].
+ * mshr_busy_ps"), DRAM channels ("gpu[0].dram[2].row_hits"), CU counters
+ * ("gpu[0].cu[3].instructions", stall counters: any CU counter whose name
+ * contains "stall", occupancy from "wave_ps" = live wavefronts x ps when a CU
+ * registers it) and interconnect links (counters "net.*.bytes"). A kernel's
+ * summary counts the components of the GPUs it ran on (links: all). */
+enum { LV_L1V = 0, LV_L1S, LV_L1I, LV_L2, LV_N };
+static const char *const lv_name[LV_N] = {"l1v", "l1s", "l1i", "l2"};
+
+typedef struct sum_lv {
+    uint64_t rh, rm, wh, wm, mshr_ps, mshr_allocs, mshr_stalls, mshr_peak, n;
+} sum_lv;
+
+#define SUM_STALLS 16
+typedef struct summary {
+    rp_time span_ps;
+    uint64_t cycles, instr, cus, wave_ps;
+    bool has_wave_ps, has_rows;
+    sum_lv lv[LV_N];
+    uint64_t dram_rd, dram_wr, row_hits, row_misses, row_conflicts;
+    char stall_name[SUM_STALLS][48];
+    uint64_t stall[SUM_STALLS];
+    uint32_t n_stall;
+} summary;
+
+/* "gpu[2].sa[1].l1s.read_hits": gpu 2, component "l1s", counter "read_hits". */
+static int split_name(const char *n, char *comp, size_t cl, const char **ctr)
+{
+    unsigned g = 0;
+    int gpu = sscanf(n, "gpu[%u]", &g) == 1 ? (int)g : -1;
+    const char *last = strrchr(n, '.');
+    *ctr = last ? last + 1 : n;
+    comp[0] = 0;
+    if (!last)
+        return gpu;
+    const char *p = last;
+    while (p > n && p[-1] != '.')
+        p--;
+    size_t k = 0;
+    for (; p < last && p[0] != '[' && k + 1 < cl; p++)
+        comp[k++] = *p;
+    comp[k] = 0;
+    return gpu;
+}
+
+static void summarize(rp_sim *s, const uint64_t *vals, uint32_t gfirst, uint32_t gcount, rp_time span,
+                      uint64_t instr, summary *o)
+{
+    memset(o, 0, sizeof *o);
+    o->span_ps = span;
+    o->cycles = span / s->clk.period_ps;
+    o->instr = instr;
+    for (uint32_t g = gfirst; g < gfirst + gcount && g < s->n_gpus; g++)
+        o->cus += s->gpus[g].n_cus;
+    for (size_t j = 0; j < s->stats.n; j++) {
+        const char *ctr, *n = s->stats.v[j].name;
+        char comp[32];
+        int g = split_name(n, comp, sizeof comp, &ctr);
+        if (g < 0 || (uint32_t)g < gfirst || (uint32_t)g >= gfirst + gcount)
+            continue;
+        uint64_t v = vals[j];
+        int lv = -1;
+        for (int i = 0; i < LV_N; i++)
+            if (!strcmp(comp, lv_name[i]))
+                lv = i;
+        if (lv >= 0) {
+            sum_lv *L = &o->lv[lv];
+            if (!strcmp(ctr, "read_hits")) {
+                L->rh += v;
+                L->n++;
+            } else if (!strcmp(ctr, "read_misses"))
+                L->rm += v;
+            else if (!strcmp(ctr, "write_hits"))
+                L->wh += v;
+            else if (!strcmp(ctr, "write_misses"))
+                L->wm += v;
+            else if (!strcmp(ctr, "mshr_busy_ps"))
+                L->mshr_ps += v;
+            else if (!strcmp(ctr, "mshr_allocs"))
+                L->mshr_allocs += v;
+            else if (!strcmp(ctr, "mshr_stalls"))
+                L->mshr_stalls += v;
+            else if (!strcmp(ctr, "mshr_peak") && v > L->mshr_peak)
+                L->mshr_peak = v;
+        } else if (!strcmp(comp, "dram")) {
+            if (!strcmp(ctr, "read_bytes"))
+                o->dram_rd += v;
+            else if (!strcmp(ctr, "write_bytes"))
+                o->dram_wr += v;
+            else if (!strcmp(ctr, "row_hits")) {
+                o->row_hits += v;
+                o->has_rows = true;
+            } else if (!strcmp(ctr, "row_misses"))
+                o->row_misses += v;
+            else if (!strcmp(ctr, "row_conflicts"))
+                o->row_conflicts += v;
+        } else if (!strcmp(comp, "cu")) {
+            if (!strcmp(ctr, "wave_ps")) {
+                o->wave_ps += v;
+                o->has_wave_ps = true;
+            } else if (strstr(ctr, "stall")) {
+                uint32_t i = 0;
+                while (i < o->n_stall && strcmp(o->stall_name[i], ctr))
+                    i++;
+                if (i == o->n_stall && i < SUM_STALLS)
+                    snprintf(o->stall_name[o->n_stall++], sizeof o->stall_name[0], "%s", ctr);
+                if (i < SUM_STALLS)
+                    o->stall[i] += v;
+            }
+        }
+    }
+}
+
+static double sum_occupancy(const rp_sim *s, const summary *o)
+{
+    uint64_t slots = (uint64_t)s->cfg.simds * s->cfg.wave_slots * o->cus;
+    return o->span_ps && slots ? (double)o->wave_ps / ((double)o->span_ps * (double)slots) : 0.0;
+}
+
+static double sum_dram_gbps(const summary *o)
+{
+    return o->span_ps ? (double)(o->dram_rd + o->dram_wr) * 1000.0 / (double)o->span_ps : 0.0; /* B/ps*1e3 = GB/s */
+}
+
+static double sum_mshr_occ(const summary *o, const sum_lv *L)
+{
+    return o->span_ps && L->n ? (double)L->mshr_ps / ((double)o->span_ps * (double)L->n) : 0.0;
+}
+
+static bool is_link_bytes(const char *n)
+{
+    size_t l = strlen(n);
+    return !strncmp(n, "net.", 4) && l > 6 && !strcmp(n + l - 6, ".bytes");
+}
+
+/* Kernel time of the whole run: per GPU (whose dispatcher ran the kernels)
+ * the sum of its kernels' times, the busiest GPU's; and all instructions.
+ * Host gaps between kernels are not counted. */
+static void run_span(rp_sim *s, rp_time *span, uint64_t *instr)
+{
+    *instr = 0;
+    *span = 0;
+    for (uint32_t g = 0; g < s->n_gpus; g++) {
+        rp_time t = 0;
+        for (size_t i = 0; i < s->n_kernels; i++) {
+            rp_kernel *k = s->kernels[i];
+            if (k->gpu != g)
+                continue;
+            *instr += k->n_instr;
+            if (k->end > k->start)
+                t += k->end - k->start;
+        }
+        if (t > *span)
+            *span = t;
+    }
+}
+
+static void print_summary(rp_sim *s, FILE *f)
+{
+    uint64_t *vals = calloc(s->stats.n ? s->stats.n : 1, sizeof *vals);
+    if (!vals)
+        return;
+    rp_stats_snapshot(&s->stats, vals);
+    rp_time span;
+    uint64_t instr;
+    run_span(s, &span, &instr);
+    summary o;
+    summarize(s, vals, 0, s->n_gpus, span, instr, &o);
+    fprintf(f, "summary (all kernels; time = kernel time of the busiest GPU): %llu cycles, %.3f us, %llu wavefront instructions, IPC %.2f",
+            (unsigned long long)o.cycles, (double)span / 1e6, (unsigned long long)instr, ratio(instr, o.cycles));
+    if (o.has_wave_ps)
+        fprintf(f, ", occupancy %.1f%% of wave slots\n", 100 * sum_occupancy(s, &o));
+    else
+        fprintf(f, ", occupancy n/a (no CU wave_ps counter)\n");
+    if (o.n_stall) {
+        fprintf(f, "summary stalls (all CUs):");
+        for (uint32_t i = 0; i < o.n_stall; i++)
+            fprintf(f, " %s %llu", o.stall_name[i], (unsigned long long)o.stall[i]);
+        fprintf(f, "\n");
+    }
+    for (int i = 0; i < LV_N; i++) {
+        const sum_lv *L = &o.lv[i];
+        if (!L->n)
+            continue;
+        fprintf(f, "summary %-4s x%-4llu reads %llu (hit %.1f%%), writes %llu (hit %.1f%%), MSHR: %llu allocated, "
+                   "avg %.2f busy per cache, peak %llu, %llu stalls\n",
+                lv_name[i], (unsigned long long)L->n, (unsigned long long)(L->rh + L->rm), 100 * ratio(L->rh, L->rh + L->rm),
+                (unsigned long long)(L->wh + L->wm), 100 * ratio(L->wh, L->wh + L->wm), (unsigned long long)L->mshr_allocs,
+                sum_mshr_occ(&o, L), (unsigned long long)L->mshr_peak, (unsigned long long)L->mshr_stalls);
+    }
+    fprintf(f, "summary dram: %llu bytes read, %llu written, %.1f GB/s", (unsigned long long)o.dram_rd,
+            (unsigned long long)o.dram_wr, sum_dram_gbps(&o));
+    if (o.has_rows)
+        fprintf(f, ", row-buffer hit rate %.1f%% (%llu hits, %llu misses, %llu conflicts)\n",
+                100 * ratio(o.row_hits, o.row_hits + o.row_misses + o.row_conflicts), (unsigned long long)o.row_hits,
+                (unsigned long long)o.row_misses, (unsigned long long)o.row_conflicts);
+    else
+        fprintf(f, "\n");
+    for (size_t j = 0; j < s->stats.n; j++)
+        if (is_link_bytes(s->stats.v[j].name) && vals[j])
+            fprintf(f, "summary link %s: %llu bytes\n", s->stats.v[j].name, (unsigned long long)vals[j]);
+    free(vals);
+}
+
+/* total: the whole run (peaks are only meaningful there: per-kernel values
+ * are counter deltas). */
+static json_t *summary_json(rp_sim *s, const summary *o, const uint64_t *vals, bool total)
+{
+    json_t *j = json_object(), *st = json_object(), *cs = json_object(), *ln = json_object();
+    json_object_set_new(j, "cycles", json_integer((json_int_t)o->cycles));
+    json_object_set_new(j, "time_ns", json_real((double)o->span_ps / 1e3));
+    json_object_set_new(j, "wavefront_instructions", json_integer((json_int_t)o->instr));
+    json_object_set_new(j, "ipc", json_real(ratio(o->instr, o->cycles)));
+    json_object_set_new(j, "occupancy", o->has_wave_ps ? json_real(sum_occupancy(s, o)) : json_null());
+    for (uint32_t i = 0; i < o->n_stall; i++)
+        json_object_set_new(st, o->stall_name[i], json_integer((json_int_t)o->stall[i]));
+    json_object_set_new(j, "stall_cycles", st);
+    for (int i = 0; i < LV_N; i++) {
+        const sum_lv *L = &o->lv[i];
+        json_t *c = json_object();
+        json_object_set_new(c, "caches", json_integer((json_int_t)L->n));
+        json_object_set_new(c, "read_hits", json_integer((json_int_t)L->rh));
+        json_object_set_new(c, "read_misses", json_integer((json_int_t)L->rm));
+        json_object_set_new(c, "write_hits", json_integer((json_int_t)L->wh));
+        json_object_set_new(c, "write_misses", json_integer((json_int_t)L->wm));
+        json_object_set_new(c, "read_hit_rate", json_real(ratio(L->rh, L->rh + L->rm)));
+        json_object_set_new(c, "mshr_allocs", json_integer((json_int_t)L->mshr_allocs));
+        json_object_set_new(c, "mshr_stalls", json_integer((json_int_t)L->mshr_stalls));
+        json_object_set_new(c, "mshr_occupancy", json_real(sum_mshr_occ(o, L)));
+        json_object_set_new(c, "mshr_peak", total ? json_integer((json_int_t)L->mshr_peak) : json_null());
+        json_object_set_new(cs, lv_name[i], c);
+    }
+    json_object_set_new(j, "caches", cs);
+    json_object_set_new(j, "dram_read_bytes", json_integer((json_int_t)o->dram_rd));
+    json_object_set_new(j, "dram_write_bytes", json_integer((json_int_t)o->dram_wr));
+    json_object_set_new(j, "dram_bandwidth_GBps", json_real(sum_dram_gbps(o)));
+    json_object_set_new(j, "dram_row_hit_rate",
+                        o->has_rows ? json_real(ratio(o->row_hits, o->row_hits + o->row_misses + o->row_conflicts))
+                                    : json_null());
+    for (size_t k = 0; k < s->stats.n; k++)
+        if (is_link_bytes(s->stats.v[k].name))
+            json_object_set_new(ln, s->stats.v[k].name, json_integer((json_int_t)vals[k]));
+    json_object_set_new(j, "link_bytes", ln);
+    return j;
+}
 
 void rp_sim_report(rp_sim *s, FILE *f)
 {
@@ -364,6 +646,7 @@ void rp_sim_report(rp_sim *s, FILE *f)
             (unsigned long long)c->lds_checked, (unsigned long long)c->lds_mismatches,
             (unsigned long long)c->lds_unchecked, (unsigned long long)c->d2h_checked,
             (unsigned long long)c->d2h_mismatches, (unsigned long long)c->walk_errors);
+    print_summary(s, f);
 }
 
 static void cfg_json(void *arg, const char *key, const char *val)
@@ -406,6 +689,12 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
             for (size_t j = 0; j < s->stats.n; j++)
                 if (k->snap0[j])
                     json_object_set_new(kc, s->stats.v[j].name, json_integer((json_int_t)k->snap0[j]));
+        if (k->snap0 && k->done) {
+            summary sm;
+            summarize(s, k->snap0, k->gpu_first, k->gpu_count, k->end - k->start, k->n_instr, &sm);
+            json_object_set_new(o, "summary", summary_json(s, &sm, k->snap0, false));
+        } else
+            json_object_set_new(o, "summary", json_null());
         json_object_set_new(o, "counters", kc);
         json_array_append_new(ks, o);
     }
@@ -418,6 +707,17 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     for (size_t i = 0; i < s->n_kernels; i++)
         instr += s->kernels[i]->n_instr;
     json_object_set_new(tot, "wavefront_instructions", json_integer((json_int_t)instr));
+    uint64_t *vals = calloc(s->stats.n ? s->stats.n : 1, sizeof *vals);
+    if (vals) {
+        rp_time span;
+        uint64_t ninstr;
+        summary sm;
+        rp_stats_snapshot(&s->stats, vals);
+        run_span(s, &span, &ninstr);
+        summarize(s, vals, 0, s->n_gpus, span, ninstr, &sm);
+        json_object_set_new(tot, "summary", summary_json(s, &sm, vals, true));
+        free(vals);
+    }
     json_object_set_new(tot, "counters", counters);
     json_object_set_new(root, "totals", tot);
     const rp_check *c = &s->check;

@@ -108,11 +108,53 @@ static void test_presets(void **state)
             fail_msg("%s", err);
         assert_int_equal(rp_config_validate(&c, err, sizeof err), 0);
         assert_string_equal(c.topo_name, names[i]);
-        if (i == 1)
-            assert_int_equal(c.shader_arrays * c.cus_per_sa, 256);
-        if (i >= 2)
+        /* every preset is an R9 Nano per GPU (topo.base = r9nano) */
+        assert_int_equal(c.shader_arrays * c.cus_per_sa, 64);
+        assert_int_equal(c.l1v_bypass, 1);
+        if (i == 1) /* m-sgpu: one GPU of 4 R9 Nanos' resources (scaled in rp_sim_init) */
+            assert_int_equal(c.topo_kind, RP_TOPO_SINGLE);
+        if (i >= 1)
             assert_int_equal(c.gpus, 4);
     }
+}
+
+static void test_base_errors(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rp710-XXXXXX", p[320], err[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/a.ini", dir);
+    FILE *f = fopen(p, "w");
+    fprintf(f, "[topo]\nbase = b\n");
+    fclose(f);
+    char q[320];
+    snprintf(q, sizeof q, "%s/b.ini", dir);
+    f = fopen(q, "w");
+    fprintf(f, "[topo]\nbase = a\n");
+    fclose(f);
+    rp_config c;
+    rp_config_defaults(&c);
+    assert_int_equal(rp_config_load_file(&c, p, err, sizeof err), -1); /* a -> b -> a ... */
+    assert_non_null(strstr(err, "nested"));
+    f = fopen(q, "w");
+    fprintf(f, "[l2]\nlatency = 33cycles\n[topo]\nbase = a\n");
+    fclose(f);
+    assert_int_equal(rp_config_load_file(&c, q, err, sizeof err), -1);
+    assert_non_null(strstr(err, "first entry"));
+    f = fopen(q, "w");
+    fprintf(f, "[l2]\nlatency = 33cycles\n");
+    fclose(f);
+    f = fopen(p, "w");
+    fprintf(f, "[topo]\nbase = b\nname = a\n[l2]\nbanks = 8\n");
+    fclose(f);
+    rp_config_defaults(&c);
+    assert_int_equal(rp_config_load_file(&c, p, err, sizeof err), 0);
+    assert_int_equal(c.l2_latency.v, 33);
+    assert_int_equal(c.l2_banks, 8);
+    assert_string_equal(c.topo_name, "a");
+    unlink(p);
+    unlink(q);
+    rmdir(dir);
 }
 
 int main(void)
@@ -120,7 +162,7 @@ int main(void)
     const struct CMUnitTest t[] = {
         cmocka_unit_test(test_units), cmocka_unit_test(test_unknown_key),
         cmocka_unit_test(test_set_and_bounds), cmocka_unit_test(test_ini_file),
-        cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_presets), cmocka_unit_test(test_base_errors),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }

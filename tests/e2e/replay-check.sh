@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# End-to-end tests of the replay's data-value check through the modelled memory
+# hierarchy (issue 6, scope 4 and 5), on recorded benchmark traces (vectoradd,
+# reduction; reduction also on 4 GPUs):
+#  - every replay's data check is clean (0 load and 0 D2H mismatches) on r9nano,
+#    and on d-mgpu / u-mgpu for the 4-GPU trace (remote accesses go to the
+#    owner GPU's L2);
+#  - the injected model bug debug.skip_l2_flush = 1 (the L2 write-back flush
+#    writes nothing back) is caught: D2H mismatches > 0;
+#  - same trace + same config -> bit-identical stats JSON, run after run;
+#  - the stats JSON has the stable keys of the summary.
+# Prints one "ok/FAIL name" line per check; exits non-zero on any failure.
+set -uo pipefail
+BUILD=${BUILD:-build}
+EMU=$BUILD/bin/gcn3-emu
+REPLAY=$BUILD/bin/mgpu-replay
+BENCH=${BENCH:-$BUILD/bench}   # the HIP benchmark programs (make programs)
+OUT=$BUILD/e2e-replay-check
+mkdir -p "$OUT"
+pass=0; fail=0
+ok()  { pass=$((pass+1)); echo "  ok   $*"; }
+bad() { fail=$((fail+1)); echo "  FAIL $*"; }
+
+for bin in "$EMU" "$REPLAY"; do
+  [ -x "$bin" ] || { echo "replay-check: $bin missing (make BUILD=$BUILD all)"; exit 1; }
+done
+
+# value of a top-level "check" counter in a stats JSON (one key per line)
+jget() { sed -n "s/^ *\"$2\": \([0-9]*\),\{0,1\}$/\1/p" "$1" | tail -n 1; }
+
+record() { # name prog gpus
+  local bin=$BENCH/$2
+  if [ ! -x "$bin" ]; then
+    bad "record $1: $bin missing (make BUILD=$BUILD programs)"
+    return 1
+  fi
+  if "$EMU" --quiet --gpus "$3" --record "$OUT/$1.gtrace" -- "$bin" >"$OUT/$1.rec.out" 2>&1; then
+    ok "record $1"
+  else
+    bad "record $1: $(tail -n 2 "$OUT/$1.rec.out" | tr '\n' ' ')"
+    return 1
+  fi
+}
+
+replay() { # tag trace topo [--set ...]; writes $OUT/$tag.json and .out
+  local tag=$1 tr=$2 topo=$3
+  shift 3
+  "$REPLAY" --topo "$topo" "$@" --stats "$OUT/$tag.json" "$OUT/$tr.gtrace" >"$OUT/$tag.out" 2>&1
+}
+
+clean_check() { # tag trace topo
+  if ! replay "$1" "$2" "$3"; then
+    bad "$1: replay failed: $(tail -n 2 "$OUT/$1.out" | tr '\n' ' ')"
+    return
+  fi
+  local lm dm dc
+  lm=$(jget "$OUT/$1.json" load_mismatches)
+  dm=$(jget "$OUT/$1.json" d2h_mismatches)
+  dc=$(jget "$OUT/$1.json" d2h_checked)
+  if [ "$lm" = 0 ] && [ "$dm" = 0 ] && [ "${dc:-0}" -gt 0 ]; then
+    ok "$1: data check clean ($dc D2H blocks)"
+  else
+    bad "$1: load mismatches '$lm', D2H mismatches '$dm', D2H blocks '$dc'"
+  fi
+}
+
+echo "== replay data check through the hierarchy"
+have_va=0; have_red=0; have_red4=0
+record vectoradd vectoradd 1 && have_va=1
+record reduction reduction 1 && have_red=1
+record reduction4 reduction 4 && have_red4=1
+
+[ $have_va = 1 ] && clean_check vectoradd-r9nano vectoradd r9nano
+[ $have_red = 1 ] && clean_check reduction-r9nano reduction r9nano
+if [ $have_red4 = 1 ]; then
+  clean_check reduction4-d-mgpu reduction4 d-mgpu
+  clean_check reduction4-u-mgpu reduction4 u-mgpu
+fi
+
+echo "== injected bug: debug.skip_l2_flush = 1 must be caught"
+for t in vectoradd reduction reduction4; do
+  case $t in vectoradd) [ $have_va = 1 ] || continue;; reduction) [ $have_red = 1 ] || continue;;
+              reduction4) [ $have_red4 = 1 ] || continue;; esac
+  topo=r9nano; [ $t = reduction4 ] && topo=d-mgpu
+  replay "$t-skipflush" "$t" $topo --set debug.skip_l2_flush=1
+  rc=$?
+  if [ $rc != 1 ]; then  # 1 = data check failed (2 = error, 0 = the bug went unnoticed)
+    bad "$t-skipflush: mgpu-replay exit status $rc, expected 1: $(tail -n 2 "$OUT/$t-skipflush.out" | tr '\n' ' ')"
+    continue
+  fi
+  dm=$(jget "$OUT/$t-skipflush.json" d2h_mismatches)
+  if [ "${dm:-0}" -gt 0 ] && grep -q '^mismatch: D2H copy' "$OUT/$t-skipflush.out"; then
+    ok "$t-skipflush ($topo): $dm D2H mismatches reported"
+  else
+    bad "$t-skipflush ($topo): the skipped flush went unnoticed (d2h_mismatches '$dm')"
+  fi
+done
+
+echo "== determinism: same trace + same config -> identical stats JSON"
+for t in reduction reduction4; do
+  case $t in reduction) [ $have_red = 1 ] || continue; topo=r9nano;; reduction4) [ $have_red4 = 1 ] || continue; topo=d-mgpu;; esac
+  replay "$t-det1" "$t" $topo && replay "$t-det2" "$t" $topo
+  if cmp -s "$OUT/$t-det1.json" "$OUT/$t-det2.json" && [ -s "$OUT/$t-det1.json" ]; then
+    ok "$t ($topo): stats JSON bit-identical across runs"
+  else
+    bad "$t ($topo): stats JSON differs between two identical runs"
+  fi
+done
+
+echo "== stats JSON keys and summary"
+if [ $have_red = 1 ] && [ -s "$OUT/reduction-r9nano.json" ]; then
+  missing=""
+  for key in '"kernels"' '"totals"' '"counters"' '"check"' '"cycles"' '"ipc"' '"summary"' \
+             '"l2_hit_rate"' '"dram_bandwidth_GBps"' '"mshr_occupancy"' '"gpu\[0\]\.l2\[0\]\.read_hits"'; do
+    grep -q "$key" "$OUT/reduction-r9nano.json" || missing="$missing $key"
+  done
+  if [ -z "$missing" ]; then ok "stats JSON has the summary keys"; else bad "stats JSON lacks:$missing"; fi
+  if grep -q '^summary' "$OUT/reduction-r9nano.out"; then
+    ok "human summary printed"
+  else
+    bad "human summary missing in the replay output"
+  fi
+fi
+
+echo "replay-check: $pass passed, $fail failed"
+[ $fail = 0 ]
