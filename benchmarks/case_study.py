@@ -54,7 +54,7 @@ def table(rs, res):
     L = [BEGIN, "",
          f"Data: `make bench` of {res.get('date')} (commit `{res.get('commit')}`), "
          "4x problem sizes (MGSim Table II, 4-GPU column). Time = simulated time of the whole trace "
-         "(every kernel; host copies take no simulated time); link = bytes over the inter-GPU "
+         "(every kernel, host copy and launch overhead, as timed by the host timeline); link = bytes over the inter-GPU "
          "interconnect.", "",
          "| workload | pattern | wavefront instr | M-SGPU us | U-MGPU us | D-MGPU us | U-MGPU / M-SGPU | "
          "D-MGPU / M-SGPU | U-MGPU link MB | D-MGPU link MB |",
