@@ -156,23 +156,9 @@ static hipError_t free_common(void *p, int host)
 }
 
 HIP_EXPORT hipError_t hipMalloc(void **ptr, size_t size) { return alloc_common(ptr, size, 0, 0, 0); }
-HIP_EXPORT hipError_t hipFree(void *p)
-{
-    if (!p)
-        return hipSuccess;
-    /* hipFree releases hipMalloc and hipMallocManaged memory */
-    hipError_t e = hip_enter();
-    if (e != hipSuccess)
-        return hip_ret(e == hipErrorDeinitialized ? hipSuccess : e);
-    hip_alloc *a = tracked(p);
-    int ok = a && !a->host;
-    if (ok) {
-        gcn_mem_free(rt.m, p);
-        untrack(a);
-    }
-    hip_leave();
-    return ok ? hipSuccess : hip_ret(hipErrorInvalidValue);
-}
+/* hipFree releases hipMalloc and hipMallocManaged memory (host == 0; registered
+ * memory has host == 2 and is released by hipHostUnregister) */
+HIP_EXPORT hipError_t hipFree(void *p) { return free_common(p, 0); }
 
 #define HOST_MALLOC_FLAGS                                                                        \
     (hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined |                  \

@@ -23,16 +23,7 @@
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
-static void *lib;
-
-#define FN(name) ((__typeof__(&name))sym(#name))
-static void *sym(const char *name)
-{
-    void *p = dlsym(lib, name);
-    if (!p)
-        fail_msg("libamdhip64.so.5 does not export %s", name);
-    return p;
-}
+#include "21x_hip_dl.h"
 
 typedef void **(*reg_fatbin_fn)(const void *);
 typedef void (*reg_fn_fn)(void **, const void *, char *, const char *, unsigned, void *, void *,
@@ -58,23 +49,6 @@ static uint8_t *load(const char *name, size_t *len)
     fclose(fp);
     *len = (size_t)n;
     return b;
-}
-
-static int setup(void **state)
-{
-    const char *b = getenv("TEST_BUILD");
-    char path[512];
-    snprintf(path, sizeof path, "%s/lib/libamdhip64.so.5", b && *b ? b : "build");
-    setenv("GCN3EMU_GPUS", "2", 1);
-    setenv("GCN3EMU_THREADS", "2", 1);
-    setenv("GCN3EMU_QUIET", "1", 1);
-    unsetenv("GCN3EMU_RECORD");
-    lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        fprintf(stderr, "cannot load %s: %s\n", path, dlerror());
-        return -1;
-    }
-    return 0;
 }
 
 static void test_device_props(void **state)

@@ -20,34 +20,7 @@
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
-static void *lib;
-
-#define FN(name) ((__typeof__(&name))sym(#name))
-static void *sym(const char *name)
-{
-    void *p = dlsym(lib, name);
-    if (!p)
-        fail_msg("libamdhip64.so.5 does not export %s", name);
-    return p;
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    const char *b = getenv("TEST_BUILD");
-    char path[512];
-    snprintf(path, sizeof path, "%s/lib/libamdhip64.so.5", b && *b ? b : "build");
-    setenv("GCN3EMU_GPUS", "2", 1);
-    setenv("GCN3EMU_THREADS", "2", 1);
-    setenv("GCN3EMU_QUIET", "1", 1);
-    unsetenv("GCN3EMU_RECORD");
-    lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        fprintf(stderr, "cannot load %s: %s\n", path, dlerror());
-        return -1;
-    }
-    return 0;
-}
+#include "21x_hip_dl.h"
 
 static void test_device_queries(void **state)
 {
