@@ -347,7 +347,7 @@ static bool handle_top(rp_cache *c, rp_msg *m, rp_time now)
             return false;
         }
         uint32_t i = mshr_take(c, line);
-        c->mshr[i] = (rp_mshr){line, m, m, true, false};
+        c->mshr[i] = (rp_mshr){line, m, m, true, c->no_allocate};
         m->next = NULL;
         mshr_account(c, now);
         c->mshr_used++;

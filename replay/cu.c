@@ -397,19 +397,7 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         start = cu->vmem_busy > now ? cu->vmem_busy : now;
         uint32_t c = nl > cfg->vmem_issue_cycles ? nl : cfg->vmem_issue_cycles;
         cu->vmem_busy = start + c * cyc;
-        link = &cu->l1v_link;
-        if (cfg->l1v_bypass && type == RP_MSG_READ) {
-            /* l1v.bypass: the L1V keeps nothing between accesses (MGSim Sec.
-             * VII-A: effectively disabled under ROCm); lines of one access
-             * still merge in its MSHRs, and its pipeline latency applies. */
-            rp_msg *inv = rp_msg_alloc(&s->pool);
-            if (!inv) {
-                rp_sim_fail(s, "%s: out of memory for messages", cu->name);
-                return false;
-            }
-            inv->type = RP_MSG_INVAL;
-            rp_link_send(link, inv, start);
-        }
+        link = &cu->l1v_link; /* l1v.bypass: the L1V allocates nothing (rp_cache.no_allocate) */
     }
     for (uint32_t j = 0; j < nl; j++) {
         rp_msg *m = rp_msg_alloc(&s->pool);

@@ -68,7 +68,8 @@ typedef struct rp_mshr {
     rp_msg *waiters; /* requests waiting for the fill, in arrival order (L1: also store records) */
     rp_msg *wtail;
     bool busy;
-    bool noinstall;  /* an atomic passed this L1 while the fill was pending: serve, do not install */
+    bool noinstall;  /* serve the waiters, do not install: an atomic passed this L1 while the fill was
+                      * pending, or the cache allocates nothing (no_allocate) */
 } rp_mshr;
 
 /* Free list of line buffers (cache.c): the data a fill response carries
@@ -113,6 +114,8 @@ struct rp_cache {
     rp_lbufs own_lbufs, *lbufs; /* lbufs: the sim's shared pool, or own_lbufs without a sim */
     const void *kernel;      /* L1: kernel of the last request; a new kernel invalidates (kernel-start invalidate) */
     bool skip_flush;         /* test hook debug.skip_l2_flush: FLUSH and rp_mem_flush_l2 write nothing back */
+    bool no_allocate;        /* l1v.bypass: read fills serve their MSHR's waiters but are not installed,
+                              * so nothing is kept between accesses (MGSim Sec. VII-A) */
     rp_time mshr_t;          /* time of the last change of mshr_used */
     /* MSHR lookup without scanning (cache.c): busy MSHRs per hash of their
      * line and, where exactly one, its index; free MSHR indices as a stack */

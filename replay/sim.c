@@ -166,6 +166,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
         snprintf(name, sizeof name, "%s.l1v", cu->name);
         if (rp_cache_init(&cu->l1v, &s->eng, &s->pool, s, name, &l1v, rp_route_l1, g, noc, nbw, c->header_bytes))
             return -1;
+        cu->l1v.no_allocate = c->l1v_bypass != 0;
         rp_link_init(&cu->l1v_link, &s->eng, &cu->l1v.top, 0, 0, 0);
         cu->l1s_link = &g->l1s_links[cu->sa];
         rp_cache_register_stats(&cu->l1v, &s->stats);
