@@ -50,10 +50,10 @@ static void wave_run(rp_event *ev, rp_engine *e);
 static void walk_error(rp_wave *w, const char *what)
 {
     rp_sim *s = w->cu->sim;
-    s->check.walk_errors++;
-    w->wg->k->walk_errors++;
-    if (s->out && s->check.walk_errors <= 10)
-        fprintf(s->out, "trace walk: kernel %u wg %u wave %u at dyn %llu pc 0x%llx: %s\n",
+    rp_chk(s)->walk_errors++;
+    __atomic_add_fetch(&w->wg->k->walk_errors, 1, __ATOMIC_RELAXED);
+    if (rp_out(s) && rp_chk(s)->walk_errors <= 10)
+        fprintf(rp_out(s), "trace walk: kernel %u wg %u wave %u at dyn %llu pc 0x%llx: %s\n",
                 w->wg->k->launch.kernel_id, w->wg->index, w->tw->wave_in_wg, (unsigned long long)w->dyn,
                 (unsigned long long)w->prog->insn[w->idx].pc, what);
 }
@@ -89,6 +89,8 @@ static void wave_finish(rp_wave *w, rp_engine *e)
 {
     const trc_wave *tw = w->tw;
     w->state = RP_W_DONE;
+    /* per wave, not per instruction: a U-MGPU kernel's waves run in several partitions */
+    __atomic_add_fetch(&w->wg->k->n_instr, w->dyn, __ATOMIC_RELAXED);
     if (w->fetch) {
         w->fetch->w = NULL; /* lands unclaimed */
         w->fetch = NULL;
@@ -147,7 +149,7 @@ static void cu_resp(rp_port *p, rp_engine *e)
     rp_msg *m;
     while ((m = rp_port_pop(p))) {
         rp_access *a = m->acc;
-        rp_msg_free(&cu->sim->pool, m);
+        rp_msg_free(rp_pool(cu->sim), m);
         if (a && --a->lines_pending == 0)
             acc_complete(cu, a, e);
     }
@@ -220,7 +222,9 @@ static uint32_t lds_cycles(const trc_mem_op *op, const rp_access *a, uint32_t ba
     return total ? total : 1;
 }
 
-/* Opcode classes derived from the mnemonic, cached per opcode in s->op_class. */
+/* Opcode classes derived from the mnemonic, per opcode in s->op_class (the
+ * whole table is computed at once, when the first GPU is built: partitions
+ * only read it). */
 enum {
     RP_OPC_KNOWN = 1,       /* entry computed */
     RP_OPC_LDS_CHECK = 2,   /* LDS op whose data the functional LDS model checks */
@@ -229,18 +233,8 @@ enum {
     RP_OPC_ATOMIC8 = 16,    /* 8-byte atomic */
 };
 
-static unsigned op_class(rp_sim *s, unsigned op)
+static unsigned op_class_of(unsigned op)
 {
-    if (!s->op_class) {
-        s->op_class = calloc(65536, 1);
-        if (!s->op_class) {
-            rp_sim_fail(s, "out of memory for the opcode class table");
-            return RP_OPC_KNOWN;
-        }
-    }
-    uint8_t *c = &s->op_class[op & 0xffff];
-    if (*c)
-        return *c;
     const char *nm = gcn_op_name(op);
     unsigned v = RP_OPC_KNOWN;
     if (!strstr(nm, "permute") && !strstr(nm, "swizzle") && !strstr(nm, "append") && !strstr(nm, "consume") &&
@@ -252,9 +246,22 @@ static unsigned op_class(rp_sim *s, unsigned op)
         v |= RP_OPC_ST64;
     if (strstr(nm, "x2") || strstr(nm, "64"))
         v |= RP_OPC_ATOMIC8;
-    *c = (uint8_t)v;
     return v;
 }
+
+static int op_class_init(rp_sim *s)
+{
+    if (s->op_class)
+        return 0;
+    s->op_class = malloc(65536);
+    if (!s->op_class)
+        return -1;
+    for (unsigned op = 0; op < 65536; op++)
+        s->op_class[op] = (uint8_t)op_class_of(op);
+    return 0;
+}
+
+static inline unsigned op_class(rp_sim *s, unsigned op) { return s->op_class[op & 0xffff]; }
 
 /* Issue a memory instruction. Returns false on a trace inconsistency. */
 static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_next, rp_engine *e)
@@ -326,7 +333,7 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         if ((oc & RP_OPC_LDS_CHECK) && (op->load_data || op->store_data))
             rp_perform(s, a, n >= 64 ? ~0ull : (1ull << n) - 1);
         else
-            s->check.lds_unchecked++;
+            rp_chk(s)->lds_unchecked++;
         if (a->counts_vm)
             w->vmcnt++;
         else
@@ -399,8 +406,10 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         cu->vmem_busy = start + c * cyc;
         link = &cu->l1v_link; /* l1v.bypass: the L1V allocates nothing (rp_cache.no_allocate) */
     }
+    /* Computed here, once: caches of other partitions (a remote L2) only read it. */
+    rp_access_cross_mask(a, cfg->l1v_line);
     for (uint32_t j = 0; j < nl; j++) {
-        rp_msg *m = rp_msg_alloc(&s->pool);
+        rp_msg *m = rp_msg_alloc(rp_pool(s));
         if (!m) {
             rp_sim_fail(s, "%s: out of memory for messages", cu->name);
             return false;
@@ -455,7 +464,7 @@ static void fetch_enqueue(rp_cu *cu, rp_fetch *f)
         pp = &(*pp)->next;
     f->next = *pp;
     *pp = f;
-    rp_engine_wake(&cu->sim->eng, &cu->fetch_ev, cu->fetch_head->done);
+    rp_engine_wake(cu->eng, &cu->fetch_ev, cu->fetch_head->done);
 }
 
 /* Look f's line up in the L1I at time t (>= now); hit: f lands after the hit
@@ -500,7 +509,7 @@ static void l1i_access(rp_l1i *c, rp_fetch *f, rp_time t)
     f->next = NULL;
     c->mshr_used++;
     c->st_misses++;
-    rp_msg *m = rp_msg_alloc(&s->pool);
+    rp_msg *m = rp_msg_alloc(rp_pool(s));
     if (!m) {
         rp_sim_fail(s, "%s: out of memory for a message", c->comp.name);
         return;
@@ -523,7 +532,7 @@ static void l1i_fill(rp_port *p, rp_engine *e)
     rp_msg *m;
     while ((m = rp_port_pop(p))) {
         uint32_t i = (uint32_t)(uintptr_t)m->ctx;
-        rp_msg_free(&c->sim->pool, m);
+        rp_msg_free(rp_pool(c->sim), m);
         if (i >= c->mshrs || !c->mshr[i].busy) {
             rp_sim_fail(c->sim, "%s: fill for an idle MSHR", c->comp.name);
             return;
@@ -593,15 +602,20 @@ static int l1i_init(rp_l1i *c, rp_sim *s, uint32_t gpu, const char *name)
         return -1;
     c->bottom.owner = c;
     c->bottom.notify = l1i_fill;
-    rp_link_init(&c->fill_link, &s->eng, &c->bottom, rp_lat_ps(cfg->noc_latency, s->clk),
+    c->eng = &s->gpus[gpu].part->eng;
+    rp_link_init(&c->fill_link, c->eng, &c->bottom, rp_lat_ps(cfg->noc_latency, s->clk),
                  rp_bw_Bps(cfg->noc_bandwidth, s->clk), cfg->header_bytes);
-    rp_engine_add_component(&s->eng, &c->comp, name, l1i_dump);
+    rp_engine_add_component(c->eng, &c->comp, name, l1i_dump);
     return 0;
 }
 
 int rp_gpu_frontend_init(rp_sim *s, rp_gpu *g)
 {
     char name[48];
+    /* Tables the partitions only read, filled before the run. */
+    if (op_class_init(s))
+        return -1;
+    code_base_of(s, 0);
     g->l1i = calloc(s->cfg.shader_arrays, sizeof *g->l1i);
     if (!g->l1i)
         return -1;
@@ -830,7 +844,6 @@ static void wave_run(rp_event *ev, rp_engine *e)
     const gcn_program *p = w->prog;
     const trc_wave *tw = w->tw;
     rp_time now = e->now, t = now, cyc = s->clk.period_ps;
-    rp_kernel *k = w->wg->k;
 
     for (int budget = 0; budget < 1024; budget++) {
         if (w->idx >= p->n_insn) {
@@ -863,7 +876,6 @@ static void wave_run(rp_event *ev, rp_engine *e)
         }
         /* The instruction executes now (at time t). */
         w->dyn++;
-        k->n_instr++;
         cu->st_instr++;
         rp_time t_next = t + cfg->salu_cycles * cyc;
         switch (in->unit) {
@@ -961,7 +973,7 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
         /* New kernel on this CU: invalidate the L1V (GCN invalidates L1s at
          * kernel start); ordered before our next requests on the same link. */
         cu->last_kernel = k->launch.kernel_id;
-        rp_msg *m = rp_msg_alloc(&s->pool);
+        rp_msg *m = rp_msg_alloc(rp_pool(s));
         if (m) {
             m->type = RP_MSG_INVAL;
             rp_link_send(&cu->l1v_link, m, e->now);
@@ -1019,16 +1031,14 @@ static void wg_finish(rp_wg *wg, rp_engine *e)
     free(wg->lds);
     wg->lds = NULL;
     cu->live_wgs--;
-    rp_msg *m = rp_msg_alloc(&s->pool);
+    rp_msg *m = rp_msg_alloc(rp_pool(s));
     if (!m) {
         rp_sim_fail(s, "%s: out of memory", cu->name);
         return;
     }
     m->type = RP_MSG_WG_DONE;
     m->ctx = wg;
-    rp_disp *d = &s->gpus[wg->k->gpu].disp;
-    m->dst = &d->in;
-    rp_link_send(&d->in_link, m, e->now);
+    rp_link_send(cu->done_link, m, e->now);
     e->progress++;
 }
 
@@ -1038,7 +1048,7 @@ static void cu_ctl(rp_port *p, rp_engine *e)
     rp_msg *m;
     while ((m = rp_port_pop(p))) {
         rp_wg *wg = m->ctx;
-        rp_msg_free(&cu->sim->pool, m);
+        rp_msg_free(rp_pool(cu->sim), m);
         wg_start(cu, wg, e);
     }
 }
@@ -1064,11 +1074,12 @@ void rp_cu_init(rp_cu *cu, rp_sim *s, uint32_t gpu, uint32_t id)
     cu->resp.notify = cu_resp;
     cu->ctl.notify = cu_ctl;
     rp_time dl = rp_lat_ps(s->cfg.dispatch_latency, s->clk);
-    rp_link_init(&cu->ctl_link, &s->eng, &cu->ctl, dl, 0, 0);
-    rp_link_init(&cu->resp_link, &s->eng, &cu->resp, 0, 0, 0);
+    cu->eng = &s->gpus[gpu].part->eng;
+    rp_link_init(&cu->ctl_link, cu->eng, &cu->ctl, dl, 0, 0);
+    rp_link_init(&cu->resp_link, cu->eng, &cu->resp, 0, 0, 0);
     rp_event_init(&cu->lds_ev, lds_done, cu, RP_PRIO_COMPONENT);
     rp_event_init(&cu->fetch_ev, fetch_done, cu, RP_PRIO_COMPONENT);
-    rp_engine_add_component(&s->eng, &cu->comp, cu->name, cu_dump);
+    rp_engine_add_component(cu->eng, &cu->comp, cu->name, cu_dump);
 }
 
 /* ---- dispatcher ----------------------------------------------------------------------- */
@@ -1139,9 +1150,7 @@ static void disp_start_kernel(rp_disp *d, rp_engine *e)
     d->flushing = 0;
     k->start = e->now;
     d->st_kernels++;
-    rp_ksum_take(s, k, &k->sum0);
-    if (k->snap0)
-        rp_stats_snapshot(&s->stats, k->snap0);
+    rp_kernel_note(s, k, 0); /* per-kernel counters at start */
     /* A workgroup that can never fit is an error, not a hang. */
     const rp_config *cfg = &s->cfg;
     const trc_launch *l = &k->launch;
@@ -1159,13 +1168,8 @@ static void disp_kernel_end(rp_disp *d, rp_engine *e)
     rp_kernel *k = d->cur;
     k->end = e->now;
     k->done = true;
-    rp_ksum_take(s, k, &k->sum1);
-    if (k->snap0) {
-        for (size_t i = 0; i < s->stats.n; i++)
-            k->snap0[i] = *s->stats.v[i].ptr - k->snap0[i];
-    }
+    rp_kernel_note(s, k, 1); /* counters at end (deltas); the host learns of it at the next synchronisation point */
     d->cur = NULL;
-    rp_host_kernel_done(s, k);
 }
 
 static void disp_run(rp_event *ev, rp_engine *e)
@@ -1195,7 +1199,7 @@ static void disp_run(rp_event *ev, rp_engine *e)
             if (!wg_fits(d, c, k, simd_of))
                 continue;
             rp_wg *wg = calloc(1, sizeof *wg);
-            rp_msg *m = rp_msg_alloc(&s->pool);
+            rp_msg *m = rp_msg_alloc(rp_pool(s));
             if (!wg || !m) {
                 rp_sim_fail(s, "dispatcher: out of memory");
                 return;
@@ -1224,16 +1228,17 @@ static void disp_run(rp_event *ev, rp_engine *e)
         for (uint32_t g = k->gpu_first; g < k->gpu_first + k->gpu_count; g++) {
             rp_gpu *gp = &s->gpus[g];
             for (uint32_t b = 0; b < s->cfg.l2_banks; b++) {
-                rp_msg *m = rp_msg_alloc(&s->pool);
+                rp_msg *m = rp_msg_alloc(rp_pool(s));
                 if (!m) {
                     rp_sim_fail(s, "dispatcher: out of memory");
                     return;
                 }
                 m->type = RP_MSG_FLUSH;
-                m->reply_link = &d->in_link;
+                bool remote = g != d->gpu && d->gpu_flush; /* U-MGPU: over the interconnect */
+                m->reply_link = remote ? &d->gpu_in[g] : &d->in_link;
                 m->reply_port = &d->in;
                 m->dst = &gp->l2[b].top;
-                rp_link_send(&gp->l2_links[b], m, e->now);
+                rp_link_send(remote ? &d->gpu_flush[g] : &gp->l2_links[b], m, e->now);
                 d->flush_acks_pending++;
             }
         }
@@ -1252,13 +1257,13 @@ static void disp_in(rp_port *p, rp_engine *e)
             d->wgs_done++;
         } else if (m->type == RP_MSG_FLUSH_ACK) {
             if (--d->flush_acks_pending == 0 && d->flushing) {
-                rp_msg_free(&d->sim->pool, m);
+                rp_msg_free(rp_pool(d->sim), m);
                 disp_kernel_end(d, e);
                 rp_engine_wake(e, &d->ev, e->now);
                 continue;
             }
         }
-        rp_msg_free(&d->sim->pool, m);
+        rp_msg_free(rp_pool(d->sim), m);
     }
     rp_engine_wake(e, &d->ev, e->now);
 }
@@ -1285,9 +1290,10 @@ void rp_disp_init(rp_disp *d, rp_sim *s, uint32_t gpu)
     rp_event_init(&d->ev, disp_run, d, RP_PRIO_COMPONENT);
     d->in.owner = d;
     d->in.notify = disp_in;
-    rp_link_init(&d->in_link, &s->eng, &d->in, rp_lat_ps(s->cfg.dispatch_latency, s->clk), 0, 0);
+    d->eng = &s->gpus[gpu].part->eng;
+    rp_link_init(&d->in_link, d->eng, &d->in, rp_lat_ps(s->cfg.dispatch_latency, s->clk), 0, 0);
     snprintf(name, sizeof name, "gpu[%u].dispatcher", gpu);
-    rp_engine_add_component(&s->eng, &d->comp, name, disp_dump);
+    rp_engine_add_component(d->eng, &d->comp, name, disp_dump);
 }
 
-void rp_disp_kick(rp_disp *d) { rp_engine_wake(&d->sim->eng, &d->ev, d->sim->eng.now); }
+void rp_disp_kick(rp_disp *d) { rp_engine_wake(d->eng, &d->ev, d->eng->now); }

@@ -271,7 +271,36 @@ void rp_engine_wake(rp_engine *e, rp_event *ev, rp_time t)
     rp_engine_schedule(e, ev, t); /* cannot fail: t >= now, not pending */
 }
 
-bool rp_engine_step(rp_engine *e)
+bool rp_engine_step(rp_engine *e) { return rp_engine_step_before(e, RP_TIME_MAX); }
+
+rp_time rp_engine_next_time(rp_engine *e)
+{
+    for (;;) {
+        while (e->hn && !ent_live(&e->heap[0]))
+            heap_pop(e);
+        rp_time t = e->hn ? e->heap[0].time : RP_TIME_MAX;
+        int64_t slot = ring_first_slot(e);
+        if (slot < 0)
+            return t;
+        uint32_t sl = (uint32_t)slot, q = sl * NPRIO;
+        while (e->rhead[q] == RNONE)
+            q++;
+        const rp_rent *r = &e->rent[e->rhead[q]];
+        if (!r->ev->pending || r->ev->seq != r->seq) {
+            ring_pop(e, sl, q); /* stale */
+            continue;
+        }
+        return r->ev->time < t ? r->ev->time : t;
+    }
+}
+
+void rp_engine_advance(rp_engine *e, rp_time t)
+{
+    if (t > e->now)
+        e->now = t;
+}
+
+bool rp_engine_step_before(rp_engine *e, rp_time limit)
 {
     for (;;) {
         while (e->hn && !ent_live(&e->heap[0]))
@@ -290,6 +319,8 @@ bool rp_engine_step(rp_engine *e)
             rp_time t = ev->time; /* live: the time it was scheduled for, slot sl */
             uint64_t key = (uint64_t)(q - sl * NPRIO) << SEQ_BITS | r->seq;
             if (!e->hn || t < e->heap[0].time || (t == e->heap[0].time && key < e->heap[0].key)) {
+                if (t >= limit)
+                    return false;
                 ring_pop(e, sl, q);
                 ev->pending = 0;
                 e->n--;
@@ -299,7 +330,7 @@ bool rp_engine_step(rp_engine *e)
                 return true;
             }
         }
-        if (!e->hn)
+        if (!e->hn || e->heap[0].time >= limit)
             return false;
         rp_hent top = e->heap[0];
         rp_event *ev = top.ev;
@@ -431,16 +462,76 @@ void rp_link_init(rp_link *l, rp_engine *e, rp_port *dst, rp_time latency_ps,
 {
     memset(l, 0, sizeof *l);
     rp_event_init(&l->ev, link_deliver, l, RP_PRIO_DELIVER);
-    l->eng = e;
+    l->eng = l->src_eng = e;
     l->dst = dst;
     l->latency_ps = latency_ps;
     l->bytes_per_s = bytes_per_s;
     l->header_bytes = header_bytes;
 }
 
+void rp_link_cross(rp_link *l, rp_engine *src_eng, rp_xq *q)
+{
+    l->src_eng = src_eng;
+    l->xq = q;
+}
+
+/* Sender side of a link crossing partitions: queue (l, m) for the receiver. */
+static void xq_push(rp_xq *q, rp_link *l, rp_msg *m)
+{
+    uint32_t w = q->w;
+    if (q->n[w] == q->cap[w]) {
+        size_t nc = q->cap[w] ? 2 * q->cap[w] : 256;
+        rp_xent *b = realloc(q->buf[w], nc * sizeof *b);
+        if (!b) {
+            q->oom = 1;
+            return;
+        }
+        q->buf[w] = b;
+        q->cap[w] = nc;
+    }
+    if (q->n[w] == 0 || m->arrive < q->min_arrive[w])
+        q->min_arrive[w] = m->arrive;
+    q->buf[w][q->n[w]++] = (rp_xent){l, m};
+}
+
+static void link_append(rp_link *l, rp_msg *m)
+{
+    m->next = NULL;
+    if (l->tail)
+        l->tail->next = m;
+    else
+        l->head = m;
+    l->tail = m;
+    if (!l->ev.pending)
+        rp_engine_schedule(l->eng, &l->ev, l->head->arrive);
+}
+
+void rp_xq_drain(rp_xq *q)
+{
+    uint32_t r = q->w ^ 1;
+    for (size_t i = 0; i < q->n[r]; i++)
+        link_append(q->buf[r][i].l, q->buf[r][i].m);
+    q->n[r] = 0;
+    q->min_arrive[r] = RP_TIME_MAX;
+}
+
+void rp_xq_flip(rp_xq *q)
+{
+    q->w ^= 1;
+    q->n[q->w] = 0;
+    q->min_arrive[q->w] = RP_TIME_MAX;
+}
+
+void rp_xq_fini(rp_xq *q)
+{
+    free(q->buf[0]);
+    free(q->buf[1]);
+    memset(q, 0, sizeof *q);
+}
+
 void rp_link_send(rp_link *l, rp_msg *m, rp_time ready)
 {
-    rp_engine *e = l->eng;
+    rp_engine *e = l->src_eng;
     if (ready < e->now)
         ready = e->now;
     uint64_t bytes = (uint64_t)m->payload + l->header_bytes;
@@ -453,11 +544,8 @@ void rp_link_send(rp_link *l, rp_msg *m, rp_time ready)
     m->next = NULL;
     l->st_msgs++;
     l->st_bytes += bytes;
-    if (l->tail)
-        l->tail->next = m;
+    if (l->xq)
+        xq_push(l->xq, l, m);
     else
-        l->head = m;
-    l->tail = m;
-    if (!l->ev.pending)
-        rp_engine_schedule(e, &l->ev, l->head->arrive);
+        link_append(l, m);
 }

@@ -2,10 +2,14 @@
  * fmem.c - sparse functional memory image (the modelled DRAM's contents)
  * and the statistics registry.
  *
- * Invariants: the page table is a power-of-two open-addressing hash with
- * linear probing, at most half full; a page once created is never freed
- * (freeing device memory in the trace keeps its last values, which is what a
- * later D2H copy of stale memory would observe on hardware too).
+ * Invariants: pages live in a four-level radix tree on the 52-bit page
+ * number (13 bits per level); nodes and pages are created on first write and
+ * never freed or moved (freeing device memory in the trace keeps its last
+ * values, which is what a later D2H copy of stale memory would observe on
+ * hardware too). Lookups are lock-free (acquire loads) and creation
+ * publishes with compare-and-swap, so partitions of a parallel replay may
+ * look up and create pages at the same time; the bytes of a page are
+ * written by one partition at a time (each line has one owner L2 bank).
  */
 #include "rp_fmem.h"
 
@@ -14,98 +18,104 @@
 
 #define PAGE_BITS 12
 #define PAGE_SIZE (1u << PAGE_BITS)
-
-typedef struct fpage {
-    uint64_t pn; /* page number + 1 (0 = empty slot) */
-    uint8_t *data;
-} fpage;
+#define LV_BITS 13
+#define LV_N (1u << LV_BITS)
+#define LEVELS 4
 
 struct rp_fmem {
-    fpage *tab;
-    size_t cap, n;
-    fpage *last; /* one-entry lookup cache */
+    void **root;           /* LV_N entries: level-1 nodes */
+    size_t n;              /* pages (atomic) */
+    uint64_t gen;          /* identifies this image for the per-thread lookup cache */
 };
 
-static inline size_t hash_pn(uint64_t pn) { return (size_t)((pn * 0x9E3779B97F4A7C15ull) >> 17); }
+static uint64_t fmem_gen;  /* atomic: image generations */
+/* One-entry lookup cache per thread: (image generation, page number) -> data. */
+static _Thread_local struct {
+    uint64_t gen, pn;
+    uint8_t *data;
+} tcache;
 
 rp_fmem *rp_fmem_create(void)
 {
     rp_fmem *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    m->cap = 1024;
-    m->tab = calloc(m->cap, sizeof *m->tab);
-    if (!m->tab) {
+    m->root = calloc(LV_N, sizeof *m->root);
+    if (!m->root) {
         free(m);
         return NULL;
     }
+    m->gen = __atomic_add_fetch(&fmem_gen, 1, __ATOMIC_RELAXED);
     return m;
+}
+
+static void free_node(void **nd, int level)
+{
+    if (!nd)
+        return;
+    for (size_t i = 0; i < LV_N; i++)
+        if (nd[i]) {
+            if (level + 1 < LEVELS)
+                free_node(nd[i], level + 1);
+            else
+                free(nd[i]);
+        }
+    free(nd);
 }
 
 void rp_fmem_destroy(rp_fmem *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->cap; i++)
-        free(m->tab[i].data);
-    free(m->tab);
+    free_node(m->root, 0);
+    if (tcache.gen == m->gen)
+        tcache.gen = 0;
     free(m);
 }
 
-size_t rp_fmem_pages(const rp_fmem *m) { return m->n; }
+size_t rp_fmem_pages(const rp_fmem *m) { return __atomic_load_n(&m->n, __ATOMIC_RELAXED); }
 
-static fpage *lookup(rp_fmem *m, uint64_t pn)
+static inline uint32_t lv_index(uint64_t pn, int level)
 {
-    if (m->last && m->last->pn == pn + 1)
-        return m->last;
-    size_t mask = m->cap - 1;
-    for (size_t i = hash_pn(pn) & mask;; i = (i + 1) & mask) {
-        if (m->tab[i].pn == pn + 1)
-            return m->last = &m->tab[i];
-        if (m->tab[i].pn == 0)
-            return NULL;
-    }
+    return (uint32_t)(pn >> (LV_BITS * (LEVELS - 1 - level))) & (LV_N - 1);
 }
 
-static int grow(rp_fmem *m)
+/* Data of page pn, NULL when it was never written; create: make it (and the
+ * nodes on its path) when missing (NULL then means out of memory). */
+static uint8_t *page(rp_fmem *m, uint64_t pn, bool create)
 {
-    size_t ncap = m->cap * 2;
-    fpage *nt = calloc(ncap, sizeof *nt);
-    if (!nt)
-        return -1;
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->tab[i].pn) {
-            size_t j = hash_pn(m->tab[i].pn - 1) & (ncap - 1);
-            while (nt[j].pn)
-                j = (j + 1) & (ncap - 1);
-            nt[j] = m->tab[i];
+    if (tcache.gen == m->gen && tcache.pn == pn && tcache.data)
+        return tcache.data;
+    void **nd = m->root;
+    for (int level = 0; level < LEVELS; level++) {
+        void **slot = &nd[lv_index(pn, level)];
+        void *next = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+        if (!next) {
+            if (!create)
+                return NULL;
+            bool leaf = level == LEVELS - 1;
+            void *fresh = leaf ? calloc(1, PAGE_SIZE) : calloc(LV_N, sizeof(void *));
+            if (!fresh)
+                return NULL;
+            void *expected = NULL;
+            if (__atomic_compare_exchange_n(slot, &expected, fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                next = fresh;
+                if (leaf)
+                    __atomic_add_fetch(&m->n, 1, __ATOMIC_RELAXED);
+            } else {
+                free(fresh); /* another partition created it first */
+                next = expected;
+            }
         }
-    free(m->tab);
-    m->tab = nt;
-    m->cap = ncap;
-    m->last = NULL;
-    return 0;
+        nd = next;
+    }
+    tcache.gen = m->gen;
+    tcache.pn = pn;
+    tcache.data = (uint8_t *)nd;
+    return (uint8_t *)nd;
 }
 
-static uint8_t *page_for_write(rp_fmem *m, uint64_t pn)
-{
-    fpage *p = lookup(m, pn);
-    if (p)
-        return p->data;
-    if (2 * (m->n + 1) > m->cap && grow(m))
-        return NULL;
-    uint8_t *d = calloc(1, PAGE_SIZE);
-    if (!d)
-        return NULL;
-    size_t mask = m->cap - 1, i = hash_pn(pn) & mask;
-    while (m->tab[i].pn)
-        i = (i + 1) & mask;
-    m->tab[i].pn = pn + 1;
-    m->tab[i].data = d;
-    m->n++;
-    m->last = &m->tab[i];
-    return d;
-}
+static uint8_t *page_for_write(rp_fmem *m, uint64_t pn) { return page(m, pn, true); }
 
 int rp_fmem_write(rp_fmem *m, uint64_t addr, const void *src, size_t n)
 {
@@ -142,9 +152,9 @@ void rp_fmem_read(rp_fmem *m, uint64_t addr, void *dst, size_t n)
     while (n) {
         uint64_t off = addr & (PAGE_SIZE - 1);
         size_t k = PAGE_SIZE - off < n ? PAGE_SIZE - off : n;
-        fpage *p = lookup(m, addr >> PAGE_BITS);
+        const uint8_t *p = page(m, addr >> PAGE_BITS, false);
         if (p)
-            memcpy(o, p->data + off, k);
+            memcpy(o, p + off, k);
         else
             memset(o, 0, k);
         addr += k, o += k, n -= k;
@@ -157,9 +167,9 @@ bool rp_fmem_equal(rp_fmem *m, uint64_t addr, const void *exp, size_t n)
     while (n) {
         uint64_t off = addr & (PAGE_SIZE - 1);
         size_t k = PAGE_SIZE - off < n ? PAGE_SIZE - off : n;
-        fpage *p = lookup(m, addr >> PAGE_BITS);
+        const uint8_t *p = page(m, addr >> PAGE_BITS, false);
         if (p) {
-            if (memcmp(p->data + off, x, k))
+            if (memcmp(p + off, x, k))
                 return false;
         } else {
             for (size_t i = 0; i < k; i++)
@@ -213,7 +223,7 @@ int rp_stats_add(rp_stats *s, const char *prefix, const char *name, uint64_t *pt
     if (!nm)
         return -1;
     snprintf(nm, l, "%s%s%s", prefix, *prefix ? "." : "", name);
-    s->v[s->n++] = (rp_stat){nm, ptr, unit};
+    s->v[s->n++] = (rp_stat){nm, ptr, unit, s->reg_part - 1};
     return 0;
 }
 
@@ -221,6 +231,13 @@ void rp_stats_snapshot(const rp_stats *s, uint64_t *out)
 {
     for (size_t i = 0; i < s->n; i++)
         out[i] = *s->v[i].ptr;
+}
+
+void rp_stats_snapshot_part(const rp_stats *s, uint64_t *out, int32_t part, bool match, bool delta)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if ((s->v[i].part == part) == match)
+            out[i] = delta ? *s->v[i].ptr - out[i] : *s->v[i].ptr;
 }
 
 void rp_stats_fini(rp_stats *s)

@@ -337,14 +337,14 @@ void rp_host_run(rp_event *hev, rp_engine *e)
 
 void rp_host_kernel_done(rp_sim *s, rp_kernel *k)
 {
-    (void)k;
+    /* The completion signal reaches the host over the host link (parallel.c:
+     * notify_ps is also the lookahead's upper bound). */
     if (!s->host_done)
-        rp_engine_wake(&s->eng, &s->host_ev, s->eng.now);
+        rp_engine_wake(&s->eng, &s->host_ev, k->end + s->notify_ps);
 }
 
-static bool sim_done(void *arg)
+bool rp_host_finished(rp_sim *s)
 {
-    rp_sim *s = arg;
     if (s->failed)
         return true;
     if (!s->host_done)
@@ -353,16 +353,6 @@ static bool sim_done(void *arg)
         if (!gpu_idle(s, g))
             return false;
     return true;
-}
-
-int rp_sim_run(rp_sim *s)
-{
-    rp_engine_schedule(&s->eng, &s->host_ev, 0);
-    if (rp_engine_run(&s->eng, sim_done, s, stderr)) {
-        if (!s->failed)
-            rp_sim_fail(s, "%s", s->eng.err);
-    }
-    return s->failed ? -1 : 0;
 }
 
 /* ---- reporting -------------------------------------------------------------------------- */

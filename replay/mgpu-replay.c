@@ -2,7 +2,7 @@
  * mgpu-replay - replay a .gtrace through the cycle-level timing model.
  *
  *   mgpu-replay --topo r9nano|m-sgpu|u-mgpu|d-mgpu|FILE.ini [--gpus N]
- *               [--set key=value]... [--stats FILE.json] [--quiet] TRACE
+ *               [--set key=value]... [--stats FILE.json] [--threads T] [--quiet] TRACE
  *   mgpu-replay --sweep SWEEP.ini [--jobs J] [--out DIR] [--trace-cache SIZE] [--quiet] TRACE
  *               (under mpirun: points spread over ranks; docs/sweeps.md)
  *   mgpu-replay --list-params [--markdown]
@@ -28,7 +28,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mgpu-replay --topo r9nano|m-sgpu|u-mgpu|d-mgpu|FILE.ini [--gpus N] [--set key=value]...\n"
-            "                   [--stats FILE.json] [--quiet] TRACE\n"
+            "                   [--stats FILE.json] [--threads T] [--quiet] TRACE\n"
             "       mgpu-replay --sweep SWEEP.ini [--jobs J] [--out DIR] [--trace-cache SIZE] [--quiet] TRACE\n"
             "       mgpu-replay --list-params [--markdown]\n");
 }
@@ -222,7 +222,7 @@ int main(int argc, char **argv)
     long jobs = 0;
     const char *sets[256];
     int n_sets = 0, quiet = 0, list = 0, md = 0;
-    long gpus = -1;
+    long gpus = -1, threads = 0;
     /* Workgroup records are decoded and freed continually: keep freed memory
      * in the process (no trimming, no mmap per large block) so that the
      * replay does not pay a page fault + page clear per decoded workgroup. */
@@ -260,6 +260,15 @@ int main(int argc, char **argv)
                 return 2;
             }
         }
+        else if (!strcmp(a, "--threads") && i + 1 < argc) {
+            char *end;
+            threads = strtol(argv[++i], &end, 10);
+            if (*end || threads < 1 || threads > 1024) {
+                fprintf(stderr, "mgpu-replay: --threads '%s': expected a number of threads from 1 to 1024\n",
+                        argv[i]);
+                return 2;
+            }
+        }
         else if (!strcmp(a, "--list-params"))
             list = 1;
         else if (!strcmp(a, "--markdown"))
@@ -287,6 +296,11 @@ int main(int argc, char **argv)
         return 2;
     }
     if (sweep) {
+        if (threads) {
+            fprintf(stderr, "mgpu-replay: --threads parallelises one replay; a sweep runs its points in parallel "
+                            "with --jobs\n");
+            return 2;
+        }
         if (topo || stats || n_sets || gpus >= 0) {
             fprintf(stderr, "mgpu-replay: --sweep takes its configurations from the sweep file "
                             "(no --topo, --gpus, --set or --stats; use [sweep] base/gpus and [params])\n");
@@ -343,6 +357,7 @@ int main(int argc, char **argv)
         trc_reader_close(rd);
         return 2;
     }
+    rp_sim_set_threads(s, threads ? (uint32_t)threads : 1);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int r = rp_sim_run(s);
@@ -355,7 +370,9 @@ int main(int argc, char **argv)
         printf("topology %s: %u GPU(s) x %u CUs at %.3f GHz\n", s->cfg.topo_name, s->n_gpus,
                s->cfg.shader_arrays * s->cfg.cus_per_sa, (double)s->cfg.gpu_freq / 1e9);
         rp_sim_report(s, stdout);
-        printf("replay: %.3f s wall, %.2f M wavefront-instr/s\n", wall, wall > 0 ? (double)instr / wall / 1e6 : 0.0);
+        printf("replay: %.3f s wall, %.2f M wavefront-instr/s (%u thread(s), %u partition(s), %llu windows of %.1f ns)\n",
+               wall, wall > 0 ? (double)instr / wall / 1e6 : 0.0, s->threads < s->n_parts ? s->threads : s->n_parts,
+               s->n_parts, (unsigned long long)s->windows, (double)s->lookahead_ps / 1e3);
     }
     int status = 0;
     if (r) {

@@ -42,6 +42,7 @@
 
 typedef struct net_link {
     rp_link l;
+    uint32_t from;        /* node that sends on it */
     uint32_t to;          /* node the link delivers to */
     uint64_t st_busy_ps;
     char name[48];
@@ -51,6 +52,8 @@ typedef struct net_node {
     rp_port router;
     rp_net *net;
     uint32_t id;
+    rp_engine *eng;       /* its partition's engine */
+    uint64_t inj_msgs, inj_bytes; /* injected here (GPU nodes; updated by its partition) */
 } net_node;
 
 struct rp_net {
@@ -64,7 +67,9 @@ struct rp_net {
     net_link *links;
     uint32_t n_links, cap_links;
     int32_t *hop;          /* p2p: [a * g + b] link from a to neighbour/peer b, -1 none */
-    uint32_t bus;
+    uint32_t bus;          /* pcie-bus: the serialising bus link (sent on by the arbiter node) */
+    uint32_t *bus_in;      /* pcie-bus: per GPU, the latency half from the GPU to the arbiter */
+    uint32_t *bus_out;     /* pcie-bus: per GPU, the other half from the bus to the GPU */
     uint32_t *gpu_up, *gpu_down, *sw_up, *sw_down;
     net_link *host;        /* [2 * g]: h2d, d2h */
     uint64_t st_inj_bytes, st_inj_msgs;
@@ -87,17 +92,18 @@ static rp_time ser_ps(uint64_t bytes, uint64_t bytes_per_s)
     return bytes_per_s ? (rp_time)((bytes * 1000000000000ull + bytes_per_s - 1) / bytes_per_s) : 0;
 }
 
-static uint32_t add_link(rp_net *n, uint32_t to, rp_time lat, uint64_t bw, const char *name)
+static uint32_t add_link(rp_net *n, uint32_t from, uint32_t to, rp_time lat, uint64_t bw, const char *name)
 {
     uint32_t i = n->n_links++;
     net_link *k = &n->links[i];
     rp_link_init(&k->l, n->eng, NULL, lat, bw, n->spec.header_bytes);
+    k->from = from;
     k->to = to;
     snprintf(k->name, sizeof k->name, "%s", name);
     return i;
 }
 
-static void sink_push(rp_net *n, uint32_t gpu, rp_msg *m)
+static void sink_push(rp_net *n, uint32_t gpu, rp_msg *m, rp_engine *e)
 {
     rp_port *p = n->sink[gpu];
     m->next = NULL;
@@ -109,7 +115,7 @@ static void sink_push(rp_net *n, uint32_t gpu, rp_msg *m)
     p->tail = m;
     p->n++;
     if (p->notify)
-        p->notify(p, n->eng);
+        p->notify(p, e);
 }
 
 /* The link a message at node `at` bound for GPU `dst` (!= at) takes next. */
@@ -118,7 +124,7 @@ static net_link *next_link(const rp_net *n, uint32_t at, uint32_t dst)
     uint32_t g = n->g;
     switch (n->spec.kind) {
     case RP_NET_PCIE_BUS:
-        return &n->links[n->bus];
+        return at < g ? &n->links[n->bus_in[at]] : at == g ? &n->links[n->bus] : &n->links[n->bus_out[dst]];
     case RP_NET_PCIE_TREE: {
         uint32_t gps = n->spec.gpus_per_switch, sw_dst = dst / gps;
         if (at < g)                       /* GPU: up to its switch */
@@ -139,16 +145,10 @@ static net_link *next_link(const rp_net *n, uint32_t at, uint32_t dst)
     }
 }
 
-/* The node link k leads to for traffic bound for dst (the bus reaches every GPU). */
-static uint32_t link_target(const rp_net *n, const net_link *k, uint32_t dst)
-{
-    return n->spec.kind == RP_NET_PCIE_BUS ? dst : k->to;
-}
-
 static void link_send(rp_net *n, net_link *k, rp_msg *m, rp_time ready)
 {
     k->st_busy_ps += ser_ps((uint64_t)m->payload + k->l.header_bytes, k->l.bytes_per_s);
-    m->dst = &n->nodes[link_target(n, k, m->net_dst)].router;
+    m->dst = &n->nodes[k->to].router;
     rp_link_send(&k->l, m, ready);
 }
 
@@ -159,7 +159,7 @@ static void router_notify(rp_port *p, rp_engine *e)
     rp_msg *m;
     while ((m = rp_port_pop(p))) {
         if (m->net_dst == nd->id)
-            sink_push(n, nd->id, m);
+            sink_push(n, nd->id, m, e);
         else
             link_send(n, next_link(n, nd->id, m->net_dst), m, e->now);
     }
@@ -168,10 +168,11 @@ static void router_notify(rp_port *p, rp_engine *e)
 void rp_net_send(rp_net *n, uint32_t from, uint32_t to, rp_msg *m, rp_time ready)
 {
     m->net_dst = (uint8_t)to;
-    n->st_inj_msgs++;
-    n->st_inj_bytes += (uint64_t)m->payload + n->spec.header_bytes;
+    net_node *src = &n->nodes[from];
+    src->inj_msgs++;
+    src->inj_bytes += (uint64_t)m->payload + n->spec.header_bytes;
     if (from == to) { /* not a network transfer: hand it over now */
-        sink_push(n, to, m);
+        sink_push(n, to, m, src->eng);
         return;
     }
     link_send(n, next_link(n, from, to), m, ready);
@@ -179,9 +180,11 @@ void rp_net_send(rp_net *n, uint32_t from, uint32_t to, rp_msg *m, rp_time ready
 
 uint32_t rp_net_hops(const rp_net *n, uint32_t from, uint32_t to)
 {
+    if (n->spec.kind == RP_NET_PCIE_BUS) /* the halves of the bus latency are one link */
+        return from != to;
     uint32_t h = 0, at = from;
     while (at != to && h < 2 * n->n_nodes) {
-        at = link_target(n, next_link(n, at, to), to);
+        at = next_link(n, at, to)->to;
         h++;
     }
     return h;
@@ -191,8 +194,8 @@ rp_time rp_net_bulk(rp_net *n, uint32_t from, uint32_t to, uint64_t bytes, rp_ti
 {
     if (ready < n->eng->now)
         ready = n->eng->now;
-    n->st_inj_msgs++;
-    n->st_inj_bytes += bytes;
+    n->nodes[from].inj_msgs++;
+    n->nodes[from].inj_bytes += bytes;
     /* t: first data reaches the link; e: last data has left the previous link
      * and crossed its latency. */
     rp_time t = ready, e = 0;
@@ -208,7 +211,7 @@ rp_time rp_net_bulk(rp_net *n, uint32_t from, uint32_t to, uint64_t bytes, rp_ti
         k->l.st_bytes += bytes;
         t = start + k->l.latency_ps;
         e = last + k->l.latency_ps;
-        at = link_target(n, k, to);
+        at = k->to;
     }
     return e > ready ? e : ready;
 }
@@ -227,7 +230,24 @@ rp_time rp_net_host_copy(rp_net *n, uint32_t gpu, bool h2d, uint64_t bytes, rp_t
     return start + s + k->l.latency_ps;
 }
 
-uint64_t rp_net_bytes(const rp_net *n) { return n->st_inj_bytes; }
+void rp_net_sum(rp_net *n)
+{
+    if (!n)
+        return;
+    n->st_inj_msgs = n->st_inj_bytes = 0;
+    for (uint32_t i = 0; i < n->n_nodes; i++) {
+        n->st_inj_msgs += n->nodes[i].inj_msgs;
+        n->st_inj_bytes += n->nodes[i].inj_bytes;
+    }
+}
+
+uint64_t rp_net_bytes(const rp_net *n)
+{
+    uint64_t b = 0;
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        b += n->nodes[i].inj_bytes;
+    return b;
+}
 
 void rp_net_set_sink(rp_net *n, uint32_t gpu, rp_port *p)
 {
@@ -260,8 +280,8 @@ rp_net *rp_net_create(rp_engine *e, const rp_net_spec *spec, rp_stats *stats, ch
     n->g = g;
     if (spec->kind == RP_NET_PCIE_TREE)
         n->n_sw = (g + spec->gpus_per_switch - 1) / spec->gpus_per_switch;
-    n->n_nodes = g + (n->n_sw ? n->n_sw + 1 : 0);
-    n->cap_links = 2 * g * g + 2 * g + 2 * n->n_sw + 1;
+    n->n_nodes = g + (n->n_sw ? n->n_sw + 1 : 0) + (spec->kind == RP_NET_PCIE_BUS ? 2 : 0);
+    n->cap_links = 2 * g * g + 3 * g + 2 * n->n_sw + 1;
     n->nodes = calloc(n->n_nodes, sizeof *n->nodes);
     n->sink = calloc(g, sizeof *n->sink);
     n->links = calloc(n->cap_links, sizeof *n->links);
@@ -271,8 +291,10 @@ rp_net *rp_net_create(rp_engine *e, const rp_net_spec *spec, rp_stats *stats, ch
     n->sw_up = calloc(n->n_sw + 1, sizeof *n->sw_up);
     n->sw_down = calloc(n->n_sw + 1, sizeof *n->sw_down);
     n->host = calloc(2 * (size_t)g, sizeof *n->host);
+    n->bus_in = calloc(g, sizeof *n->bus_in);
+    n->bus_out = calloc(g, sizeof *n->bus_out);
     if (!n->nodes || !n->sink || !n->links || !n->hop || !n->gpu_up || !n->gpu_down || !n->sw_up || !n->sw_down ||
-        !n->host) {
+        !n->host || !n->bus_in || !n->bus_out) {
         rp_net_destroy(n);
         snprintf(err, errlen, "interconnect: out of memory");
         return NULL;
@@ -282,29 +304,42 @@ rp_net *rp_net_create(rp_engine *e, const rp_net_spec *spec, rp_stats *stats, ch
         n->nodes[i].id = i;
         n->nodes[i].router.owner = &n->nodes[i];
         n->nodes[i].router.notify = router_notify;
+        n->nodes[i].eng = e;
     }
     for (size_t i = 0; i < (size_t)g * g; i++)
         n->hop[i] = -1;
     char name[48];
     switch (spec->kind) {
     case RP_NET_PCIE_BUS:
-        /* One shared link; its delivery node is set per message (below). */
-        n->bus = add_link(n, 0, spec->bus_latency_ps, spec->bus_bytes_per_s, "net.pcie.bus");
+        /* One shared link (the bus: serialisation only) from the arbiter
+         * (node g), which every GPU reaches over the first half of the
+         * latency, to the bus exit (node g + 1), from which the second half
+         * leads to each GPU. Arrival = max(ready + L/2, busy) +
+         * serialisation + L - L/2: the arithmetic of one shared link of
+         * latency L (in a frame shifted by L/2), and the partitions of a
+         * parallel replay meet only after L/2 (parallel.c). */
+        for (uint32_t a = 0; a < g; a++) {
+            snprintf(name, sizeof name, "net.pcie.gpu[%u].to_bus", a);
+            n->bus_in[a] = add_link(n, a, g, spec->bus_latency_ps / 2, 0, name);
+            snprintf(name, sizeof name, "net.pcie.gpu[%u].from_bus", a);
+            n->bus_out[a] = add_link(n, g + 1, a, spec->bus_latency_ps - spec->bus_latency_ps / 2, 0, name);
+        }
+        n->bus = add_link(n, g, g + 1, 0, spec->bus_bytes_per_s, "net.pcie.bus");
         break;
     case RP_NET_PCIE_TREE:
         for (uint32_t a = 0; a < g; a++) {
             uint32_t sw = g + a / spec->gpus_per_switch;
             snprintf(name, sizeof name, "net.pcie.gpu[%u].up", a);
-            n->gpu_up[a] = add_link(n, sw, spec->pcie_latency_ps, spec->pcie_bytes_per_s, name);
+            n->gpu_up[a] = add_link(n, a, sw, spec->pcie_latency_ps, spec->pcie_bytes_per_s, name);
             snprintf(name, sizeof name, "net.pcie.gpu[%u].down", a);
-            n->gpu_down[a] = add_link(n, a, spec->pcie_latency_ps, spec->pcie_bytes_per_s, name);
+            n->gpu_down[a] = add_link(n, sw, a, spec->pcie_latency_ps, spec->pcie_bytes_per_s, name);
         }
         if (n->n_sw > 1)
             for (uint32_t k = 0; k < n->n_sw; k++) {
                 snprintf(name, sizeof name, "net.pcie.sw[%u].up", k);
-                n->sw_up[k] = add_link(n, g + n->n_sw, spec->pcie_latency_ps, spec->pcie_bytes_per_s, name);
+                n->sw_up[k] = add_link(n, g + k, g + n->n_sw, spec->pcie_latency_ps, spec->pcie_bytes_per_s, name);
                 snprintf(name, sizeof name, "net.pcie.sw[%u].down", k);
-                n->sw_down[k] = add_link(n, g + k, spec->pcie_latency_ps, spec->pcie_bytes_per_s, name);
+                n->sw_down[k] = add_link(n, g + n->n_sw, g + k, spec->pcie_latency_ps, spec->pcie_bytes_per_s, name);
             }
         break;
     case RP_NET_P2P_RING:
@@ -316,7 +351,7 @@ rp_net *rp_net_create(rp_engine *e, const rp_net_spec *spec, rp_stats *stats, ch
                 if (!nb)
                     continue;
                 snprintf(name, sizeof name, "net.link[%u-%u]", a, b);
-                n->hop[a * g + b] = (int32_t)add_link(n, b, spec->p2p_latency_ps, spec->p2p_bytes_per_s, name);
+                n->hop[a * g + b] = (int32_t)add_link(n, a, b, spec->p2p_latency_ps, spec->p2p_bytes_per_s, name);
             }
         break;
     }
@@ -354,7 +389,35 @@ void rp_net_destroy(rp_net *n)
     free(n->sw_up);
     free(n->sw_down);
     free(n->host);
+    free(n->bus_in);
+    free(n->bus_out);
     free(n);
+}
+
+int rp_net_partition(rp_sim *s)
+{
+    rp_net *n = s->net;
+    rp_part **np = calloc(n->n_nodes, sizeof *np);
+    if (!np) {
+        snprintf(s->err, sizeof s->err, "out of memory");
+        return -1;
+    }
+    for (uint32_t i = 0; i < n->n_nodes; i++) {
+        uint32_t gpu = 0;                                 /* root complex, bus arbiter and exit */
+        if (i < n->g)
+            gpu = i;
+        else if (i < n->g + n->n_sw)
+            gpu = (i - n->g) * n->spec.gpus_per_switch;  /* a switch: its first GPU's */
+        np[i] = s->gpus[gpu < s->n_gpus ? gpu : 0].part;
+        n->nodes[i].eng = &np[i]->eng;
+    }
+    for (uint32_t i = 0; i < n->n_links; i++) {
+        net_link *k = &n->links[i];
+        k->l.eng = k->l.src_eng = &np[k->to]->eng;
+        rp_link_from(s, &k->l, np[k->from], np[k->to]);
+    }
+    free(np);
+    return 0;
 }
 
 int rp_net_build(rp_sim *s)
@@ -410,7 +473,7 @@ static void rdma_inside(rp_port *p, rp_engine *e)
     rp_msg *m;
     while ((m = rp_port_pop(p))) {
         uint32_t t = rp_gpu_of(s, m->addr, r->gpu);
-        rp_msg *d = rp_msg_alloc(&s->pool);
+        rp_msg *d = rp_msg_alloc(rp_pool(s));
         if (!d) {
             rp_sim_fail(s, "%s: out of memory", r->comp.name);
             return;
@@ -420,6 +483,7 @@ static void rdma_inside(rp_port *p, rp_engine *e)
         d->payload = m->payload;
         d->acc = m->acc;
         d->lane_mask = m->lane_mask;
+        d->data = m->data; /* a cache's READ asks for the line's data (cache.c's marker) */
         d->src_gpu = (uint8_t)r->gpu;
         d->ctx = m;
         r->st_out_reqs++;
@@ -438,7 +502,7 @@ static void rdma_outside(rp_port *p, rp_engine *e)
         r->st_in_bytes += (uint64_t)m->payload + s->cfg.header_bytes;
         if (is_request(m->type)) {
             /* A remote GPU's request: into our own L2 bank for the line. */
-            rp_msg *x = rp_msg_alloc(&s->pool);
+            rp_msg *x = rp_msg_alloc(rp_pool(s));
             if (!x) {
                 rp_sim_fail(s, "%s: out of memory", r->comp.name);
                 return;
@@ -448,6 +512,8 @@ static void rdma_outside(rp_port *p, rp_engine *e)
             x->payload = m->payload;
             x->acc = m->acc;
             x->lane_mask = m->lane_mask;
+            x->data = m->data;
+            m->data = NULL;
             x->ctx = m;
             x->reply_link = &r->l2resp_link;
             x->reply_port = &r->l2resp;
@@ -462,9 +528,10 @@ static void rdma_outside(rp_port *p, rp_engine *e)
             rp_msg *orig = m->ctx;
             orig->type = m->type;
             orig->payload = m->payload;
+            orig->data = m->data; /* the line's bytes as the owner's L2 served them */
             orig->dst = orig->reply_port;
             rp_link_send(orig->reply_link, orig, e->now);
-            rp_msg_free(&s->pool, m);
+            rp_msg_free(rp_pool(s), m);
         }
     }
 }
@@ -478,9 +545,11 @@ static void rdma_l2resp(rp_port *p, rp_engine *e)
         rp_msg *m = x->ctx; /* the network request, reused as the response */
         m->type = x->type;
         m->payload = x->payload;
+        m->data = x->data; /* READ_RSP: snapshot of the line (travels with the response) */
+        x->data = NULL;
         r->st_out_bytes += (uint64_t)m->payload + s->cfg.header_bytes;
         rp_net_send(s->net, r->gpu, m->src_gpu, m, e->now);
-        rp_msg_free(&s->pool, x);
+        rp_msg_free(rp_pool(s), x);
     }
 }
 
@@ -504,12 +573,13 @@ void rp_rdma_init(rp_rdma *r, rp_sim *s, uint32_t gpu)
     r->l2resp.notify = rdma_l2resp;
     rp_time noc = rp_lat_ps(s->cfg.noc_latency, s->clk);
     uint64_t bw = rp_bw_Bps(s->cfg.noc_bandwidth, s->clk);
-    rp_link_init(&r->in_link, &s->eng, &r->inside, noc, bw, s->cfg.header_bytes);
-    rp_link_init(&r->l2resp_link, &s->eng, &r->l2resp, noc, bw, s->cfg.header_bytes);
+    r->eng = &s->gpus[gpu].part->eng;
+    rp_link_init(&r->in_link, r->eng, &r->inside, noc, bw, s->cfg.header_bytes);
+    rp_link_init(&r->l2resp_link, r->eng, &r->l2resp, noc, bw, s->cfg.header_bytes);
     if (s->net)
         rp_net_set_sink(s->net, gpu, &r->outside);
     snprintf(name, sizeof name, "gpu[%u].rdma", gpu);
-    rp_engine_add_component(&s->eng, &r->comp, name, rdma_dump);
+    rp_engine_add_component(r->eng, &r->comp, name, rdma_dump);
     /* (out_requests, in_requests, out_bytes are registered by sim.c) */
     rp_stats_add(&s->stats, name, "in_bytes", &r->st_in_bytes, "bytes");
     rp_stats_add(&s->stats, name, "own_bytes", &r->st_own_bytes, "bytes");

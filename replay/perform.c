@@ -34,18 +34,19 @@ static void report(rp_sim *s, const rp_access *a, const char *what, uint64_t add
     /* Order-dependent atomic return values are expected to differ between the
      * emulator's and the timing model's interleaving: shown apart, at most 3. */
     int atomic = !strncmp(what, "atomic", 6);
-    if (!s->out || (atomic ? s->check.atomic_printed >= 3 : s->check.printed >= s->cfg.check_print))
+    FILE *out = rp_out(s);
+    if (!out || (atomic ? rp_chk(s)->atomic_printed >= 3 : rp_chk(s)->printed >= s->cfg.check_print))
         return;
     if (atomic)
-        s->check.atomic_printed++;
+        rp_chk(s)->atomic_printed++;
     else
-        s->check.printed++;
+        rp_chk(s)->printed++;
     char e[48], g[48];
     hexbytes(e, sizeof e, exp, len);
     hexbytes(g, sizeof g, got, len);
     const rp_wave *w = a->w;
     const rp_wg *wg = w->wg;
-    fprintf(s->out,
+    fprintf(out,
             "%s: %s kernel %u (%s) wg (%u,%u,%u) wave %u pc 0x%llx (%s) addr 0x%llx: expected %s got %s\n",
             atomic ? "note" : "mismatch", what, wg->k->launch.kernel_id, wg->k->launch.kernel_name, wg->tw->wg_id[0], wg->tw->wg_id[1],
             wg->tw->wg_id[2], w->tw->wave_in_wg, (unsigned long long)a->in->pc, gcn_op_name(a->in->op),
@@ -59,14 +60,14 @@ static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, 
     if (n > sizeof got)
         n = sizeof got;
     if (addr + n > lds_size) {
-        s->check.lds_unchecked++;
+        rp_chk(s)->lds_unchecked++;
         return;
     }
     memcpy(got, lds + addr, n);
-    s->check.lds_checked++;
+    rp_chk(s)->lds_checked++;
     if (memcmp(got, exp, n)) {
-        s->check.lds_mismatches++;
-        a->w->wg->k->mismatches++;
+        rp_chk(s)->lds_mismatches++;
+        __atomic_add_fetch(&a->w->wg->k->mismatches, 1, __ATOMIC_RELAXED);
         report(s, a, "lds load", addr, exp, got, n);
     }
 }
@@ -76,7 +77,7 @@ static void lane_store(rp_sim *s, uint8_t *lds, uint64_t lds_size, uint64_t addr
     if (addr + n <= lds_size)
         memcpy(lds + addr, src, n);
     else
-        s->check.lds_unchecked++;
+        rp_chk(s)->lds_unchecked++;
 }
 
 /* Atomic of active lane k on the w bytes at p (an L2 line or the LDS), with
@@ -99,12 +100,12 @@ static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *p, uint64_t addr, uint
     }
     uint64_t nv = gcn_atomic_apply((gcn_atomic_op)a->atomic_op, w, old, src, cmp);
     if (op->load_data) {
-        s->check.atomics_checked++;
+        rp_chk(s)->atomics_checked++;
         if (memcmp(&old, op->load_data + (size_t)k * w, w)) {
             /* Atomic return values depend on the order of competing atomics:
              * reported apart, not a data error. */
-            s->check.atomic_mismatches++;
-            a->w->wg->k->atomic_mismatches++;
+            rp_chk(s)->atomic_mismatches++;
+            __atomic_add_fetch(&a->w->wg->k->atomic_mismatches, 1, __ATOMIC_RELAXED);
             report(s, a, "atomic return (order-dependent)", addr, op->load_data + (size_t)k * w,
                    (const uint8_t *)&old, w);
         }
@@ -114,7 +115,7 @@ static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *p, uint64_t addr, uint
 
 /* Active-lane ordinals of a VMEM/SMEM access whose bytes cross a line
  * boundary (computed once per access). */
-static uint64_t cross_mask(rp_access *a, uint32_t lb)
+uint64_t rp_access_cross_mask(rp_access *a, uint32_t lb)
 {
     if (a->xmask_done)
         return a->xmask;
@@ -149,8 +150,8 @@ static void check_part(rp_sim *s, rp_access *a, const uint8_t *got, const uint8_
 {
     if (!memcmp(got, exp, n))
         return;
-    s->check.load_mismatches++;
-    a->w->wg->k->mismatches++;
+    rp_chk(s)->load_mismatches++;
+    __atomic_add_fetch(&a->w->wg->k->mismatches, 1, __ATOMIC_RELAXED);
     report(s, a, "load", lo, exp, got, n);
 }
 
@@ -172,7 +173,7 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
             if (addr >= line && addr + w <= end)
                 lane_atomic(s, a, data + (addr - line), addr, k);
             else
-                s->check.walk_errors++; /* atomics are naturally aligned: never crosses a line */
+                rp_chk(s)->walk_errors++; /* atomics are naturally aligned: never crosses a line */
         }
         return false;
     }
@@ -180,7 +181,7 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
     const uint8_t *src = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
     if (!src)
         return false;
-    uint64_t all = mask | cross_mask(a, lb);
+    uint64_t all = mask | rp_access_cross_mask(a, lb);
     bool smem = a->kind == RP_ACC_SMEM;
     while (all) {
         uint32_t k = (uint32_t)__builtin_ctzll(all), j = k + 1;
@@ -215,7 +216,7 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
             continue;
         }
         if (lo == addr) /* counted where the lane's first byte is */
-            s->check.loads_checked += j - k;
+            rp_chk(s)->loads_checked += j - k;
         if (!memcmp(d, x, len))
             continue;
         if (j == k + 1)
@@ -240,7 +241,7 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
     uint8_t *lds = a->w->wg->lds;
     uint64_t lds_size = a->w->wg->lds_size;
     if (!lds) {
-        s->check.lds_unchecked++;
+        rp_chk(s)->lds_unchecked++;
         return;
     }
     if (a->ds2 && !(op->flags & TRC_MO_ATOMIC)) {
@@ -250,7 +251,7 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
         bool load = (op->flags & TRC_MO_LOAD) != 0;
         const uint8_t *data = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
         if (!data || 2 * esz != bpl) {
-            s->check.lds_unchecked++;
+            rp_chk(s)->lds_unchecked++;
             return;
         }
         while (mask) {
@@ -292,7 +293,7 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
             } else if (!load) {
                 memcpy(lds + addr, src, len);
             } else if (!memcmp(lds + addr, src, len)) {
-                s->check.lds_checked += nlanes;
+                rp_chk(s)->lds_checked += nlanes;
             } else {
                 for (uint32_t i = k; i < j; i++)
                     lane_load(s, a, lds, lds_size, op->addr[i], data + (size_t)i * bpl, bpl);
@@ -309,7 +310,7 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
             if (addr + a->atomic_bytes <= lds_size)
                 lane_atomic(s, a, lds + addr, addr, k);
             else
-                s->check.lds_unchecked++;
+                rp_chk(s)->lds_unchecked++;
         } else if (op->flags & TRC_MO_LOAD) {
             if (op->load_data)
                 lane_load(s, a, lds, lds_size, addr, op->load_data + (size_t)k * bpl, bpl);
@@ -424,13 +425,13 @@ static void d2h_check(rp_sim *s, const trc_event *ev)
     for (uint64_t off = 0; off < ev->size; off += sizeof buf) {
         size_t n = ev->size - off < sizeof buf ? (size_t)(ev->size - off) : sizeof buf;
         rp_fmem_read(s->mem, ev->src + off, buf, n);
-        s->check.d2h_checked++;
+        rp_chk(s)->d2h_checked++;
         if (memcmp(buf, ev->data + off, n)) {
-            s->check.d2h_mismatches++;
+            rp_chk(s)->d2h_mismatches++;
             for (size_t j = 0; j < n; j++)
                 if (buf[j] != ev->data[off + j]) {
-                    if (s->out && s->check.printed < s->cfg.check_print) {
-                        s->check.printed++;
+                    if (s->out && rp_chk(s)->printed < s->cfg.check_print) {
+                        rp_chk(s)->printed++;
                         fprintf(s->out, "mismatch: D2H copy from 0x%llx (%llu bytes): byte at 0x%llx expected 0x%02x got 0x%02x\n",
                                 (unsigned long long)ev->src, (unsigned long long)ev->size,
                                 (unsigned long long)(ev->src + off + j), ev->data[off + j], buf[j]);

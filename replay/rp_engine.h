@@ -22,7 +22,10 @@
  * component reporting progress, the engine dumps the state of every
  * registered component and stops with an error.
  *
- * Thread-safety: one engine per thread; nothing is global.
+ * Thread-safety: one engine per thread; nothing is global. A parallel
+ * replay runs one engine per partition (replay/parallel.c); links that cross
+ * partitions hand their messages over through rp_xq queues between
+ * synchronisation windows.
  */
 #ifndef RP_ENGINE_H
 #define RP_ENGINE_H
@@ -142,6 +145,15 @@ static inline bool rp_engine_empty(const rp_engine *e) { return e->n == 0; }
 
 /* Handle the earliest event. Returns false when the queue is empty. */
 bool rp_engine_step(rp_engine *e);
+/* Handle the earliest event if it is due before `limit` (ps). Returns false
+ * when the queue is empty or its earliest event is at or after limit. */
+bool rp_engine_step_before(rp_engine *e, rp_time limit);
+/* Time of the earliest pending event (ps), RP_TIME_MAX when none. Drops the
+ * stale entries it meets (no event runs). */
+rp_time rp_engine_next_time(rp_engine *e);
+/* Move now forward to t (no-op when t <= now). The caller guarantees that
+ * no event is pending before t (a partition at a synchronisation point). */
+void rp_engine_advance(rp_engine *e, rp_time t);
 
 /* Run until done() returns true (checked after each event) or the queue is
  * empty. Returns 0 when done, -1 on deadlock/no progress (component states
@@ -221,13 +233,42 @@ static inline rp_msg *rp_port_pop(rp_port *p)
     return m;
 }
 
+/* A cross-partition queue (parallel replay, replay/parallel.c): the
+ * messages one partition sent during a synchronisation window on links that
+ * deliver into another partition. The sender appends to buf[w] while the
+ * receiver drains buf[w ^ 1] (filled during the previous window); the
+ * coordinator flips w between windows, when no partition runs. Every entry's
+ * arrival time is at least the window's end (links crossing partitions have
+ * a latency >= the lookahead window), so draining it at the start of the
+ * next window schedules nothing into the receiver's past. */
+typedef struct rp_xent {
+    struct rp_link *l;
+    rp_msg *m;
+} rp_xent;
+typedef struct rp_xq {
+    rp_xent *buf[2];
+    size_t n[2], cap[2];
+    rp_time min_arrive[2];     /* earliest arrival in each buffer (RP_TIME_MAX: empty) */
+    uint32_t w;                /* buffer the sender appends to */
+    int oom;                   /* an append failed (out of memory) */
+} rp_xq;
+/* Deliver the messages of q's drain buffer into their links (receiver side,
+ * in send order; each link's FIFO stays ordered by arrival) and empty it. */
+void rp_xq_drain(rp_xq *q);
+/* Between windows: the buffer written during the last window becomes the
+ * drain buffer (the old drain buffer is empty by then). */
+void rp_xq_flip(rp_xq *q);
+void rp_xq_fini(rp_xq *q);
+
 /* A link: FIFO with latency and bandwidth; queueing (unbounded) rather than
  * back-pressure, so a sender never blocks; the queue delay is the model of
  * contention. Arrival = max(ready, busy) + size/bandwidth + latency, so
  * arrival times are monotone and the FIFO stays ordered. */
 struct rp_link {
     rp_event ev;
-    rp_engine *eng;
+    rp_engine *eng;        /* engine of the destination (delivery events) */
+    rp_engine *src_eng;    /* engine of the sender (its `now`); == eng unless the link crosses partitions */
+    rp_xq *xq;             /* non-NULL: crosses partitions; sends go through this queue */
     rp_time latency_ps;
     uint64_t bytes_per_s;  /* 0 = infinite bandwidth */
     uint32_t header_bytes; /* added to each message's payload on the wire */
@@ -239,6 +280,10 @@ struct rp_link {
 
 void rp_link_init(rp_link *l, rp_engine *e, rp_port *dst, rp_time latency_ps,
                   uint64_t bytes_per_s, uint32_t header_bytes);
+/* Make l cross partitions: senders run on src_eng, deliveries on l->eng;
+ * sends are queued in q (the sender's queue towards l->eng's partition).
+ * The caller guarantees latency_ps >= the synchronisation window. */
+void rp_link_cross(rp_link *l, rp_engine *src_eng, rp_xq *q);
 /* Send m into the link; it is ready to leave at `ready` (>= now). */
 void rp_link_send(rp_link *l, rp_msg *m, rp_time ready);
 

@@ -2,8 +2,8 @@
  * rp_fmem.h - the contents of the modelled DRAM (data-value checking,
  * DESIGN.md Sec. 6) and the statistics registry.
  *
- * The image is sparse: 4 KiB pages in an open-addressing hash keyed by page
- * number, created on first write; never-written bytes read as zero. It is
+ * The image is sparse: 4 KiB pages in a radix tree keyed by page number,
+ * created on first write; never-written bytes read as zero. It is
  * the backing store below the L2s: it starts from the trace's host-side
  * writes (COPY H2D / INIT data, MEMSET, D2D; perform.c keeps L2 copies of
  * those bytes up to date), receives the data of dirty lines the L2 banks
@@ -11,7 +11,9 @@
  * fills L2 misses, and answers D2H copies, whose bytes are compared with
  * what the host received. Loads are checked in the caches, not here.
  *
- * Not thread-safe (one image per replay).
+ * Thread-safe for the partitions of one parallel replay: page lookup and
+ * creation are lock-free; concurrent writers must touch different bytes
+ * (each line has one owner L2 bank).
  */
 #ifndef RP_FMEM_H
 #define RP_FMEM_H
@@ -44,16 +46,22 @@ typedef struct rp_stat {
     char *name;        /* "gpu[0].cu[3].l1v.read_hits" */
     uint64_t *ptr;     /* the counter, incremented in place on the hot path */
     const char *unit;  /* "count", "bytes", "ps" */
+    int32_t part;      /* partition whose thread updates it (parallel replay); -1: the host / serial code */
 } rp_stat;
 
 typedef struct rp_stats {
     rp_stat *v;
     size_t n, cap;
+    int32_t reg_part;  /* partition + 1 recorded for counters registered from now on (0: host) */
 } rp_stats;
 
 /* Register counter ptr under prefix.name. Returns 0 or -1 (out of memory). */
 int rp_stats_add(rp_stats *s, const char *prefix, const char *name, uint64_t *ptr, const char *unit);
 void rp_stats_snapshot(const rp_stats *s, uint64_t *out); /* out: s->n values */
+/* Snapshot only the counters of partition `part` (match) or of every other
+ * partition and the host (!match); the others' entries of out are kept.
+ * delta: store value - out[i] instead of value. */
+void rp_stats_snapshot_part(const rp_stats *s, uint64_t *out, int32_t part, bool match, bool delta);
 void rp_stats_fini(rp_stats *s);
 
 #endif

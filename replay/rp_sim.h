@@ -215,6 +215,7 @@ void rp_dram_map(const rp_dram_spec *spec, uint64_t addr, uint32_t *bank, uint64
 typedef struct rp_rdma {
     rp_component comp;
     rp_sim *sim;
+    rp_engine *eng;         /* its partition's engine */
     uint32_t gpu;
     rp_port inside;         /* requests from local L1s for remote memory */
     rp_port outside;        /* requests from other GPUs, and responses to ours */
@@ -271,6 +272,14 @@ rp_time rp_net_host_copy(rp_net *n, uint32_t gpu, bool h2d, uint64_t bytes, rp_t
 uint64_t rp_net_bytes(const rp_net *n);
 /* Build s->net from s->cfg (net.c). 0 or -1 (message in s->err). */
 int rp_net_build(rp_sim *s);
+/* Put each network node in its partition (a GPU's router in the GPU's, a
+ * PCIe switch in its first GPU's, the root complex and the bus arbiter in
+ * partition 0): links deliver on their destination node's engine and cross
+ * partitions where their ends differ. 0 or -1. */
+int rp_net_partition(rp_sim *s);
+/* Refresh the network's injected totals ("link.messages"/"link.bytes")
+ * from the per-node counters; at synchronisation points. */
+void rp_net_sum(rp_net *n);
 
 /* Timing state of the host timeline (host.c). */
 typedef struct rp_host_tl {
@@ -326,6 +335,7 @@ typedef struct rp_l1i_mshr {
 typedef struct rp_l1i {
     rp_component comp;
     rp_sim *sim;
+    rp_engine *eng;
     uint32_t gpu;
     uint32_t sets, assoc, line_shift, mshrs, mshr_used;
     uint64_t *tag, *age, stamp;   /* tag: line address + 1, 0 = invalid; LRU stamps */
@@ -381,6 +391,8 @@ struct rp_wg {
 struct rp_cu {
     rp_component comp;
     rp_sim *sim;
+    rp_engine *eng;           /* its GPU's partition engine */
+    rp_link *done_link;       /* WG_DONE to the dispatcher that drives it */
     uint32_t gpu, id, sa;     /* GPU index, CU index within the GPU, shader array */
     char name[40];
     rp_port resp;             /* responses from L1V/L1S */
@@ -417,10 +429,16 @@ typedef struct rp_cu_res {    /* dispatcher's view of a CU's free resources */
 typedef struct rp_disp {
     rp_component comp;
     rp_sim *sim;
+    rp_engine *eng;
     uint32_t gpu;
     rp_event ev;
     rp_port in;               /* WG_DONE from CUs, FLUSH_ACK from L2 banks */
-    rp_link in_link;
+    rp_link in_link;          /* from its own GPU's CUs and L2 banks */
+    /* U-MGPU (GPU 0 drives every GPU's CUs): per other GPU, a link from
+     * that GPU's CUs and L2 banks into `in` and one carrying FLUSH to its
+     * L2 banks; both cross the interconnect (latency >= the inter-GPU
+     * lookahead, parallel.c). NULL otherwise. */
+    rp_link *gpu_in, *gpu_flush;
     rp_cu **cus;
     rp_cu_res *res;
     uint32_t n_cus, rr;
@@ -433,9 +451,12 @@ typedef struct rp_disp {
 
 /* ---- GPU, kernel, sim ------------------------------------------------------------------ */
 
+typedef struct rp_part rp_part;
+
 typedef struct rp_gpu {
     rp_sim *sim;
     uint32_t id;
+    rp_part *part;            /* partition it is simulated in (parallel.c) */
     rp_cu *cus;
     uint32_t n_cus;
     rp_cache *l1s;            /* one per shader array */
@@ -487,9 +508,50 @@ typedef struct rp_check {
     uint64_t atomic_printed;
 } rp_check;
 
+/* A kernel's start or end, noted by the dispatcher for the next
+ * synchronisation point (parallel.c): per-kernel counters of other
+ * partitions are sampled there, and the host learns of the end. */
+typedef struct rp_knote {
+    rp_kernel *k;
+    uint8_t end;
+} rp_knote;
+
+/*
+ * A partition of the machine (parallel.c): the components of one GPU with
+ * their own event engine, message pool, line buffers, data-check counters
+ * and buffered human output. Partitions exchange messages only over links
+ * with at least the lookahead latency (rp_xq), so one synchronisation
+ * window of that length runs them independently, on any thread. The host
+ * timeline is not a partition: it runs between windows, on the sim's own
+ * engine and resources.
+ */
+struct rp_part {
+    rp_engine eng;
+    rp_msg_pool pool;
+    rp_lbufs lbufs;
+    rp_check check;
+    FILE *out;                /* open_memstream over obuf; NULL when the sim is quiet */
+    char *obuf;
+    size_t olen;
+    rp_knote *notes;          /* kernel starts/ends since the last synchronisation point */
+    size_t n_notes, cap_notes;
+    rp_xq *xq;                /* [n_parts]: queues of messages towards each partition */
+    rp_time next;             /* earliest pending event after its last window */
+    uint32_t id;
+    char pad[64];             /* keep partitions' hot fields on separate cache lines */
+};
+
+/* The partition the calling thread is running (NULL: the host / serial
+ * parts, which use the sim's own engine, pool, line buffers and counters). */
+extern _Thread_local rp_part *rp_part_tls;
+static inline rp_msg_pool *rp_pool(rp_sim *s);
+static inline rp_check *rp_chk(rp_sim *s);
+static inline rp_lbufs *rp_lb(rp_sim *s);
+static inline FILE *rp_out(rp_sim *s);
+
 struct rp_sim {
     rp_config cfg;
-    rp_engine eng;
+    rp_engine eng;            /* the host timeline's engine (and everything when not partitioned) */
     rp_msg_pool pool;
     rp_stats stats;
     rp_fmem *mem;
@@ -512,8 +574,17 @@ struct rp_sim {
     /* D-MGPU placement */
     rp_alloc *allocs;
     size_t n_allocs, cap_allocs;
-    rp_check check;
+    rp_check check;           /* the host's; after rp_sim_run the total of every partition */
     rp_lbufs lbufs;           /* line buffers carried by fill responses (cache.c) */
+    /* partitions (parallel.c) */
+    rp_part *parts;
+    uint32_t n_parts;
+    uint32_t threads;         /* worker threads for rp_sim_run (>= 1) */
+    rp_time lookahead_ps;     /* synchronisation window: smallest latency of a link between partitions */
+    rp_time notify_ps;        /* kernel completion seen by the host this long after the end */
+    uint64_t windows;         /* synchronisation windows run */
+    int fail_lock_init;
+    void *fail_lock;          /* pthread_mutex_t, for rp_sim_fail from several threads */
     uint8_t *op_class;        /* per opcode (65536): RP_OPC_* bits, computed on first use */
     FILE *out;                /* human output (mismatch lines); NULL = quiet */
     bool quiet;
@@ -521,9 +592,35 @@ struct rp_sim {
     char err[512];
 };
 
+static inline rp_msg_pool *rp_pool(rp_sim *s) { return rp_part_tls ? &rp_part_tls->pool : &s->pool; }
+static inline rp_check *rp_chk(rp_sim *s) { return rp_part_tls ? &rp_part_tls->check : &s->check; }
+static inline rp_lbufs *rp_lb(rp_sim *s) { return rp_part_tls ? &rp_part_tls->lbufs : &s->lbufs; }
+static inline FILE *rp_out(rp_sim *s) { return rp_part_tls ? rp_part_tls->out : s->out; }
+
 /* Build the machine described by cfg for the trace rd (not owned). Returns 0
  * or -1 with a message in s->err. */
 int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out);
+/* Replay with `threads` worker threads (>= 1; default 1). The statistics,
+ * the data check and the output do not depend on it. Before rp_sim_run. */
+void rp_sim_set_threads(rp_sim *s, uint32_t threads);
+/* Partitions (parallel.c): one per GPU when the topology has several GPUs
+ * and every link between them has a non-zero latency, else one. Assigns
+ * s->gpus[*].part, engines and cross-partition links; computes the
+ * lookahead. 0 or -1 (message in s->err). */
+int rp_sim_partition(rp_sim *s);
+void rp_parts_fini(rp_sim *s);
+/* After the components are built: U-MGPU's links between GPU 0's dispatcher
+ * and the other GPUs, every CU's done_link, and the links between
+ * partitions (rp_net_partition). 0 or -1. */
+int rp_sim_link_partitions(rp_sim *s);
+/* l, initialised on the receiving partition's engine, is sent on from
+ * partition `from`: make it cross partitions when `to` is another one. */
+void rp_link_from(rp_sim *s, rp_link *l, const rp_part *from, const rp_part *to);
+/* Note a kernel's start (end = 0) or end on the running partition (cu.c). */
+void rp_kernel_note(rp_sim *s, rp_kernel *k, int end);
+/* Simulated time reached (ps) and events handled, over every partition. */
+rp_time rp_sim_now(const rp_sim *s);
+uint64_t rp_sim_events(const rp_sim *s);
 /* Replay the whole host timeline. 0 on success (even with data mismatches;
  * see s->check), -1 on a fatal error (message in s->err). */
 int rp_sim_run(rp_sim *s);
@@ -535,6 +632,11 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path);
 
 /* Internal entry points shared by the component files. */
 void rp_perform(rp_sim *s, rp_access *a, uint64_t lane_mask);
+/* Active-lane ordinals of VMEM/SMEM access a whose bytes cross a boundary of
+ * lb-byte lines; computed on the first call and kept in a->xmask (cu.c calls
+ * it when the access is issued, so that caches in other partitions only
+ * read it). perform.c. */
+uint64_t rp_access_cross_mask(rp_access *a, uint32_t lb);
 /* Perform the part of access a (VMEM/SMEM) that lies in the cache line at
  * `line` (lb bytes at data): loads compare the line's bytes with the trace
  * and report mismatches, stores write into data (and set the bits of the
@@ -569,11 +671,17 @@ void rp_disp_kick(rp_disp *d);
 void rp_rdma_init(rp_rdma *r, rp_sim *s, uint32_t gpu);
 /* Host timeline event handler (host.c): owner is the rp_sim. */
 void rp_host_run(rp_event *hev, rp_engine *e);
+/* Kernel k has ended (at k->end); the host sees it notify_ps later. Called
+ * at a synchronisation point (parallel.c). */
 void rp_host_kernel_done(rp_sim *s, rp_kernel *k);
+/* The replay is finished: the host timeline is done and every GPU idle. */
+bool rp_host_finished(rp_sim *s);
 /* Functional effect of a host COPY/MEMSET event on the modelled memory plus
  * the D2H data check (perform.c). 0, or -1 out of memory. */
 int rp_host_apply(rp_sim *s, const trc_event *ev);
 void rp_sim_fail(rp_sim *s, const char *fmt, ...);
-void rp_ksum_take(rp_sim *s, const rp_kernel *k, rp_ksum *out);
+/* Add to out the per-kernel summary counters of k's GPUs in partition part
+ * (match) or in the other partitions (!match). */
+void rp_ksum_take(rp_sim *s, const rp_kernel *k, rp_ksum *out, int32_t part, bool match);
 
 #endif

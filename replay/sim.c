@@ -23,6 +23,7 @@
 
 #include <inttypes.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,13 +32,18 @@
 
 void rp_sim_fail(rp_sim *s, const char *fmt, ...)
 {
-    if (s->failed)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->err, sizeof s->err, fmt, ap);
-    va_end(ap);
-    s->failed = 1;
+    /* Partitions may fail at the same time: the first message stays. */
+    if (s->fail_lock)
+        pthread_mutex_lock(s->fail_lock);
+    if (!__atomic_load_n(&s->failed, __ATOMIC_ACQUIRE)) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(s->err, sizeof s->err, fmt, ap);
+        va_end(ap);
+        __atomic_store_n(&s->failed, 1, __ATOMIC_RELEASE);
+    }
+    if (s->fail_lock)
+        pthread_mutex_unlock(s->fail_lock);
 }
 
 /* ---- placement and routing ---------------------------------------------------------- */
@@ -105,6 +111,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
     g->sim = s;
     g->id = id;
     g->n_cus = c->shader_arrays * c->cus_per_sa;
+    s->stats.reg_part = (int32_t)g->part->id + 1; /* counters below are updated by its partition */
     rp_time noc = rp_lat_ps(c->noc_latency, s->clk);
     uint64_t nbw = rp_bw_Bps(c->noc_bandwidth, s->clk);
     g->cus = calloc(g->n_cus, sizeof *g->cus);
@@ -121,7 +128,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
         rp_dram_spec ds;
         rp_dram_spec_from_config(&ds, c, s->clk, ch,
                                  (uint64_t)c->dram_channels * (c->topo_kind == RP_TOPO_UNIFIED ? s->n_gpus : 1));
-        if (rp_dram_init_spec(&g->dram[ch], &s->eng, name, &ds))
+        if (rp_dram_init_spec(&g->dram[ch], &g->part->eng, name, &ds))
             return -1;
         rp_dram_register_stats(&g->dram[ch], &s->stats);
     }
@@ -144,18 +151,20 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
     }
     for (uint32_t b = 0; b < c->l2_banks; b++) {
         snprintf(name, sizeof name, "gpu[%u].l2[%u]", id, b);
-        if (rp_cache_init(&g->l2[b], &s->eng, &s->pool, s, name, &l2, rp_route_l2, g, 0, 0, c->header_bytes))
+        if (rp_cache_init(&g->l2[b], &g->part->eng, &g->part->pool, s, name, &l2, rp_route_l2, g, 0, 0, c->header_bytes))
             return -1;
-        rp_link_init(&g->l2_links[b], &s->eng, &g->l2[b].top, noc, nbw, c->header_bytes);
+        rp_link_init(&g->l2_links[b], &g->part->eng, &g->l2[b].top, noc, nbw, c->header_bytes);
+        g->l2[b].lbufs = &g->part->lbufs;
         rp_cache_register_stats(&g->l2[b], &s->stats);
     }
     rp_cache_spec l1s = {c->l1s_size, c->l1s_assoc, c->l1v_line, c->l1s_mshrs,
                          rp_lat_ps(c->l1s_latency, s->clk), s->clk, false, true, false, {0, 0}, {0, 0}};
     for (uint32_t a = 0; a < c->shader_arrays; a++) {
         snprintf(name, sizeof name, "gpu[%u].sa[%u].l1s", id, a);
-        if (rp_cache_init(&g->l1s[a], &s->eng, &s->pool, s, name, &l1s, rp_route_l1, g, noc, nbw, c->header_bytes))
+        if (rp_cache_init(&g->l1s[a], &g->part->eng, &g->part->pool, s, name, &l1s, rp_route_l1, g, noc, nbw, c->header_bytes))
             return -1;
-        rp_link_init(&g->l1s_links[a], &s->eng, &g->l1s[a].top, 0, 0, 0);
+        rp_link_init(&g->l1s_links[a], &g->part->eng, &g->l1s[a].top, 0, 0, 0);
+        g->l1s[a].lbufs = &g->part->lbufs;
         rp_cache_register_stats(&g->l1s[a], &s->stats);
     }
     rp_cache_spec l1v = {c->l1v_size, c->l1v_assoc, c->l1v_line, c->l1v_mshrs,
@@ -164,10 +173,11 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
         rp_cu *cu = &g->cus[i];
         rp_cu_init(cu, s, id, i);
         snprintf(name, sizeof name, "%s.l1v", cu->name);
-        if (rp_cache_init(&cu->l1v, &s->eng, &s->pool, s, name, &l1v, rp_route_l1, g, noc, nbw, c->header_bytes))
+        if (rp_cache_init(&cu->l1v, &g->part->eng, &g->part->pool, s, name, &l1v, rp_route_l1, g, noc, nbw, c->header_bytes))
             return -1;
         cu->l1v.no_allocate = c->l1v_bypass != 0;
-        rp_link_init(&cu->l1v_link, &s->eng, &cu->l1v.top, 0, 0, 0);
+        cu->l1v.lbufs = &g->part->lbufs;
+        rp_link_init(&cu->l1v_link, &g->part->eng, &cu->l1v.top, 0, 0, 0);
         cu->l1s_link = &g->l1s_links[cu->sa];
         rp_cache_register_stats(&cu->l1v, &s->stats);
         const char *p = cu->name;
@@ -193,6 +203,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
     snprintf(name, sizeof name, "gpu[%u].dispatcher", id);
     rp_stats_add(&s->stats, name, "workgroups", &g->disp.st_wgs_dispatched, "count");
     rp_stats_add(&s->stats, name, "kernels", &g->disp.st_kernels, "count");
+    s->stats.reg_part = 0;
     return 0;
 }
 
@@ -230,6 +241,8 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
         snprintf(s->err, sizeof s->err, "out of memory");
         return -1;
     }
+    if (rp_sim_partition(s)) /* engines of the GPUs' partitions, the lookahead */
+        return -1;
     if (rp_net_build(s)) /* before the GPUs: their RDMA engines become its sinks */
         return -1;
     for (uint32_t g = 0; g < s->n_gpus; g++)
@@ -269,6 +282,8 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
                 n++;
             }
     }
+    if (rp_sim_link_partitions(s))
+        return -1;
     if (cfg->simds > 16) {
         snprintf(s->err, sizeof s->err, "config: cu.simds = %u: at most 16 supported", cfg->simds);
         return -1;
@@ -324,13 +339,15 @@ void rp_sim_fini(rp_sim *s)
     rp_lbufs_fini(&s->lbufs);
     rp_msg_pool_fini(&s->pool);
     rp_engine_fini(&s->eng);
+    rp_parts_fini(s);
 }
 
-void rp_ksum_take(rp_sim *s, const rp_kernel *k, rp_ksum *o)
+void rp_ksum_take(rp_sim *s, const rp_kernel *k, rp_ksum *o, int32_t part, bool match)
 {
-    memset(o, 0, sizeof *o);
     for (uint32_t g = k->gpu_first; g < k->gpu_first + k->gpu_count; g++) {
         rp_gpu *gp = &s->gpus[g];
+        if (((int32_t)gp->part->id == part) != match)
+            continue;
         for (uint32_t i = 0; i < gp->n_cus; i++) {
             rp_cache *c = &gp->cus[i].l1v;
             o->l1v_hits += c->st_read_hits;
@@ -348,7 +365,8 @@ void rp_ksum_take(rp_sim *s, const rp_kernel *k, rp_ksum *o)
      * time on other GPUs must not count (a global counter inflated per-kernel
      * link bytes ~gpus-fold in D-MGPU). */
     for (uint32_t g = k->gpu_first; g < k->gpu_first + k->gpu_count; g++)
-        o->link_bytes += s->gpus[g].rdma.st_own_bytes;
+        if (((int32_t)s->gpus[g].part->id == part) == match)
+            o->link_bytes += s->gpus[g].rdma.st_own_bytes;
 }
 
 static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
@@ -641,7 +659,7 @@ void rp_sim_report(rp_sim *s, FILE *f)
             "total: %zu kernels, %.3f us simulated, %llu events; data check: %llu loads (%llu mismatches), "
             "%llu atomic returns (%llu order-dependent differences), %llu LDS loads (%llu mismatches, %llu "
             "accesses unchecked), %llu D2H blocks (%llu mismatches), %llu trace-walk errors\n",
-            s->n_kernels, (double)s->eng.now / 1e6, (unsigned long long)s->eng.n_events,
+            s->n_kernels, (double)rp_sim_now(s) / 1e6, (unsigned long long)rp_sim_events(s),
             (unsigned long long)c->loads_checked, (unsigned long long)c->load_mismatches,
             (unsigned long long)c->atomics_checked, (unsigned long long)c->atomic_mismatches,
             (unsigned long long)c->lds_checked, (unsigned long long)c->lds_mismatches,
@@ -702,8 +720,11 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     json_object_set_new(root, "kernels", ks);
     for (size_t j = 0; j < s->stats.n; j++)
         json_object_set_new(counters, s->stats.v[j].name, json_integer((json_int_t)*s->stats.v[j].ptr));
-    json_object_set_new(tot, "simulated_ps", json_integer((json_int_t)s->eng.now));
-    json_object_set_new(tot, "events", json_integer((json_int_t)s->eng.n_events));
+    json_object_set_new(tot, "simulated_ps", json_integer((json_int_t)rp_sim_now(s)));
+    json_object_set_new(tot, "events", json_integer((json_int_t)rp_sim_events(s)));
+    json_object_set_new(tot, "partitions", json_integer((json_int_t)s->n_parts));
+    json_object_set_new(tot, "lookahead_ps", json_integer((json_int_t)s->lookahead_ps));
+    json_object_set_new(tot, "sync_windows", json_integer((json_int_t)s->windows));
     uint64_t instr = 0;
     for (size_t i = 0; i < s->n_kernels; i++)
         instr += s->kernels[i]->n_instr;

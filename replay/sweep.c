@@ -670,7 +670,7 @@ static void fill_row(rp_sim *s, rp_sweep_row *row)
     row->gpus = s->n_gpus;
     row->kernels = (uint32_t)s->n_kernels;
     row->period_ps = s->clk.period_ps;
-    row->time_ps = s->eng.now;
+    row->time_ps = rp_sim_now(s);
     for (size_t k = 0; k < s->n_kernels; k++) {
         const rp_kernel *kk = s->kernels[k];
         row->kernel_ps += kk->end - kk->start;
@@ -682,8 +682,8 @@ static void fill_row(rp_sim *s, rp_sweep_row *row)
     rp_kernel all = zero;
     all.gpu_first = 0;
     all.gpu_count = s->n_gpus;
-    rp_ksum t;
-    rp_ksum_take(s, &all, &t);
+    rp_ksum t = {0};
+    rp_ksum_take(s, &all, &t, -1, false); /* every partition's GPUs */
     row->l1v_hits = t.l1v_hits;
     row->l1v_accesses = t.l1v_accesses;
     row->l2_hits = t.l2_hits;

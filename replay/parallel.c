@@ -1,0 +1,491 @@
+/*
+ * parallel.c - partitions of the machine and the conservative, deterministic
+ * parallel replay of one run (mgpu-replay --threads T).
+ *
+ * Partitions. Every GPU is a partition with its own event engine (when the
+ * topology has several GPUs and every link between GPUs has a non-zero
+ * latency; otherwise all GPUs share partition 0). Partitions interact only
+ * through links whose latency is at least the lookahead W:
+ *   - interconnect links between nodes of different partitions (net.c: a
+ *     GPU's router is in its partition, a PCIe switch in the partition of
+ *     its first GPU, the root complex and the PCIe bus arbiter in partition
+ *     0; the shared bus is split into a pure-latency half from each GPU to
+ *     the arbiter and the serialising half after it, which gives the same
+ *     arrival times as one shared link);
+ *   - U-MGPU's dispatcher on GPU 0 and the other GPUs' CUs and L2 banks
+ *     (WG_ASSIGN, WG_DONE, FLUSH, FLUSH_ACK cross the interconnect: latency
+ *     max(cu.dispatch_latency, W));
+ *   - the completion of a kernel, which the host sees host.link_latency
+ *     later (the completion signal crosses the host link).
+ * W = min(those latencies). A message sent at time t arrives at t + W or
+ * later, so all partitions can run the window [t0, t0 + W) independently,
+ * where t0 is the earliest pending event anywhere (Chandy-Misra-Bryant
+ * conservative synchronisation with a global lookahead; Fujimoto, Parallel
+ * and Distributed Simulation Systems, 2000, ch. 3).
+ *
+ * The loop (one coordinator thread plus T - 1 workers):
+ *   serial point: flip the cross-partition queues; flush the partitions'
+ *     buffered output in partition order; sample per-kernel counters of
+ *     kernels that started or ended (rp_knote) and tell the host of ends;
+ *     find t_dev = the earliest event of any partition or message in
+ *     flight between partitions and t_host = the host's next event. The
+ *     host timeline runs here, alone, when t_host < t_dev (at equal times
+ *     the devices go first, as RP_PRIO_HOST orders them in one engine): it
+ *     may read and change any GPU's state (queue launches, apply copies).
+ *   window: each partition (taken in any order by any thread) delivers the
+ *     messages queued for it, then handles its events before
+ *     t_lim = min(t_dev + W, t_host + 1).
+ * Every step depends only on the partitions' states at the serial points,
+ * never on which thread ran a partition or when: statistics, data-check
+ * results and output are bit-identical for every T. The model is the same
+ * for every T (T = 1 runs the same windows on one thread).
+ */
+#include "rp_sim.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Thread_local rp_part *rp_part_tls;
+
+/* ---- partitions ----------------------------------------------------------------------- */
+
+/* Latency of one interconnect link between GPUs (the smallest a message
+ * between partitions can take), 0 when some link has none. */
+static rp_time net_hop_ps(const rp_sim *s)
+{
+    const rp_config *c = &s->cfg;
+    uint32_t kind = 0;
+    if (rp_net_kind_parse(c->net_kind, &kind))
+        return 0;
+    switch (kind) {
+    case RP_NET_PCIE_BUS:
+        return rp_lat_ps(c->link_latency, s->clk) / 2; /* the bus is split at its arbiter (net.c) */
+    case RP_NET_PCIE_TREE:
+        return rp_lat_ps(c->pcie_hop_latency, s->clk);
+    default:
+        return rp_lat_ps(c->p2p_latency, s->clk);
+    }
+}
+
+int rp_sim_partition(rp_sim *s)
+{
+    rp_time hop = s->n_gpus > 1 ? net_hop_ps(s) : 0;
+    s->notify_ps = rp_lat_ps(s->cfg.host_link_latency, s->clk);
+    if (s->notify_ps < s->clk.period_ps)
+        s->notify_ps = s->clk.period_ps; /* the host never sees an end at the same instant */
+    s->n_parts = s->n_gpus > 1 && hop > 0 ? s->n_gpus : 1;
+    s->lookahead_ps = s->notify_ps;
+    if (s->n_parts > 1 && hop < s->lookahead_ps)
+        s->lookahead_ps = hop;
+    if (!s->threads)
+        s->threads = 1;
+    s->parts = calloc(s->n_parts, sizeof *s->parts);
+    if (!s->parts) {
+        snprintf(s->err, sizeof s->err, "out of memory");
+        return -1;
+    }
+    for (uint32_t p = 0; p < s->n_parts; p++) {
+        rp_part *pt = &s->parts[p];
+        pt->id = p;
+        pt->xq = calloc(s->n_parts, sizeof *pt->xq);
+        if (rp_engine_init(&pt->eng) || !pt->xq) {
+            snprintf(s->err, sizeof s->err, "out of memory");
+            return -1;
+        }
+        if (s->out) {
+            pt->out = open_memstream(&pt->obuf, &pt->olen);
+            if (!pt->out) {
+                snprintf(s->err, sizeof s->err, "out of memory for the output of partition %u", p);
+                return -1;
+            }
+        }
+    }
+    for (uint32_t g = 0; g < s->n_gpus; g++)
+        s->gpus[g].part = &s->parts[s->n_parts > 1 ? g : 0];
+    pthread_mutex_t *mu = malloc(sizeof *mu);
+    if (!mu || pthread_mutex_init(mu, NULL)) {
+        free(mu);
+        snprintf(s->err, sizeof s->err, "out of memory");
+        return -1;
+    }
+    s->fail_lock = mu;
+    return 0;
+}
+
+/* l (already initialised on the receiver's engine) is sent on from
+ * partition `from`: queue its messages when that is another partition. */
+void rp_link_from(rp_sim *s, rp_link *l, const rp_part *from, const rp_part *to)
+{
+    if (from != to)
+        rp_link_cross(l, (rp_engine *)&from->eng, &s->parts[from->id].xq[to->id]);
+}
+
+int rp_sim_link_partitions(rp_sim *s)
+{
+    bool unified = s->cfg.topo_kind == RP_TOPO_UNIFIED && s->n_gpus > 1;
+    rp_gpu *g0 = &s->gpus[0];
+    rp_disp *d0 = &g0->disp;
+    rp_time dl = rp_lat_ps(s->cfg.dispatch_latency, s->clk), hop = net_hop_ps(s);
+    if (unified) {
+        d0->gpu_in = calloc(s->n_gpus, sizeof *d0->gpu_in);
+        d0->gpu_flush = calloc(s->n_gpus, sizeof *d0->gpu_flush);
+        if (!d0->gpu_in || !d0->gpu_flush) {
+            snprintf(s->err, sizeof s->err, "out of memory");
+            return -1;
+        }
+    }
+    for (uint32_t g = 0; g < s->n_gpus; g++) {
+        rp_gpu *gp = &s->gpus[g];
+        rp_disp *d = unified ? d0 : &gp->disp;
+        rp_link *done = &d->in_link;
+        if (unified && g != 0) {
+            /* Dispatch to, completion from and the kernel-end flush of another
+             * GPU cross the interconnect. */
+            rp_time x = dl > hop ? dl : hop;
+            rp_link_init(&d0->gpu_in[g], &g0->part->eng, &d0->in, x, 0, 0);
+            rp_link_from(s, &d0->gpu_in[g], gp->part, g0->part);
+            rp_link_init(&d0->gpu_flush[g], &gp->part->eng, NULL, hop, 0, 0);
+            rp_link_from(s, &d0->gpu_flush[g], g0->part, gp->part);
+            done = &d0->gpu_in[g];
+            for (uint32_t i = 0; i < gp->n_cus; i++) {
+                gp->cus[i].ctl_link.latency_ps = x;
+                rp_link_from(s, &gp->cus[i].ctl_link, g0->part, gp->part);
+            }
+        }
+        for (uint32_t i = 0; i < gp->n_cus; i++)
+            gp->cus[i].done_link = done;
+    }
+    return rp_net_partition(s);
+}
+
+void rp_parts_fini(rp_sim *s)
+{
+    for (uint32_t p = 0; s->parts && p < s->n_parts; p++) {
+        rp_part *pt = &s->parts[p];
+        if (pt->out)
+            fclose(pt->out);
+        free(pt->obuf);
+        for (uint32_t q = 0; pt->xq && q < s->n_parts; q++)
+            rp_xq_fini(&pt->xq[q]);
+        free(pt->xq);
+        free(pt->notes);
+        rp_lbufs_fini(&pt->lbufs);
+        rp_msg_pool_fini(&pt->pool);
+        rp_engine_fini(&pt->eng);
+    }
+    free(s->parts);
+    s->parts = NULL;
+    s->n_parts = 0;
+    if (s->fail_lock) {
+        pthread_mutex_destroy(s->fail_lock);
+        free(s->fail_lock);
+        s->fail_lock = NULL;
+    }
+}
+
+void rp_sim_set_threads(rp_sim *s, uint32_t threads) { s->threads = threads ? threads : 1; }
+
+void rp_kernel_note(rp_sim *s, rp_kernel *k, int end)
+{
+    rp_part *p = rp_part_tls ? rp_part_tls : s->gpus[k->gpu].part;
+    if (p->n_notes == p->cap_notes) {
+        size_t nc = p->cap_notes ? 2 * p->cap_notes : 16;
+        rp_knote *v = realloc(p->notes, nc * sizeof *v);
+        if (!v) {
+            rp_sim_fail(s, "out of memory noting a kernel's %s", end ? "end" : "start");
+            return;
+        }
+        p->notes = v;
+        p->cap_notes = nc;
+    }
+    p->notes[p->n_notes++] = (rp_knote){k, (uint8_t)end};
+    /* The counters of the kernel's own partition, sampled now, at the exact
+     * time (the other partitions' at the next serial point: nothing of this
+     * kernel reaches them before, as every message to them takes >= W). */
+    if (k->snap0)
+        rp_stats_snapshot_part(&s->stats, k->snap0, (int32_t)p->id, true, end != 0);
+    rp_ksum *sum = end ? &k->sum1 : &k->sum0;
+    memset(sum, 0, sizeof *sum);
+    rp_ksum_take(s, k, sum, (int32_t)p->id, true);
+}
+
+rp_time rp_sim_now(const rp_sim *s)
+{
+    rp_time t = s->eng.now;
+    for (uint32_t p = 0; p < s->n_parts; p++)
+        if (s->parts[p].eng.now > t)
+            t = s->parts[p].eng.now;
+    return t;
+}
+
+uint64_t rp_sim_events(const rp_sim *s)
+{
+    uint64_t n = s->eng.n_events;
+    for (uint32_t p = 0; p < s->n_parts; p++)
+        n += s->parts[p].eng.n_events;
+    return n;
+}
+
+/* ---- the window loop --------------------------------------------------------------------- */
+
+/* Sense-reversing barrier: spins, then yields (the machine may have fewer
+ * cores than threads). */
+typedef struct barrier {
+    uint32_t n, count, sense;
+} barrier;
+
+static void barrier_wait(barrier *b, uint32_t *local_sense)
+{
+    uint32_t ls = *local_sense ^= 1;
+    if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == b->n) {
+        __atomic_store_n(&b->count, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&b->sense, ls, __ATOMIC_RELEASE);
+        return;
+    }
+    for (uint32_t spin = 0; __atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) != ls; spin++)
+        if (spin > 256)
+            sched_yield();
+        else
+            __builtin_ia32_pause();
+}
+
+typedef struct run_ctx {
+    rp_sim *s;
+    barrier bar;
+    rp_time t_lim;
+    uint32_t next_part;       /* atomic: next partition to take in this window */
+    int stop;                 /* set by the coordinator: workers leave */
+} run_ctx;
+
+/* Run partition p's window: deliver what other partitions sent it during
+ * the last window, then handle its events before the limit. */
+static void run_part(rp_sim *s, rp_part *p, rp_time t_lim)
+{
+    rp_part_tls = p;
+    for (uint32_t q = 0; q < s->n_parts; q++)
+        rp_xq_drain(&s->parts[q].xq[p->id]);
+    rp_engine *e = &p->eng;
+    uint32_t n = 0;
+    while (rp_engine_step_before(e, t_lim))
+        if (!(++n & 1023) && __atomic_load_n(&s->failed, __ATOMIC_RELAXED))
+            break;
+    p->next = rp_engine_next_time(e);
+    rp_part_tls = NULL;
+}
+
+static void run_window(run_ctx *c)
+{
+    rp_sim *s = c->s;
+    uint32_t i;
+    while ((i = __atomic_fetch_add(&c->next_part, 1, __ATOMIC_RELAXED)) < s->n_parts)
+        run_part(s, &s->parts[i], c->t_lim);
+}
+
+static void *worker(void *arg)
+{
+    run_ctx *c = arg;
+    uint32_t sense = 0;
+    for (;;) {
+        barrier_wait(&c->bar, &sense); /* window starts */
+        if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
+            return NULL;
+        run_window(c);
+        barrier_wait(&c->bar, &sense); /* window ends */
+    }
+}
+
+/* Copy a partition's buffered output to the sim's output. */
+static void flush_out(rp_sim *s, rp_part *p)
+{
+    if (!p->out)
+        return;
+    fflush(p->out);
+    if (p->olen) {
+        fwrite(p->obuf, 1, p->olen, s->out);
+        rewind(p->out);
+        p->olen = 0;
+    }
+}
+
+/* Serial point: what the partitions noted during the last window. */
+static void serial_point(rp_sim *s)
+{
+    for (uint32_t p = 0; p < s->n_parts; p++)
+        flush_out(s, &s->parts[p]);
+    rp_net_sum(s->net);
+    for (uint32_t p = 0; p < s->n_parts; p++) {
+        rp_part *pt = &s->parts[p];
+        for (size_t i = 0; i < pt->n_notes; i++) {
+            rp_knote *n = &pt->notes[i];
+            rp_kernel *k = n->k;
+            if (k->snap0)
+                rp_stats_snapshot_part(&s->stats, k->snap0, (int32_t)p, false, n->end);
+            rp_ksum_take(s, k, n->end ? &k->sum1 : &k->sum0, (int32_t)p, false);
+            if (n->end)
+                rp_host_kernel_done(s, k);
+        }
+        pt->n_notes = 0;
+    }
+}
+
+/* Earliest pending device activity: events and messages between partitions. */
+static rp_time device_next(rp_sim *s)
+{
+    rp_time t = RP_TIME_MAX;
+    for (uint32_t p = 0; p < s->n_parts; p++) {
+        rp_part *pt = &s->parts[p];
+        if (pt->next < t)
+            t = pt->next;
+        for (uint32_t q = 0; q < s->n_parts; q++) {
+            rp_xq *x = &pt->xq[q];
+            uint32_t r = x->w ^ 1;
+            if (x->oom)
+                rp_sim_fail(s, "out of memory queueing messages between partitions");
+            if (x->n[r] && x->min_arrive[r] < t)
+                t = x->min_arrive[r];
+        }
+    }
+    return t;
+}
+
+static void dump_all(rp_sim *s, FILE *f)
+{
+    rp_engine_dump(&s->eng, f);
+    for (uint32_t p = 0; p < s->n_parts; p++)
+        rp_engine_dump(&s->parts[p].eng, f);
+}
+
+static uint64_t progress(const rp_sim *s)
+{
+    uint64_t n = s->eng.progress;
+    for (uint32_t p = 0; p < s->n_parts; p++)
+        n += s->parts[p].eng.progress;
+    return n;
+}
+
+int rp_sim_run(rp_sim *s)
+{
+    run_ctx c;
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    uint32_t nt = s->threads < s->n_parts ? s->threads : s->n_parts;
+    if (nt < 1)
+        nt = 1;
+    c.bar.n = nt;
+    pthread_t *tid = calloc(nt, sizeof *tid);
+    uint32_t started = 0;
+    if (!tid) {
+        rp_sim_fail(s, "out of memory");
+        return -1;
+    }
+    for (uint32_t i = 1; i < nt; i++) {
+        if (pthread_create(&tid[i], NULL, worker, &c))
+            break;
+        started++;
+    }
+    if (started + 1 < nt) {
+        /* Not every thread started: run on this one alone (same result). */
+        if (started) {
+            __atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+            c.bar.n = started + 1;
+            uint32_t sense = 0;
+            barrier_wait(&c.bar, &sense);
+            for (uint32_t i = 1; i <= started; i++)
+                pthread_join(tid[i], NULL);
+            c.stop = 0;
+            started = 0;
+        }
+        c.bar.n = 1;
+    }
+    for (uint32_t p = 0; p < s->n_parts; p++)
+        s->parts[p].next = rp_engine_next_time(&s->parts[p].eng);
+    rp_engine_schedule(&s->eng, &s->host_ev, 0);
+    uint32_t sense = 0;
+    uint64_t last_progress = progress(s);
+    rp_time last_progress_t = 0, wd = rp_lat_ps(s->cfg.watchdog, s->clk);
+    for (;;) {
+        serial_point(s);
+        if (s->failed || rp_host_finished(s))
+            break;
+        rp_time t_dev = device_next(s), t_host = rp_engine_next_time(&s->eng);
+        if (s->failed)
+            break;
+        if (t_host < t_dev) {
+            /* The host acts alone at t_host: every partition is there. */
+            for (uint32_t p = 0; p < s->n_parts; p++)
+                rp_engine_advance(&s->parts[p].eng, t_host);
+            while (rp_engine_step_before(&s->eng, t_host + 1) && !s->failed)
+                ;
+            for (uint32_t p = 0; p < s->n_parts; p++)
+                s->parts[p].next = rp_engine_next_time(&s->parts[p].eng);
+            continue;
+        }
+        if (t_dev == RP_TIME_MAX) {
+            snprintf(s->eng.err, sizeof s->eng.err,
+                     "watchdog: deadlock at t=%llu ps: no events pending but work remains (component states dumped)",
+                     (unsigned long long)rp_sim_now(s));
+            dump_all(s, stderr);
+            rp_sim_fail(s, "%s", s->eng.err);
+            break;
+        }
+        uint64_t pr = progress(s);
+        if (pr != last_progress) {
+            last_progress = pr;
+            last_progress_t = t_dev;
+        } else if (wd && t_dev - last_progress_t > wd) {
+            snprintf(s->eng.err, sizeof s->eng.err, "watchdog: no progress for %llu ps (t=%llu ps; component states dumped)",
+                     (unsigned long long)(t_dev - last_progress_t), (unsigned long long)t_dev);
+            dump_all(s, stderr);
+            rp_sim_fail(s, "%s", s->eng.err);
+            break;
+        }
+        c.t_lim = t_dev + s->lookahead_ps;
+        if (t_host != RP_TIME_MAX && t_host + 1 < c.t_lim)
+            c.t_lim = t_host + 1;
+        s->windows++;
+        if (c.bar.n == 1) {
+            for (uint32_t p = 0; p < s->n_parts; p++)
+                run_part(s, &s->parts[p], c.t_lim);
+        } else {
+            __atomic_store_n(&c.next_part, 0, __ATOMIC_RELAXED);
+            barrier_wait(&c.bar, &sense);
+            run_window(&c);
+            barrier_wait(&c.bar, &sense);
+        }
+        /* What was sent during the window is delivered at the next one. */
+        for (uint32_t p = 0; p < s->n_parts; p++)
+            for (uint32_t q = 0; q < s->n_parts; q++)
+                rp_xq_flip(&s->parts[p].xq[q]);
+    }
+    if (c.bar.n > 1) {
+        __atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+        barrier_wait(&c.bar, &sense);
+    }
+    for (uint32_t i = 1; i <= started; i++)
+        pthread_join(tid[i], NULL);
+    free(tid);
+    for (uint32_t p = 0; p < s->n_parts; p++)
+        flush_out(s, &s->parts[p]);
+    rp_net_sum(s->net);
+    /* The data check's totals: the host's own counters plus every partition's. */
+    for (uint32_t p = 0; p < s->n_parts; p++) {
+        const rp_check *k = &s->parts[p].check;
+        rp_check *t = &s->check;
+        t->loads_checked += k->loads_checked;
+        t->load_mismatches += k->load_mismatches;
+        t->atomics_checked += k->atomics_checked;
+        t->atomic_mismatches += k->atomic_mismatches;
+        t->lds_checked += k->lds_checked;
+        t->lds_mismatches += k->lds_mismatches;
+        t->lds_unchecked += k->lds_unchecked;
+        t->d2h_checked += k->d2h_checked;
+        t->d2h_mismatches += k->d2h_mismatches;
+        t->walk_errors += k->walk_errors;
+        t->printed += k->printed;
+        t->atomic_printed += k->atomic_printed;
+        memset(&s->parts[p].check, 0, sizeof s->parts[p].check);
+    }
+    return s->failed ? -1 : 0;
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Deterministic parallel replay (mgpu-replay --threads T): the MGMark-style
+# benchmark programs (benchmarks/{aes,bitonic,fir,gd,km,transpose,conv}.hip,
+# --small) are recorded on four emulated GPUs and replayed on d-mgpu and
+# u-mgpu (pcie-bus; u-mgpu also p2p-ring, d-mgpu also pcie-tree) and on
+# r9nano with T = 1, 2 and 3 threads: the stats JSON must be identical byte
+# for byte and the text output identical apart from the wall-clock line, the
+# data check OK, and the 4-GPU replays split into 4 partitions. Bad --threads
+# values are refused with a one-line message.
+# Prints one "ok/FAIL name" line per check; exits non-zero on any failure.
+set -uo pipefail
+BUILD=${BUILD:-build}
+EMU=$BUILD/bin/gcn3-emu
+REPLAY=$BUILD/bin/mgpu-replay
+OUT=$BUILD/e2e-parallel
+mkdir -p "$OUT"
+pass=0; fail=0
+ok()  { pass=$((pass+1)); echo "  ok   $*"; }
+bad() { fail=$((fail+1)); echo "  FAIL $*"; }
+
+WORKLOADS=${WORKLOADS:-"aes bitonic fir gd km transpose conv"}
+for bin in "$EMU" "$REPLAY"; do
+  [ -x "$bin" ] || { echo "  FAIL parallel: $bin missing (make BUILD=$BUILD all programs)"; exit 1; }
+done
+
+# "partitions" and the data check of a stats JSON: prints "<partitions> <ok>".
+jsum() {
+  python3 - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d['check']
+okd = c['load_mismatches'] == 0 and c['d2h_mismatches'] == 0 and c['walk_errors'] == 0 and c['lds_mismatches'] == 0
+print(d['totals']['partitions'], int(okd))
+EOF
+}
+
+for prog in $WORKLOADS; do
+  bin=$BUILD/bench/$prog
+  if [ ! -x "$bin" ]; then
+    bad "$prog: $bin missing (make BUILD=$BUILD programs)"
+    continue
+  fi
+  tr=$OUT/$prog.gtrace
+  if ! "$EMU" --quiet --gpus 4 --record "$tr" -- "$bin" --small --gpus 4 >"$OUT/$prog.rec.out" 2>"$OUT/$prog.rec.err"; then
+    bad "$prog: record failed: $(tail -n 2 "$OUT/$prog.rec.err" | tr '\n' ' ')"
+    continue
+  fi
+  for cfg in "d-mgpu" "u-mgpu" "u-mgpu:p2p-ring" "d-mgpu:pcie-tree" "r9nano"; do
+    topo=${cfg%%:*}
+    set_args=()
+    [ "$cfg" != "$topo" ] && set_args=(--set "interconnect.kind=${cfg#*:}")
+    # one GPU (a single partition: threads change nothing) on two programs only
+    case "$cfg:$prog" in
+      r9nano:bitonic|r9nano:km|d-mgpu*|u-mgpu*) ;;
+      *) continue ;;
+    esac
+    name=$prog-${cfg/:/-}
+    good=1
+    for t in 1 2 3; do
+      if ! "$REPLAY" --topo "$topo" "${set_args[@]}" --threads $t --stats "$OUT/$name-t$t.json" "$tr" \
+           >"$OUT/$name-t$t.out" 2>"$OUT/$name-t$t.err"; then
+        bad "$name: replay with --threads $t failed: $(tail -n 2 "$OUT/$name-t$t.err" | tr '\n' ' ')"
+        good=0
+        break
+      fi
+      grep -v '^replay: ' "$OUT/$name-t$t.out" >"$OUT/$name-t$t.txt"
+    done
+    [ $good = 1 ] || continue
+    if cmp -s "$OUT/$name-t1.json" "$OUT/$name-t2.json" && cmp -s "$OUT/$name-t1.json" "$OUT/$name-t3.json"; then
+      ok "$name: stats JSON identical for --threads 1, 2, 3"
+    else
+      bad "$name: stats JSON differs between thread counts ($(cmp "$OUT/$name-t1.json" "$OUT/$name-t2.json" | head -1))"
+    fi
+    if cmp -s "$OUT/$name-t1.txt" "$OUT/$name-t2.txt" && cmp -s "$OUT/$name-t1.txt" "$OUT/$name-t3.txt"; then
+      ok "$name: text output identical"
+    else
+      bad "$name: text output differs between thread counts"
+    fi
+    read -r parts okd < <(jsum "$OUT/$name-t1.json")
+    want=4; [ "$topo" = r9nano ] && want=1
+    if [ "$parts" = "$want" ] && [ "$okd" = 1 ]; then
+      ok "$name: $parts partition(s), data check OK"
+    else
+      bad "$name: partitions $parts (want $want), data check ok=$okd"
+    fi
+  done
+done
+
+# Bad values: one line naming the option, exit status 2.
+any=$OUT/bitonic.gtrace
+for v in 0 -1 x 2000; do
+  "$REPLAY" --topo d-mgpu --threads "$v" "$any" >"$OUT/bad.out" 2>"$OUT/bad.err"
+  rc=$?
+  if [ $rc = 2 ] && grep -q -- "--threads '$v'" "$OUT/bad.err" && [ "$(wc -l <"$OUT/bad.err")" = 1 ]; then
+    ok "--threads $v refused: $(cat "$OUT/bad.err")"
+  else
+    bad "--threads $v: rc=$rc, $(head -c 200 "$OUT/bad.err")"
+  fi
+done
+
+echo "parallel: $pass passed, $fail failed"
+[ $fail = 0 ]
