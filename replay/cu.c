@@ -205,8 +205,18 @@ static uint32_t lds_cycles(const trc_mem_op *op, const rp_access *a, uint32_t ba
         }
         if (!nd)
             continue;
-        qsort(dw, nd, sizeof dw[0], cmp_u64);
-        uint32_t cnt[1024] = {0}, worst = 1, nb = banks > 1024 ? 1024 : banks, nu = 0;
+        if (nd <= 64) { /* the usual 32-64 dwords: insertion sort beats qsort's calls */
+            for (uint32_t i = 1; i < nd; i++) {
+                uint64_t x = dw[i];
+                uint32_t j = i;
+                for (; j > 0 && dw[j - 1] > x; j--)
+                    dw[j] = dw[j - 1];
+                dw[j] = x;
+            }
+        } else
+            qsort(dw, nd, sizeof dw[0], cmp_u64);
+        uint32_t cnt[1024], worst = 1, nb = banks > 1024 ? 1024 : banks, nu = 0;
+        memset(cnt, 0, nb * sizeof cnt[0]);
         for (uint32_t i = 0; i < nd; i++) {
             if (i && dw[i] == dw[i - 1])
                 continue; /* broadcast */

@@ -46,6 +46,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 _Thread_local rp_part *rp_part_tls;
 
@@ -234,6 +235,7 @@ uint64_t rp_sim_events(const rp_sim *s)
  * cores than threads). */
 typedef struct barrier {
     uint32_t n, count, sense;
+    uint32_t spins;           /* busy-wait this many times before yielding the core */
 } barrier;
 
 static void barrier_wait(barrier *b, uint32_t *local_sense)
@@ -245,7 +247,7 @@ static void barrier_wait(barrier *b, uint32_t *local_sense)
         return;
     }
     for (uint32_t spin = 0; __atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) != ls; spin++)
-        if (spin > 256)
+        if (spin >= b->spins)
             sched_yield();
         else
             __builtin_ia32_pause();
@@ -374,6 +376,9 @@ int rp_sim_run(rp_sim *s)
     if (nt < 1)
         nt = 1;
     c.bar.n = nt;
+    /* Spin while waiting for the others only when every thread has a core. */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    c.bar.spins = cpus > 0 && nt <= (uint32_t)cpus ? 1u << 14 : 0;
     pthread_t *tid = calloc(nt, sizeof *tid);
     uint32_t started = 0;
     if (!tid) {
