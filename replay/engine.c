@@ -275,6 +275,10 @@ bool rp_engine_step(rp_engine *e) { return rp_engine_step_before(e, RP_TIME_MAX)
 
 rp_time rp_engine_next_time(rp_engine *e)
 {
+    if (e->root_free) { /* called from a handler: drop the running event's spent root first */
+        e->root_free = 0;
+        heap_pop(e);
+    }
     for (;;) {
         while (e->hn && !ent_live(&e->heap[0]))
             heap_pop(e);

@@ -248,7 +248,7 @@ typedef struct rp_xent {
 typedef struct rp_xq {
     rp_xent *buf[2];
     size_t n[2], cap[2];
-    rp_time min_arrive[2];     /* earliest arrival in each buffer (RP_TIME_MAX: empty) */
+    rp_time min_arrive[2];     /* earliest arrival in each buffer; meaningful only when n[] > 0 */
     uint32_t w;                /* buffer the sender appends to */
     int oom;                   /* an append failed (out of memory) */
 } rp_xq;

@@ -256,12 +256,679 @@ static void test_schedule_in_handler(void **state)
     run_schedule_in_handler(RP_RING_PS);             /* just past it */
 }
 
+/* ---- windows: step_before, next_time, advance (parallel replay) ---------- */
+
+typedef struct tev {
+    rp_event ev;
+    int id;
+    int *n;
+    int *log;
+    rp_time *at;
+} tev;
+
+static void tev_h(rp_event *ev, rp_engine *e)
+{
+    tev *t = ev->owner;
+    t->log[*t->n] = t->id;
+    t->at[(*t->n)++] = e->now;
+}
+
+/* Events at base + offsets, all scheduled at now = 0: base 0 puts them in
+ * the near-future ring, a large base in the heap. The limit is base + 300. */
+static void limit_case(rp_time base)
+{
+    rp_engine e;
+    assert_int_equal(rp_engine_init(&e), 0);
+    int log[16], n = 0;
+    rp_time at[16];
+    enum { A, B, C, D, X, Y, Z, NEV };
+    tev t[NEV];
+    struct { rp_time off; enum rp_prio p; } spec[NEV] = {
+        [A] = {100, RP_PRIO_COMPONENT}, [B] = {299, RP_PRIO_HOST},    [C] = {300, RP_PRIO_COMPONENT},
+        [D] = {300, RP_PRIO_DELIVER},   [X] = {150, RP_PRIO_COMPONENT}, [Y] = {200, RP_PRIO_COMPONENT},
+        [Z] = {400, RP_PRIO_COMPONENT},
+    };
+    for (int i = 0; i < NEV; i++) {
+        t[i] = (tev){.id = i, .n = &n, .log = log, .at = at};
+        rp_event_init(&t[i].ev, tev_h, &t[i], spec[i].p);
+        assert_int_equal(rp_engine_schedule(&e, &t[i].ev, base + spec[i].off), 0);
+    }
+    assert_int_equal(rp_engine_next_time(&e), base + 100);
+    rp_engine_cancel(&e, &t[X].ev);                                  /* stale entry at base+150 */
+    rp_engine_cancel(&e, &t[Y].ev);                                  /* moved later: stale at base+200 */
+    assert_int_equal(rp_engine_schedule(&e, &t[Y].ev, base + 350), 0);
+    rp_engine_wake(&e, &t[Z].ev, base + 250);                        /* moved earlier: stale at base+400 */
+    assert_int_equal(e.n, 6);
+    assert_int_equal(rp_engine_next_time(&e), base + 100);
+    assert_int_equal(e.now, 0); /* next_time runs nothing */
+    assert_int_equal(n, 0);
+
+    rp_time lim = base + 300;
+    while (rp_engine_step_before(&e, lim))
+        ;
+    assert_int_equal(n, 3); /* A@100, Z@250, B@299; neither C nor D (both at the limit) */
+    assert_int_equal(log[0], A);
+    assert_int_equal(at[0], base + 100);
+    assert_int_equal(log[1], Z);
+    assert_int_equal(at[1], base + 250);
+    assert_int_equal(log[2], B);
+    assert_int_equal(at[2], base + 299);
+    assert_int_equal(e.now, base + 299);
+    assert_int_equal(rp_engine_next_time(&e), base + 300);
+    assert_false(rp_engine_step_before(&e, lim)); /* still refused */
+    assert_int_equal(n, 3);
+    assert_int_equal(e.now, base + 299);
+    assert_int_equal(e.n, 3);
+
+    while (rp_engine_step_before(&e, lim + 1))
+        ;
+    assert_int_equal(n, 5); /* D (DELIVER) before C at the same instant */
+    assert_int_equal(log[3], D);
+    assert_int_equal(log[4], C);
+    assert_int_equal(at[4], base + 300);
+    /* Y's old entry (200) is gone, its live one is at 350 */
+    assert_int_equal(rp_engine_next_time(&e), base + 350);
+    assert_false(rp_engine_step_before(&e, base + 350));
+    assert_true(rp_engine_step_before(&e, base + 351));
+    assert_int_equal(log[5], Y);
+    assert_int_equal(at[5], base + 350);
+    /* only Z's stale entry (400) is left: not reported, not run */
+    assert_int_equal(e.n, 0);
+    assert_int_equal(rp_engine_next_time(&e), RP_TIME_MAX);
+    assert_false(rp_engine_step_before(&e, RP_TIME_MAX));
+    assert_int_equal(e.now, base + 350);
+    assert_int_equal(n, 6);
+
+    /* A stale entry before the limit and a live one after it: nothing runs,
+     * now does not move to the stale entry's time. */
+    rp_engine_schedule(&e, &t[X].ev, e.now + 1000);
+    rp_engine_schedule(&e, &t[A].ev, e.now + 2000);
+    rp_engine_cancel(&e, &t[X].ev);
+    assert_false(rp_engine_step_before(&e, base + 350 + 1500));
+    assert_int_equal(e.now, base + 350);
+    assert_int_equal(n, 6);
+    assert_int_equal(rp_engine_next_time(&e), base + 350 + 2000);
+    assert_true(rp_engine_step(&e));
+    assert_int_equal(n, 7);
+    assert_int_equal(rp_engine_next_time(&e), RP_TIME_MAX);
+    rp_engine_fini(&e);
+}
+
+static void test_step_before_limit(void **state)
+{
+    (void)state;
+    limit_case(0);                 /* near future: the ring */
+    limit_case(100000);            /* far: the heap */
+    limit_case(RP_RING_PS - 400);  /* straddling the ring's span */
+}
+
+/* A ring event and a heap event at the same instant, the limit exactly there;
+ * and the ring after advance() past stale entries (slots reused by later times). */
+static void test_advance_ring_heap(void **state)
+{
+    (void)state;
+    rp_engine e;
+    assert_int_equal(rp_engine_init(&e), 0);
+    int log[16], n = 0;
+    rp_time at[16];
+    tev t[8];
+    for (int i = 0; i < 8; i++) {
+        t[i] = (tev){.id = i, .n = &n, .log = log, .at = at};
+        rp_event_init(&t[i].ev, tev_h, &t[i], i == 1 ? RP_PRIO_DELIVER : RP_PRIO_COMPONENT);
+    }
+    assert_int_equal(rp_engine_schedule(&e, &t[0].ev, 5000), 0); /* heap (now = 0) */
+    rp_engine_advance(&e, 1000);
+    assert_int_equal(e.now, 1000);
+    rp_engine_advance(&e, 10); /* backwards: no-op */
+    assert_int_equal(e.now, 1000);
+    assert_int_equal(rp_engine_schedule(&e, &t[1].ev, 5000), 0); /* ring, DELIVER */
+    assert_int_equal(rp_engine_schedule(&e, &t[2].ev, 999), -1);  /* past */
+    assert_int_equal(rp_engine_next_time(&e), 5000);
+    assert_false(rp_engine_step_before(&e, 5000));
+    assert_int_equal(e.now, 1000);
+    assert_true(rp_engine_step_before(&e, 5001));
+    assert_true(rp_engine_step_before(&e, 5001));
+    assert_false(rp_engine_step_before(&e, 5001));
+    assert_int_equal(n, 2);
+    assert_int_equal(log[0], 1);
+    assert_int_equal(log[1], 0);
+
+    /* stale ring entry at slot s, then advance far beyond the ring span */
+    rp_time now = e.now; /* 5000 */
+    rp_time stale_t = now + 1908;
+    assert_int_equal(rp_engine_schedule(&e, &t[2].ev, stale_t), 0);
+    assert_int_equal(rp_engine_schedule(&e, &t[3].ev, now + 3000), 0);
+    rp_engine_cancel(&e, &t[2].ev);
+    assert_int_equal(rp_engine_next_time(&e), now + 3000);
+    rp_engine_cancel(&e, &t[3].ev); /* another stale entry */
+    assert_int_equal(rp_engine_next_time(&e), RP_TIME_MAX);
+    rp_engine_advance(&e, now + 3 * RP_RING_PS + 17);
+    rp_time b = e.now;
+    /* A lands in the stale entry's slot; B, C, D spread over the ring span */
+    rp_time ta = stale_t + (b - stale_t + RP_RING_PS) / RP_RING_PS * RP_RING_PS; /* stale_t's slot, > b */
+    assert_true(ta > b && ta - b < RP_RING_PS);
+    assert_int_equal(rp_engine_schedule(&e, &t[4].ev, ta), 0);
+    assert_int_equal(rp_engine_schedule(&e, &t[5].ev, b + 5), 0);
+    assert_int_equal(rp_engine_schedule(&e, &t[6].ev, b + RP_RING_PS - 1), 0);
+    assert_int_equal(rp_engine_schedule(&e, &t[7].ev, b + RP_RING_PS), 0); /* heap */
+    assert_int_equal(rp_engine_next_time(&e), b + 5);
+    assert_true(rp_engine_step_before(&e, ta));
+    assert_false(rp_engine_step_before(&e, ta));
+    assert_int_equal(rp_engine_next_time(&e), ta);
+    while (rp_engine_step(&e))
+        ;
+    int want[4] = {5, 4, 6, 7};
+    rp_time want_t[4] = {b + 5, ta, b + RP_RING_PS - 1, b + RP_RING_PS};
+    assert_int_equal(n, 6);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(log[2 + i], want[i]);
+        assert_int_equal(at[2 + i], want_t[i]);
+    }
+    rp_engine_fini(&e);
+}
+
+/* Random schedules, cancels and moves (from handlers and between windows),
+ * run in windows [t0, t0 + w) with advance() between them, checked against a
+ * shadow queue: every handled event is the (time, prio, seq) minimum, lies in
+ * its window, and next_time equals the shadow's earliest time. */
+enum { WN = 24 };
+typedef struct wsh {
+    int pending;
+    rp_time t;
+    uint64_t seq;
+    int prio;
+} wsh;
+typedef struct wctx {
+    rp_engine *e;
+    tev ev[WN];
+    wsh sh[WN];
+    uint64_t seq;
+    uint32_t rng;
+    rp_time unit, lo, hi;
+    int n, bad;
+    int log[4];
+    rp_time at[4];
+} wctx;
+static wctx *wcur;
+
+static void w_sched(wctx *c, int i, rp_time t)
+{
+    assert_int_equal(rp_engine_schedule(c->e, &c->ev[i].ev, t), 0);
+    c->sh[i] = (wsh){1, t, c->seq++, c->sh[i].prio};
+}
+
+static void w_wake(wctx *c, int i, rp_time t)
+{
+    rp_engine_wake(c->e, &c->ev[i].ev, t);
+    if (t < c->e->now)
+        t = c->e->now;
+    if (!(c->sh[i].pending && c->sh[i].t <= t))
+        c->sh[i] = (wsh){1, t, c->seq++, c->sh[i].prio};
+}
+
+static rp_time w_min(const wctx *c)
+{
+    rp_time m = RP_TIME_MAX;
+    for (int i = 0; i < WN; i++)
+        if (c->sh[i].pending && c->sh[i].t < m)
+            m = c->sh[i].t;
+    return m;
+}
+
+static void w_poke(wctx *c)
+{
+    int o = (int)(xs(&c->rng) % WN);
+    uint32_t r = xs(&c->rng) % 5;
+    rp_time d = (xs(&c->rng) % 4) * c->unit + xs(&c->rng) % 7;
+    if (r == 0) {
+        rp_engine_cancel(c->e, &c->ev[o].ev);
+        c->sh[o].pending = 0;
+    } else if (r == 1 && !c->sh[o].pending) {
+        w_sched(c, o, c->e->now + d);
+    } else {
+        w_wake(c, o, c->e->now + d);
+    }
+}
+
+static void w_h(rp_event *ev, rp_engine *e)
+{
+    wctx *c = wcur;
+    tev *t = ev->owner;
+    int i = t->id;
+    /* the handled event is the shadow minimum */
+    for (int j = 0; j < WN; j++) {
+        const wsh *a = &c->sh[j], *b = &c->sh[i];
+        if (j != i && a->pending &&
+            (a->t < b->t || (a->t == b->t && (a->prio < b->prio || (a->prio == b->prio && a->seq < b->seq)))))
+            c->bad++;
+    }
+    if (!c->sh[i].pending || c->sh[i].t != e->now || e->now < c->lo || e->now >= c->hi)
+        c->bad++;
+    c->sh[i].pending = 0;
+    c->n++;
+    if (xs(&c->rng) % 3)
+        w_sched(c, i, e->now + (xs(&c->rng) % 3) * c->unit + xs(&c->rng) % 5);
+    w_poke(c);
+}
+
+static void run_windows_random(rp_time unit, uint32_t seed)
+{
+    rp_engine e;
+    assert_int_equal(rp_engine_init(&e), 0);
+    static wctx c;
+    memset(&c, 0, sizeof c);
+    c.e = &e;
+    c.rng = seed;
+    c.unit = unit;
+    wcur = &c;
+    int dummy_n = 0;
+    for (int i = 0; i < WN; i++) {
+        c.ev[i] = (tev){.id = i, .n = &dummy_n, .log = c.log, .at = c.at};
+        rp_event_init(&c.ev[i].ev, w_h, &c.ev[i], (enum rp_prio)(i % 3));
+        c.sh[i].prio = i % 3;
+        if (i % 2 == 0)
+            w_sched(&c, i, (xs(&c.rng) % 4) * unit + xs(&c.rng) % 3);
+    }
+    int windows = 0;
+    while (c.n < 30000) {
+        rp_time t0 = rp_engine_next_time(&e);
+        assert_int_equal(t0, w_min(&c));
+        if (t0 == RP_TIME_MAX) { /* everything died out: restart a few */
+            for (int k = 0; k < 4; k++) {
+                int i = (int)(xs(&c.rng) % WN);
+                if (!c.sh[i].pending)
+                    w_sched(&c, i, e.now + xs(&c.rng) % (2 * unit));
+            }
+            continue;
+        }
+        c.lo = t0;
+        c.hi = t0 + 1 + xs(&c.rng) % (3 * unit);
+        while (rp_engine_step_before(&e, c.hi))
+            ;
+        assert_int_equal(c.bad, 0);
+        rp_time nx = rp_engine_next_time(&e);
+        assert_int_equal(nx, w_min(&c));
+        assert_true(nx >= c.hi);
+        /* a synchronisation point: move forward, up to the next event */
+        if (nx != RP_TIME_MAX && xs(&c.rng) % 2) {
+            rp_time lim = nx < c.hi + 5 * unit ? nx : c.hi + 5 * unit;
+            rp_engine_advance(&e, c.hi + xs(&c.rng) % (lim - c.hi + 1));
+        }
+        /* messages drained between windows: schedule or move from outside */
+        if (xs(&c.rng) % 2)
+            w_poke(&c);
+        windows++;
+    }
+    assert_true(c.n >= 30000);
+    assert_true(windows > 1000);
+    size_t p = 0;
+    for (int i = 0; i < WN; i++)
+        p += (size_t)c.sh[i].pending;
+    assert_int_equal(p, e.n);
+    rp_engine_fini(&e);
+}
+
+static void test_windows_random(void **state)
+{
+    (void)state;
+    run_windows_random(300, 1);                /* ring */
+    run_windows_random(RP_RING_PS / 2 + 77, 2); /* ring and heap */
+    run_windows_random(3 * RP_RING_PS, 3);     /* mostly heap, advance across ring spans */
+}
+
+/* ---- links crossing partitions ------------------------------------------- */
+
+typedef struct xlog {
+    int n;
+    rp_time at[64];
+    uint64_t addr[64];
+} xlog;
+
+static void xlog_note(rp_port *p, rp_engine *e)
+{
+    xlog *x = p->owner;
+    rp_msg *m;
+    while ((m = rp_port_pop(p))) {
+        assert_true(x->n < 64);
+        x->at[x->n] = e->now;
+        x->addr[x->n++] = m->addr;
+    }
+}
+
+typedef struct sender {
+    rp_event ev;
+    rp_link *l;
+    rp_msg_pool *pool;
+    int count;
+    uint64_t addr;
+    uint16_t payload;
+} sender;
+
+static void sender_h(rp_event *ev, rp_engine *e)
+{
+    sender *s = ev->owner;
+    for (int i = 0; i < s->count; i++) {
+        rp_msg *m = rp_msg_alloc(s->pool);
+        assert_non_null(m);
+        m->addr = s->addr + (uint64_t)i;
+        m->payload = s->payload;
+        rp_link_send(s->l, m, e->now);
+    }
+}
+
+/* Engine A (sender) and engine B (receiver), link latency L = 10 ns and
+ * 64 B/ns, W = L. Sends: 2 at 0.5 ns, 1 at 9.999 ns, 1 at 11.6 ns, 1 at 15 ns. */
+enum { XL = 10000 };
+static const rp_time x_send_t[4] = {500, 9999, 11600, 15000};
+static const int x_send_n[4] = {2, 1, 1, 1};
+/* arrival = max(ready, busy) + 1000 (64 B at 64 B/ns) + 10000 */
+static const rp_time x_want[5] = {11500, 12500, 20999, 22600, 26000};
+
+static void test_cross_link_windows(void **state)
+{
+    (void)state;
+    rp_engine A, B;
+    assert_int_equal(rp_engine_init(&A), 0);
+    assert_int_equal(rp_engine_init(&B), 0);
+    rp_msg_pool pool = {0};
+    xlog got = {0};
+    rp_port dst = {.notify = xlog_note, .owner = &got};
+    rp_link l;
+    rp_xq q = {0};
+    rp_link_init(&l, &B, &dst, XL, 64000000000ull, 0);
+    rp_link_cross(&l, &A, &q);
+    assert_ptr_equal(l.eng, &B);
+    assert_ptr_equal(l.src_eng, &A);
+    sender s[4];
+    for (int i = 0; i < 4; i++) {
+        s[i] = (sender){.l = &l, .pool = &pool, .count = x_send_n[i], .addr = 10 * (uint64_t)(i + 1), .payload = 64};
+        rp_event_init(&s[i].ev, sender_h, &s[i], RP_PRIO_COMPONENT);
+        assert_int_equal(rp_engine_schedule(&A, &s[i].ev, x_send_t[i]), 0);
+    }
+
+    /* window 1: [0, L) */
+    while (rp_engine_step_before(&A, XL))
+        ;
+    assert_int_equal(A.now, 9999);
+    assert_int_equal(q.w, 0);
+    assert_int_equal(q.n[0], 3);
+    assert_int_equal(q.n[1], 0);
+    assert_int_equal(q.min_arrive[0], 11500);
+    for (int i = 0; i < 3; i++) {
+        assert_ptr_equal(q.buf[0][i].l, &l);
+        assert_int_equal(q.buf[0][i].m->arrive, x_want[i]);
+    }
+    /* nothing reached B: no event, no delivery, no link activity */
+    assert_int_equal(rp_engine_next_time(&B), RP_TIME_MAX);
+    assert_false(rp_engine_step_before(&B, XL));
+    assert_true(rp_engine_empty(&B));
+    assert_int_equal(got.n, 0);
+    assert_null(l.head);
+    assert_false(l.ev.pending);
+    rp_xq_drain(&q); /* drain buffer (1) is empty: nothing moves */
+    assert_int_equal(q.n[0], 3);
+    assert_true(rp_engine_empty(&B));
+
+    /* serial point */
+    rp_xq_flip(&q);
+    assert_int_equal(q.w, 1);
+    assert_int_equal(q.n[0], 3);
+    assert_int_equal(q.n[1], 0);
+    assert_int_equal(q.min_arrive[0], 11500);
+    rp_time t0 = rp_engine_next_time(&A); /* 11600 */
+    assert_int_equal(t0, 11600);
+    if (q.min_arrive[0] < t0)
+        t0 = q.min_arrive[0];
+    assert_int_equal(t0, 11500);
+    rp_time lim = t0 + XL; /* window 2: [11500, 21500) */
+
+    /* A runs part of its window before B drains: its send lands in buf[1]
+     * and leaves buf[0] (being drained) alone */
+    while (rp_engine_step_before(&A, 13000))
+        ;
+    assert_int_equal(q.n[1], 1);
+    assert_int_equal(q.min_arrive[1], 22600);
+    assert_int_equal(q.n[0], 3);
+    assert_int_equal(q.min_arrive[0], 11500);
+    /* B: drain, then its whole window */
+    rp_xq_drain(&q);
+    assert_int_equal(q.n[0], 0);
+    assert_int_equal(q.min_arrive[0], RP_TIME_MAX);
+    assert_int_equal(q.n[1], 1);
+    assert_int_equal(rp_engine_next_time(&B), 11500);
+    assert_int_equal(got.n, 0);
+    while (rp_engine_step_before(&B, lim))
+        ;
+    assert_int_equal(got.n, 3);
+    assert_int_equal(B.now, 20999);
+    /* A finishes its window after B ran ahead: the arrival is computed on
+     * A's clock (15000), not B's (20999) */
+    while (rp_engine_step_before(&A, lim))
+        ;
+    assert_int_equal(A.now, 15000);
+    assert_int_equal(q.n[1], 2);
+    assert_int_equal(q.buf[1][1].m->arrive, 26000);
+    assert_int_equal(q.min_arrive[1], 22600);
+    assert_int_equal(rp_engine_next_time(&B), RP_TIME_MAX);
+
+    /* serial point; window 3 */
+    rp_xq_flip(&q);
+    assert_int_equal(q.w, 0);
+    assert_int_equal(q.n[0], 0);
+    assert_int_equal(q.min_arrive[0], RP_TIME_MAX);
+    assert_int_equal(rp_engine_next_time(&A), RP_TIME_MAX);
+    t0 = q.min_arrive[1];
+    assert_int_equal(t0, 22600);
+    assert_true(t0 >= lim); /* the lookahead guarantee */
+    rp_xq_drain(&q);
+    assert_int_equal(q.n[1], 0);
+    while (rp_engine_step_before(&B, t0 + XL))
+        ;
+    assert_int_equal(got.n, 5);
+    uint64_t want_addr[5] = {10, 11, 20, 30, 40};
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(got.at[i], x_want[i]);
+        assert_int_equal(got.addr[i], want_addr[i]);
+    }
+    assert_int_equal(l.st_msgs, 5);
+    assert_int_equal(l.st_bytes, 5 * 64);
+    assert_true(rp_engine_empty(&A));
+    assert_true(rp_engine_empty(&B));
+    assert_null(l.head);
+
+    /* the same sends on one engine over a plain link give the same times */
+    rp_engine E;
+    assert_int_equal(rp_engine_init(&E), 0);
+    xlog ref = {0};
+    rp_port rdst = {.notify = xlog_note, .owner = &ref};
+    rp_link rl;
+    rp_link_init(&rl, &E, &rdst, XL, 64000000000ull, 0);
+    for (int i = 0; i < 4; i++) {
+        s[i].l = &rl;
+        assert_int_equal(rp_engine_schedule(&E, &s[i].ev, x_send_t[i]), 0);
+    }
+    while (rp_engine_step(&E))
+        ;
+    assert_int_equal(ref.n, 5);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(ref.at[i], got.at[i]);
+        assert_int_equal(ref.addr[i], got.addr[i]);
+    }
+    rp_engine_fini(&E);
+    rp_xq_fini(&q);
+    assert_null(q.buf[0]);
+    assert_null(q.buf[1]);
+    rp_msg_pool_fini(&pool);
+    rp_engine_fini(&A);
+    rp_engine_fini(&B);
+}
+
+/* Ping-pong across two partitions: senders on A send requests to B over a
+ * crossed link; B answers each on another crossed link back to A. Run in
+ * conservative windows (flip, drain, step_before) with either partition
+ * first, or on one engine with plain links: every run gives the same
+ * delivery times and order. */
+typedef struct pp_side {
+    xlog log;
+    rp_link *reply;        /* B: link for answers; NULL on A */
+    rp_msg_pool *pool;
+    rp_time lo, hi;        /* current window of this side's engine */
+    int bad;
+} pp_side;
+
+static void pp_note(rp_port *p, rp_engine *e)
+{
+    pp_side *sd = p->owner;
+    rp_msg *m;
+    if (e->now < sd->lo || e->now >= sd->hi)
+        sd->bad++;
+    while ((m = rp_port_pop(p))) {
+        if (sd->log.n < 64) {
+            sd->log.at[sd->log.n] = e->now;
+            sd->log.addr[sd->log.n++] = m->addr;
+        } else {
+            sd->bad++;
+        }
+        if (sd->reply) {
+            rp_msg *r = rp_msg_alloc(sd->pool);
+            r->addr = m->addr | 0x1000;
+            r->payload = (uint16_t)(m->addr % 3 * 32);
+            rp_link_send(sd->reply, r, e->now + 700);
+        }
+        rp_msg_free(sd->pool, m);
+    }
+}
+
+typedef struct pp_result {
+    xlog a, b;
+    uint64_t windows;
+} pp_result;
+
+/* mode 0: one engine; 1: partitions, A first; 2: partitions, B first */
+static void pp_run(int mode, pp_result *out)
+{
+    enum { NS = 12 };
+    const rp_time L = 8000;
+    rp_engine ea, eb;
+    assert_int_equal(rp_engine_init(&ea), 0);
+    assert_int_equal(rp_engine_init(&eb), 0);
+    rp_engine *A = &ea, *B = mode ? &eb : &ea;
+    rp_msg_pool pool = {0};
+    pp_side sa = {.pool = &pool, .hi = RP_TIME_MAX}, sb = {.pool = &pool, .hi = RP_TIME_MAX};
+    rp_port pa = {.notify = pp_note, .owner = &sa}, pb = {.notify = pp_note, .owner = &sb};
+    rp_link ab, ba;
+    rp_xq qab = {0}, qba = {0};
+    rp_link_init(&ab, B, &pb, L, 32000000000ull, 16);  /* 32 B/ns, 16 B header */
+    rp_link_init(&ba, A, &pa, L + 1234, 16000000000ull, 8);
+    if (mode) {
+        rp_link_cross(&ab, A, &qab);
+        rp_link_cross(&ba, B, &qba);
+    }
+    sb.reply = &ba;
+    sender s[NS];
+    uint32_t rng = 777;
+    for (int i = 0; i < NS; i++) {
+        s[i] = (sender){.l = &ab, .pool = &pool, .count = 1 + (int)(xs(&rng) % 3),
+                        .addr = 16 * (uint64_t)i, .payload = (uint16_t)(xs(&rng) % 4 * 32)};
+        rp_event_init(&s[i].ev, sender_h, &s[i], RP_PRIO_COMPONENT);
+        assert_int_equal(rp_engine_schedule(A, &s[i].ev, xs(&rng) % 60000), 0);
+    }
+    uint64_t windows = 0;
+    if (!mode) {
+        while (rp_engine_step(A))
+            ;
+    } else {
+        rp_time prev_lim = 0;
+        for (;;) {
+            rp_xq_flip(&qab);
+            rp_xq_flip(&qba);
+            rp_time t = rp_engine_next_time(A), tb = rp_engine_next_time(B);
+            if (tb < t)
+                t = tb;
+            rp_xq *qs[2] = {&qab, &qba};
+            for (int k = 0; k < 2; k++) {
+                uint32_t r = qs[k]->w ^ 1;
+                if (qs[k]->n[r]) {
+                    assert_true(qs[k]->min_arrive[r] >= prev_lim);
+                    for (size_t j = 0; j < qs[k]->n[r]; j++)
+                        assert_true(qs[k]->buf[r][j].m->arrive >= qs[k]->min_arrive[r]);
+                    if (qs[k]->min_arrive[r] < t)
+                        t = qs[k]->min_arrive[r];
+                } else if (windows) { /* (a zeroed rp_xq starts with min_arrive 0) */
+                    assert_int_equal(qs[k]->min_arrive[r], RP_TIME_MAX);
+                }
+            }
+            if (t == RP_TIME_MAX)
+                break;
+            assert_true(t >= prev_lim);
+            rp_time lim = t + L;
+            sa.lo = sb.lo = t;
+            sa.hi = sb.hi = lim;
+            for (int k = 0; k < 2; k++) {
+                int side = (mode == 1) ? k : 1 - k;
+                rp_engine *e = side ? B : A;
+                rp_xq_drain(side ? &qab : &qba);
+                while (rp_engine_step_before(e, lim))
+                    ;
+                assert_true(rp_engine_next_time(e) >= lim);
+            }
+            prev_lim = lim;
+            windows++;
+        }
+        assert_int_equal(qab.oom, 0);
+        assert_int_equal(qba.oom, 0);
+    }
+    assert_int_equal(sa.bad, 0);
+    assert_int_equal(sb.bad, 0);
+    assert_int_equal(pool.live, 0);
+    out->a = sa.log;
+    out->b = sb.log;
+    out->windows = windows;
+    rp_xq_fini(&qab);
+    rp_xq_fini(&qba);
+    rp_msg_pool_fini(&pool);
+    rp_engine_fini(&ea);
+    rp_engine_fini(&eb);
+}
+
+static void test_cross_determinism(void **state)
+{
+    (void)state;
+    static pp_result r[4];
+    pp_run(0, &r[0]);
+    pp_run(1, &r[1]);
+    pp_run(1, &r[2]);
+    pp_run(2, &r[3]);
+    assert_true(r[0].b.n >= 12);
+    assert_int_equal(r[0].a.n, r[0].b.n); /* every request answered */
+    assert_true(r[1].windows > 3);
+    for (int k = 1; k < 4; k++) {
+        assert_int_equal(r[k].a.n, r[0].a.n);
+        assert_int_equal(r[k].b.n, r[0].b.n);
+        assert_memory_equal(r[k].a.at, r[0].a.at, sizeof r[0].a.at[0] * (size_t)r[0].a.n);
+        assert_memory_equal(r[k].a.addr, r[0].a.addr, sizeof r[0].a.addr[0] * (size_t)r[0].a.n);
+        assert_memory_equal(r[k].b.at, r[0].b.at, sizeof r[0].b.at[0] * (size_t)r[0].b.n);
+        assert_memory_equal(r[k].b.addr, r[0].b.addr, sizeof r[0].b.addr[0] * (size_t)r[0].b.n);
+    }
+    assert_int_equal(r[1].windows, r[2].windows);
+    assert_int_equal(r[1].windows, r[3].windows);
+    /* requests arrive in send order per link and no earlier than latency after 0 */
+    for (int i = 0; i < r[0].b.n; i++) {
+        assert_true(r[0].b.at[i] >= 8000);
+        if (i)
+            assert_true(r[0].b.at[i] >= r[0].b.at[i - 1]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
         cmocka_unit_test(test_order),        cmocka_unit_test(test_past_refused),
         cmocka_unit_test(test_cancel_and_wake), cmocka_unit_test(test_link_bandwidth),
         cmocka_unit_test(test_clock), cmocka_unit_test(test_schedule_in_handler),
+        cmocka_unit_test(test_step_before_limit), cmocka_unit_test(test_advance_ring_heap),
+        cmocka_unit_test(test_windows_random), cmocka_unit_test(test_cross_link_windows),
+        cmocka_unit_test(test_cross_determinism),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
