@@ -16,7 +16,20 @@ default size (MGSim Table II, 1 GPU) it measures
               4-GPU column: the program sees one GPU); d-mgpu on a trace recorded
               with `gcn3-emu --gpus 4 -- prog --gpus 4` (same 4x problem split over
               four devices). Per preset: wall seconds, M wavefront-instr/s,
-              simulated cycles and time, DRAM and inter-GPU bytes, peak memory.
+              simulated cycles and time, DRAM and inter-GPU bytes, peak memory;
+  parallel    mgpu-replay --threads T on the two 4-GPU presets (u-mgpu on the
+              1gpu_4x trace, d-mgpu on the 4gpu trace) for T = 1, 2 and
+              os.cpu_count() when that is larger: best wall seconds of
+              --parallel-repeat runs per T (the first T=1 run is the replay
+              of the table above, the others interleave T=2, T=1, T=2, ...),
+              speedup best(T=1) / best(T), partitions, lookahead and
+              synchronisation windows (the stats file's totals), and whether
+              the --stats files of all runs are byte-identical (they must be:
+              a difference is reported as a failure, exit status 1). Target
+              (issue 8): >= 1.8x on 2 cores for the 4-GPU presets.
+              --parallel-only measures this part alone (recording the two
+              traces once, no emulation timings) into OUT/parallel.{json,md};
+              --no-parallel skips it.
 Results go to OUT/latest.json (stable keys, schema below) and OUT/latest.md.
 The previous latest.json becomes OUT/previous.json and the two are compared:
 a change for the worse of more than 10% in a speed, size or memory figure is
@@ -24,7 +37,8 @@ flagged as a regression (listed in the Markdown and on stderr); changes of
 simulated cycles are listed as model changes.
 
 Timings are the best of --repeat runs (emulation); replays run once (they are
-deterministic; their wall time varies with machine load). Stdlib only.
+deterministic; their wall time varies with machine load), except the parallel
+replays (best of --parallel-repeat, default 2). Stdlib only.
 """
 import argparse
 import json
@@ -55,6 +69,9 @@ PRESETS = ["r9nano", "m-sgpu", "u-mgpu", "d-mgpu"]
 TRACE_OF_PRESET = {"r9nano": "1gpu", "m-sgpu": "1gpu_4x", "u-mgpu": "1gpu_4x", "d-mgpu": "4gpu"}
 SCHEMA = 1
 THRESHOLD = 0.10
+# the presets replayed with mgpu-replay --threads T (4 partitions: one per GPU)
+PARALLEL_PRESETS = ["u-mgpu", "d-mgpu"]
+PARALLEL_TARGET = 1.8  # issue 8: speedup at T=2 on 2 cores, 4-GPU presets
 
 # metric path -> +1 if higher is better, -1 if lower is better (regression check)
 def metric_dirs(w):
@@ -71,6 +88,9 @@ def metric_dirs(w):
     for p in PRESETS:
         d[("replay", p, "minstr_per_s")] = +1
         d[("replay", p, "peak_rss_mib")] = -1
+    for p, r in (w.get("parallel") or {}).items():
+        for t in (r.get("speedup") or {}):
+            d[("parallel", p, "speedup", t)] = +1
     return d
 
 
@@ -132,6 +152,8 @@ class Bench:
         self.work = os.path.join(a.build, "benchrun")
         os.makedirs(self.work, exist_ok=True)
         self.nthr = a.threads or len(os.sched_getaffinity(0))
+        self.par_threads = parallel_threads(a.parallel_threads)
+        self.failures = []  # parallel-replay failures (the workload's other results stay)
 
     def emu_run(self, prog, args, threads, record=None, gpus=1, tag="run"):
         cmd = [self.emu, "--threads", str(threads)]
@@ -165,22 +187,37 @@ class Bench:
             raise RunError(f"gcn3-trace info {path} --json: no file_bytes/total.record_bytes/"
                            f"total.data_bytes ({e})")
 
-    def replay_run(self, prog, preset, trace):
-        stats = os.path.join(self.work, f"{prog}-{preset}.json")
-        cmd = [self.replay, "--quiet", "--topo", preset, "--stats", stats, trace]
-        st, wall, rss, out, err = run(cmd, os.path.join(self.work, f"{prog}-{preset}.txt"))
+    def replay_exec(self, preset, trace, stats, txt, threads=None):
+        """One mgpu-replay run; (wall seconds, peak RSS MiB)."""
+        cmd = [self.replay, "--quiet", "--topo", preset]
+        if threads is not None:
+            cmd += ["--threads", str(threads)]
+        cmd += ["--stats", stats, trace]
+        st, wall, rss, out, err = run(cmd, txt)
         if st != 0:
             tail = " | ".join((out.strip().splitlines() + err.strip().splitlines())[-3:])
             raise RunError(f"{' '.join(cmd)}: exit {st}: {tail}")
+        return wall, rss
+
+    def summarise(self, stats):
         # Stats files of many-kernel traces reach tens of MB: read them in a
         # child process, so this process stays small (a child's ru_maxrss
         # starts from its parent's size at fork).
         st2, _, _, sj, serr = run([sys.executable, os.path.abspath(__file__), "--summarise-stats", stats])
         if st2 != 0:
             raise RunError(f"reading {stats}: {serr.strip()[-300:]}")
-        s = json.loads(sj)
+        return json.loads(sj)
+
+    def replay_run(self, prog, preset, trace):
+        return self.replay_sample(prog, preset, trace)[0]
+
+    def replay_sample(self, prog, preset, trace):
+        """The preset's replay (no --threads: one thread); (result, wall s, stats path, summary)."""
+        stats = os.path.join(self.work, f"{prog}-{preset}.json")
+        wall, rss = self.replay_exec(preset, trace, stats, os.path.join(self.work, f"{prog}-{preset}.txt"))
+        s = self.summarise(stats)
         n = s["wavefront_instructions"]
-        return {
+        res = {
             "trace": TRACE_OF_PRESET[preset],
             "gpus": s["gpus"],
             "wavefront_instructions": n,
@@ -194,6 +231,74 @@ class Bench:
             "peak_rss_mib": round(rss, 1),
             "data_check": "OK",
         }
+        return res, wall, stats, s
+
+    def parallel(self, prog, preset, trace, first=None):
+        """mgpu-replay --threads T for T in self.par_threads, best of --parallel-repeat
+        runs each, interleaved; first = (wall s, stats path, summary) of a T=1 replay
+        already made (it counts as the first T=1 run and is the reference stats file).
+        Every stats file is compared byte for byte with the reference."""
+        reps = self.a.parallel_repeat
+        walls = {t: [] for t in self.par_threads}
+        ref, summ = None, None
+        if first is not None and 1 in walls:
+            walls[1].append(first[0])
+            ref, summ = first[1], first[2]
+        mismatch = []
+        load = os.getloadavg()[0]  # the machine is shared: the load says how far to trust the walls
+        order = [(i, t) for i in range(reps) for t in self.par_threads]
+        for i, t in order:
+            if len(walls[t]) > i:
+                continue  # the T=1 run reused from the main replay
+            stats = os.path.join(self.work, f"{prog}-{preset}-t{t}-{i}.json")
+            log(f"{prog}: parallel replay {preset} --threads {t} (run {i + 1} of {reps})")
+            wall, _ = self.replay_exec(preset, trace, stats,
+                                       os.path.join(self.work, f"{prog}-{preset}-t{t}-{i}.txt"), threads=t)
+            walls[t].append(wall)
+            if ref is None:
+                ref = stats
+                summ = self.summarise(stats)
+                continue
+            off = first_difference(ref, stats)
+            if off is None:
+                os.unlink(stats)
+            else:
+                mismatch.append({"threads": t, "run": i + 1, "file": stats, "reference": ref,
+                                 "first_difference_byte": off})
+                log(f"{prog}: PARALLEL REPLAY MISMATCH: {preset} --threads {t}: {stats} differs from "
+                    f"{ref} at byte {off}")
+        best = {t: min(v) for t, v in walls.items()}
+        parts = summ.get("partitions")
+        r = {
+            "trace": TRACE_OF_PRESET[preset],
+            "wavefront_instructions": summ["wavefront_instructions"],
+            "partitions": parts,
+            "lookahead_ps": summ.get("lookahead_ps"),
+            "sync_windows": summ.get("sync_windows"),
+            "repeat": reps,
+            "wall_s": {str(t): round(v, 3) for t, v in best.items()},
+            "wall_s_runs": {str(t): [round(x, 3) for x in v] for t, v in walls.items()},
+            "loadavg_1min_before": round(load, 2),
+            "threads_used": {str(t): min(t, parts) if isinstance(parts, int) else None for t in best},
+            "speedup": {str(t): round(best[1] / v, 3) if 1 in best and v > 0 else None
+                        for t, v in best.items() if t != 1},
+            "identical_stats": not mismatch,
+        }
+        if mismatch:
+            r["mismatch"] = mismatch
+            self.failures.append(f"{prog} {preset}: stats files differ between thread counts")
+        return r
+
+    def parallel_part(self, prog, preset, trace, first=None):
+        """self.parallel, its failure recorded (not raised): the other results stay."""
+        try:
+            return self.parallel(prog, preset, trace, first)
+        except (RunError, OSError, KeyError, ValueError, TypeError) as e:
+            if not isinstance(e, RunError):
+                e = f"harness: {type(e).__name__}: {e}"
+            log(f"{prog}: parallel replay {preset} FAILED: {e}")
+            self.failures.append(f"{prog} {preset}: {e}")
+            return {"trace": TRACE_OF_PRESET[preset], "error": str(e)}
 
     def workload(self, prog, a1, a4, ad, small):
         binp = os.path.join(self.build, "bench", prog)
@@ -244,9 +349,14 @@ class Bench:
         log(f"{prog}: recording the 4x problem on one GPU")
         e4 = self.emu_run(prog, a4, self.nthr, record=t4, tag="4x")
         r["output_4x"] = e4["out"]
+        first = None
         for p in ("m-sgpu", "u-mgpu"):
             log(f"{prog}: replay {p} ({e4['instr']} wavefront instructions)")
-            r["replay"][p] = self.replay_run(prog, p, t4)
+            r["replay"][p], *sample = self.replay_sample(prog, p, t4)
+            if p == "u-mgpu":
+                first = sample
+        if self.a.parallel:
+            r["parallel"] = {"u-mgpu": self.parallel_part(prog, "u-mgpu", t4, first)}
         os.unlink(t4)
         td = os.path.join(self.work, f"{prog}.4gpu.gtrace")
         log(f"{prog}: recording the 4x problem on four GPUs")
@@ -255,9 +365,58 @@ class Bench:
             log(f"{prog}: note: the --gpus 4 run does not say it used 4 devices: {ed['out']}")
         r["output_4gpu"] = ed["out"]
         log(f"{prog}: replay d-mgpu ({ed['instr']} wavefront instructions)")
-        r["replay"]["d-mgpu"] = self.replay_run(prog, "d-mgpu", td)
+        r["replay"]["d-mgpu"], *first = self.replay_sample(prog, "d-mgpu", td)
+        if self.a.parallel:
+            r["parallel"]["d-mgpu"] = self.parallel_part(prog, "d-mgpu", td, first)
         os.unlink(td)
         return r
+
+    def workload_parallel(self, prog, a1, a4, ad, small):
+        """--parallel-only: record the 1gpu_4x and 4gpu traces, replay them in parallel."""
+        binp = os.path.join(self.build, "bench", prog)
+        if not os.access(binp, os.X_OK):
+            raise RunError(f"{binp} missing (benchmarks/{prog}.hip; make BUILD={self.build} programs)")
+        if self.a.small:
+            a1, a4, ad = small
+        r = {"args": {"1gpu_4x": a4, "4gpu": ad}, "parallel": {}}
+        for preset, args, gpus in (("u-mgpu", a4, 1), ("d-mgpu", ad, 4)):
+            tr = os.path.join(self.work, f"{prog}.{TRACE_OF_PRESET[preset]}.gtrace")
+            log(f"{prog}: recording the {TRACE_OF_PRESET[preset]} trace")
+            e = self.emu_run(prog, args, self.nthr, record=tr, gpus=gpus, tag=f"par-{preset}")
+            r["output_" + TRACE_OF_PRESET[preset]] = e["out"]
+            r["parallel"][preset] = self.parallel_part(prog, preset, tr)
+            os.unlink(tr)
+        return r
+
+
+def parallel_threads(spec):
+    """Thread counts of the parallel replays: 1, 2 and os.cpu_count() unless spec
+    (comma-separated) says otherwise; 1 is always included (the speedup's base)."""
+    if spec:
+        try:
+            ts = {int(x) for x in spec.split(",") if x.strip()}
+        except ValueError:
+            raise SystemExit(f"bench: --parallel-threads '{spec}': expected numbers such as 1,2,4")
+        if not ts or min(ts) < 1:
+            raise SystemExit(f"bench: --parallel-threads '{spec}': expected numbers >= 1")
+    else:
+        ts = {2, os.cpu_count() or 1}
+    return sorted(ts | {1})
+
+
+def first_difference(a, b):
+    """None if files a and b are byte-identical, else the offset of the first difference."""
+    off = 0
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        while True:
+            x, y = fa.read(1 << 20), fb.read(1 << 20)
+            if x != y:
+                n = min(len(x), len(y))
+                i = next((k for k in range(n) if x[k] != y[k]), n)
+                return off + i
+            if not x:
+                return None
+            off += len(x)
 
 
 def summarise_stats(path):
@@ -275,6 +434,10 @@ def summarise_stats(path):
         "cycles": int(round(ps * freq / 1e12)),
         "dram_bytes": sum(k.get("dram_bytes", 0) for k in s["kernels"]),
         "inter_gpu_bytes": tot["counters"].get("link.bytes", 0),
+        # the parallel replay's decomposition (absent in stats of older replays)
+        "partitions": tot.get("partitions"),
+        "lookahead_ps": tot.get("lookahead_ps"),
+        "sync_windows": tot.get("sync_windows"),
     }
 
 
@@ -334,9 +497,113 @@ def fmt(v, f="{:.2f}"):
     return f.format(v)
 
 
+def geomean(xs):
+    xs = [x for x in xs if isinstance(x, (int, float)) and x > 0]
+    if not xs:
+        return None
+    p = 1.0
+    for x in xs:
+        p *= x
+    return p ** (1.0 / len(xs))
+
+
+def parallel_summary(res):
+    """The run's parallel-replay summary: per preset and thread count the geometric
+    mean of the speedups over the workloads; whether every stats file matched."""
+    ts = res.get("parallel", {}).get("threads") or []
+    g, ok = {}, True
+    for p in PARALLEL_PRESETS:
+        g[p] = {}
+        for t in ts:
+            if t == 1:
+                continue
+            v = geomean(get(w, ("parallel", p, "speedup", str(t))) for w in res["workloads"].values())
+            g[p][str(t)] = round(v, 3) if v is not None else None
+    for w in res["workloads"].values():
+        for r in (w.get("parallel") or {}).values():
+            if "error" in r or not r.get("identical_stats"):
+                ok = False
+    return g, ok
+
+
+def markdown_parallel(res):
+    """The "Parallel replay" section (empty for results without one)."""
+    pr = res.get("parallel")
+    if not pr:
+        return []
+    ts = pr["threads"]
+    nts = [t for t in ts if t != 1]
+    L = ["## Parallel replay (mgpu-replay --threads T)", ""]
+    reused = "" if res.get("parallel_only") else " (the first T=1 run is the replay of the table above)"
+    L.append(f"One trace replayed with T worker threads over the machine's partitions (one per GPU): u-mgpu "
+             f"on the 1gpu_4x trace, d-mgpu on the 4gpu trace. Wall seconds: best of {pr['repeat']} runs per "
+             f"T{reused}, on {res['host']['cpus']} CPUs; speedup = T=1 s / T=n s (at most the "
+             f"partition count). Identical JSON: the --stats files of all runs and thread counts are "
+             f"byte-identical (they must be). Windows: synchronisation windows of the lookahead (ns) over "
+             f"the partitions.")
+    L.append("")
+    hdr = "| workload | preset | wavefront instr | T=1 s |"
+    for t in nts:
+        hdr += f" T={t} s | speedup T={t} |"
+    hdr += " identical JSON | windows | partitions | lookahead ns |"
+    L.append(hdr)
+    L.append("|---" * (4 + 2 * len(nts) + 4) + "|")
+    bad = []
+    for name, w in res["workloads"].items():
+        for p in PARALLEL_PRESETS:
+            r = get(w, ("parallel", p))
+            if not r:
+                continue
+            if "error" in r:
+                L.append(f"| {name} | {p} | **FAIL**: {r['error'][:160]} |" + " |" * (2 * len(nts) + 5))
+                bad.append(f"{name} {p}")
+                continue
+            row = f"| {name} | {p} | {r['wavefront_instructions']} | {fmt(r['wall_s'].get('1'), '{:.3f}')} |"
+            for t in nts:
+                sp = r["speedup"].get(str(t))
+                row += f" {fmt(r['wall_s'].get(str(t)), '{:.3f}')} | {fmt(sp)}{'x' if sp is not None else ''} |"
+            same = r["identical_stats"]
+            if not same:
+                bad.append(f"{name} {p}")
+            la = r.get("lookahead_ps")
+            row += (f" {'yes' if same else '**NO (FAIL)**'} | {fmt(r.get('sync_windows'))} | "
+                    f"{fmt(r.get('partitions'))} | {fmt(la / 1e3 if isinstance(la, (int, float)) else None, '{:.1f}')} |")
+            L.append(row)
+    L.append("")
+    g, _ = parallel_summary(res)
+    for t in nts:
+        parts = []
+        for p in PARALLEL_PRESETS:
+            v = g.get(p, {}).get(str(t))
+            n = sum(1 for w in res["workloads"].values()
+                    if isinstance(get(w, ("parallel", p, "speedup", str(t))), (int, float)))
+            parts.append(f"{p} {fmt(v)}x ({n} workloads)" if v is not None else f"{p} -")
+        line = f"Geometric-mean speedup at T={t}: " + ", ".join(parts) + "."
+        if t == 2:
+            vals = [g.get(p, {}).get("2") for p in PARALLEL_PRESETS]
+            met = all(isinstance(v, (int, float)) and v >= PARALLEL_TARGET for v in vals)
+            line += (f" Target (issue 8): >= {PARALLEL_TARGET}x on 2 cores for the 4-GPU presets: "
+                     f"{'met' if met else '**not met**'}.")
+        L.append(line)
+        L.append("")
+    if bad:
+        L.append(f"**FAILURE: {len(bad)} parallel replay(s) failed or wrote stats that differ between "
+                 f"thread counts: {', '.join(bad)}.**")
+        L.append("")
+    return L
+
+
 def markdown(res, regs, changes, prev_name):
     h = res["host"]
     L = []
+    if res.get("parallel_only"):
+        L.append(f"# Parallel replay results ({res['date']}, {h['cpus']} CPUs: {h['cpu_model']})")
+        L.append("")
+        L.append(f"`benchmarks/bench.py --parallel-only`, build `{res['build']}`, commit `{res['commit']}`, "
+                 f"{res['elapsed_s']:.0f} s in all. Sizes: the 4x problem (MGSim Table II's 4-GPU column).")
+        L.append("")
+        L += markdown_parallel(res)
+        return "\n".join(L) + "\n"
     L.append(f"# Benchmark results ({res['date']}, {h['cpus']} CPUs: {h['cpu_model']})")
     L.append("")
     L.append(f"`make bench` (benchmarks/bench.py), build `{res['build']}`, commit `{res['commit']}`, "
@@ -411,6 +678,7 @@ def markdown(res, regs, changes, prev_name):
                  f"{u['simulated_us'] / m['simulated_us']:.2f} | {d['simulated_us'] / m['simulated_us']:.2f} | "
                  f"{u['inter_gpu_bytes'] / 1e6:.2f} | {d['inter_gpu_bytes'] / 1e6:.2f} |")
     L.append("")
+    L += markdown_parallel(res)
     L.append(f"## Compared with {prev_name or 'the previous results'}")
     L.append("")
     if prev_name is None:
@@ -436,6 +704,13 @@ def markdown(res, regs, changes, prev_name):
     return "\n".join(L) + "\n"
 
 
+def result_stem(a):
+    """Results file name without .json / .md."""
+    if a.parallel_only:
+        return "parallel-small" if a.small else "parallel"
+    return "small" if a.small else "latest"
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--summarise-stats":
         json.dump(summarise_stats(sys.argv[2]), sys.stdout)
@@ -451,15 +726,31 @@ def main():
                     help="--small problem sizes everywhere (a harness check, not a benchmark)")
     ap.add_argument("--strict", action="store_true", default=os.environ.get("BENCH_STRICT") == "1",
                     help="exit 3 when a regression is flagged")
+    ap.add_argument("--parallel-only", action="store_true",
+                    help="only the parallel replays (mgpu-replay --threads T on u-mgpu and d-mgpu; records "
+                    "the two traces, no emulation timings); writes OUT/parallel.{json,md}")
+    ap.add_argument("--no-parallel", dest="parallel", action="store_false",
+                    help="skip the parallel replays")
+    ap.add_argument("--parallel-threads", default="",
+                    help="comma-separated thread counts of the parallel replays (default: 1,2 and "
+                    "os.cpu_count() when larger)")
+    ap.add_argument("--parallel-repeat", type=int, default=2,
+                    help="parallel replays: best of N runs per thread count (default 2)")
     ap.add_argument("--render", action="store_true",
                     help="only rewrite OUT/latest.md from OUT/latest.json (no measurement)")
     a = ap.parse_args()
+    if a.parallel_only and not a.parallel:
+        ap.error("--parallel-only and --no-parallel exclude each other")
+    if a.parallel_repeat < 1:
+        ap.error("--parallel-repeat: expected at least 1")
     if a.render:
-        latest = os.path.join(a.out, "small.json" if a.small else "latest.json")
+        latest = os.path.join(a.out, result_stem(a) + ".json")
         with open(latest) as f:
             res = json.load(f)
         prevf = os.path.join(a.out, "small-previous.json" if a.small else "previous.json")
         prev_name = None
+        if a.parallel_only:
+            prevf = ""
         if os.path.exists(prevf):
             with open(prevf) as f:
                 p = json.load(f)
@@ -492,12 +783,20 @@ def main():
     res = {"schema": SCHEMA, "date": time.strftime("%Y-%m-%d", time.gmtime()), "commit": commit,
            "build": a.build, "small": a.small, "repeat": a.repeat, "threads": b.nthr,
            "host": {"cpus": os.cpu_count(), "cpu_model": model}, "workloads": {}}
+    if a.parallel_only:
+        res["parallel_only"] = True
+    if a.parallel:
+        res["parallel"] = {"threads": b.par_threads, "repeat": a.parallel_repeat,
+                           "presets": PARALLEL_PRESETS, "target_speedup_2thr": PARALLEL_TARGET}
     failed = 0
     for prog, a1, a4, ad, small in WORKLOADS:
         if only and prog not in only:
             continue
         try:
-            res["workloads"][prog] = b.workload(prog, a1, a4, ad, small)
+            if a.parallel_only:
+                res["workloads"][prog] = b.workload_parallel(prog, a1, a4, ad, small)
+            else:
+                res["workloads"][prog] = b.workload(prog, a1, a4, ad, small)
         except (RunError, OSError, KeyError, ValueError, TypeError, AttributeError) as e:
             if not isinstance(e, RunError):
                 e = f"harness: {type(e).__name__}: {e}"
@@ -505,13 +804,19 @@ def main():
             res["workloads"][prog] = {"error": str(e)}
             failed += 1
     res["elapsed_s"] = round(time.monotonic() - t0, 1)
+    if a.parallel:
+        g, same = parallel_summary(res)
+        res["parallel"]["geomean_speedup"] = g
+        res["parallel"]["identical_stats"] = same
 
     os.makedirs(a.out, exist_ok=True)
-    stem = "small" if a.small else "latest"
+    stem = result_stem(a)
     latest = os.path.join(a.out, f"{stem}.json")
     prevf = os.path.join(a.out, "previous.json" if not a.small else "small-previous.json")
     prev, prev_name = None, None
-    if os.path.exists(latest):
+    if a.parallel_only:
+        pass  # partial results: latest.json / previous.json are left alone, nothing compared
+    elif os.path.exists(latest):
         try:
             with open(latest) as f:
                 prev = json.load(f)
@@ -540,8 +845,13 @@ def main():
         log(f"REGRESSION {g['workload']} {g['metric']}: {g['previous']} -> {g['current']} "
             f"({g['change_pct']:+.1f}%)")
     log(f"done in {res['elapsed_s']:.0f} s: {latest}, {os.path.join(a.out, stem + '.md')}")
-    if failed:
-        log(f"{failed} workload(s) failed")
+    for f in b.failures:
+        log(f"PARALLEL REPLAY FAILURE: {f}")
+    if failed or b.failures:
+        if failed:
+            log(f"{failed} workload(s) failed")
+        if b.failures:
+            log(f"{len(b.failures)} parallel replay(s) failed")
         return 1
     if regs and a.strict:
         return 3

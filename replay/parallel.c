@@ -43,7 +43,8 @@
 #include "rp_sim.h"
 
 #include <pthread.h>
-#include <sched.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -231,26 +232,43 @@ uint64_t rp_sim_events(const rp_sim *s)
 
 /* ---- the window loop --------------------------------------------------------------------- */
 
-/* Sense-reversing barrier: spins, then yields (the machine may have fewer
- * cores than threads). */
+/* Sense-reversing barrier: spins a little (windows are short and the
+ * partitions of one window take similar times), then sleeps on a futex, so
+ * that a loaded machine or more threads than cores costs no busy CPU. */
 typedef struct barrier {
     uint32_t n, count, sense;
-    uint32_t spins;           /* busy-wait this many times before yielding the core */
+    uint32_t sleepers;        /* threads in futex_wait (or about to be) */
+    uint32_t spins;           /* busy-wait this many times before sleeping */
 } barrier;
+
+static void futex_wait(uint32_t *addr, uint32_t val)
+{
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake_all(uint32_t *addr) { syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0); }
 
 static void barrier_wait(barrier *b, uint32_t *local_sense)
 {
     uint32_t ls = *local_sense ^= 1;
     if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == b->n) {
         __atomic_store_n(&b->count, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&b->sense, ls, __ATOMIC_RELEASE);
+        __atomic_store_n(&b->sense, ls, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&b->sleepers, __ATOMIC_SEQ_CST))
+            futex_wake_all(&b->sense);
         return;
     }
-    for (uint32_t spin = 0; __atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) != ls; spin++)
-        if (spin >= b->spins)
-            sched_yield();
-        else
-            __builtin_ia32_pause();
+    for (uint32_t spin = 0; spin < b->spins; spin++) {
+        if (__atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) == ls)
+            return;
+        __builtin_ia32_pause();
+    }
+    /* Either the last thread sees sleepers > 0 and wakes us, or we see its
+     * new sense (both sequentially consistent): no lost wake-up. */
+    __atomic_add_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&b->sense, __ATOMIC_SEQ_CST) != ls)
+        futex_wait(&b->sense, ls ^ 1);
+    __atomic_sub_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
 typedef struct run_ctx {
@@ -378,7 +396,7 @@ int rp_sim_run(rp_sim *s)
     c.bar.n = nt;
     /* Spin while waiting for the others only when every thread has a core. */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    c.bar.spins = cpus > 0 && nt <= (uint32_t)cpus ? 1u << 14 : 0;
+    c.bar.spins = cpus > 0 && nt <= (uint32_t)cpus ? 4000 : 0;
     pthread_t *tid = calloc(nt, sizeof *tid);
     uint32_t started = 0;
     if (!tid) {
