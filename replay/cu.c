@@ -319,6 +319,14 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         if (a->atomic_op == GCN_AT_UNKNOWN || a->atomic_op == GCN_AT_NONE) {
             walk_error(w, "atomic opcode not understood by the functional model");
             a->atomic_op = GCN_AT_NONE;
+        } else if ((a->atomic_op == GCN_AT_CMPSWAP) != !!(op->flags & TRC_MO_CMPSWAP)) {
+            /* store_data holds 2 operands per lane only with TRC_MO_CMPSWAP (the
+             * reader checked its length against the flags): never read past it */
+            walk_error(w, a->atomic_op == GCN_AT_CMPSWAP
+                              ? "compare-and-swap record without its compare value (no cmpswap flag: "
+                                "recorded by a gcn3-emu older than the fix of issue 20; record again)"
+                              : "cmpswap flag on an atomic that is not a compare-and-swap");
+            a->atomic_op = GCN_AT_NONE;
         }
     }
 

@@ -4,7 +4,10 @@
 # gcn3-emu (peer_copy on 2 GPUs) and must print PASS and exit 0; oob_store
 # must also leave a memory-fault report on stderr; peer_copy and zero_copy are
 # recorded, every trace event must name an existing device, and both replay on
-# d-mgpu with the data check OK. A missing program is a failure.
+# d-mgpu with the data check OK. cas_own (compare-and-swap, every work-item on
+# its own word: global 32/64-bit and LDS) is recorded and replayed on r9nano
+# with 0 differences of every kind (issue 20: CAS records declare their compare
+# value). A missing program is a failure.
 set -uo pipefail
 BUILD=${BUILD:-build}
 EMU=$BUILD/bin/gcn3-emu
@@ -17,7 +20,7 @@ ok()  { pass=$((pass+1)); echo "  ok   $*"; }
 bad() { fail=$((fail+1)); echo "  FAIL $*"; }
 why() { tail -n 3 "$@" 2>/dev/null | grep -v '^==>' | tr '\n' ' '; }
 
-SAMPLES="streams_events warp_ops coop_groups dyn_shared peer_copy zero_copy pitch2d oob_store managed"
+SAMPLES="streams_events warp_ops coop_groups dyn_shared peer_copy zero_copy pitch2d oob_store managed cas_own"
 for bin in "$EMU" "$REPLAY" "$TRACE"; do
   [ -x "$bin" ] || { echo "programs-samples: $bin missing (make BUILD=$BUILD all)"; exit 1; }
 done
@@ -68,6 +71,28 @@ for p in peer_copy zero_copy; do
     ok "$p replay d-mgpu: $(grep -m1 '^total' "$OUT/$p-replay.out" | cut -c1-90)"
   else bad "$p replay d-mgpu (exit $rc): $(why "$OUT/$p-replay.err" "$OUT/$p-replay.out")"; fi
 done
+
+echo "== compare-and-swap on private words: recorded, replayed with 0 differences"
+jget() { sed -n "s/^ *\"$2\": \([0-9]*\),\{0,1\}$/\1/p" "$1" | tail -n 1; }
+if [ -x "$BUILD/programs/cas_own" ]; then
+  tr=$OUT/cas_own.gtrace
+  if timeout 120 "$EMU" --quiet --record "$tr" -- "$BUILD/programs/cas_own" >"$OUT/cas-rec.out" 2>"$OUT/cas-rec.err" \
+     && grep -q PASS "$OUT/cas-rec.out"; then
+    n=$("$TRACE" dump "$tr" 2>/dev/null | grep -c 'cmpswap')
+    if [ "${n:-0}" -gt 0 ]; then ok "cas_own trace: $n memory records flagged cmpswap"
+    else bad "cas_own trace: no memory record carries the cmpswap flag"; fi
+    timeout 120 "$REPLAY" --topo r9nano --stats "$OUT/cas.json" "$tr" >"$OUT/cas-replay.out" 2>"$OUT/cas-replay.err"
+    rc=$?
+    ac=$(jget "$OUT/cas.json" atomics_checked); lc=$(jget "$OUT/cas.json" lds_checked)
+    diffs=""
+    for k in load_mismatches atomic_order_mismatches lds_mismatches lds_unchecked d2h_mismatches walk_errors; do
+      v=$(jget "$OUT/cas.json" $k); [ "$v" = 0 ] || diffs="$diffs $k=${v:-missing}"
+    done
+    if [ $rc = 0 ] && [ -z "$diffs" ] && [ "${ac:-0}" -ge 24576 ] && [ "${lc:-0}" -gt 0 ]; then
+      ok "cas_own replay r9nano: $ac atomic returns, $lc LDS loads, 0 differences"
+    else bad "cas_own replay r9nano (exit $rc): atomics_checked=${ac:-?} lds_checked=${lc:-?}$diffs $(why "$OUT/cas-replay.err")"; fi
+  else bad "cas_own record: $(why "$OUT/cas-rec.err" "$OUT/cas-rec.out")"; fi
+fi
 
 echo "programs-samples: $pass ok, $fail failed"
 [ $fail = 0 ]
