@@ -31,9 +31,8 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread $(WARN) 
 LDLIBS  := -lelf -lzstd -lprotobuf-c -lmsgpackc -lyaml -linih -ljansson -lpthread -lm
 
 # ---- sources ---------------------------------------------------------------
-ISA_SRC    := $(wildcard emu/isa/*.c)
-LOADER_SRC := $(wildcard emu/loader/*.c)
-EXEC_SRC   := $(wildcard emu/exec/*.c)
+GCN_SRC    := $(wildcard gcn/*.c)
+EXEC_SRC   := $(wildcard emu/isa/*.c emu/exec/*.c)
 HIP_SRC    := $(wildcard emu/hip/*.c)
 TRC_SRC    := $(wildcard traceformat/*.c)
 PROTO      := $(wildcard traceformat/*.proto)
@@ -41,7 +40,7 @@ PROTO_C    := $(patsubst traceformat/%.proto,$(BUILD)/gen/traceformat/%.pb-c.c,$
 PROTO_H    := $(PROTO_C:.c=.h)
 RP_SRC     := $(filter-out replay/mgpu-replay.c,$(wildcard replay/*.c))
 TOOL_SRC   := $(wildcard tools/*.c)
-UNIT_SRC   := $(wildcard tests/emu/*.c tests/trace/*.c tests/replay/*.c)
+UNIT_SRC   := $(wildcard tests/gcn/*.c tests/emu/*.c tests/trace/*.c tests/replay/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -63,7 +62,7 @@ BENCH_OX  := $(foreach p,vectoradd reduction transpose,$(BUILD)/bench/$(p)-O1 $(
 
 .SECONDARY: $(PROTO_C) $(PROTO_H)
 
-.PHONY: all deps test unit e2e demo bench clean programs asan
+.PHONY: all deps test unit e2e demo bench clean programs asan check-layering
 all: $(LIBHIP) $(EMU) $(REPLAY) $(TOOLS) $(UNIT)
 
 # ---- dependencies ----------------------------------------------------------
@@ -95,7 +94,7 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(PROTO_H)
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # ---- libraries -------------------------------------------------------------
-$(LIBGCN): $(call obj,$(ISA_SRC) $(LOADER_SRC))
+$(LIBGCN): $(call obj,$(GCN_SRC))
 	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
 $(LIBTRC): $(call obj,$(TRC_SRC)) $(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(PROTO_C))
 	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
@@ -164,7 +163,12 @@ e2e: all programs
 	  echo "== $$t"; BUILD=$(BUILD) bash $$t || fail=1; done; \
 	[ $$fail = 0 ] || { echo "e2e tests FAILED"; exit 1; }
 
+# the include graph follows the rooms' arrows (docs/architecture.md)
+check-layering:
+	bash tools/check-layering.sh
+
 test: deps
+	bash tools/check-layering.sh
 	$(MAKE) all programs
 	$(MAKE) unit
 	$(MAKE) e2e

@@ -41,7 +41,7 @@
 
 #include "traceformat/gtrace.pb-c.h"
 #include "traceformat/trc.h"
-#include "traceformat/trc_internal.h"
+#include "traceformat/trc_format.h"
 
 #pragma weak trc_salvage
 

@@ -37,7 +37,7 @@ void rp_fmem_read(rp_fmem *m, uint64_t addr, void *dst, size_t n);
 bool rp_fmem_equal(rp_fmem *m, uint64_t addr, const void *exp, size_t n);
 size_t rp_fmem_pages(const rp_fmem *m);
 
-/* Atomics are applied with gcn_atomic_apply() (emu/isa/gcn_isa.h), the same
+/* Atomics are applied with gcn_atomic_apply() (gcn/gcn_isa.h), the same
  * arithmetic the emulator used. */
 
 /* ---- statistics ------------------------------------------------------------ */

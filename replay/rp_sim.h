@@ -30,7 +30,7 @@
 #include "rp_engine.h"
 #include "rp_fmem.h"
 
-#include "emu/isa/gcn_isa.h"
+#include "gcn/gcn_isa.h"
 #include "traceformat/trc.h"
 
 typedef struct rp_sim rp_sim;

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu/loader/gcn_loader.h"
+#include "gcn/gcn_loader.h"
 
 void rp_sim_fail(rp_sim *s, const char *fmt, ...)
 {

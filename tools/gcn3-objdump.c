@@ -1,6 +1,6 @@
 /*
  * gcn3-objdump - disassemble gfx803 machine code the way `llvm-objdump -d
- * --mcpu=gfx803` does, with our own decoder (emu/isa/gcn_decode.c).
+ * --mcpu=gfx803` does, with our own decoder (gcn/gcn_decode.c).
  *
  *   gcn3-objdump FILE...
  *
@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu/isa/gcn_isa.h"
-#include "emu/loader/gcn_loader.h"
+#include "gcn/gcn_isa.h"
+#include "gcn/gcn_loader.h"
 
 #ifndef EM_AMDGPU
 #define EM_AMDGPU 224

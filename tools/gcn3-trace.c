@@ -41,11 +41,11 @@
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_getFrameHeader */
 #include <zstd.h>
 
-#include "emu/isa/gcn_isa.h"
-#include "emu/isa/gcn_isa_internal.h" /* gcn_fmt values, GCN_OP_COUNT: no public names for them yet */
-#include "emu/loader/gcn_loader.h"
+#include "gcn/gcn_isa.h"
+#include "gcn/gcn_operand.h"
+#include "gcn/gcn_loader.h"
 #include "traceformat/trc.h"
-#include "traceformat/trc_internal.h"
+#include "traceformat/trc_format.h"
 
 #define ERRLEN 512
 
@@ -68,19 +68,6 @@ static const char *copy_kind_name(trc_copy_kind k)
     static const char *n[] = {"H2D", "D2H", "D2D", "init"};
     return (unsigned)k < sizeof n / sizeof *n ? n[k] : "?";
 }
-static const char *fmt_name(unsigned f)
-{
-    static const char *n[GCN_FMT_COUNT] = {
-        [GCN_FMT_INVALID] = "invalid", [GCN_FMT_SOP2] = "sop2",   [GCN_FMT_SOPK] = "sopk",
-        [GCN_FMT_SOP1] = "sop1",       [GCN_FMT_SOPC] = "sopc",   [GCN_FMT_SOPP] = "sopp",
-        [GCN_FMT_SMEM] = "smem",       [GCN_FMT_VOP2] = "vop2",   [GCN_FMT_VOP1] = "vop1",
-        [GCN_FMT_VOPC] = "vopc",       [GCN_FMT_VOP3] = "vop3",   [GCN_FMT_VINTRP] = "vintrp",
-        [GCN_FMT_DS] = "ds",           [GCN_FMT_MUBUF] = "mubuf", [GCN_FMT_MTBUF] = "mtbuf",
-        [GCN_FMT_FLAT] = "flat",       [GCN_FMT_MIMG] = "mimg",   [GCN_FMT_EXP] = "exp",
-    };
-    return f < GCN_FMT_COUNT && n[f] ? n[f] : "?";
-}
-
 /* Printable, valid JSON string (bytes >= 0x80 as \u00XX, i.e. Latin-1). */
 static void json_str(FILE *f, const char *s)
 {
@@ -1261,7 +1248,7 @@ static void print_stats(const kstats *s, int json, int top)
                s->n_wg, s->n_waves, s->n_instr);
         print_counts_json("unit", s->unit, GCN_UNIT_COUNT, unit_name);
         printf(",\n        ");
-        print_counts_json("format", s->fmt, GCN_FMT_COUNT, fmt_name);
+        print_counts_json("format", s->fmt, GCN_FMT_COUNT, gcn_fmt_name);
         printf(",\n        ");
         print_counts_json("class", s->cls, CLS_COUNT, cls_name);
         printf(",\n        ");
@@ -1286,7 +1273,7 @@ static void print_stats(const kstats *s, int json, int top)
     printf("  %" PRIu64 " workgroups, %" PRIu64 " waves, %" PRIu64 " wavefront-instr (%.1f per wave)\n", s->n_wg,
            s->n_waves, s->n_instr, ratio(s->n_instr, s->n_waves));
     print_counts_text("unit", s->unit, GCN_UNIT_COUNT, unit_name, s->n_instr);
-    print_counts_text("format", s->fmt, GCN_FMT_COUNT, fmt_name, s->n_instr);
+    print_counts_text("format", s->fmt, GCN_FMT_COUNT, gcn_fmt_name, s->n_instr);
     print_counts_text("class", s->cls, CLS_COUNT, cls_name, s->n_instr);
     rank *rk = malloc(GCN_OP_COUNT * sizeof *rk);
     if (rk) {

@@ -282,6 +282,32 @@ typedef struct trc_salvage_stats {
 int trc_salvage(const char *in_path, const char *out_path, trc_salvage_stats *st, char *err,
                 size_t errlen);
 
+/* What the index says of one kernel (gcn3-trace info/stats, the fuzzer). */
+typedef struct trc_kernel_stats {
+    uint32_t launch_event;  /* index of the LAUNCH event */
+    uint32_t n_wg;          /* workgroups recorded */
+    uint64_t n_waves;
+    uint64_t n_instr;       /* wavefront instructions */
+    uint64_t n_mem;         /* memory ops */
+    uint64_t wg_bytes;      /* compressed record frames, chunk headers included */
+    uint64_t data_bytes;    /* compressed data frames, chunk headers included */
+    int ended;
+    uint32_t n_frames;      /* record frames (= data frames) */
+    uint64_t raw_rec_bytes; /* decompressed record frame bytes */
+    uint64_t raw_data_bytes;/* decompressed data frame bytes */
+    uint64_t end_chunk_offset; /* its kernel-end chunk (0: none), for verify */
+} trc_kernel_stats;
+
+/* Kernels in the trace (launches), and the index entry of one: 0, or -1 for
+ * an unknown kernel id. */
+size_t trc_reader_n_kernels(const trc_reader *r);
+int trc_reader_kernel_stats(const trc_reader *r, uint32_t kernel_id, trc_kernel_stats *st);
+/* As trc_reader_load_wg; with_data = 0 skips the data chunk (mem ops then
+ * have load_data = store_data = NULL), so a timing-only replay never
+ * decompresses data values. */
+trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data,
+                              char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

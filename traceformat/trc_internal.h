@@ -16,33 +16,11 @@
 #include <string.h>
 
 #include "traceformat/trc.h"
+#include "traceformat/trc_format.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-
-/* File header: magic[8], u32 major, u32 minor. */
-#define TRC_FILE_MAGIC      "GTRACE\0\0"
-#define TRC_FILE_HDR_SIZE   16u
-/* Chunk header: u32 type, u32 flags (reserved, 0), u64 payload size. */
-#define TRC_CHUNK_HDR_SIZE  16u
-/* Trailer: u64 index chunk offset, u64 file size, magic[8]. */
-#define TRC_TRAILER_MAGIC   "GTRCEND\0"
-#define TRC_TRAILER_SIZE    24u
-
-/* Header.magic inside the header message. */
-#define TRC_HEADER_MAGIC_STR "gtrace"
-
-enum trc_chunk_type {
-    TRC_CHUNK_HEADER      = 1, /* gtrace.Header */
-    TRC_CHUNK_CODE_OBJECT = 2, /* gtrace.CodeObject */
-    TRC_CHUNK_EVENT       = 3, /* gtrace.Event */
-    TRC_CHUNK_WORKGROUP   = 4, /* record frame: length-prefixed gtrace.Workgroup messages */
-    TRC_CHUNK_WG_DATA     = 5, /* data frame: length-prefixed gtrace.WorkgroupData messages */
-    TRC_CHUNK_INDEX       = 6, /* gtrace.Index */
-    TRC_CHUNK_KERNEL_END  = 7, /* gtrace.KernelIndex of one ended kernel */
-};
-#define TRC_CHUNK_MAX 7u
 
 /* Workgroups are grouped into frames of consecutive workgroups (grid order):
  * a frame is sealed once its encoded records reach TRC_FRAME_REC_BYTES or
@@ -58,21 +36,6 @@ enum trc_chunk_type {
  * bound against corrupt sizes; a writer never produces more than one
  * workgroup's encoding beyond the thresholds above). */
 #define TRC_MAX_FRAME_BYTES  (1ull << 32)
-
-/* Atomic compare-and-swap: store_data holds two operands per lane (src then
- * cmp), so its length is 2 * popcount(exec) * bytes_per_lane.
- * PENDING in trc.h: the lead is asked to add this flag there; until then the
- * writer and reader accept bit 6 with this meaning. */
-#ifndef TRC_MO_CMPSWAP
-#define TRC_MO_CMPSWAP (1u << 6)
-#endif
-#define TRC_MO_KNOWN (TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_ATOMIC | TRC_MO_LDS | \
-                      TRC_MO_SMEM | TRC_MO_SCRATCH | TRC_MO_CMPSWAP)
-
-/* Largest bytes_per_lane accepted (SMEM s_load_dwordx16 is 64 bytes total;
- * the largest VMEM access is 16 bytes per lane). A sanity bound so that
- * corrupt input cannot make lengths overflow. */
-#define TRC_MAX_BYTES_PER_LANE 4096u
 
 /* Minor format version this writer produces (the reader reads every 1.x). */
 #define TRC_WRITE_FORMAT_MINOR ((uint32_t)TRC_FORMAT_MINOR)
@@ -176,57 +139,11 @@ static inline void trc_unshuf4(uint8_t *restrict dst, const uint8_t *restrict sr
     memcpy(dst + 4 * w, src + 4 * w, n - 4 * w);
 }
 
-static inline void trc_put_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline void trc_put_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline uint32_t trc_get_le32(const uint8_t *p)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
-    return v;
-}
-static inline uint64_t trc_get_le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-/* Bytes of load and store data a memory op carries, per TRC_MO_* rules
- * (n = active lanes). */
-static inline uint64_t trc_mo_load_len(uint32_t flags, uint32_t n, uint32_t bpl)
-{
-    return (flags & (TRC_MO_LOAD | TRC_MO_ATOMIC)) ? (uint64_t)n * bpl : 0;
-}
-static inline uint64_t trc_mo_store_len(uint32_t flags, uint32_t n, uint32_t bpl)
-{
-    if (flags & TRC_MO_ATOMIC)
-        return (uint64_t)n * bpl * ((flags & TRC_MO_CMPSWAP) ? 2u : 1u);
-    return (flags & TRC_MO_STORE) ? (uint64_t)n * bpl : 0;
-}
-
-/* ---- Reader extensions used by tools/gcn3-trace (PENDING in trc.h) ------ */
-
-typedef struct trc_kernel_stats {
-    uint32_t launch_event;  /* index of the LAUNCH event */
-    uint32_t n_wg;          /* workgroups recorded */
-    uint64_t n_waves;
-    uint64_t n_instr;       /* wavefront instructions */
-    uint64_t n_mem;         /* memory ops */
-    uint64_t wg_bytes;      /* compressed record frames, chunk headers included */
-    uint64_t data_bytes;    /* compressed data frames, chunk headers included */
-    int ended;
-    uint32_t n_frames;      /* record frames (= data frames) */
-    uint64_t raw_rec_bytes; /* decompressed record frame bytes */
-    uint64_t raw_data_bytes;/* decompressed data frame bytes */
-    uint64_t end_chunk_offset; /* its kernel-end chunk (0: none), for verify */
-} trc_kernel_stats;
-
+/* The consistency rules of one host-timeline event message (kinds in range,
+ * data only on copies and exactly `size` bytes, a launch record exactly on
+ * launches, 3-D grid/workgroup sizes): NULL when it is valid, else what is
+ * wrong (a fixed string). Shared by trc_reader_open and trc_salvage, so that
+ * salvage never keeps an event the reader would refuse. */
 /* trc_writer_open with an explicit number of background compressor threads
  * (0 = compress in the committing threads; < 0 = one per spare CPU, the
  * default; at most 4). For tests and benchmarks of both paths. */
@@ -238,31 +155,6 @@ trc_writer *trc_writer_open_ex(const char *path, const trc_header_info *h, int b
  * many frames from little data. Call before the first commit. */
 void trc_writer_set_frame_limits(trc_writer *w, size_t rec_bytes, size_t data_bytes);
 
-size_t trc_reader_n_kernels(const trc_reader *r);
-int trc_reader_kernel_stats(const trc_reader *r, uint32_t kernel_id, trc_kernel_stats *st);
-/* As trc_reader_load_wg; with_data = 0 skips the data chunk (mem ops then
- * have load_data = store_data = NULL), so a timing-only replay never
- * decompresses data values. */
-trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data,
-                              char *err, size_t errlen);
-
-/* Reads the chunk at `off` (its header and payload must end at or before
- * `end`), of type `want` (0: any known type, returned in *type), checks the
- * framing rules of docs/trace-format.md Sec. 3 (reserved flags zero, exactly
- * one zstd frame with content size and checksum, no dictionary, ...) and
- * decompresses it into *out (malloc'd, *outlen bytes; caller frees).
- * *chunk_bytes (may be NULL) receives header + payload size. Returns 0, or
- * -1 with a one-line message naming path and offset in err. Thread-safe
- * (pread only). */
-int trc_read_chunk_raw(int fd, const char *path, uint64_t off, uint64_t end, uint32_t want,
-                       uint32_t *type, uint8_t **out, size_t *outlen, uint64_t *chunk_bytes,
-                       char *err, size_t errlen);
-
-/* The consistency rules of one host-timeline event message (kinds in range,
- * data only on copies and exactly `size` bytes, a launch record exactly on
- * launches, 3-D grid/workgroup sizes): NULL when it is valid, else what is
- * wrong (a fixed string). Shared by trc_reader_open and trc_salvage, so that
- * salvage never keeps an event the reader would refuse. */
 struct Gtrace__Event;
 const char *trc_event_problem(const struct Gtrace__Event *m);
 

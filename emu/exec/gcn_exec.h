@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../loader/gcn_loader.h"
+#include "gcn/gcn_loader.h"
 #include "../../traceformat/trc.h"
 
 #ifdef __cplusplus

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "../exec/gcn_exec.h"
-#include "../loader/gcn_loader.h"
+#include "gcn/gcn_loader.h"
 
 #define HIP_EXPORT __attribute__((visibility("default")))
 #define HIP_MAX_GPUS 16

@@ -39,7 +39,7 @@
  * of the table; the ones without a body stay NULL. */
 #define GCN_OP(nm, fmt, opc, unit, flags, mem, dw, sw, attr)                                 \
     void gcn_h_##nm(gcn_wave *w, const gcn_insn *in) __attribute__((weak));
-#include "gcn3.def"
+#include "gcn/gcn3.def"
 #undef GCN_OP
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -2478,7 +2478,7 @@ static void graphics_only(gcn_wave *w, const gcn_insn *in)
 #define GFX_MTBUF(nm)
 #define GFX_FLAT(nm)
 #define GCN_OP(nm, fmt, opc, unit, flags, mem, dw, sw, attr) GFX_##fmt(nm)
-#include "gcn3.def"
+#include "gcn/gcn3.def"
 #undef GCN_OP
 
 const char *gcn_sem_refusal(unsigned op)
@@ -2514,7 +2514,7 @@ __attribute__((used)) static const char *const sem_parts[] = {gcn_sem_valu_part}
 
 const gcn_exec_fn gcn_sem_handlers[GCN_OP_COUNT] = {
 #define GCN_OP(nm, fmt, opc, unit, flags, mem, dw, sw, attr) [GCN_OP_##nm] = gcn_h_##nm,
-#include "gcn3.def"
+#include "gcn/gcn3.def"
 #undef GCN_OP
 };
 

@@ -17,7 +17,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gcn_isa_internal.h"
+#include "gcn/gcn_isa.h"
+#include "gcn/gcn_operand.h"
+#include "gcn_sem.h"
 #include "gcn_wave.h"
 
 /* Stop the wave with status st (FAULT/ILLEGAL/TRAP) and a one-line message naming

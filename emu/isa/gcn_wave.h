@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gcn_isa.h"
+#include "gcn/gcn_isa.h"
 #include "../../traceformat/trc.h"
 
 #ifdef __cplusplus

@@ -23,8 +23,9 @@
 
 #include <cmocka.h>
 
-#include "emu/isa/gcn_isa.h"
-#include "emu/isa/gcn_isa_internal.h"
+#include "gcn/gcn_isa.h"
+#include "gcn/gcn_operand.h"
+#include "emu/isa/gcn_sem.h"
 #include "emu/isa/gcn_wave.h"
 
 #include "data/3xx-programs.h"

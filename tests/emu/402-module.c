@@ -4,7 +4,7 @@
  * at their vaddrs, .text is decoded once, and every kernel's descriptor
  * places exactly rsrc2.USER_SGPR user SGPRs (what gcn_launch checks).
  *
- * Needs: emu/loader, emu/isa decoder (gcn_program_decode), hipcc.
+ * Needs: gcn/ (loader, decoder: gcn_program_decode), hipcc.
  */
 #include <setjmp.h>
 #include <stdarg.h>

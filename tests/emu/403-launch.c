@@ -6,7 +6,7 @@
  * (private arrays, -O0 stacks), the LDS aperture from amd_queue_t, memory
  * faults, bad configurations, and identical results for 1 and 4 threads.
  *
- * Needs: emu/loader, emu/isa (decoder + gcn_wave_run), hipcc.
+ * Needs: gcn/ (loader, decoder), emu/isa (gcn_wave_run), hipcc.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -4,7 +4,7 @@
  * frees), the launch record and one workgroup record per workgroup with the
  * initial EXEC of every wave, read back with the trace reader.
  *
- * Needs: emu/loader, emu/isa (decoder + gcn_wave_run), traceformat writer and
+ * Needs: gcn/ (loader, decoder), emu/isa (gcn_wave_run), traceformat writer and
  * reader, hipcc.
  */
 #include <setjmp.h>

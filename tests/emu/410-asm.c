@@ -27,7 +27,7 @@
 #include <cmocka.h>
 
 #include "emu/exec/gcn_exec.h"
-#include "emu/loader/gcn_loader.h"
+#include "gcn/gcn_loader.h"
 
 static gcn_machine *g_m;
 static gcn_module *g_mod;

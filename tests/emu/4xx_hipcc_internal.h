@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emu/loader/gcn_loader.h"
+#include "gcn/gcn_loader.h"
 
 /* Compile `src` at optimisation `opt` ("-O2") into a bare ELF code object
  * and parse it. NULL with a message on stderr when anything fails. */

@@ -1,7 +1,7 @@
 /*
  * 200-loader.c - code-object loader tests on real hipcc 5.2 output.
  *
- * Golden inputs (tests/emu/data/): vectoradd.gfx803.co is the gfx803 code
+ * Golden inputs (tests/emu/data/, shared with the emulator tests): vectoradd.gfx803.co is the gfx803 code
  * object of benchmarks/vectoradd.hip at -O2; vectoradd.bundle is the
  * .hip_fatbin section of the same program (objcopy -O binary
  * --only-section=.hip_fatbin). Expected values were read independently with
@@ -19,14 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu/loader/gcn_loader.h"
+#include "gcn/gcn_loader.h"
 
 static uint8_t *load(const char *name, size_t *len)
 {
     char path[512];
-    const char *f = __FILE__; /* tests/emu/200-loader.c */
+    const char *f = __FILE__; /* tests/gcn/200-loader.c: inputs shared with tests/emu */
     const char *slash = strrchr(f, '/');
-    snprintf(path, sizeof path, "%.*s/data/%s", slash ? (int)(slash - f) : 1, slash ? f : ".",
+    snprintf(path, sizeof path, "%.*s/../emu/data/%s", slash ? (int)(slash - f) : 1, slash ? f : ".",
              name);
     FILE *fp = fopen(path, "rb");
     if (!fp)

@@ -1,6 +1,6 @@
 /*
  * 100-decoder.c - GCN3 decoder: golden encodings from llvm-objdump/llvm-mc 14
- * (tests/emu/data/100-golden.h: corpus instructions with their full
+ * (tests/gcn/data/100-golden.h: corpus instructions with their full
  * disassembly, and one encoding per opcode of every format), decode-table
  * consistency, (mask, match) overlap check (STYLE.md #4), public fields of
  * specific instructions, invalid words and a random-word robustness run.
@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "emu/isa/gcn_isa.h"
-#include "emu/isa/gcn_isa_internal.h"
+#include "gcn/gcn_isa.h"
+#include "gcn/gcn_operand.h"
 
 #include "data/100-golden.h"
 

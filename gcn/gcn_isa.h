@@ -1,8 +1,9 @@
 /*
  * gcn_isa.h - GCN3 (gfx803) instruction set: decoded-instruction form shared by
- * the emulator (which executes it) and the replay engine (which times it).
+ * the emulator (which executes it), the replay engine (which times it) and the
+ * tools (which disassemble and count it). Lives in the target room gcn/.
  *
- * The single source of truth for opcodes is emu/isa/gcn3.def (X-macro table,
+ * The single source of truth for opcodes is gcn/gcn3.def (X-macro table,
  * see ../shared/STYLE.md #1). Everything in this header that the replay uses is
  * the "static facts" half of the trace contract (docs/trace-format.md): the
  * trace records only dynamic behaviour, and the replay re-decodes the code
@@ -62,6 +63,50 @@ enum {
     GCN_IF_MEM_FENCE   = 1u << 18, /* buffer_wbinvl1(_vol): L1 invalidate */
 };
 
+
+/* Encoding formats (gcn_insn.fmt). */
+typedef enum gcn_fmt {
+    GCN_FMT_INVALID = 0,
+    GCN_FMT_SOP2, GCN_FMT_SOPK, GCN_FMT_SOP1, GCN_FMT_SOPC, GCN_FMT_SOPP, GCN_FMT_SMEM,
+    GCN_FMT_VOP2, GCN_FMT_VOP1, GCN_FMT_VOPC, GCN_FMT_VOP3, GCN_FMT_VINTRP, GCN_FMT_DS,
+    GCN_FMT_MUBUF, GCN_FMT_MTBUF, GCN_FMT_FLAT, GCN_FMT_MIMG, GCN_FMT_EXP,
+    GCN_FMT_COUNT
+} gcn_fmt;
+
+/* Decoder attributes (ATTR field of gcn3.def). */
+enum {
+    GCN_A_E64   = 1u << 0, /* VOPC/VOP2/VOP1 op that also has a VOP3 encoding */
+    GCN_A_VOP3B = 1u << 1, /* VOP3b: sdst field instead of abs/clamp (carry out, div_scale, mad_u64) */
+    GCN_A_SDWA  = 1u << 2, /* VOP1/VOP2/VOPC op with an SDWA form (as LLVM 14 decodes gfx803) */
+    GCN_A_DPP   = 1u << 3, /* VOP1/VOP2/VOPC op with a DPP form */
+};
+
+/* Name of a format ("vop3"), never NULL. */
+const char *gcn_fmt_name(unsigned fmt);
+
+/* Opcodes: one enumerator per line of gcn3.def, in table order. */
+typedef enum gcn_op {
+    GCN_OP_INVALID = 0,
+#define GCN_OP(name, ...) GCN_OP_##name,
+#include "gcn3.def"
+#undef GCN_OP
+    GCN_OP_COUNT
+} gcn_op;
+
+
+/* Static facts about one op, expanded from gcn3.def (index: gcn_op). */
+typedef struct gcn_op_info {
+    const char *name;
+    uint8_t fmt, unit, mem, dw;
+    uint8_t sw[3];
+    uint8_t attr;
+    uint16_t opc;
+    uint32_t flags;
+} gcn_op_info;
+extern const gcn_op_info gcn_op_infos[GCN_OP_COUNT];
+/* Static facts of op (GCN_OP_INVALID's entry for an out-of-range op), never NULL. */
+const gcn_op_info *gcn_op_info_of(unsigned op);
+
 /*
  * One decoded instruction. Fields down to `target` are the stable public part
  * (the replay relies on them); the operand fields below are the emulator's.
@@ -80,14 +125,13 @@ typedef struct gcn_insn {
     uint32_t flags;     /* GCN_IF_* */
     uint64_t target;    /* BR_COND / BR_JUMP: ELF vaddr of the taken target; SLEEP: simm16 */
 
-    /* ---- operands, resolved at decode (emulator-private layout) ---- */
+    /* ---- operands, resolved at decode (layout: gcn_operand.h) ---- */
     uint16_t dst[2];    /* destination operand codes (see gcn_operand encoding in gcn_isa_internal.h) */
     uint16_t src[4];    /* source operand codes */
     uint32_t literal;   /* 32-bit literal or inline-constant value */
     uint32_t imm;       /* offsets, simm16, etc. */
     uint32_t imm2;      /* second offset (ds *2 forms), sdwa/dpp control, ... */
     uint32_t mods;      /* modifiers: abs/neg/clamp/omod/glc/slc/... packed by the decoder */
-    void *handler;      /* emulator semantics function for this op (gcn_exec_fn) */
 } gcn_insn;
 
 /* Whole decoded .text of one code object: decode once at load (STYLE.md #3). */
@@ -143,6 +187,18 @@ gcn_atomic_op gcn_atomic_of_name(const char *mnemonic);
  * the emulator and the replay alike. GCN3 ISA manual Sec. 9-11 (inc/dec wrap:
  * inc: old >= src ? 0 : old+1; dec: old == 0 || old > src ? src : old-1). */
 uint64_t gcn_atomic_apply(gcn_atomic_op op, unsigned bytes, uint64_t old, uint64_t src, uint64_t cmp);
+
+/* Decoder introspection (tests, gcn3-isa-coverage). One (mask, match) pattern of the first dword of an instruction (overlap test). */
+typedef struct gcn_dec_pattern {
+    uint32_t mask, match;
+    uint16_t op;
+    uint8_t e64; /* VOP3 form of a VOPC/VOP2/VOP1 op */
+} gcn_dec_pattern;
+/* Fill up to max patterns; returns the total number. */
+size_t gcn_dec_patterns(gcn_dec_pattern *out, size_t max);
+/* Check the decode tables: every op present once, no slot claimed twice.
+ * Returns 0 or -1 with a message in err. */
+int gcn_dec_check_tables(char *err, size_t n);
 
 /* Mnemonic of an opcode ("v_add_f32"), never NULL. */
 const char *gcn_op_name(unsigned op);

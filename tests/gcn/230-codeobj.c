@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu/loader/gcn_loader.h"
+#include "gcn/gcn_loader.h"
 
 /* ---- the YAML metadata parser --------------------------------------------- */
 

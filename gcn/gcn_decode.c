@@ -37,8 +37,23 @@ const gcn_op_info gcn_op_infos[GCN_OP_COUNT] = {
 #undef GCN_OP
 };
 
-/* Weak: NULL unless gcn_sem.c (the interpreter) is linked in. */
-extern const gcn_exec_fn gcn_sem_handlers[GCN_OP_COUNT] __attribute__((weak));
+const gcn_op_info *gcn_op_info_of(unsigned op)
+{
+    return &gcn_op_infos[op < GCN_OP_COUNT ? op : GCN_OP_INVALID];
+}
+
+const char *gcn_fmt_name(unsigned fmt)
+{
+    static const char *const n[GCN_FMT_COUNT] = {
+        [GCN_FMT_INVALID] = "invalid", [GCN_FMT_SOP2] = "sop2",   [GCN_FMT_SOPK] = "sopk",
+        [GCN_FMT_SOP1] = "sop1",       [GCN_FMT_SOPC] = "sopc",   [GCN_FMT_SOPP] = "sopp",
+        [GCN_FMT_SMEM] = "smem",       [GCN_FMT_VOP2] = "vop2",   [GCN_FMT_VOP1] = "vop1",
+        [GCN_FMT_VOPC] = "vopc",       [GCN_FMT_VOP3] = "vop3",   [GCN_FMT_VINTRP] = "vintrp",
+        [GCN_FMT_DS] = "ds",           [GCN_FMT_MUBUF] = "mubuf", [GCN_FMT_MTBUF] = "mtbuf",
+        [GCN_FMT_FLAT] = "flat",       [GCN_FMT_MIMG] = "mimg",   [GCN_FMT_EXP] = "exp",
+    };
+    return fmt < GCN_FMT_COUNT && n[fmt] ? n[fmt] : "?";
+}
 
 /* ---- decode tables ------------------------------------------------------- */
 
@@ -565,7 +580,6 @@ no_lit:
         if (o->dst[i] != GCN_OPD_NONE && is_exec_code(o->dst[i], i == 0 ? (oi->dw ? oi->dw : 1) : 2))
             o->flags |= GCN_IF_WRITES_EXEC;
     if (op == GCN_OP_s_mov_b64 || op == GCN_OP_s_setpc_b64) { /* nothing special */ }
-    o->handler = &gcn_sem_handlers ? (void *)gcn_sem_handlers[op] : NULL;
     return o->size;
 }
 

@@ -1,0 +1,24 @@
+/*
+ * gcn_isa_internal.h - private to gcn/ (and its tests in tests/gcn/): the
+ * wrappers that expand the instruction table gcn3.def into gcn_op_infos[].
+ * What executors and tools need of the table (formats, opcodes, gcn_op_info,
+ * decoder attributes and patterns, operand codes) is public in gcn_isa.h and
+ * gcn_operand.h.
+ */
+#ifndef GCN_ISA_INTERNAL_H
+#define GCN_ISA_INTERNAL_H
+
+#include "gcn_isa.h"
+#include "gcn_operand.h"
+
+/* The table wrappers: each field of gcn3.def is named by its macro. */
+#define FMT(x) GCN_FMT_##x
+#define OPC(x) x
+#define UNIT(x) GCN_UNIT_##x
+#define FLAGS(x) (x)
+#define MEM(x) x
+#define DW(x) x
+#define SW(a, b, c) a, b, c
+#define ATTR(x) (x)
+
+#endif

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# check-layering.sh - the include graph of the rooms matches the design's arrows
+# (../shared/DESIGN.md section 3, docs/architecture.md):
+#
+#   traceformat -> (nothing of ours)
+#   gcn         -> traceformat (the wave walker reads trace records: trc.h only)
+#   emu         -> gcn, traceformat
+#   replay      -> gcn, traceformat
+#   tools, fuzz -> the public headers of every room
+#   tests/<r>   -> the public headers of every room, and room r's internals
+#                  (tests/trace tests traceformat)
+#
+# "Internal" is a header named *_internal.h: only files of its own room (and
+# that room's tests) may include it. Every quoted #include of a .c/.h file is
+# resolved against the including file's directory and the repository root;
+# includes of generated protobuf-c headers (traceformat/*.pb-c.h) count as
+# traceformat. With FILE arguments (paths from the repository root) only those
+# files are checked (tests/e2e/layering.sh plants a violation that way).
+# Prints one line per violation; exit 1 if there is any.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+room_of() { # path -> room
+  case $1 in
+    gcn/*) echo gcn ;; emu/*) echo emu ;; traceformat/*) echo traceformat ;; replay/*) echo replay ;;
+    tools/*) echo tools ;; fuzz/*) echo fuzz ;; tests/*) echo "tests/$(echo "$1" | cut -d/ -f2)" ;;
+    benchmarks/*) echo benchmarks ;; *) echo other ;;
+  esac
+}
+allowed() { # from-room to-room
+  local f=$1 t=$2
+  [ "$f" = "$t" ] && return 0
+  case $f in
+    traceformat) return 1 ;;
+    gcn) [ "$t" = traceformat ] ;;
+    emu|replay) [ "$t" = gcn ] || [ "$t" = traceformat ] ;;
+    *) return 0 ;;
+  esac
+}
+bad=0; n=0
+while IFS= read -r file; do
+  from=$(room_of "$file")
+  dir=$(dirname "$file")
+  while IFS= read -r inc; do
+    [ -n "$inc" ] || continue
+    n=$((n+1))
+    case $inc in *.pb-c.h) target=traceformat/$(basename "$inc") ;;
+      *) if [ -f "$dir/$inc" ]; then target=$(realpath -m --relative-to=. "$dir/$inc")
+         elif [ -f "$inc" ]; then target=$inc
+         else continue; fi ;;   # a test's local data header, a system header in quotes
+    esac
+    to=$(room_of "$target")
+    [ "$to" = other ] && continue
+    if ! allowed "$from" "$to"; then
+      echo "layering: $file includes $target ($from must not depend on $to)"; bad=$((bad+1))
+    fi
+    case $target in
+      *_internal.h)
+        own=$from; case $from in tests/trace) own=traceformat ;; tests/*) own=${from#tests/} ;; esac
+        # a room's internal header: its own room (or its tests) only
+        if [ "$own" != "$to" ] && [ "$from" != "$to" ]; then
+          echo "layering: $file includes $target (an internal header of $to)"; bad=$((bad+1))
+        fi ;;
+    esac
+  done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
+done < <(if [ $# -gt 0 ]; then printf '%s\n' "$@"; else git ls-files '*.c' '*.h'; fi |
+         grep -E '^(gcn|emu|traceformat|replay|tools|fuzz|tests)/')
+if [ $bad = 0 ]; then echo "check-layering: $n includes follow the arrows"; exit 0; fi
+echo "check-layering: $bad violation(s)"; exit 1

@@ -1,0 +1,95 @@
+/*
+ * trc_format.h - the byte layout of a .gtrace file (docs/trace-format.md
+ * Sec. 3) for programs that walk its chunks: the file header, chunk headers
+ * and types, the trailer, little-endian helpers, the data-length rules of a
+ * memory op, and one function that reads, checks and decompresses a chunk.
+ * The writer, reader and salvage (traceformat/) and gcn3-trace and the fuzz
+ * targets use these; the record messages themselves are gtrace.proto.
+ */
+#ifndef TRC_FORMAT_H
+#define TRC_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "traceformat/trc.h"
+
+/* File header: magic[8], u32 major, u32 minor. */
+#define TRC_FILE_MAGIC      "GTRACE\0\0"
+#define TRC_FILE_HDR_SIZE   16u
+/* Chunk header: u32 type, u32 flags (reserved, 0), u64 payload size. */
+#define TRC_CHUNK_HDR_SIZE  16u
+/* Trailer: u64 index chunk offset, u64 file size, magic[8]. */
+#define TRC_TRAILER_MAGIC   "GTRCEND\0"
+#define TRC_TRAILER_SIZE    24u
+
+/* Header.magic inside the header message. */
+#define TRC_HEADER_MAGIC_STR "gtrace"
+
+enum trc_chunk_type {
+    TRC_CHUNK_HEADER      = 1, /* gtrace.Header */
+    TRC_CHUNK_CODE_OBJECT = 2, /* gtrace.CodeObject */
+    TRC_CHUNK_EVENT       = 3, /* gtrace.Event */
+    TRC_CHUNK_WORKGROUP   = 4, /* record frame: length-prefixed gtrace.Workgroup messages */
+    TRC_CHUNK_WG_DATA     = 5, /* data frame: length-prefixed gtrace.WorkgroupData messages */
+    TRC_CHUNK_INDEX       = 6, /* gtrace.Index */
+    TRC_CHUNK_KERNEL_END  = 7, /* gtrace.KernelIndex of one ended kernel */
+};
+#define TRC_CHUNK_MAX 7u
+
+/* Largest bytes_per_lane accepted (SMEM s_load_dwordx16 is 64 bytes total;
+ * the largest VMEM access is 16 bytes per lane). A sanity bound so that
+ * corrupt input cannot make lengths overflow. */
+#define TRC_MAX_BYTES_PER_LANE 4096u
+
+#define TRC_MO_KNOWN (TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_ATOMIC | TRC_MO_LDS | \
+                      TRC_MO_SMEM | TRC_MO_SCRATCH | TRC_MO_CMPSWAP)
+
+
+static inline void trc_put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void trc_put_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint32_t trc_get_le32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
+    return v;
+}
+static inline uint64_t trc_get_le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* Bytes of load and store data a memory op carries, per TRC_MO_* rules
+ * (n = active lanes). */
+static inline uint64_t trc_mo_load_len(uint32_t flags, uint32_t n, uint32_t bpl)
+{
+    return (flags & (TRC_MO_LOAD | TRC_MO_ATOMIC)) ? (uint64_t)n * bpl : 0;
+}
+static inline uint64_t trc_mo_store_len(uint32_t flags, uint32_t n, uint32_t bpl)
+{
+    if (flags & TRC_MO_ATOMIC)
+        return (uint64_t)n * bpl * ((flags & TRC_MO_CMPSWAP) ? 2u : 1u);
+    return (flags & TRC_MO_STORE) ? (uint64_t)n * bpl : 0;
+}
+
+/* Reads the chunk at `off` (its header and payload must end at or before
+ * `end`), of type `want` (0: any known type, returned in *type), checks the
+ * framing rules of docs/trace-format.md Sec. 3 (reserved flags zero, exactly
+ * one zstd frame with content size and checksum, no dictionary, ...) and
+ * decompresses it into *out (malloc'd, *outlen bytes; caller frees).
+ * *chunk_bytes (may be NULL) receives header + payload size. Returns 0, or
+ * -1 with a one-line message naming path and offset in err. Thread-safe
+ * (pread only). */
+int trc_read_chunk_raw(int fd, const char *path, uint64_t off, uint64_t end, uint32_t want,
+                       uint32_t *type, uint8_t **out, size_t *outlen, uint64_t *chunk_bytes,
+                       char *err, size_t errlen);
+
+#endif
