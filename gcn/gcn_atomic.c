@@ -21,6 +21,15 @@ gcn_atomic_op gcn_atomic_of_name(const char *nm)
         p = nm + 3;
     else
         return GCN_AT_NONE;
+    /* without "_rtn": ds_min_rtn_i32 is ds_min_i32 that returns the old value */
+    char buf[64];
+    size_t k = 0;
+    for (; *p && k + 1 < sizeof buf; p++) {
+        if (!strncmp(p, "_rtn", 4)) { p += 3; continue; }
+        buf[k++] = *p;
+    }
+    buf[k] = 0;
+    p = buf;
     /* longest-prefix first where one name starts another (add_f32 / add) */
     static const struct { const char *s; gcn_atomic_op op; } t[] = {
         {"cmpswap", GCN_AT_CMPSWAP}, {"cmpst", GCN_AT_CMPSWAP}, {"swap", GCN_AT_SWAP},

@@ -30,9 +30,11 @@
 const gcn_op_info gcn_op_infos[GCN_OP_COUNT] = {
     [GCN_OP_INVALID] = {.name = "<invalid>", .fmt = GCN_FMT_INVALID, .unit = GCN_UNIT_SPECIAL,
                         .flags = GCN_IF_INVALID},
-#define GCN_OP(nm, fmt_, opc_, unit_, flags_, mem_, dw_, sw_, attr_)                          \
+#define GCN_OP(nm, fmt_, opc_, unit_, flags_, mem_, dw_, sw_, attr_, aop_, elem_, seg_, vcls_)   \
     [GCN_OP_##nm] = {.name = #nm, .fmt = fmt_, .unit = unit_, .mem = mem_, .dw = dw_,        \
-                     .sw = {sw_}, .attr = attr_, .opc = opc_, .flags = flags_},
+                     .sw = {sw_}, .attr = attr_, .opc = opc_, .flags = flags_, .aop = aop_,   \
+                     .elem_bytes = GCN_ARG0(elem_), .elem_count = GCN_ARG1(elem_),               \
+                     .elem_scale = GCN_ARG2(elem_), .seg = seg_, .vcls = vcls_},
 #include "gcn3.def"
 #undef GCN_OP
 };

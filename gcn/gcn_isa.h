@@ -94,7 +94,33 @@ typedef enum gcn_op {
 } gcn_op;
 
 
-/* Static facts about one op, expanded from gcn3.def (index: gcn_op). */
+/* Memory an op addresses (gcn3.def SEG column). */
+typedef enum gcn_seg {
+    GCN_SEG_NONE = 0,
+    GCN_SEG_SCALAR, /* SMEM: scalar data cache */
+    GCN_SEG_GLOBAL, /* MUBUF/MTBUF: a buffer (or the private segment, known at run time) */
+    GCN_SEG_FLAT,   /* FLAT: global, LDS or private, decided per lane at run time */
+    GCN_SEG_IMAGE,  /* MIMG (graphics; decoded, not executed) */
+    GCN_SEG_LDS,    /* DS data ops: values the replay's LDS model applies and checks */
+    GCN_SEG_XLANE,  /* DS cross-lane ops through the LDS crossbar (permute, bpermute, swizzle) */
+    GCN_SEG_LDSCTR, /* ds_append / ds_consume: a counter addressed by M0 */
+    GCN_SEG_GDS,    /* global data share ops (ds_gws_*, ds_ordered_count) */
+    GCN_SEG_COUNT
+} gcn_seg;
+
+/* Class of a VALU op (gcn3.def VCLS column; gcn3-trace's instruction mix). */
+typedef enum gcn_vcls {
+    GCN_VCLS_NONE = 0, /* not a VALU op */
+    GCN_VCLS_INT, GCN_VCLS_F16, GCN_VCLS_F32, GCN_VCLS_F64,
+    GCN_VCLS_TRANS, /* quarter-rate transcendental (GCN_IF_TRANS) */
+    GCN_VCLS_CMP,   /* v_cmp* / v_cmpx* */
+    GCN_VCLS_CVT,   /* v_cvt* */
+    GCN_VCLS_LANE,  /* v_readlane, v_writelane, v_readfirstlane */
+    GCN_VCLS_COUNT
+} gcn_vcls;
+
+/* Static facts about one op, expanded from gcn3.def (index: gcn_op). Each
+ * field is one named column of the table (see the head of gcn3.def). */
 typedef struct gcn_op_info {
     const char *name;
     uint8_t fmt, unit, mem, dw;
@@ -102,6 +128,12 @@ typedef struct gcn_op_info {
     uint8_t attr;
     uint16_t opc;
     uint32_t flags;
+    uint8_t aop;        /* gcn_atomic_op: GCN_AT_NONE unless flags has GCN_IF_ATOMIC */
+    uint8_t elem_bytes; /* bytes of one element a lane moves (atomics: 4 or 8) */
+    uint8_t elem_count; /* elements per lane: 2 for ds_read2/write2/wrxchg2, else 1 (0: no memory) */
+    uint8_t elem_scale; /* DS offset0/offset1 unit in elements: 64 for the st64 forms, else 1 */
+    uint8_t seg;        /* gcn_seg */
+    uint8_t vcls;       /* gcn_vcls */
 } gcn_op_info;
 extern const gcn_op_info gcn_op_infos[GCN_OP_COUNT];
 /* Static facts of op (GCN_OP_INVALID's entry for an out-of-range op), never NULL. */

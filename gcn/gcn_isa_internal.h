@@ -20,5 +20,12 @@
 #define DW(x) x
 #define SW(a, b, c) a, b, c
 #define ATTR(x) (x)
+#define AOP(x) GCN_AT_##x
+#define ELEM(b, n, s) b, n, s
+#define SEG(x) GCN_SEG_##x
+#define VCLS(x) GCN_VCLS_##x
+#define GCN_ARG0(a, b, c) a
+#define GCN_ARG1(a, b, c) b
+#define GCN_ARG2(a, b, c) c
 
 #endif

@@ -47,15 +47,19 @@
 
 static void wave_run(rp_event *ev, rp_engine *e);
 
+/* A trace inconsistency of wave w: what, or (NULL) the walker's message. */
 static void walk_error(rp_wave *w, const char *what)
 {
+    if (!what)
+        what = w->walk.err;
     rp_sim *s = w->cu->sim;
     rp_chk(s)->walk_errors++;
     __atomic_add_fetch(&w->wg->k->walk_errors, 1, __ATOMIC_RELAXED);
     if (rp_out(s) && rp_chk(s)->walk_errors <= 10)
         fprintf(rp_out(s), "trace walk: kernel %u wg %u wave %u at dyn %llu pc 0x%llx: %s\n",
-                w->wg->k->launch.kernel_id, w->wg->index, w->tw->wave_in_wg, (unsigned long long)w->dyn,
-                (unsigned long long)w->prog->insn[w->idx].pc, what);
+                w->wg->k->launch.kernel_id, w->wg->index, w->walk.tw->wave_in_wg, (unsigned long long)w->walk.dyn,
+                (unsigned long long)(w->walk.idx < w->walk.prog->n_insn ? w->walk.prog->insn[w->walk.idx].pc : 0),
+                what);
 }
 
 static rp_access *acc_get(rp_cu *cu)
@@ -87,18 +91,17 @@ static bool waitcnt_ok(const rp_wave *w)
 
 static void wave_finish(rp_wave *w, rp_engine *e)
 {
-    const trc_wave *tw = w->tw;
     w->state = RP_W_DONE;
     /* per wave, not per instruction: a U-MGPU kernel's waves run in several partitions */
-    __atomic_add_fetch(&w->wg->k->n_instr, w->dyn, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&w->wg->k->n_instr, w->walk.dyn, __ATOMIC_RELAXED);
     if (w->fetch) {
         w->fetch->w = NULL; /* lands unclaimed */
         w->fetch = NULL;
     }
-    if (w->dyn != tw->n_instr)
-        walk_error(w, "dynamic instruction count differs from the trace");
-    else if (w->br_i != tw->n_branch || w->ind_i != tw->n_indirect || w->mem_i != tw->n_mem)
-        walk_error(w, "not every recorded branch/indirect target/memory op was consumed");
+    /* a wave that reached s_endpgm used its whole record (an aborted one
+     * was reported where it stopped) */
+    if (w->walk.ended && gcn_walk_end(&w->walk))
+        walk_error(w, NULL);
     rp_wg *wg = w->wg;
     wg->n_live--;
     if (wg->n_live == 0) {
@@ -232,75 +235,38 @@ static uint32_t lds_cycles(const trc_mem_op *op, const rp_access *a, uint32_t ba
     return total ? total : 1;
 }
 
-/* Opcode classes derived from the mnemonic, per opcode in s->op_class (the
- * whole table is computed at once, when the first GPU is built: partitions
- * only read it). */
-enum {
-    RP_OPC_KNOWN = 1,       /* entry computed */
-    RP_OPC_LDS_CHECK = 2,   /* LDS op whose data the functional LDS model checks */
-    RP_OPC_DS2 = 4,         /* ds_read2* / ds_write2* (two elements per lane) */
-    RP_OPC_ST64 = 8,        /* ..st64: offsets in units of 64 elements */
-    RP_OPC_ATOMIC8 = 16,    /* 8-byte atomic */
-};
+/* Static facts of an opcode: the named columns of gcn/gcn3.def (in->op is
+ * always < GCN_OP_COUNT: the decoder produces nothing else). */
+static inline const gcn_op_info *op_info(const gcn_insn *in) { return &gcn_op_infos[in->op]; }
 
-static unsigned op_class_of(unsigned op)
+/* An LDS access whose values the functional LDS model applies and checks:
+ * not the cross-lane crossbar ops, the M0 counters or the GDS. */
+static inline bool lds_checked_op(const gcn_op_info *oi)
 {
-    const char *nm = gcn_op_name(op);
-    unsigned v = RP_OPC_KNOWN;
-    if (!strstr(nm, "permute") && !strstr(nm, "swizzle") && !strstr(nm, "append") && !strstr(nm, "consume") &&
-        !strstr(nm, "gws") && !strstr(nm, "ordered"))
-        v |= RP_OPC_LDS_CHECK;
-    if (!strncmp(nm, "ds_read2", 8) || !strncmp(nm, "ds_write2", 9))
-        v |= RP_OPC_DS2;
-    if (strstr(nm, "st64"))
-        v |= RP_OPC_ST64;
-    if (strstr(nm, "x2") || strstr(nm, "64"))
-        v |= RP_OPC_ATOMIC8;
-    return v;
+    return oi->seg != GCN_SEG_XLANE && oi->seg != GCN_SEG_LDSCTR && oi->seg != GCN_SEG_GDS;
 }
-
-static int op_class_init(rp_sim *s)
-{
-    if (s->op_class)
-        return 0;
-    s->op_class = malloc(65536);
-    if (!s->op_class)
-        return -1;
-    for (unsigned op = 0; op < 65536; op++)
-        s->op_class[op] = (uint8_t)op_class_of(op);
-    return 0;
-}
-
-static inline unsigned op_class(rp_sim *s, unsigned op) { return s->op_class[op & 0xffff]; }
 
 /* Issue a memory instruction. Returns false on a trace inconsistency. */
 static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_next, rp_engine *e)
 {
     rp_cu *cu = w->cu;
     rp_sim *s = cu->sim;
-    const trc_wave *tw = w->tw;
     const rp_config *cfg = &s->cfg;
     rp_time cyc = s->clk.period_ps;
-    bool in_mem = (in->flags & (GCN_IF_LOAD | GCN_IF_STORE | GCN_IF_ATOMIC)) != 0;
-    if (!in_mem) {
+    if (!gcn_walk_is_mem(in)) {
         *t_next = now + cyc; /* s_memtime, buffer_wbinvl1, ...: no recorded access */
         return true;
     }
-    if (w->mem_i >= tw->n_mem) {
-        /* An access under EXEC=0 is not recorded by every emulator path. */
-        if (in->unit != GCN_UNIT_SMEM && w->exec == 0) {
-            *t_next = now + cyc;
-            return true;
-        }
-        walk_error(w, "memory instruction without a recorded memory op");
+    const trc_mem_op *op;
+    int got = gcn_walk_mem(&w->walk, in, &op);
+    if (got < 0) {
+        walk_error(w, NULL);
         return false;
     }
-    const trc_mem_op *op = &tw->mem[w->mem_i];
-    if (in->unit != GCN_UNIT_SMEM && w->exec == 0 && op->exec != 0) {
+    if (got == 0) {
         *t_next = now + cyc; /* EXEC=0: nothing recorded for this instruction */
         return true;
     }
-    w->mem_i++;
     uint32_t n = op->flags & TRC_MO_SMEM ? 1 : (uint32_t)__builtin_popcountll(op->exec);
     if (n == 0) {
         *t_next = now + cyc;
@@ -313,9 +279,9 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     a->in = in;
     a->op = op;
     if (op->flags & TRC_MO_ATOMIC) {
-        const char *nm = gcn_op_name(in->op);
-        a->atomic_op = (uint8_t)gcn_atomic_of_name(nm);
-        a->atomic_bytes = op_class(s, in->op) & RP_OPC_ATOMIC8 ? 8 : 4;
+        const gcn_op_info *oi = op_info(in);
+        a->atomic_op = oi->aop;
+        a->atomic_bytes = oi->elem_bytes == 8 ? 8 : 4;
         if (a->atomic_op == GCN_AT_UNKNOWN || a->atomic_op == GCN_AT_NONE) {
             walk_error(w, "atomic opcode not understood by the functional model");
             a->atomic_op = GCN_AT_NONE;
@@ -334,11 +300,13 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         a->kind = RP_ACC_LDS;
         a->counts_vm = in->unit == GCN_UNIT_VMEM; /* FLAT to LDS counts as a vector access */
         cu->st_lds++;
-        unsigned oc = op_class(s, in->op);
-        if (oc & RP_OPC_DS2) {
+        const gcn_op_info *oi = op_info(in);
+        /* two elements per lane at two offsets (ds_read2/write2[st64]); the
+         * ds_wrxchg2 atomics are applied as one access per lane, as before */
+        if (oi->elem_count == 2 && !(oi->flags & GCN_IF_ATOMIC)) {
             /* offset0 = imm[7:0], offset1 = imm2 (gcn_decode.c, DS format;
              * emu/isa/gcn_sem.c ds_access reads the same fields) */
-            uint32_t esz = op->bytes_per_lane / 2, scale = esz * (oc & RP_OPC_ST64 ? 64 : 1);
+            uint32_t esz = op->bytes_per_lane / 2, scale = esz * oi->elem_scale;
             a->ds2 = 1;
             a->ds2_esz = (uint8_t)esz;
             a->ds2_delta = ((int32_t)(in->imm2 & 0xff) - (int32_t)(in->imm & 0xff)) * (int32_t)scale;
@@ -348,7 +316,7 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         rp_time start = cu->lds_busy > now ? cu->lds_busy : now;
         cu->lds_busy = start + c * cyc;
         a->done = cu->lds_busy + rp_lat_ps(cfg->lds_latency, s->clk);
-        if ((oc & RP_OPC_LDS_CHECK) && (op->load_data || op->store_data))
+        if (lds_checked_op(oi) && (op->load_data || op->store_data))
             rp_perform(s, a, n >= 64 ? ~0ull : (1ull << n) - 1);
         else
             rp_chk(s)->lds_unchecked++;
@@ -631,8 +599,6 @@ int rp_gpu_frontend_init(rp_sim *s, rp_gpu *g)
 {
     char name[48];
     /* Tables the partitions only read, filled before the run. */
-    if (op_class_init(s))
-        return -1;
     code_base_of(s, 0);
     g->l1i = calloc(s->cfg.shader_arrays, sizeof *g->l1i);
     if (!g->l1i)
@@ -731,7 +697,7 @@ static void fetch_next(rp_wave *w, rp_time now)
     uint64_t fb = cfg->fetch_bytes, next = w->ib_base + (uint64_t)w->ib_n * fb;
     if (w->fetch || (uint64_t)(w->ib_n + 1) * fb > cfg->ibuffer_entries * 4ull)
         return;
-    if (next >= w->prog->vaddr + w->prog->size)
+    if (next >= w->walk.prog->vaddr + w->walk.prog->size)
         return;
     fetch_start(w, next, now);
 }
@@ -756,7 +722,7 @@ static void fetch_land(rp_wave *w, rp_fetch *f, rp_engine *e)
     if (f->pc == w->ib_base + (uint64_t)w->ib_n * fb)
         w->ib_n++;
     fetch_next(w, e->now);
-    if (w->state == RP_W_FETCH && insn_buffered(w, &w->prog->insn[w->idx], fb)) {
+    if (w->state == RP_W_FETCH && insn_buffered(w, &w->walk.prog->insn[w->walk.idx], fb)) {
         w->state = RP_W_RUN;
         cu->st_fetch_stall_cycles += (e->now - w->parked) / cu->sim->clk.period_ps;
         rp_engine_schedule(e, &w->ev, e->now);
@@ -822,7 +788,7 @@ static bool front_end(rp_wave *w, const gcn_insn *in, rp_time t, rp_engine *e)
         }
     } else if (!w->fetch && !w->redirect) {
         /* an instruction straddling into the next chunk */
-        if (end >= w->prog->vaddr + w->prog->size) {
+        if (end >= w->walk.prog->vaddr + w->walk.prog->size) {
             walk_error(w, "instruction beyond the end of the code object");
             wave_abort(w, e);
             return false;
@@ -832,12 +798,6 @@ static bool front_end(rp_wave *w, const gcn_insn *in, rp_time t, rp_engine *e)
     w->state = RP_W_FETCH;
     w->parked = e->now;
     return false;
-}
-
-static uint32_t index_of(const gcn_program *p, uint64_t pc)
-{
-    const gcn_insn *in = gcn_program_at(p, pc);
-    return in ? (uint32_t)(in - p->insn) : UINT32_MAX;
 }
 
 static bool needs_now(const gcn_insn *in)
@@ -859,31 +819,23 @@ static void wave_run(rp_event *ev, rp_engine *e)
     rp_cu *cu = w->cu;
     rp_sim *s = cu->sim;
     const rp_config *cfg = &s->cfg;
-    const gcn_program *p = w->prog;
-    const trc_wave *tw = w->tw;
     rp_time now = e->now, t = now, cyc = s->clk.period_ps;
 
     for (int budget = 0; budget < 1024; budget++) {
-        if (w->idx >= p->n_insn) {
-            walk_error(w, "program counter left the code object");
+        /* the next instruction, EXEC applied (gcn/gcn_walk.h: the rules of the record) */
+        const gcn_insn *in = gcn_walk_insn(&w->walk);
+        if (!in) {
+            walk_error(w, NULL);
             wave_abort(w, e);
             return;
         }
-        const gcn_insn *in = &p->insn[w->idx];
         if (!front_end(w, in, t, e))
             return;
         if (t > now && needs_now(in)) {
             rp_engine_schedule(e, ev, t);
             return;
         }
-        while (w->exec_i < tw->n_exec && tw->exec_at[w->exec_i] <= w->dyn)
-            w->exec = tw->exec_val[w->exec_i++];
         uint32_t fl = in->flags;
-        if (fl & (GCN_IF_INVALID | GCN_IF_GDS)) {
-            walk_error(w, fl & GCN_IF_GDS ? "GDS instruction (unsupported)" : "invalid instruction");
-            wave_abort(w, e);
-            return;
-        }
         if (fl & GCN_IF_WAITCNT) {
             w->wait_vm = in->waitcnt_vm >= 15 ? 0xffff : in->waitcnt_vm;
             w->wait_lgkm = in->waitcnt_lgkm >= 15 ? 0xffff : in->waitcnt_lgkm;
@@ -893,7 +845,6 @@ static void wave_run(rp_event *ev, rp_engine *e)
             }
         }
         /* The instruction executes now (at time t). */
-        w->dyn++;
         cu->st_instr++;
         rp_time t_next = t + cfg->salu_cycles * cyc;
         switch (in->unit) {
@@ -935,34 +886,18 @@ static void wave_run(rp_event *ev, rp_engine *e)
             break;
         }
         t_next += cfg->decode_cycles * cyc;
-        /* next instruction */
-        uint32_t next = w->idx + 1;
+        /* next instruction: counted, branch outcome or target from the record */
+        if (gcn_walk_step(&w->walk, in) < 0) {
+            walk_error(w, NULL);
+            wave_abort(w, e);
+            return;
+        }
         if (fl & GCN_IF_ENDPGM) {
             w->state = RP_W_ENDING;
             if (w->vmcnt == 0 && w->lgkmcnt == 0)
                 wave_finish(w, e);
             return;
-        } else if (fl & GCN_IF_BR_COND) {
-            if (w->br_i >= tw->n_branch) {
-                walk_error(w, "conditional branch beyond the recorded branch bits");
-                wave_abort(w, e);
-                return;
-            }
-            int taken = (tw->branch_taken[w->br_i >> 3] >> (w->br_i & 7)) & 1;
-            w->br_i++;
-            if (taken)
-                next = index_of(p, in->target);
-        } else if (fl & GCN_IF_BR_JUMP) {
-            next = index_of(p, in->target);
-        } else if (fl & GCN_IF_BR_INDIRECT) {
-            if (w->ind_i >= tw->n_indirect) {
-                walk_error(w, "indirect branch beyond the recorded targets");
-                wave_abort(w, e);
-                return;
-            }
-            next = index_of(p, tw->indirect_target[w->ind_i++]);
         }
-        w->idx = next;
         if (fl & GCN_IF_BARRIER) {
             rp_wg *wg = w->wg;
             w->state = RP_W_BARRIER;
@@ -1024,14 +959,11 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
         rp_event_init(&w->ev, wave_run, w, RP_PRIO_COMPONENT);
         w->cu = cu;
         w->wg = wg;
-        w->tw = &wg->tw->waves[i];
-        w->prog = k->prog;
+        gcn_walk_init(&w->walk, k->prog, k->entry_idx, &wg->tw->waves[i]);
         w->simd = i < 64 ? wg->simd_of[i] % s->cfg.simds : 0;
-        w->idx = k->entry_idx;
         w->code_base = code_base;
         w->ib_base = k->prog->insn[k->entry_idx].pc & ~(uint64_t)(s->cfg.fetch_bytes - 1);
         w->ib_n = 0;
-        w->exec = ~0ull;
         w->wait_vm = w->wait_lgkm = 0xffff;
         w->state = RP_W_RUN;
         rp_engine_schedule(e, &w->ev, e->now);

@@ -49,7 +49,7 @@ static void report(rp_sim *s, const rp_access *a, const char *what, uint64_t add
     fprintf(out,
             "%s: %s kernel %u (%s) wg (%u,%u,%u) wave %u pc 0x%llx (%s) addr 0x%llx: expected %s got %s\n",
             atomic ? "note" : "mismatch", what, wg->k->launch.kernel_id, wg->k->launch.kernel_name, wg->tw->wg_id[0], wg->tw->wg_id[1],
-            wg->tw->wg_id[2], w->tw->wave_in_wg, (unsigned long long)a->in->pc, gcn_op_name(a->in->op),
+            wg->tw->wg_id[2], w->walk.tw->wave_in_wg, (unsigned long long)a->in->pc, gcn_op_name(a->in->op),
             (unsigned long long)addr, e, g);
 }
 

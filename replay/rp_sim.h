@@ -31,6 +31,7 @@
 #include "rp_fmem.h"
 
 #include "gcn/gcn_isa.h"
+#include "gcn/gcn_walk.h"
 #include "traceformat/trc.h"
 
 typedef struct rp_sim rp_sim;
@@ -354,13 +355,7 @@ struct rp_wave {
     rp_event ev;
     rp_cu *cu;
     rp_wg *wg;
-    const trc_wave *tw;
-    const gcn_program *prog;
     uint32_t simd;
-    uint32_t idx;             /* index into prog->insn of the next instruction */
-    uint64_t dyn;             /* dynamic instructions executed */
-    uint32_t br_i, ind_i, exec_i, mem_i;
-    uint64_t exec;
     uint32_t vmcnt, lgkmcnt;
     uint16_t wait_vm, wait_lgkm;
     uint8_t state;
@@ -373,6 +368,7 @@ struct rp_wave {
     uint64_t redirect_pc;     /* after a taken branch out of the buffer: chunk to fetch once `fetch` lands */
     uint8_t redirect;
     rp_time parked;           /* RP_W_FETCH since */
+    gcn_walk walk;            /* position in the code and the wave's record (gcn/gcn_walk.h) */
 };
 
 struct rp_wg {
@@ -585,7 +581,6 @@ struct rp_sim {
     uint64_t windows;         /* synchronisation windows run */
     int fail_lock_init;
     void *fail_lock;          /* pthread_mutex_t, for rp_sim_fail from several threads */
-    uint8_t *op_class;        /* per opcode (65536): RP_OPC_* bits, computed on first use */
     FILE *out;                /* human output (mismatch lines); NULL = quiet */
     bool quiet;
     int failed;               /* a fatal error happened (message in err) */

@@ -324,8 +324,6 @@ void rp_sim_fini(rp_sim *s)
     for (size_t i = 0; i < s->n_progs; i++)
         gcn_program_free(s->progs[i]);
     free(s->progs);
-    free(s->op_class);
-    s->op_class = NULL;
     for (size_t i = 0; i < s->n_kernels; i++) {
         free(s->kernels[i]->snap0);
         free(s->kernels[i]);

@@ -13,17 +13,9 @@
  *
  * The dynamic instruction stream (stats, verify, dump --instr) is not stored
  * in the trace: it is rebuilt by walking each wavefront through its code
- * object's decoded .text from the kernel entry, with exactly the conventions
- * of the replay (replay/cu.c): EXEC starts all-ones and takes exec_val[i]
- * from dynamic instruction exec_at[i] on; s_cbranch_* consume the next
- * recorded branch bit, s_branch jumps to its static target, s_setpc/s_swappc
- * consume the next recorded indirect target; a memory instruction (VMEM,
- * SMEM or DS unit with the LOAD, STORE or ATOMIC flag) consumes the next
- * recorded memory op, except a vector one under EXEC = 0 whose op is not
- * recorded; s_endpgm ends the wave, which must then have used up every
- * recorded branch bit, indirect target and memory op and executed exactly
- * n_instr instructions. The walker (walk_*) is self-contained so that it can
- * move into a library when a second program needs it.
+ * object's decoded .text from the kernel entry with the walker the replay
+ * uses (gcn/gcn_walk.h: the rules for EXEC, branches, memory ops and the end
+ * of a wave are written there once).
  *
  * Invariants: nothing read from the trace is trusted; every index is checked
  * before use and a walk can never run more than n_instr steps.
@@ -44,6 +36,7 @@
 #include "gcn/gcn_isa.h"
 #include "gcn/gcn_operand.h"
 #include "gcn/gcn_loader.h"
+#include "gcn/gcn_walk.h"
 #include "traceformat/trc.h"
 #include "traceformat/trc_format.h"
 
@@ -279,7 +272,6 @@ static const char *const cls_names[CLS_COUNT] = {
 
 static uint8_t class_of(const gcn_insn *in)
 {
-    const char *nm = gcn_op_name(in->op);
     uint32_t fl = in->flags;
     if (fl & GCN_IF_INVALID) return CLS_INVALID;
     switch (in->unit) {
@@ -296,14 +288,16 @@ static uint8_t class_of(const gcn_insn *in)
         return fl & GCN_IF_ATOMIC ? CLS_LDS_ATOMIC : fl & GCN_IF_STORE ? CLS_LDS_STORE
              : fl & GCN_IF_LOAD ? CLS_LDS_LOAD : CLS_LDS_OTHER;
     case GCN_UNIT_VALU:
-        if (strstr(nm, "lane")) return CLS_VALU_LANE; /* v_readlane, v_writelane, v_readfirstlane */
-        if (fl & GCN_IF_TRANS) return CLS_VALU_TRANS;
-        if (!strncmp(nm, "v_cmp", 5)) return CLS_VALU_CMP;
-        if (!strncmp(nm, "v_cvt", 5)) return CLS_VALU_CVT;
-        if ((fl & GCN_IF_F64) || strstr(nm, "_f64")) return CLS_VALU_F64;
-        if (strstr(nm, "_f32")) return CLS_VALU_F32;
-        if (strstr(nm, "_f16")) return CLS_VALU_F16;
-        return CLS_VALU_INT;
+        switch (gcn_op_info_of(in->op)->vcls) { /* the VCLS column of gcn/gcn3.def */
+        case GCN_VCLS_LANE: return CLS_VALU_LANE;
+        case GCN_VCLS_TRANS: return CLS_VALU_TRANS;
+        case GCN_VCLS_CMP: return CLS_VALU_CMP;
+        case GCN_VCLS_CVT: return CLS_VALU_CVT;
+        case GCN_VCLS_F64: return CLS_VALU_F64;
+        case GCN_VCLS_F32: return CLS_VALU_F32;
+        case GCN_VCLS_F16: return CLS_VALU_F16;
+        default: return CLS_VALU_INT;
+        }
     default: return CLS_SPECIAL;
     }
 }
@@ -390,116 +384,6 @@ static const prog *launch_prog(progs *ps, const trc_launch *l, uint32_t *entry, 
     }
     *entry = (uint32_t)(in - g->p->insn);
     return g;
-}
-
-/* ======================================================================
- * The wavefront walker (conventions: replay/cu.c, see the top comment)
- * ====================================================================== */
-
-typedef struct walker {
-    const gcn_program *p;
-    const trc_wave *tw;
-    uint32_t idx;         /* index of the next instruction in p->insn */
-    uint64_t dyn;         /* dynamic instructions executed so far */
-    uint32_t br_i, ind_i, mem_i, exec_i;
-    uint64_t exec;        /* EXEC in force for the instruction just returned */
-    int ended;
-    char err[ERRLEN];
-} walker;
-
-static void walk_init(walker *w, const gcn_program *p, uint32_t entry, const trc_wave *tw)
-{
-    memset(w, 0, sizeof *w);
-    w->p = p;
-    w->tw = tw;
-    w->idx = entry;
-    w->exec = ~0ull;
-}
-
-static int walk_fail(walker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int walk_fail(walker *w, const char *fmt, ...)
-{
-    int n = snprintf(w->err, sizeof w->err, "dynamic instruction %" PRIu64 ": ", w->dyn);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->err + n, sizeof w->err - (size_t)n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/*
- * Execute the next dynamic instruction of the wave. Returns 1 with *in (and
- * *op, the memory op it consumed, or NULL); 0 once the wave has ended and
- * every record was consumed; -1 on an inconsistency (message in w->err).
- */
-static int walk_next(walker *w, const gcn_insn **inp, const trc_mem_op **opp)
-{
-    const trc_wave *tw = w->tw;
-    const gcn_program *p = w->p;
-    if (w->ended) {
-        if (w->dyn != tw->n_instr)
-            return walk_fail(w, "s_endpgm after %" PRIu64 " instructions, the trace says %" PRIu64, w->dyn,
-                             tw->n_instr);
-        if (w->br_i != tw->n_branch)
-            return walk_fail(w, "wave ended with %u of %u recorded branch outcomes used", w->br_i, tw->n_branch);
-        if (w->ind_i != tw->n_indirect)
-            return walk_fail(w, "wave ended with %u of %u recorded indirect targets used", w->ind_i,
-                             tw->n_indirect);
-        if (w->mem_i != tw->n_mem)
-            return walk_fail(w, "wave ended with %u of %u recorded memory ops used", w->mem_i, tw->n_mem);
-        return 0;
-    }
-    if (w->dyn >= tw->n_instr)
-        return walk_fail(w, "no s_endpgm within the %" PRIu64 " recorded instructions", tw->n_instr);
-    if (w->idx >= p->n_insn) return walk_fail(w, "program counter left the code object");
-    const gcn_insn *in = &p->insn[w->idx];
-    while (w->exec_i < tw->n_exec && tw->exec_at[w->exec_i] <= w->dyn) w->exec = tw->exec_val[w->exec_i++];
-    uint32_t fl = in->flags;
-    if (fl & (GCN_IF_INVALID | GCN_IF_GDS))
-        return walk_fail(w, "pc 0x%" PRIx64 ": %s", in->pc, fl & GCN_IF_GDS ? "GDS instruction" : "invalid instruction");
-    const trc_mem_op *op = NULL;
-    if ((in->unit == GCN_UNIT_VMEM || in->unit == GCN_UNIT_SMEM || in->unit == GCN_UNIT_LDS) &&
-        (fl & (GCN_IF_LOAD | GCN_IF_STORE | GCN_IF_ATOMIC))) {
-        int vec_off = in->unit != GCN_UNIT_SMEM && w->exec == 0;
-        if (w->mem_i >= tw->n_mem) {
-            if (!vec_off)
-                return walk_fail(w, "pc 0x%" PRIx64 " %s: memory instruction beyond the %u recorded memory ops",
-                                 in->pc, gcn_op_name(in->op), tw->n_mem);
-        } else if (!(vec_off && tw->mem[w->mem_i].exec != 0)) {
-            op = &tw->mem[w->mem_i++];
-        }
-    }
-    w->dyn++;
-    uint32_t next = w->idx + 1;
-    uint64_t tgt = 0;
-    int jump = 0;
-    if (fl & GCN_IF_ENDPGM) {
-        w->ended = 1;
-    } else if (fl & GCN_IF_BR_COND) {
-        if (w->br_i >= tw->n_branch)
-            return walk_fail(w, "pc 0x%" PRIx64 ": conditional branch beyond the %u recorded outcomes", in->pc,
-                             tw->n_branch);
-        int taken = (tw->branch_taken[w->br_i >> 3] >> (w->br_i & 7)) & 1;
-        w->br_i++;
-        if (taken) tgt = in->target, jump = 1;
-    } else if (fl & GCN_IF_BR_JUMP) {
-        tgt = in->target, jump = 1;
-    } else if (fl & GCN_IF_BR_INDIRECT) {
-        if (w->ind_i >= tw->n_indirect)
-            return walk_fail(w, "pc 0x%" PRIx64 ": indirect branch beyond the %u recorded targets", in->pc,
-                             tw->n_indirect);
-        tgt = tw->indirect_target[w->ind_i++], jump = 1;
-    }
-    if (jump) {
-        const gcn_insn *t = gcn_program_at(p, tgt);
-        if (!t)
-            return walk_fail(w, "pc 0x%" PRIx64 ": branch target 0x%" PRIx64 " is not an instruction", in->pc, tgt);
-        next = (uint32_t)(t - p->insn);
-    }
-    w->idx = next;
-    *inp = in;
-    *opp = op;
-    return 1;
 }
 
 /* ======================================================================
@@ -849,14 +733,14 @@ static void dump_mem(const trc_mem_op *o, uint32_t m, int json, const char *ind)
 /* The dynamic instruction list of one wave (dump --instr). */
 static int dump_instr(const prog *g, uint32_t entry, const trc_wave *w, int json, char *err, size_t errlen)
 {
-    walker wk;
-    walk_init(&wk, g->p, entry, w);
+    gcn_walk wk;
+    gcn_walk_init(&wk, g->p, entry, w);
     const gcn_insn *in;
     const trc_mem_op *op;
     int rc;
     uint32_t mem_seen = 0;
     if (json) printf(", \"instructions\": [");
-    while ((rc = walk_next(&wk, &in, &op)) == 1) {
+    while ((rc = gcn_walk_next(&wk, &in, &op)) == 1) {
         char dis[160];
         gcn_disasm(in, dis, sizeof dis);
         if (json) {
@@ -1167,12 +1051,12 @@ static int stats_kernel(trc_reader *r, progs *ps, uint32_t k, kstats *s, line_ma
             const trc_wave *tw = &wg->waves[v];
             s->n_waves++;
             s->exec_changes += tw->n_exec;
-            walker w;
-            walk_init(&w, g->p, entry, tw);
+            gcn_walk w;
+            gcn_walk_init(&w, g->p, entry, tw);
             const gcn_insn *in;
             const trc_mem_op *op;
             int rc;
-            while ((rc = walk_next(&w, &in, &op)) == 1) {
+            while ((rc = gcn_walk_next(&w, &in, &op)) == 1) {
                 s->unit[in->unit < GCN_UNIT_COUNT ? in->unit : GCN_UNIT_SPECIAL]++;
                 s->fmt[in->fmt < GCN_FMT_COUNT ? in->fmt : 0]++;
                 s->cls[g->cls[in - g->p->insn]]++;
@@ -1440,12 +1324,12 @@ static int verify_wg(vctx *v, const trc_launch *l, const prog *g, uint32_t entry
         *n_instr += tw->n_instr;
         *n_mem += tw->n_mem;
         if (!g) continue; /* --no-walk */
-        walker wk;
-        walk_init(&wk, g->p, entry, tw);
+        gcn_walk wk;
+        gcn_walk_init(&wk, g->p, entry, tw);
         const gcn_insn *in;
         const trc_mem_op *op;
         int rc;
-        while ((rc = walk_next(&wk, &in, &op)) == 1) {
+        while ((rc = gcn_walk_next(&wk, &in, &op)) == 1) {
             if (!op) continue;
             int smem_in = in->unit == GCN_UNIT_SMEM, smem_op = (op->flags & TRC_MO_SMEM) != 0;
             if (smem_in != smem_op || (in->unit == GCN_UNIT_LDS && !(op->flags & TRC_MO_LDS)))

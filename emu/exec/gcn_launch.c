@@ -42,6 +42,26 @@
 
 #include "exec_internal.h"
 
+/* ---- the trace recorder behind the ISA layer's recorder interface ------------ */
+
+_Static_assert((unsigned)GCN_MO_LOAD == TRC_MO_LOAD && (unsigned)GCN_MO_STORE == TRC_MO_STORE &&
+                   (unsigned)GCN_MO_ATOMIC == TRC_MO_ATOMIC &&
+                   (unsigned)GCN_MO_LDS == TRC_MO_LDS && (unsigned)GCN_MO_SMEM == TRC_MO_SMEM &&
+                   (unsigned)GCN_MO_SCRATCH == TRC_MO_SCRATCH &&
+                   (unsigned)GCN_MO_CMPSWAP == TRC_MO_CMPSWAP,
+               "gcn_wave.h GCN_MO_* must keep the trace format's TRC_MO_* values");
+
+static void rec_branch(void *ctx, uint32_t wave, int taken) { trc_rec_branch(ctx, wave, taken); }
+static void rec_indirect(void *ctx, uint32_t wave, uint64_t t) { trc_rec_indirect(ctx, wave, t); }
+static void rec_exec(void *ctx, uint32_t wave, uint64_t dyn, uint64_t exec) { trc_rec_exec(ctx, wave, dyn, exec); }
+static void rec_mem(void *ctx, uint32_t wave, uint32_t flags, uint32_t bpl, uint64_t exec, const uint64_t *addr,
+                    const void *load, const void *store)
+{
+    trc_rec_mem(ctx, wave, flags, bpl, exec, addr, load, store);
+}
+static void rec_wave_end(void *ctx, uint32_t wave, uint64_t n) { trc_rec_wave_end(ctx, wave, n); }
+static const gcn_recorder_ops trace_recorder = {rec_branch, rec_indirect, rec_exec, rec_mem, rec_wave_end};
+
 /* Layout of the TRC_MEM_KERNARG allocation of one dispatch. */
 enum {
     KA_QUEUE = 0,      /* amd_queue_t, 256 bytes (ROCr amd_hsa_queue.h) */
@@ -108,7 +128,7 @@ void gcn_wave_init_state(gcn_worker *wk, const struct gcn_launch_job *job, gcn_w
     w->hw_id = (uint64_t)((wi / 4u) & 15u) | (uint64_t)(wi % 4u) << 4 | (uint64_t)(wg_lin % 16u) << 8 |
                (uint64_t)((wg_lin / 16u) % 2u) << 12 | (uint64_t)((wg_lin / 32u) % 4u) << 13 |
                (uint64_t)(wg_lin % 16u) << 16;
-    w->rec = job->recording ? wk->rec : NULL;
+    w->rec = job->recording && wk->rec ? (gcn_recorder){&trace_recorder, wk->rec} : (gcn_recorder){NULL, NULL};
     w->wg = wg;
     w->mem_cache = &wk->cache;
     w->err[0] = 0;

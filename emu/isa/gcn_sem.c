@@ -7,9 +7,10 @@
  * expanded from gcn3.def: an op without a body here has a NULL entry and
  * executing it stops the wave with GCN_WAVE_ILLEGAL naming the instruction.
  *
- * Recording: when w->rec is non-NULL the run loop records EXEC changes and
- * the branch / memory handlers record outcomes and per-lane addresses and data
- * (traceformat/trc.h). With w->rec == NULL nothing is gathered.
+ * Recording: when w->rec.ops is set the run loop reports EXEC changes and
+ * the branch / memory handlers report outcomes and per-lane addresses and data
+ * through the recorder interface (gcn_wave.h; emu/exec plugs in the trace
+ * writer). With w->rec.ops == NULL nothing is gathered.
  *
  * Sources: AMD "Graphics Core Next Architecture, Generation 3" ISA manual
  * (Rev 1.1, 2016): Ch. 4 (program flow), 5 (SALU/SMEM), 6 (VALU), 8 (MUBUF
@@ -37,7 +38,7 @@
 
 /* Every handler is declared weak so that gcn_sem_handlers[] can name all ops
  * of the table; the ones without a body stay NULL. */
-#define GCN_OP(nm, fmt, opc, unit, flags, mem, dw, sw, attr)                                 \
+#define GCN_OP(nm, fmt, ...)                                 \
     void gcn_h_##nm(gcn_wave *w, const gcn_insn *in) __attribute__((weak));
 #include "gcn/gcn3.def"
 #undef GCN_OP
@@ -287,7 +288,7 @@ H(s_getpc_b64) { SDST64(w->image_base + in->pc + in->size); }
 static void indirect(gcn_wave *w, const gcn_insn *in, uint64_t target)
 {
     w->pc = target - w->image_base;
-    if (w->rec) trc_rec_indirect(w->rec, w->wave_in_wg, w->pc);
+    if (w->rec.ops) w->rec.ops->indirect(w->rec.ctx, w->wave_in_wg, w->pc);
 }
 H(s_setpc_b64) { indirect(w, in, S64(0)); }
 H(s_swappc_b64)
@@ -467,7 +468,7 @@ H(s_barrier) { w->status = GCN_WAVE_BARRIER; }
 H(s_endpgm)
 {
     w->status = GCN_WAVE_DONE;
-    if (w->rec) trc_rec_wave_end(w->rec, w->wave_in_wg, w->n_instr);
+    if (w->rec.ops) w->rec.ops->wave_end(w->rec.ctx, w->wave_in_wg, w->n_instr);
 }
 H(s_trap)
 {
@@ -480,7 +481,7 @@ H(s_branch) { w->pc = in->target; }
     {                                                                                       \
         int t = (COND) ? 1 : 0;                                                             \
         if (t) w->pc = in->target;                                                          \
-        if (w->rec) trc_rec_branch(w->rec, w->wave_in_wg, t);                               \
+        if (w->rec.ops) w->rec.ops->branch(w->rec.ctx, w->wave_in_wg, t);                               \
     }
 CBRANCH(s_cbranch_scc0, w->scc == 0)
 CBRANCH(s_cbranch_scc1, w->scc != 0)
@@ -499,7 +500,7 @@ H(s_wakeup) {}   /* waves yield at s_sleep only until the scheduler resumes them
 H(s_endpgm_saved)
 {
     w->status = GCN_WAVE_DONE;
-    if (w->rec) trc_rec_wave_end(w->rec, w->wave_in_wg, w->n_instr);
+    if (w->rec.ops) w->rec.ops->wave_end(w->rec.ctx, w->wave_in_wg, w->n_instr);
 }
 H(s_sethalt)
 {
@@ -1182,8 +1183,8 @@ static void smem_access(gcn_wave *w, const gcn_insn *in, int store, int buffer)
         memcpy(data, p, n);
         for (unsigned i = 0; i < n / 4; i++) ws32(w, in->dst[0] + i, data[i]);
     }
-    if (w->rec)
-        trc_rec_mem(w->rec, w->wave_in_wg, (store ? TRC_MO_STORE : TRC_MO_LOAD) | TRC_MO_SMEM, n, 1, &addr,
+    if (w->rec.ops)
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, (store ? GCN_MO_STORE : GCN_MO_LOAD) | GCN_MO_SMEM, n, 1, &addr,
                     store ? NULL : data, store ? data : NULL);
 }
 H(s_load_dword) { smem_access(w, in, 0, 0); }
@@ -1367,18 +1368,18 @@ static void lane_access_split(gcn_wave *w, const gcn_insn *in, unsigned l, uint8
 
 /* Trace flags of a memory instruction. aop: the atomic's operation (GCN_AT_NONE
  * otherwise); a compare-and-swap records source then compare value per lane in
- * store_data and must say so with TRC_MO_CMPSWAP (docs/trace-format.md), or the
+ * store_data and must say so with GCN_MO_CMPSWAP (docs/trace-format.md), or the
  * writer keeps only half of the store data and the replay swaps without its
  * compare value. */
 static unsigned rec_flags(const gcn_insn *in, atom_op aop)
 {
     unsigned f = 0;
     if (in->flags & GCN_IF_ATOMIC) {
-        f |= TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE;
-        if (aop == GCN_AT_CMPSWAP) f |= TRC_MO_CMPSWAP;
+        f |= GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE;
+        if (aop == GCN_AT_CMPSWAP) f |= GCN_MO_CMPSWAP;
     }
-    else if (in->flags & GCN_IF_STORE) f |= TRC_MO_STORE;
-    else f |= TRC_MO_LOAD;
+    else if (in->flags & GCN_IF_STORE) f |= GCN_MO_STORE;
+    else f |= GCN_MO_LOAD;
     return f;
 }
 
@@ -1429,7 +1430,7 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
             uint8_t *p0 = gcn_mem_flat(w, (uint64_t)hi0 << 32 | mn, mx - mn + n, wr, lmn, in->pc, &kind, &t0);
             if (!p0) { probe_undo(w); return 0; }
             LANES { hp[l] = p0 + (a[l] - mn); ta[l] = a[l]; }
-            kind_flags = TRC_MO_LDS;
+            kind_flags = GCN_MO_LDS;
         } else {
             if (bad) return 0;
             uint64_t t1;
@@ -1449,7 +1450,7 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
                 ta[l] = tb + o;
             }
             kstride = 256;
-            kind_flags = TRC_MO_SCRATCH;
+            kind_flags = GCN_MO_SCRATCH;
         }
     } else {
         /* common case: every lane in one 4 GiB window, whole access in one
@@ -1463,13 +1464,13 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
                 uint64_t ab = (uint64_t)hi0 << 32 | a0;
                 uint8_t *p0 = gcn_mem_global(w, ab, 4u * GCN_WAVE_LANES, wr, first, in->pc);
                 if (!p0) { probe_undo(w); return 0; }
-                if (w->rec) /* before the load: the destination may be the address VGPRs */
+                if (w->rec.ops) /* before the load: the destination may be the address VGPRs */
                     for (unsigned l = 0; l < GCN_WAVE_LANES; l++) ta[l] = ab + 4u * l;
                 uint32_t *r;
                 if (wr) memcpy(p0, r = vreg(w, in, in->src[1], 1), 4u * GCN_WAVE_LANES);
                 else memcpy(r = vreg(w, in, in->dst[0], 1), p0, 4u * GCN_WAVE_LANES);
-                if (w->rec)
-                    trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in, GCN_AT_NONE), 4, ex, ta, wr ? NULL : r, wr ? r : NULL);
+                if (w->rec.ops)
+                    w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, GCN_AT_NONE), 4, ex, ta, wr ? NULL : r, wr ? r : NULL);
                 return 1;
             }
         }
@@ -1485,7 +1486,7 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
             uint8_t *p0 = gcn_mem_global(w, hb | mnl, (mxl - mnl) + n, wr, first, in->pc);
             if (!p0) { probe_undo(w); return 0; }
             uintptr_t b = (uintptr_t)p0 - mnl; /* host address of offset 0 of the window */
-            if (n == 4 && !w->rec) {
+            if (n == 4 && !w->rec.ops) {
                 if (wr) {
                     const uint32_t *s = vreg(w, in, in->src[1], 1);
                     LANES memcpy((void *)(b + a[l]), &s[l], 4);
@@ -1532,7 +1533,7 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
         } else {
             LANES memcpy(&r[l], hp[l], 4);
         }
-        if (w->rec) {
+        if (w->rec.ops) {
             if (ex == ~0ull) rdat = r;
             else {
                 unsigned m = 0;
@@ -1569,8 +1570,8 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
             nb += n;
         }
     }
-    if (w->rec)
-        trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in, GCN_AT_NONE) | kind_flags, n, ex, ta, wr ? NULL : rdat,
+    if (w->rec.ops)
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, GCN_AT_NONE) | kind_flags, n, ex, ta, wr ? NULL : rdat,
                     wr ? rdat : NULL);
     return 1;
 }
@@ -1584,7 +1585,7 @@ static void flat_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, a
     if (!atomic && ex && a != dummy_lanes && flat_fast(w, in, ex, a, n, wr, sext))
         return;
     memrec *mr = NULL, mrs;
-    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    if (w->rec.ops) { mr = &mrs; mr->nl = mr->ns = 0; }
     unsigned kind_flags = 0;
     LANES
     {
@@ -1599,7 +1600,7 @@ static void flat_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, a
                 ptrs[k] = gcn_mem_flat(w, addr + 4 * k, 4, wr, l, in->pc, &kind, k ? &tk : &ta);
                 if (!ptrs[k]) return;
             }
-            if (mr) { mr->addr[l] = ta; kind_flags = TRC_MO_SCRATCH; }
+            if (mr) { mr->addr[l] = ta; kind_flags = GCN_MO_SCRATCH; }
             lane_access_split(w, in, l, ptrs, 4, sext, mr);
             continue;
         }
@@ -1607,12 +1608,12 @@ static void flat_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, a
         if (!p) return;
         if (mr) {
             mr->addr[l] = ta;
-            kind_flags = kind == GCN_FLAT_LDS ? TRC_MO_LDS : kind == GCN_FLAT_PRIVATE ? TRC_MO_SCRATCH : 0;
+            kind_flags = kind == GCN_FLAT_LDS ? GCN_MO_LDS : kind == GCN_FLAT_PRIVATE ? GCN_MO_SCRATCH : 0;
         }
         lane_access(w, in, l, p, sext, atomic, aop, mr);
     }
     if (mr)
-        trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in, aop) | kind_flags, n, ex, mr->addr, mr->nl ? mr->load : NULL,
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, aop) | kind_flags, n, ex, mr->addr, mr->nl ? mr->load : NULL,
                     mr->ns ? mr->store : NULL);
 }
 H(flat_load_ubyte) { flat_access(w, in, 0, 0, 0); }
@@ -1695,7 +1696,7 @@ static void mubuf_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, 
     /* with swizzling, accesses wider than the element are split per element */
     unsigned chunk = (swz && n > esize) ? esize : n;
     memrec *mr = NULL, mrs;
-    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    if (w->rec.ops) { mr = &mrs; mr->nl = mr->ns = 0; }
     uint64_t base = vs[0] | (uint64_t)(vs[1] & 0xffff) << 32;
     int scratch = (in->flags & GCN_IF_SCRATCH) || (w->scratch_base && base == w->scratch_base);
     /* Fast path for the private-segment V# of HIP code (swizzled, 4-byte elements,
@@ -1723,7 +1724,7 @@ static void mubuf_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, 
                 mr->addr[l] = row + l * 4;
                 memcpy(&data[k++], &q[l], 4);
             }
-            trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in, aop) | (scratch ? TRC_MO_SCRATCH : 0), n, ex, mr->addr,
+            w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, aop) | (scratch ? GCN_MO_SCRATCH : 0), n, ex, mr->addr,
                         wr ? NULL : mr->load, wr ? mr->store : NULL);
         }
         return;
@@ -1754,7 +1755,7 @@ static void mubuf_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, 
         lane_access_split(w, in, l, ptrs, chunk, sext, mr);
     }
     if (mr)
-        trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in, aop) | (scratch ? TRC_MO_SCRATCH : 0), n, ex, mr->addr,
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, aop) | (scratch ? GCN_MO_SCRATCH : 0), n, ex, mr->addr,
                     mr->nl ? mr->load : NULL, mr->ns ? mr->store : NULL);
 }
 H(buffer_load_ubyte) { mubuf_access(w, in, 0, 0, 0); }
@@ -1895,7 +1896,7 @@ static void buffer_format(gcn_wave *w, const gcn_insn *in, unsigned ncomp, int d
     unsigned eb = df->bytes, swz = (vs[1] >> 31) & 1, esize = 2u << ((vs[3] >> 19) & 3);
     unsigned chunk = (swz && eb > esize) ? esize : eb;
     memrec *mr = NULL, mrs;
-    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    if (w->rec.ops) { mr = &mrs; mr->nl = mr->ns = 0; }
     LANES
     {
         uint8_t buf[16] = {0};
@@ -1973,7 +1974,7 @@ static void buffer_format(gcn_wave *w, const gcn_insn *in, unsigned ncomp, int d
         }
     }
     if (mr)
-        trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in, GCN_AT_NONE), eb, ex, mr->addr, mr->nl ? mr->load : NULL,
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, GCN_AT_NONE), eb, ex, mr->addr, mr->nl ? mr->load : NULL,
                     mr->ns ? mr->store : NULL);
 }
 #define BUF_FORMAT(pfx, typed)                                                              \
@@ -2021,7 +2022,7 @@ static void ds_access(gcn_wave *w, const gcn_insn *in, int kind, unsigned esz, i
     if (in->flags & GCN_IF_GDS) { unimplemented(w, in, "with gds=1"); return; }
     uint32_t *a = vreg(w, in, in->src[0], 1);
     memrec *mr = NULL, mrs;
-    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    if (w->rec.ops) { mr = &mrs; mr->nl = mr->ns = 0; }
     unsigned ew = (esz + 3) / 4;
     uint32_t *d0 = in->src[1] != GCN_OPD_NONE ? vreg(w, in, in->src[1], ew) : NULL;
     uint32_t *d1 = in->src[2] != GCN_OPD_NONE ? vreg(w, in, in->src[2], ew) : NULL;
@@ -2099,7 +2100,7 @@ static void ds_access(gcn_wave *w, const gcn_insn *in, int kind, unsigned esz, i
         }
     }
     if (mr)
-        trc_rec_mem(w->rec, w->wave_in_wg, rec_flags(in, aop) | TRC_MO_LDS, in->mem_bytes, ex, mr->addr,
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, aop) | GCN_MO_LDS, in->mem_bytes, ex, mr->addr,
                     mr->nl ? mr->load : NULL, mr->ns ? mr->store : NULL);
 }
 H(ds_read_b32) { ds_access(w, in, DS_READ, 4, 0, 0, 0, 0); }
@@ -2229,7 +2230,7 @@ static void ds_rmw_x(gcn_wave *w, const gcn_insn *in, int kind, unsigned esz, in
     uint32_t *dst = rtn && in->dst[0] != GCN_OPD_NONE ? vreg(w, in, in->dst[0], ew) : NULL;
     if (w->status != GCN_WAVE_RUNNING || !s0) return;
     memrec *mr = NULL, mrs;
-    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    if (w->rec.ops) { mr = &mrs; mr->nl = mr->ns = 0; }
     LANES
     {
         uint64_t ad = (uint64_t)a[l] + (in->imm & 0xffff);
@@ -2256,7 +2257,7 @@ static void ds_rmw_x(gcn_wave *w, const gcn_insn *in, int kind, unsigned esz, in
         }
     }
     if (mr)
-        trc_rec_mem(w->rec, w->wave_in_wg, TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_LDS, esz, ex, mr->addr,
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE | GCN_MO_LDS, esz, ex, mr->addr,
                     mr->load, mr->store);
 }
 H(ds_mskor_b32) { ds_rmw_x(w, in, DSX_MSKOR, 4, 0); }
@@ -2281,7 +2282,7 @@ static void ds_wrxchg2(gcn_wave *w, const gcn_insn *in, unsigned esz, unsigned s
     uint32_t *dst = vreg(w, in, in->dst[0], 2 * ew);
     if (w->status != GCN_WAVE_RUNNING) return;
     memrec *mr = NULL, mrs;
-    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    if (w->rec.ops) { mr = &mrs; mr->nl = mr->ns = 0; }
     LANES
     {
         for (unsigned k = 0; k < 2; k++) {
@@ -2303,7 +2304,7 @@ static void ds_wrxchg2(gcn_wave *w, const gcn_insn *in, unsigned esz, unsigned s
         }
     }
     if (mr)
-        trc_rec_mem(w->rec, w->wave_in_wg, TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_LDS, 2 * esz, ex,
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE | GCN_MO_LDS, 2 * esz, ex,
                     mr->addr, mr->load, mr->store);
 }
 H(ds_wrxchg2_rtn_b32) { ds_wrxchg2(w, in, 4, 0); }
@@ -2323,7 +2324,7 @@ static void ds_src2(gcn_wave *w, const gcn_insn *in, unsigned esz, atom_op aop)
     if (w->status != GCN_WAVE_RUNNING) return;
     uint32_t off = in->imm & 0xffff;
     memrec *mr = NULL, mrs;
-    if (w->rec) { mr = &mrs; mr->nl = mr->ns = 0; }
+    if (w->rec.ops) { mr = &mrs; mr->nl = mr->ns = 0; }
     LANES
     {
         uint32_t A = a[l];
@@ -2347,7 +2348,7 @@ static void ds_src2(gcn_wave *w, const gcn_insn *in, unsigned esz, atom_op aop)
         }
     }
     if (mr)
-        trc_rec_mem(w->rec, w->wave_in_wg, TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_LDS, esz, ex, mr->addr,
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE | GCN_MO_LDS, esz, ex, mr->addr,
                     mr->load, mr->store);
 }
 #define DS_SRC2(nm, t32, t64, AOP)                                                          \
@@ -2389,10 +2390,10 @@ static void ds_counter(gcn_wave *w, const gcn_insn *in, int dir)
     nv = dir > 0 ? old + cnt : old - cnt;
     memcpy(p, &nv, 4);
     LANES d[l] = old;
-    if (w->rec) {
+    if (w->rec.ops) {
         uint64_t addr[GCN_WAVE_LANES] = {0};
         addr[first] = ad;
-        trc_rec_mem(w->rec, w->wave_in_wg, TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_LDS, 4, 1ull << first,
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE | GCN_MO_LDS, 4, 1ull << first,
                     addr, &old, &nv);
     }
 }
@@ -2477,7 +2478,7 @@ static void graphics_only(gcn_wave *w, const gcn_insn *in)
 #define GFX_MUBUF(nm)
 #define GFX_MTBUF(nm)
 #define GFX_FLAT(nm)
-#define GCN_OP(nm, fmt, opc, unit, flags, mem, dw, sw, attr) GFX_##fmt(nm)
+#define GCN_OP(nm, fmt, ...) GFX_##fmt(nm)
 #include "gcn/gcn3.def"
 #undef GCN_OP
 
@@ -2513,7 +2514,7 @@ extern const char gcn_sem_valu_part[];
 __attribute__((used)) static const char *const sem_parts[] = {gcn_sem_valu_part};
 
 const gcn_exec_fn gcn_sem_handlers[GCN_OP_COUNT] = {
-#define GCN_OP(nm, fmt, opc, unit, flags, mem, dw, sw, attr) [GCN_OP_##nm] = gcn_h_##nm,
+#define GCN_OP(nm, fmt, ...) [GCN_OP_##nm] = gcn_h_##nm,
 #include "gcn/gcn3.def"
 #undef GCN_OP
 };
@@ -2591,7 +2592,7 @@ static inline __attribute__((always_inline)) gcn_wave_status run(gcn_wave *w, co
         else
             h(w, in);
         if (rec && (in->flags & GCN_IF_WRITES_EXEC) && gcn_exec_mask(w) != exec_before)
-            trc_rec_exec(w->rec, w->wave_in_wg, w->n_instr, gcn_exec_mask(w));
+            w->rec.ops->exec(w->rec.ctx, w->wave_in_wg, w->n_instr, gcn_exec_mask(w));
         if (__builtin_expect(w->status != GCN_WAVE_RUNNING, 0)) {
             if (w->status == GCN_WAVE_FAULT || w->status == GCN_WAVE_ILLEGAL || w->status == GCN_WAVE_TRAP) {
                 w->pc = in->pc; /* report / resume at the faulting instruction */
@@ -2614,5 +2615,5 @@ static inline __attribute__((always_inline)) gcn_wave_status run(gcn_wave *w, co
 
 gcn_wave_status gcn_wave_run(gcn_wave *w)
 {
-    return w->rec ? run(w, 1) : run(w, 0);
+    return w->rec.ops ? run(w, 1) : run(w, 0);
 }

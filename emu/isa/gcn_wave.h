@@ -36,7 +36,6 @@
 #include <stdint.h>
 
 #include "gcn/gcn_isa.h"
-#include "../../traceformat/trc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +44,44 @@ extern "C" {
 #define GCN_WAVE_LANES 64
 #define GCN_GROUP_APERTURE_HI   0x00010000u
 #define GCN_PRIVATE_APERTURE_HI 0x00020000u
+
+/*
+ * The recorder interface: what the ISA layer reports of a wave's dynamic
+ * behaviour while it is recorded (docs/trace-format.md "wavefront record":
+ * branch outcomes, indirect targets, EXEC changes as (index of the next
+ * instruction, EXEC), memory ops with per-lane addresses and data, the end of
+ * the wave). The ISA layer knows nothing of the trace writer: emu/exec plugs
+ * it in (gcn_launch.c); a test can plug in anything else. ctx is the
+ * recorder's (for the trace: the workgroup's trc_wg_rec); wave is the wave's
+ * index in its workgroup. Called from the thread running the wave.
+ */
+typedef struct gcn_recorder_ops {
+    void (*branch)(void *ctx, uint32_t wave, int taken);
+    void (*indirect)(void *ctx, uint32_t wave, uint64_t target_vaddr);
+    void (*exec)(void *ctx, uint32_t wave, uint64_t dyn_index, uint64_t exec);
+    /* flags: GCN_MO_*; addr: indexed by lane, read for the lanes in exec;
+     * load/store: active lanes' bytes in lane order (NULL: none) */
+    void (*mem)(void *ctx, uint32_t wave, uint32_t flags, uint32_t bytes_per_lane, uint64_t exec,
+                const uint64_t *addr, const void *load, const void *store);
+    void (*wave_end)(void *ctx, uint32_t wave, uint64_t n_instr);
+} gcn_recorder_ops;
+typedef struct gcn_recorder {
+    const gcn_recorder_ops *ops; /* NULL: not recording */
+    void *ctx;
+} gcn_recorder;
+
+/* Flags of a recorded memory op. The values are those of the trace format's
+ * TRC_MO_* (traceformat/trc.h), so the trace recorder passes them through;
+ * emu/exec/gcn_launch.c checks at compile time that they agree. */
+enum {
+    GCN_MO_LOAD    = 1u << 0,
+    GCN_MO_STORE   = 1u << 1,
+    GCN_MO_ATOMIC  = 1u << 2, /* store: operands (cmpswap: src then cmp per lane), load: pre-op values */
+    GCN_MO_LDS     = 1u << 3, /* addresses are LDS offsets */
+    GCN_MO_SMEM    = 1u << 4, /* scalar: one address, data = the access's bytes */
+    GCN_MO_SCRATCH = 1u << 5, /* private memory (addresses are its backing store) */
+    GCN_MO_CMPSWAP = 1u << 6, /* with ATOMIC: store holds 2 * bytes_per_lane per lane */
+};
 
 /* Scalar operand codes of special registers (index into gcn_wave.s). */
 enum {
@@ -99,7 +136,7 @@ typedef struct gcn_wave {
     uint64_t scratch_wave_offset; /* bytes: this wave's slice */
     uint32_t private_size;     /* bytes per work-item */
     uint64_t hw_id;            /* value of HW_REG_HW_ID for s_getreg */
-    trc_wg_rec *rec;           /* NULL when not recording */
+    gcn_recorder rec;          /* rec.ops NULL when not recording */
     struct gcn_wg *wg;         /* exec-private */
     void *mem_cache;           /* exec-private per-wave allocation lookup cache */
     char err[384];             /* one-line message when status is FAULT/ILLEGAL/TRAP */
@@ -122,10 +159,9 @@ static inline uint64_t gcn_vcc(const gcn_wave *w)
 /*
  * Run the wave from w->pc until it stops: s_barrier (status BARRIER), s_sleep
  * (SLEEP), ds_gws_barrier (GWS_BARRIER), s_endpgm (DONE) or an error (FAULT/ILLEGAL/TRAP with w->err set, naming kernel, PC,
- * encoding / address and lane). Returns the new status. Records the wave's
- * dynamic behaviour into w->rec when non-NULL (branch outcomes, indirect
- * targets, EXEC changes as (index of next instruction, EXEC), memory ops),
- * following trc.h. Implemented by emu/isa.
+ * encoding / address and lane). Returns the new status. Reports the wave's
+ * dynamic behaviour to w->rec when w->rec.ops is set (gcn_recorder_ops).
+ * Implemented by emu/isa.
  */
 gcn_wave_status gcn_wave_run(gcn_wave *w);
 

@@ -9,6 +9,7 @@
 #      the HIP executables under $BUILD/bench (fat binary in .hip_fatbin);
 #   4. one-line errors for non-ELF input and other GPU targets;
 #   5. docs/isa-coverage.md equals `gcn3-isa-coverage tests/isa/gfx803-corpus.s`.
+#   6. gcn/gcn3.def equals what gcn/gen-gcn3-def.py makes of gcn/gcn3-llvm-enum.json.
 set -uo pipefail
 BUILD=${BUILD:-build}
 OBJDUMP=$BUILD/bin/gcn3-objdump
@@ -99,6 +100,14 @@ if "$COVERAGE" tests/isa/gfx803-corpus.s > "$OUT/isa-coverage.md" && diff -q doc
 else
   diff docs/isa-coverage.md "$OUT/isa-coverage.md" | head -10
   bad "docs/isa-coverage.md is stale: $COVERAGE tests/isa/gfx803-corpus.s > docs/isa-coverage.md"
+fi
+
+echo "== gcn/gcn3.def is what its generator makes of the LLVM enumeration"
+if python3 gcn/gen-gcn3-def.py gcn/gcn3-llvm-enum.json > "$OUT/gcn3.def" && cmp -s gcn/gcn3.def "$OUT/gcn3.def"; then
+  ok "gcn/gcn3.def current ($(grep -c '^GCN_OP(' gcn/gcn3.def) opcodes)"
+else
+  diff gcn/gcn3.def "$OUT/gcn3.def" | head -6
+  bad "gcn/gcn3.def is stale or edited by hand: python3 gcn/gen-gcn3-def.py gcn/gcn3-llvm-enum.json > gcn/gcn3.def"
 fi
 
 echo "objdump-diff: $pass passed, $fail failed"

@@ -5,7 +5,7 @@
  * atomics (add with and without return, add_x2, cmpswap_x2, umax), MUBUF
  * scratch through a swizzled V# (GCN3 ISA manual 8.1.4), FLAT through the
  * group and private apertures, DS reads/writes/atomics/bpermute, and faults.
- * Each test also checks what was recorded (trc_rec_mem doubles).
+ * Each test also checks what was recorded (the recorder double of 3xx_wave_harness.h).
  */
 #include "3xx_wave_harness.h"
 
@@ -25,7 +25,7 @@ static void test_smem(void **state)
     assert_int_equal(h.w.s[5], 0x44444444);
     assert_int_equal(h.w.s[6], 0x11111111);
     assert_int_equal(g_log.n_mem, 2);
-    assert_int_equal(g_log.mem_flags[0], TRC_MO_LOAD | TRC_MO_SMEM);
+    assert_int_equal(g_log.mem_flags[0], GCN_MO_LOAD | GCN_MO_SMEM);
     assert_int_equal(g_log.mem_bytes[0], 8);
     assert_int_equal(g_log.mem_addr0[0], gaddr(8));
     assert_memory_equal(g_log.mem_load[0], &vals[2], 8);
@@ -67,8 +67,8 @@ static void test_flat(void **state)
         for (int k = 0; k < 4; k++) assert_memory_equal(&g_vregs[12 + k][l], p + 4 * k, 4);
     }
     assert_int_equal(g_log.n_mem, 8);
-    assert_int_equal(g_log.mem_flags[0], TRC_MO_LOAD);
-    assert_int_equal(g_log.mem_flags[5], TRC_MO_STORE);
+    assert_int_equal(g_log.mem_flags[0], GCN_MO_LOAD);
+    assert_int_equal(g_log.mem_flags[5], GCN_MO_STORE);
     assert_int_equal(g_log.mem_bytes[2], 1);
     assert_int_equal(g_log.mem_exec[0], ex);
     assert_int_equal(g_log.mem_addr0[0], gaddr(256));
@@ -112,7 +112,7 @@ static void test_atomics(void **state)
     assert_int_equal(v64(8, 0), after_add);
     for (unsigned l = 1; l < 64; l++) assert_int_equal(v64(8, l), 1000);
     assert_int_equal(g_log.n_mem, 5);
-    assert_int_equal(g_log.mem_flags[0], TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE);
+    assert_int_equal(g_log.mem_flags[0], GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE);
     assert_int_equal(g_log.mem_bytes[3], 8);
     uint64_t op[2];
     memcpy(op, g_log.mem_store[3], 16); /* lane 0: src then cmp */
@@ -170,9 +170,9 @@ static void test_mubuf_scratch(void **state)
         assert_int_equal(g_vregs[11][l], (uint8_t)(0x5a + l));
     }
     assert_int_equal(g_log.n_mem, 8);
-    assert_int_equal(g_log.mem_flags[0], TRC_MO_STORE | TRC_MO_SCRATCH);
+    assert_int_equal(g_log.mem_flags[0], GCN_MO_STORE | GCN_MO_SCRATCH);
     assert_int_equal(g_log.mem_addr0[0], (uint64_t)(uintptr_t)scratch_at(16, 0));
-    assert_int_equal(g_log.mem_flags[1], TRC_MO_LOAD | TRC_MO_SCRATCH);
+    assert_int_equal(g_log.mem_flags[1], GCN_MO_LOAD | GCN_MO_SCRATCH);
     wave_fini(&h);
 }
 
@@ -205,12 +205,12 @@ static void test_flat_apertures(void **state)
         assert_int_equal(d, 0x88880000u);
         assert_int_equal(v64(10, l), 0x8888000000000000ull | l);
     }
-    assert_int_equal(g_log.mem_flags[4], TRC_MO_STORE | TRC_MO_SCRATCH);
+    assert_int_equal(g_log.mem_flags[4], GCN_MO_STORE | GCN_MO_SCRATCH);
     assert_int_equal(g_log.mem_bytes[4], 8);
     assert_memory_equal(g_log.mem_store[4], (uint64_t[]){0x8888000000000000ull}, 8);
-    assert_int_equal(g_log.mem_flags[0], TRC_MO_STORE | TRC_MO_LDS);
+    assert_int_equal(g_log.mem_flags[0], GCN_MO_STORE | GCN_MO_LDS);
     assert_int_equal(g_log.mem_addr0[0], 0);
-    assert_int_equal(g_log.mem_flags[2], TRC_MO_STORE | TRC_MO_SCRATCH);
+    assert_int_equal(g_log.mem_flags[2], GCN_MO_STORE | GCN_MO_SCRATCH);
     assert_int_equal(g_log.mem_addr0[2], (uint64_t)(uintptr_t)scratch_at(8, 0));
     wave_fini(&h);
 }
@@ -249,10 +249,10 @@ static void test_ds(void **state)
     assert_int_equal(c, 5 + 128);
     /* bpermute is not a memory access: 8 LDS ops recorded */
     assert_int_equal(g_log.n_mem, 8);
-    assert_int_equal(g_log.mem_flags[0], TRC_MO_STORE | TRC_MO_LDS);
+    assert_int_equal(g_log.mem_flags[0], GCN_MO_STORE | GCN_MO_LDS);
     assert_int_equal(g_log.mem_addr0[0], 4);
     assert_int_equal(g_log.mem_bytes[3], 8);
-    assert_int_equal(g_log.mem_flags[4], TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_LDS);
+    assert_int_equal(g_log.mem_flags[4], GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE | GCN_MO_LDS);
     wave_fini(&h);
 }
 
@@ -309,7 +309,7 @@ static void test_smem_store(void **state)
     assert_int_equal(w->s[14], 0);             /* 0x3c + 8 > 0x40: reads 0 */
     assert_int_equal(w->s[15], 0);
     assert_int_equal(g_log.n_mem, 4);          /* 2 stores + 1 buffer store + 1 buffer load in range */
-    assert_int_equal(g_log.mem_flags[0], TRC_MO_STORE | TRC_MO_SMEM);
+    assert_int_equal(g_log.mem_flags[0], GCN_MO_STORE | GCN_MO_SMEM);
     wave_fini(&h);
 }
 

@@ -92,7 +92,7 @@ static void test_ds_more(void **state)
         assert_int_equal(lds32(b + 60), od == 0 || od > 4 ? 4 : od - 1);
     }
     assert_true(g_log.n_mem >= 12);
-    assert_int_equal(g_log.mem_flags[4], TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_LDS); /* mskor */
+    assert_int_equal(g_log.mem_flags[4], GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE | GCN_MO_LDS); /* mskor */
     assert_int_equal(g_log.mem_exec[4], ex);
     wave_fini(&h);
 }

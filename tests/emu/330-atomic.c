@@ -120,8 +120,14 @@ static void test_flat_atomics_wave(void **state)
         assert_int_equal(mem, l % 3 ? 0xdead00000000ull + l : 0x5555); /* compare always matches */
     }
     assert_int_equal(g_log.n_mem, 11);
-    assert_int_equal(g_log.mem_flags[0], TRC_MO_ATOMIC | TRC_MO_LOAD | TRC_MO_STORE);
+    assert_int_equal(g_log.mem_flags[0], GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE);
     assert_int_equal(g_log.mem_exec[4], ex);
+    /* issue 20: a compare-and-swap declares its compare operand (store data
+     * holds src then cmp per lane); the other atomics do not */
+    assert_int_equal(g_log.mem_flags[10], GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE | GCN_MO_CMPSWAP);
+    assert_int_equal(g_log.mem_bytes[10], 8);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(g_log.mem_flags[i] & GCN_MO_CMPSWAP, 0);
     wave_fini(&h);
 }
 

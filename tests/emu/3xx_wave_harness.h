@@ -73,7 +73,8 @@ void *gcn_mem_flat(gcn_wave *w, uint64_t addr, uint32_t len, int write, uint32_t
     return gcn_mem_global(w, addr, len, write, lane, pc);
 }
 
-/* recording doubles: a flat log of what the interpreter reported */
+/* recording double: a flat log of what the interpreter reported through its
+ * recorder interface (gcn_wave.h) */
 typedef struct rec_log {
     int n_branch, taken[64];
     int n_indirect;
@@ -88,29 +89,27 @@ typedef struct rec_log {
     uint64_t end_n;
 } rec_log;
 static rec_log g_log;
-struct trc_wg_rec { int dummy; };
-static struct trc_wg_rec g_rec;
 
-void trc_rec_branch(trc_wg_rec *g, uint32_t wave, int taken)
+static void log_branch(void *g, uint32_t wave, int taken)
 {
     (void)g; (void)wave;
     if (g_log.n_branch < 64) g_log.taken[g_log.n_branch] = taken;
     g_log.n_branch++;
 }
-void trc_rec_indirect(trc_wg_rec *g, uint32_t wave, uint64_t t)
+static void log_indirect(void *g, uint32_t wave, uint64_t t)
 {
     (void)g; (void)wave;
     if (g_log.n_indirect < 16) g_log.indirect[g_log.n_indirect] = t;
     g_log.n_indirect++;
 }
-void trc_rec_exec(trc_wg_rec *g, uint32_t wave, uint64_t at, uint64_t exec)
+static void log_exec(void *g, uint32_t wave, uint64_t at, uint64_t exec)
 {
     (void)g; (void)wave;
     if (g_log.n_exec < 64) { g_log.exec_at[g_log.n_exec] = at; g_log.exec_val[g_log.n_exec] = exec; }
     g_log.n_exec++;
 }
-void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bpl, uint64_t exec, const uint64_t *addr,
-                 const void *ld, const void *st)
+static void log_mem(void *g, uint32_t wave, uint32_t flags, uint32_t bpl, uint64_t exec, const uint64_t *addr,
+                    const void *ld, const void *st)
 {
     (void)g; (void)wave;
     int i = g_log.n_mem++;
@@ -125,12 +124,15 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bpl, uin
     if (ld) memcpy(g_log.mem_load[i], ld, n);
     if (st) memcpy(g_log.mem_store[i], st, n);
 }
-void trc_rec_wave_end(trc_wg_rec *g, uint32_t wave, uint64_t n)
+static void log_wave_end(void *g, uint32_t wave, uint64_t n)
 {
     (void)g; (void)wave;
     g_log.ended = 1;
     g_log.end_n = n;
 }
+
+/* the recorder the interpreter reports to when a test records */
+static const gcn_recorder_ops g_log_ops = {log_branch, log_indirect, log_exec, log_mem, log_wave_end};
 
 /* ---- wave construction ---- */
 typedef struct harness {
@@ -164,7 +166,7 @@ static void wave_init_(harness *h, const uint32_t *code, size_t nwords, int reco
     w->lds_size = 8192;
     w->scratch_base = (uint64_t)(uintptr_t)g_scratch;
     w->scratch_wave_offset = 0;
-    w->rec = record ? &g_rec : NULL;
+    w->rec = record ? (gcn_recorder){&g_log_ops, &g_log} : (gcn_recorder){NULL, NULL};
     gcn_set_exec(w, ~0ull);
 }
 #define WAVE_INIT(h, prog, rec) wave_init_(h, prog, sizeof(prog) / 4, rec)

@@ -198,6 +198,66 @@ static void test_fields(void **state)
     assert_non_null(gcn_op_name(99999));
 }
 
+/* The derived columns of gcn3.def (AOP, ELEM, SEG, VCLS) agree with the
+ * instruction's other columns and with the atomic-family rule of
+ * gcn_atomic_of_name, so no reader has to guess them from a mnemonic. */
+static void test_named_columns(void **state)
+{
+    (void)state;
+    unsigned n_atomic = 0, n_cas = 0, n_ds2 = 0, n_st64 = 0;
+    for (unsigned op = 1; op < GCN_OP_COUNT; op++) {
+        const gcn_op_info *oi = gcn_op_info_of(op);
+        const char *nm = oi->name;
+        if (oi->flags & GCN_IF_ATOMIC) {
+            n_atomic++;
+            assert_int_equal(oi->aop, gcn_atomic_of_name(nm));
+            if (oi->aop == GCN_AT_CMPSWAP) n_cas++;
+            /* the element of an atomic is 4 or 8 bytes */
+            assert_true(oi->elem_bytes == 4 || oi->elem_bytes == 8);
+        } else {
+            assert_int_equal(oi->aop, GCN_AT_NONE);
+        }
+        if (oi->mem) assert_int_equal(oi->elem_bytes * oi->elem_count, oi->mem);
+        else assert_int_equal(oi->elem_count, 0);
+        if (oi->elem_count == 2) {
+            n_ds2++;
+            assert_int_equal(oi->fmt, GCN_FMT_DS);
+        }
+        assert_int_equal(oi->elem_scale, strstr(nm, "st64") ? 64 : 1);
+        n_st64 += oi->elem_scale == 64;
+        assert_true(oi->seg < GCN_SEG_COUNT);
+        if (oi->seg == GCN_SEG_LDS || oi->seg == GCN_SEG_XLANE || oi->seg == GCN_SEG_LDSCTR || oi->seg == GCN_SEG_GDS)
+            assert_int_equal(oi->fmt, GCN_FMT_DS);
+        if (oi->fmt == GCN_FMT_FLAT) assert_int_equal(oi->seg, GCN_SEG_FLAT);
+        assert_true(oi->vcls < GCN_VCLS_COUNT);
+        assert_int_equal(oi->vcls != GCN_VCLS_NONE, oi->unit == GCN_UNIT_VALU);
+        if (oi->flags & GCN_IF_TRANS) assert_true(oi->vcls == GCN_VCLS_TRANS || oi->vcls == GCN_VCLS_LANE);
+    }
+    /* spot checks, one per column */
+    assert_int_equal(gcn_op_info_of(GCN_OP_flat_atomic_cmpswap_x2)->aop, GCN_AT_CMPSWAP);
+    assert_int_equal(gcn_op_info_of(GCN_OP_flat_atomic_cmpswap_x2)->elem_bytes, 8);
+    assert_int_equal(gcn_op_info_of(GCN_OP_ds_cmpst_rtn_b32)->aop, GCN_AT_CMPSWAP);
+    assert_int_equal(gcn_op_info_of(GCN_OP_ds_min_rtn_i32)->aop, GCN_AT_SMIN);
+    assert_int_equal(gcn_op_info_of(GCN_OP_ds_add_rtn_u64)->elem_bytes, 8);
+    assert_int_equal(gcn_op_info_of(GCN_OP_ds_wrxchg2st64_rtn_b32)->elem_bytes, 4);
+    assert_int_equal(gcn_op_info_of(GCN_OP_ds_read2st64_b64)->elem_count, 2);
+    assert_int_equal(gcn_op_info_of(GCN_OP_ds_read2st64_b64)->elem_scale, 64);
+    assert_int_equal(gcn_op_info_of(GCN_OP_ds_bpermute_b32)->seg, GCN_SEG_XLANE);
+    assert_int_equal(gcn_op_info_of(GCN_OP_ds_append)->seg, GCN_SEG_LDSCTR);
+    assert_int_equal(gcn_op_info_of(GCN_OP_ds_gws_barrier)->seg, GCN_SEG_GDS);
+    assert_int_equal(gcn_op_info_of(GCN_OP_s_load_dwordx4)->seg, GCN_SEG_SCALAR);
+    assert_int_equal(gcn_op_info_of(GCN_OP_buffer_load_dword)->seg, GCN_SEG_GLOBAL);
+    assert_int_equal(gcn_op_info_of(GCN_OP_v_readlane_b32)->vcls, GCN_VCLS_LANE);
+    assert_int_equal(gcn_op_info_of(GCN_OP_v_cmp_lt_f32)->vcls, GCN_VCLS_CMP);
+    assert_int_equal(gcn_op_info_of(GCN_OP_v_fma_f64)->vcls, GCN_VCLS_F64);
+    assert_int_equal(gcn_op_info_of(GCN_OP_v_add_u32)->vcls, GCN_VCLS_INT);
+    assert_int_equal(gcn_op_info_of(GCN_OP_s_add_u32)->vcls, GCN_VCLS_NONE);
+    assert_int_equal(gcn_op_info_of(100000)->flags, GCN_IF_INVALID); /* out of range: the invalid op */
+    assert_true(n_atomic > 100 && n_cas >= 10 && n_ds2 == 12 && n_st64 == 6);
+    assert_string_equal(gcn_fmt_name(GCN_FMT_VOP3), "vop3");
+    assert_string_equal(gcn_fmt_name(999), "?");
+}
+
 static void test_invalid_and_program(void **state)
 {
     (void)state;
@@ -265,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_golden),  cmocka_unit_test(test_tables),
         cmocka_unit_test(test_no_overlap), cmocka_unit_test(test_fields),
         cmocka_unit_test(test_invalid_and_program), cmocka_unit_test(test_random_words),
+        cmocka_unit_test(test_named_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

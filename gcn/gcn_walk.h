@@ -1,0 +1,168 @@
+/*
+ * gcn_walk.h - the one walker of a recorded wavefront: given a decoded code
+ * object (gcn_program) and a wave's dynamic record (trc_wave), it yields the
+ * wave's instructions in execution order and the memory op each consumes.
+ * The replay's CU (timing) and gcn3-trace (stats, verify, dump --instr) both
+ * walk waves with it, so there is one set of rules:
+ *
+ *   - EXEC: the recorded value exec_val[i] holds from dynamic instruction
+ *     exec_at[i] on (docs/trace-format.md "wavefront record").
+ *   - Conditional branches (s_cbranch_*) take the next recorded outcome bit;
+ *     s_branch jumps to its static target; s_setpc/s_swappc take the next
+ *     recorded indirect target. A target that is not an instruction start is
+ *     an inconsistency.
+ *   - Memory: a VMEM/SMEM/LDS instruction that loads, stores or is atomic
+ *     consumes the next recorded memory op, except a vector one under EXEC = 0
+ *     (which some emulator paths do not record): it consumes the next op only
+ *     if that op's exec is 0 too.
+ *   - s_endpgm ends the wave; by then every recorded instruction, branch
+ *     outcome, indirect target and memory op must have been used.
+ *
+ * Use: gcn_walk_init(); then per instruction gcn_walk_insn() (the next
+ * instruction, EXEC applied), gcn_walk_mem() when the caller issues its memory
+ * op, gcn_walk_step() to count it and move to the next one; gcn_walk_end()
+ * after s_endpgm. The replay interleaves timing between these calls (a wave
+ * may stall at a waitcnt before it steps); gcn3-trace calls gcn_walk_next(),
+ * which does all of it. The hot functions are inline: the replay calls them
+ * for every wavefront instruction.
+ *
+ * Errors: a function that finds the record inconsistent with the code returns
+ * -1 (or NULL) and leaves a one-line message in w->err naming the pc and the
+ * record; the walk must not be continued then.
+ * Thread-safety: a walker is one wave's state; the program and record it
+ * reads are shared read-only.
+ */
+#ifndef GCN_WALK_H
+#define GCN_WALK_H
+
+#include <stdint.h>
+
+#include "gcn/gcn_isa.h"
+#include "traceformat/trc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gcn_walk {
+    const gcn_program *prog;
+    const trc_wave *tw;
+    uint32_t idx;       /* index into prog->insn of the next instruction */
+    uint64_t dyn;       /* dynamic instructions stepped past */
+    uint64_t exec;      /* EXEC of the next instruction (after gcn_walk_insn) */
+    uint32_t exec_i, br_i, ind_i, mem_i; /* records used so far */
+    uint8_t ended;      /* s_endpgm stepped past */
+    char err[192];      /* the last inconsistency */
+} gcn_walk;
+
+/* Start a wave at instruction index entry_idx of prog (the kernel's entry). */
+void gcn_walk_init(gcn_walk *w, const gcn_program *prog, uint32_t entry_idx, const trc_wave *tw);
+
+/* Cold path: formats w->err ("dynamic instruction N, pc 0x... op: " first when
+ * the pc is in the code object) and
+ * returns -1. */
+int gcn_walk_fail(gcn_walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The instruction at the walk's position with EXEC brought up to date; NULL
+ * (w->err) when the pc left the code object, no s_endpgm came within the
+ * recorded instruction count, or the instruction is invalid or a GDS op. */
+static inline const gcn_insn *gcn_walk_insn(gcn_walk *w)
+{
+    const trc_wave *tw = w->tw;
+    if (w->idx >= w->prog->n_insn) {
+        gcn_walk_fail(w, "program counter left the code object");
+        return NULL;
+    }
+    if (w->dyn >= tw->n_instr) {
+        gcn_walk_fail(w, "no s_endpgm within the %llu recorded instructions", (unsigned long long)tw->n_instr);
+        return NULL;
+    }
+    while (w->exec_i < tw->n_exec && tw->exec_at[w->exec_i] <= w->dyn)
+        w->exec = tw->exec_val[w->exec_i++];
+    const gcn_insn *in = &w->prog->insn[w->idx];
+    if (in->flags & (GCN_IF_INVALID | GCN_IF_GDS)) {
+        gcn_walk_fail(w, in->flags & GCN_IF_GDS ? "GDS instruction (unsupported)" : "invalid instruction");
+        return NULL;
+    }
+    return in;
+}
+
+/* Does in consume a recorded memory op (a VMEM/SMEM/LDS load, store or atomic)? */
+static inline int gcn_walk_is_mem(const gcn_insn *in)
+{
+    return (in->unit == GCN_UNIT_VMEM || in->unit == GCN_UNIT_SMEM || in->unit == GCN_UNIT_LDS) &&
+           (in->flags & (GCN_IF_LOAD | GCN_IF_STORE | GCN_IF_ATOMIC));
+}
+
+/* The memory op of in (gcn_walk_is_mem(in) must hold): 1 with *op, 0 when
+ * in runs under EXEC = 0 and left no record (*op = NULL), -1 when the record
+ * has no memory op left for it. */
+static inline int gcn_walk_mem(gcn_walk *w, const gcn_insn *in, const trc_mem_op **op)
+{
+    const trc_wave *tw = w->tw;
+    int vec_off = in->unit != GCN_UNIT_SMEM && w->exec == 0;
+    *op = NULL;
+    if (w->mem_i >= tw->n_mem) {
+        if (vec_off)
+            return 0;
+        return gcn_walk_fail(w, "memory instruction beyond the %u recorded memory ops", tw->n_mem);
+    }
+    if (vec_off && tw->mem[w->mem_i].exec != 0)
+        return 0;
+    *op = &tw->mem[w->mem_i++];
+    return 1;
+}
+
+/* Count in as executed and move to the instruction that follows it (branch
+ * outcome, jump or indirect target from the record); s_endpgm sets w->ended.
+ * Returns 0, or -1 when a recorded outcome/target is missing or the target
+ * is not an instruction. */
+static inline int gcn_walk_step(gcn_walk *w, const gcn_insn *in)
+{
+    const trc_wave *tw = w->tw;
+    uint32_t fl = in->flags;
+    w->dyn++;
+    if (!(fl & (GCN_IF_ENDPGM | GCN_IF_BR_COND | GCN_IF_BR_JUMP | GCN_IF_BR_INDIRECT))) {
+        w->idx++;
+        return 0;
+    }
+    uint64_t tgt;
+    if (fl & GCN_IF_ENDPGM) {
+        w->ended = 1;
+        return 0;
+    } else if (fl & GCN_IF_BR_COND) {
+        if (w->br_i >= tw->n_branch)
+            return gcn_walk_fail(w, "conditional branch beyond the %u recorded outcomes", tw->n_branch);
+        int taken = (tw->branch_taken[w->br_i >> 3] >> (w->br_i & 7)) & 1;
+        w->br_i++;
+        if (!taken) {
+            w->idx++;
+            return 0;
+        }
+        tgt = in->target;
+    } else if (fl & GCN_IF_BR_JUMP) {
+        tgt = in->target;
+    } else {
+        if (w->ind_i >= tw->n_indirect)
+            return gcn_walk_fail(w, "indirect branch beyond the %u recorded targets", tw->n_indirect);
+        tgt = tw->indirect_target[w->ind_i++];
+    }
+    const gcn_insn *t = gcn_program_at(w->prog, tgt);
+    if (!t)
+        return gcn_walk_fail(w, "branch target 0x%llx is not an instruction", (unsigned long long)tgt);
+    w->idx = (uint32_t)(t - w->prog->insn);
+    return 0;
+}
+
+/* After s_endpgm: 0 when the wave used its whole record, else -1 (w->err). */
+int gcn_walk_end(gcn_walk *w);
+
+/* All of it, for tools: 1 with the next instruction (*in) and the memory op
+ * it consumed (*op, or NULL); 0 once the wave has ended with its record used
+ * up; -1 on an inconsistency (w->err). */
+int gcn_walk_next(gcn_walk *w, const gcn_insn **in, const trc_mem_op **op);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
