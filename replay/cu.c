@@ -433,12 +433,17 @@ static uint64_t code_base_of(rp_sim *s, uint32_t co)
             return 0;
         }
         g0->n_co_base = n;
+        /* format 1.1 records where each code object was loaded; a 1.0 trace
+         * does not, and there the k-th code allocation is code object k */
         size_t ne = trc_reader_n_events(s->rd);
         for (size_t i = 0; i < ne && k < n; i++) {
             const trc_event *ev = trc_reader_event(s->rd, i);
             if (ev && ev->kind == TRC_EV_ALLOC && ev->mem_kind == TRC_MEM_CODE)
                 g0->co_base[k++] = ev->addr;
         }
+        for (size_t i = 0; i < n; i++)
+            if (trc_reader_code_object_addr(s->rd, i))
+                g0->co_base[i] = trc_reader_code_object_addr(s->rd, i);
     }
     return co < g0->n_co_base ? g0->co_base[co] : 0;
 }

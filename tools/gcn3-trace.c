@@ -173,8 +173,9 @@ static int scan_chunks(const char *path, int full, chunk_scan *cs, char *err, si
         goto done;
     }
     cs->index_offset = index_off;
-    for (uint64_t off = TRC_FILE_HDR_SIZE;;) {
-        uint8_t h[TRC_CHUNK_HDR_SIZE + 32];
+    trc_chunk_iter it = {fd, TRC_FILE_HDR_SIZE, end};
+    for (;;) {
+        uint64_t off = it.off;
         int is_index = off == index_off;
         uint64_t limit = is_index ? end : index_off;
         if (off > limit || limit - off < TRC_CHUNK_HDR_SIZE) {
@@ -182,10 +183,15 @@ static int scan_chunks(const char *path, int full, chunk_scan *cs, char *err, si
                      index_off);
             goto done;
         }
-        size_t hn = limit - off < sizeof h ? (size_t)(limit - off) : sizeof h;
-        if (read_at(fd, h, hn, off)) goto ioerr;
-        uint32_t type = trc_get_le32(h), flags = trc_get_le32(h + 4);
-        uint64_t size = trc_get_le64(h + 8);
+        it.end = limit; /* a chunk before the index ends before it */
+        trc_chunk_info ci;
+        char cerr[256];
+        if (trc_chunk_next(&it, &ci, cerr, sizeof cerr) <= 0) {
+            snprintf(err, errlen, "%s: %s", path, cerr);
+            goto done;
+        }
+        uint32_t type = ci.type, flags = ci.flags;
+        uint64_t size = ci.size;
         if (type == 0 || type >= (uint32_t)N_CHUNK_TYPES) {
             snprintf(err, errlen, "%s: chunk at byte %" PRIu64 ": unknown type %u", path, off, type);
             goto done;
@@ -200,11 +206,6 @@ static int scan_chunks(const char *path, int full, chunk_scan *cs, char *err, si
         if (flags != 0) {
             snprintf(err, errlen, "%s: %s chunk at byte %" PRIu64 ": reserved flags 0x%x are not 0", path,
                      chunk_type_name(type), off, flags);
-            goto done;
-        }
-        if (size > limit - off - TRC_CHUNK_HDR_SIZE) {
-            snprintf(err, errlen, "%s: %s chunk at byte %" PRIu64 ": payload of %" PRIu64 " bytes runs past byte %" PRIu64,
-                     path, chunk_type_name(type), off, size, limit);
             goto done;
         }
         if (is_index && off + TRC_CHUNK_HDR_SIZE + size != end) {
@@ -222,8 +223,7 @@ static int scan_chunks(const char *path, int full, chunk_scan *cs, char *err, si
             raw = outlen;
         } else {
             ZSTD_frameHeader fh;
-            size_t fn = hn - TRC_CHUNK_HDR_SIZE < size ? hn - TRC_CHUNK_HDR_SIZE : (size_t)size;
-            if (ZSTD_getFrameHeader(&fh, h + TRC_CHUNK_HDR_SIZE, fn) != 0 || fh.frameType != ZSTD_frame ||
+            if (ZSTD_getFrameHeader(&fh, ci.head, ci.head_len) != 0 || fh.frameType != ZSTD_frame ||
                 fh.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN) {
                 snprintf(err, errlen, "%s: %s chunk at byte %" PRIu64 ": payload is not a zstd frame with a content size",
                          path, chunk_type_name(type), off);
@@ -234,8 +234,8 @@ static int scan_chunks(const char *path, int full, chunk_scan *cs, char *err, si
         cs->n[type]++;
         cs->comp[type] += size;
         cs->raw[type] += raw;
-        off += TRC_CHUNK_HDR_SIZE + size;
         if (is_index) break;
+        it.end = end;
     }
     rc = 0;
     goto done;
@@ -474,7 +474,8 @@ static int cmd_info(trc_reader *r, const char *path, const opts *o)
         for (size_t i = 0; i < nco; i++) {
             size_t len = 0;
             trc_reader_code_object(r, i, &len);
-            fprintf(f, "%s{\"id\": %zu, \"bytes\": %zu}", i ? ", " : "", i, len);
+            fprintf(f, "%s{\"id\": %zu, \"bytes\": %zu, \"load_addr\": %" PRIu64 "}", i ? ", " : "", i, len,
+                    trc_reader_code_object_addr(r, i));
         }
         fprintf(f, "],\n  \"events\": {\"total\": %zu, \"alloc\": %zu, \"free\": %zu, \"copy\": %zu, "
                    "\"copy_data_bytes\": %" PRIu64 ", \"memset\": %zu, \"launch\": %zu, \"sync\": %zu},\n",
@@ -533,6 +534,7 @@ static int cmd_info(trc_reader *r, const char *path, const opts *o)
         size_t len = 0;
         trc_reader_code_object(r, i, &len);
         printf(" [%zu] %zu bytes", i, len);
+        if (trc_reader_code_object_addr(r, i)) printf(" at 0x%" PRIx64, trc_reader_code_object_addr(r, i));
     }
     printf("\nevents       %zu: %zu alloc, %zu free, %zu copy (%" PRIu64 " data bytes), %zu memset, "
            "%zu launch, %zu sync\n",

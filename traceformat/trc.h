@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define TRC_FORMAT_MAJOR 1
-#define TRC_FORMAT_MINOR 0
+#define TRC_FORMAT_MINOR 1
 
 /* ---- Shared record types -------------------------------------------------- */
 
@@ -172,8 +172,10 @@ int trc_writer_close(trc_writer *w);
 void trc_writer_destroy(trc_writer *w); /* accepts NULL; closes if still open */
 const char *trc_writer_error(const trc_writer *w);
 
-/* Store a code object's ELF bytes once; returns its id (>= 0) or -1. */
-int trc_writer_code_object(trc_writer *w, const void *elf, size_t len);
+/* Store a code object's ELF bytes once, with the device address its image
+ * was loaded at (format 1.1; the start of its TRC_MEM_CODE allocation, so
+ * that fetch address = pc + load_addr); returns its id (>= 0) or -1. */
+int trc_writer_code_object(trc_writer *w, const void *elf, size_t len, uint64_t load_addr);
 
 int trc_writer_event(trc_writer *w, const trc_event *ev); /* ALLOC/FREE/COPY/MEMSET/SYNC */
 /* Start a kernel: fills l->kernel_id. Its workgroups are committed with
@@ -214,6 +216,10 @@ const char *trc_reader_error(const trc_reader *r);
 const trc_header_info *trc_reader_header(const trc_reader *r);
 size_t trc_reader_n_code_objects(const trc_reader *r);
 const uint8_t *trc_reader_code_object(const trc_reader *r, size_t id, size_t *len);
+/* Device address code object id was loaded at; 0 when the trace does not say
+ * (format 1.0: the id-th TRC_MEM_CODE allocation event holds it) or id is out
+ * of range. */
+uint64_t trc_reader_code_object_addr(const trc_reader *r, size_t id);
 size_t trc_reader_n_events(const trc_reader *r);
 const trc_event *trc_reader_event(const trc_reader *r, size_t i); /* program order */
 

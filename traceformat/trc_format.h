@@ -92,4 +92,30 @@ int trc_read_chunk_raw(int fd, const char *path, uint64_t off, uint64_t end, uin
                        uint32_t *type, uint8_t **out, size_t *outlen, uint64_t *chunk_bytes,
                        char *err, size_t errlen);
 
+/* Name of a chunk type ("record frame"), "unknown" for others; never NULL. */
+const char *trc_chunk_type_name(uint32_t type);
+
+/* The one sequential walk over a file's chunks (gcn3-trace's framing scan,
+ * salvage): start with it = {fd, off = first chunk (TRC_FILE_HDR_SIZE),
+ * end = where chunks must stop}. Each call reads the next chunk header. */
+typedef struct trc_chunk_iter {
+    int fd;
+    uint64_t off;  /* next chunk header (advanced past each chunk returned) */
+    uint64_t end;  /* chunks must end at or before this byte */
+} trc_chunk_iter;
+typedef struct trc_chunk_info {
+    uint64_t off;    /* its header's byte offset */
+    uint32_t type;   /* TRC_CHUNK_* (not checked: unknown types are the caller's call) */
+    uint32_t flags;  /* reserved, must be 0 (not checked here) */
+    uint64_t size;   /* payload bytes after the 16-byte header */
+    uint8_t head[32];  /* the first payload bytes (up to 32; enough for a zstd frame header) */
+    uint32_t head_len;
+} trc_chunk_info;
+/* 1 with *c and it->off moved past the chunk; 0 when it->off == it->end (no
+ * more chunks); -1 when the header or the payload runs past it->end or a read
+ * fails, with a one-line message in err ("cut off inside the chunk header at
+ * byte N (chunks end at byte E)", "cut off inside the chunk at byte N (P
+ * payload bytes run past byte E)", "read error at byte N: ..."). */
+int trc_chunk_next(trc_chunk_iter *it, trc_chunk_info *c, char *err, size_t errlen);
+
 #endif

@@ -112,7 +112,7 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
     return 0;
 }
 
-static const char *chunk_name(uint32_t t)
+const char *trc_chunk_type_name(uint32_t t)
 {
     switch (t) {
     case TRC_CHUNK_HEADER: return "header";
@@ -126,12 +126,44 @@ static const char *chunk_name(uint32_t t)
     }
 }
 
+int trc_chunk_next(trc_chunk_iter *it, trc_chunk_info *c, char *err, size_t errlen)
+{
+    uint64_t off = it->off;
+    if (off >= it->end)
+        return 0;
+    if (it->end - off < TRC_CHUNK_HDR_SIZE) {
+        snprintf(err, errlen, "cut off inside the chunk header at byte %llu (chunks end at byte %llu)",
+                 (unsigned long long)off, (unsigned long long)it->end);
+        return -1;
+    }
+    uint8_t h[TRC_CHUNK_HDR_SIZE + sizeof c->head];
+    uint64_t avail = it->end - off;
+    size_t hn = avail < sizeof h ? (size_t)avail : sizeof h;
+    if (pread_all(it->fd, h, hn, off) < 0) {
+        snprintf(err, errlen, "read error at byte %llu: %s", (unsigned long long)off, strerror(errno));
+        return -1;
+    }
+    c->off = off;
+    c->type = trc_get_le32(h);
+    c->flags = trc_get_le32(h + 4);
+    c->size = trc_get_le64(h + 8);
+    if (c->size > avail - TRC_CHUNK_HDR_SIZE) {
+        snprintf(err, errlen, "cut off inside the chunk at byte %llu (%llu payload bytes run past byte %llu)",
+                 (unsigned long long)off, (unsigned long long)c->size, (unsigned long long)it->end);
+        return -1;
+    }
+    c->head_len = (uint32_t)(hn - TRC_CHUNK_HDR_SIZE < c->size ? hn - TRC_CHUNK_HDR_SIZE : c->size);
+    memcpy(c->head, h + TRC_CHUNK_HDR_SIZE, c->head_len);
+    it->off = off + TRC_CHUNK_HDR_SIZE + c->size;
+    return 1;
+}
+
 int trc_read_chunk_raw(int fd, const char *path, uint64_t off, uint64_t end, uint32_t want,
                        uint32_t *type_out_, uint8_t **out, size_t *outlen, uint64_t *chunk_bytes,
                        char *err, size_t errlen)
 {
     uint32_t type = want;
-    const char *cn = want ? chunk_name(want) : "a";
+    const char *cn = want ? trc_chunk_type_name(want) : "a";
     if (off < TRC_FILE_HDR_SIZE || off > end || end - off < TRC_CHUNK_HDR_SIZE) {
         seterr(err, errlen, path, "%s chunk offset %llu outside the file's chunk area (16..%llu)",
                cn, (unsigned long long)off, (unsigned long long)end);
@@ -152,11 +184,11 @@ int trc_read_chunk_raw(int fd, const char *path, uint64_t off, uint64_t end, uin
             return -1;
         }
         type = t;
-        cn = chunk_name(t);
+        cn = trc_chunk_type_name(t);
     }
     if (t != type) {
         seterr(err, errlen, path, "chunk at byte %llu has type %u (%s), expected %u (%s)",
-               (unsigned long long)off, t, chunk_name(t), type, cn);
+               (unsigned long long)off, t, trc_chunk_type_name(t), type, cn);
         return -1;
     }
     if (flags != 0) {
@@ -253,7 +285,7 @@ static ProtobufCMessage *read_chunk(int fd, const char *path, uint64_t off, uint
     free(raw);
     if (!msg)
         seterr(err, errlen, path, "%s chunk at byte %llu is corrupt: protobuf message does not decode",
-               chunk_name(type), (unsigned long long)off);
+               trc_chunk_type_name(type), (unsigned long long)off);
     return msg;
 }
 
@@ -628,6 +660,11 @@ const uint8_t *trc_reader_code_object(const trc_reader *r, size_t id, size_t *le
     }
     if (len) *len = r->co[id]->elf.len;
     return r->co[id]->elf.data;
+}
+
+uint64_t trc_reader_code_object_addr(const trc_reader *r, size_t id)
+{
+    return id < r->n_co ? r->co[id]->load_addr : 0;
 }
 
 size_t trc_reader_n_events(const trc_reader *r) { return r->n_ev; }

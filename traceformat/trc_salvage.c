@@ -283,31 +283,25 @@ int trc_salvage(const char *in_path, const char *out_path, trc_salvage_stats *st
     }
 
     /* 1. Scan. */
-    uint64_t off = TRC_FILE_HDR_SIZE;
+    trc_chunk_iter it = {fd, TRC_FILE_HDR_SIZE, size};
+    uint64_t off = TRC_FILE_HDR_SIZE; /* everything before it is accepted */
     int have_header = 0;
     for (;;) {
-        if (off == size) {
+        trc_chunk_info ci;
+        int more = trc_chunk_next(&it, &ci, st->cut, sizeof st->cut);
+        if (more == 0) {
             snprintf(st->cut, sizeof st->cut, "file ends at byte %llu after a complete chunk (no index)",
-                     (unsigned long long)off);
+                     (unsigned long long)it.off);
             break;
         }
-        if (size - off < TRC_CHUNK_HDR_SIZE) {
-            snprintf(st->cut, sizeof st->cut, "cut off inside the chunk header at byte %llu",
-                     (unsigned long long)off);
-            break;
+        if (more < 0) {
+            if (!strncmp(st->cut, "read error", 10)) {
+                sfail(err, errlen, in_path, "%s", st->cut);
+                goto out;
+            }
+            break; /* the cut: everything before it is complete */
         }
-        uint8_t h[TRC_CHUNK_HDR_SIZE];
-        if (pread(fd, h, sizeof h, (off_t)off) != (ssize_t)sizeof h) {
-            sfail(err, errlen, in_path, "read error at byte %llu", (unsigned long long)off);
-            goto out;
-        }
-        uint64_t psize = trc_get_le64(h + 8);
-        if (psize > size - off - TRC_CHUNK_HDR_SIZE) {
-            snprintf(st->cut, sizeof st->cut,
-                     "cut off inside the chunk at byte %llu (%llu payload bytes, file ends at %llu)",
-                     (unsigned long long)off, (unsigned long long)psize, (unsigned long long)size);
-            break;
-        }
+        off = ci.off;
         uint32_t type = 0;
         uint8_t *raw = NULL;
         size_t n = 0;
@@ -404,7 +398,7 @@ int trc_salvage(const char *in_path, const char *out_path, trc_salvage_stats *st
             snprintf(st->cut, sizeof st->cut, "chunk at byte %llu: %s", (unsigned long long)off, bad);
             break;
         }
-        off += cb;
+        off = it.off;
     }
     st->valid_bytes = off;
     if (!have_header) { /* cut before the header chunk was complete (found by fuzz/trace_reader_fuzz) */

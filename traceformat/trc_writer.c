@@ -1,5 +1,8 @@
 /*
- * trc_writer.c - writes .gtrace files, format 1.0 (docs/trace-format.md).
+ * trc_writer.c - writes .gtrace files, format 1.1 (docs/trace-format.md): the
+ * file, its chunks and the workgroup pipeline. Recording a workgroup is
+ * trc_rec.c, encoding and compressing them trc_encode.c
+ * (trc_writer_internal.h).
  *
  * The file is a file header, a sequence of chunks (each one zstd frame with
  * content checksum), an index chunk and a fixed-size trailer. Chunks are
@@ -54,84 +57,9 @@
 #include <zstd.h>
 
 #include "traceformat/gtrace.pb-c.h"
-#include "traceformat/trc_internal.h"
-
-/* ---- growable arrays ------------------------------------------------------ */
-
-/* Grows *p (elements of `elem` bytes, capacity *cap) to hold `need`; doubles
- * so appends are amortised O(1). Returns 0 or -1 (out of memory). */
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap : 16;
-    while (nc < need) {
-        if (nc > SIZE_MAX / 2 / elem) return -1;
-        nc *= 2;
-    }
-    void *np = realloc(*p, nc * elem);
-    if (!np) return -1;
-    *p = np;
-    *cap = nc;
-    return 0;
-}
-
-#define VEC(T) struct { T *p; size_t n, cap; }
-typedef VEC(uint64_t) u64v;
-typedef VEC(int64_t) i64v;
-typedef VEC(uint32_t) u32v;
-typedef VEC(uint8_t) u8v;
-typedef struct wave_rec {
-    uint64_t n_instr;
-    int ended;
-    uint32_t n_branch;
-    u8v branch;
-    u64v indirect;
-    u64v exec_at_delta, exec_val;
-    uint64_t last_exec_at;
-    u32v mflags, mbytes, akind;
-    u64v mexec;
-    i64v abase, astride, adelta;
-    uint64_t last_base;
-    u32v load_len, store_len;
-    u8v load, store;
-} wave_rec;
-
+#include "traceformat/trc_writer_internal.h"
 
 /* ---- writer --------------------------------------------------------------- */
-
-/* One committed workgroup, encoded by the committing thread: its
- * length-prefixed Workgroup and WorkgroupData messages, exactly as they go
- * into the frames. Pieces are recycled with their grown buffers. */
-typedef struct piece {
-    u8v erec, edat;          /* varint length + message */
-    uint32_t rec_moff, dat_moff; /* where the message starts (after the prefix) */
-    uint32_t n_waves, kernel_id, wg_id[3];
-    uint64_t lin;            /* linear id in the grid: x + gx * (y + gy * z) */
-    uint64_t n_instr, n_mem;
-    struct piece *next;
-} piece;
-
-/* What the encoders read: a recorded workgroup. */
-typedef struct wgview {
-    const wave_rec *w;
-    uint32_t n_waves, kernel_id;
-    const uint32_t *wg_id;
-} wgview;
-
-/* Consecutive workgroups of one kernel that become one record frame and one
- * data frame. */
-typedef struct batch {
-    uint32_t kernel_id;
-    uint64_t seq;            /* append order, from 1 */
-    piece *head, *tail;
-    uint32_t n;
-    size_t est_rec, est_dat; /* encoded bytes of its pieces */
-    int failed;
-    uint64_t raw_rec, raw_dat; /* decompressed frame sizes */
-    u8v zr, zd;              /* compressed frames */
-    u32v roff, rlen, doff, dlen; /* per workgroup: message offsets/lengths */
-    struct batch *next;
-} batch;
 
 #define TRC_BG_THREADS 4u
 /* Sealed batches allowed between the emulator and the file before commits
@@ -274,7 +202,8 @@ static int append_chunk(trc_writer *w, uint32_t type, const uint8_t *payload, si
     return write_all(w, payload, len);
 }
 
-static ZSTD_CCtx *new_cctx(int level)
+
+ZSTD_CCtx *trc_new_cctx(int level)
 {
     ZSTD_CCtx *c = ZSTD_createCCtx();
     if (!c) return NULL;
@@ -361,10 +290,10 @@ trc_writer *trc_writer_open_ex(const char *path, const trc_header_info *h, int b
     w->frame_rec_bytes = TRC_FRAME_REC_BYTES;
     w->frame_data_bytes = TRC_FRAME_DATA_BYTES;
     w->fd = -1;
-    w->cctx = new_cctx(TRC_ZSTD_LEVEL);
-    w->cctx_data = new_cctx(TRC_ZSTD_LEVEL_DATA);
-    w->cz_rec = new_cctx(TRC_ZSTD_LEVEL_REC);
-    w->cz_dat = new_cctx(TRC_ZSTD_LEVEL_DATA);
+    w->cctx = trc_new_cctx(TRC_ZSTD_LEVEL);
+    w->cctx_data = trc_new_cctx(TRC_ZSTD_LEVEL_DATA);
+    w->cz_rec = trc_new_cctx(TRC_ZSTD_LEVEL_REC);
+    w->cz_dat = trc_new_cctx(TRC_ZSTD_LEVEL_DATA);
     w->wbuf.p = malloc(TRC_WBUF_SIZE);
     w->wbuf.cap = w->wbuf.p ? TRC_WBUF_SIZE : 0;
     if (w->cctx_data) {
@@ -440,7 +369,7 @@ static int fail_fast(trc_writer *w)
     return w->failed ? -1 : 0;
 }
 
-int trc_writer_code_object(trc_writer *w, const void *elf, size_t len)
+int trc_writer_code_object(trc_writer *w, const void *elf, size_t len, uint64_t load_addr)
 {
     if (fail_fast(w)) return -1;
     if (w->code_off.n >= INT32_MAX) {
@@ -451,6 +380,7 @@ int trc_writer_code_object(trc_writer *w, const void *elf, size_t len)
     m.id = (uint32_t)w->code_off.n;
     m.elf.data = (uint8_t *)elf;
     m.elf.len = elf ? len : 0;
+    m.load_addr = load_addr;
     uint64_t off;
     if (grow((void **)&w->code_off.p, &w->code_off.cap, w->code_off.n + 1, 8) < 0) {
         wfail_locked(w, "%s", "out of memory");
@@ -596,7 +526,6 @@ void trc_writer_set_frame_limits(trc_writer *w, size_t rec_bytes, size_t data_by
 static void bg_stop(trc_writer *w);
 static void flush_kernel_locked(trc_writer *w, wkernel *k, batch **mine);
 static void compress_batch(trc_writer *w, batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat);
-static void free_waves(wave_rec *w, uint32_t cap);
 
 /* Fills t (arrays borrowed from k) with kernel i's index entry. */
 static void kernel_index_of(const wkernel *k, uint32_t i, Gtrace__KernelIndex *t)
@@ -738,7 +667,7 @@ int trc_writer_close(trc_writer *w)
     return rc;
 }
 
-static void free_piece(piece *p)
+void trc_free_piece(piece *p)
 {
     free(p->erec.p);
     free(p->edat.p);
@@ -749,7 +678,7 @@ static void free_batch(batch *b)
     while (b->head) {
         piece *p = b->head;
         b->head = p->next;
-        free_piece(p);
+        trc_free_piece(p);
     }
     free(b->zr.p); free(b->zd.p);
     free(b->roff.p); free(b->rlen.p); free(b->doff.p); free(b->dlen.p);
@@ -777,14 +706,14 @@ void trc_writer_destroy(trc_writer *w)
         while (k->pending) {
             piece *p = k->pending;
             k->pending = p->next;
-            free_piece(p);
+            trc_free_piece(p);
         }
         if (k->open) free_batch(k->open);
     }
     while (w->p_free) {
         piece *p = w->p_free;
         w->p_free = p->next;
-        free_piece(p);
+        trc_free_piece(p);
     }
     free_batch_list(w->b_free);
     free_batch_list(w->q_head);
@@ -806,564 +735,6 @@ void trc_writer_destroy(trc_writer *w)
     pthread_mutex_destroy(&w->mu);
     free(w->path);
     free(w);
-}
-
-/* ---- per-workgroup recording ---------------------------------------------- */
-
-struct trc_wg_rec {
-    uint32_t kernel_id, wg_id[3], n_waves;
-    wave_rec *w;
-    uint32_t cap_waves;
-    int bad;
-    char bad_msg[160];
-    ZSTD_CCtx *cctx, *cctx_data; /* inline compression (no background threads) */
-    struct piece *spare;          /* encoding target of the next commit */
-};
-
-trc_wg_rec *trc_wg_rec_create(void)
-{
-    trc_wg_rec *g = calloc(1, sizeof *g);
-    if (!g) return NULL;
-    g->cctx = new_cctx(TRC_ZSTD_LEVEL_REC);
-    g->cctx_data = new_cctx(TRC_ZSTD_LEVEL_DATA);
-    if (!g->cctx || !g->cctx_data) {
-        ZSTD_freeCCtx(g->cctx);
-        ZSTD_freeCCtx(g->cctx_data);
-        free(g);
-        return NULL;
-    }
-    return g;
-}
-
-static void free_waves(wave_rec *w, uint32_t cap)
-{
-    for (uint32_t i = 0; i < cap; i++) {
-        wave_rec *v = &w[i];
-        free(v->branch.p); free(v->indirect.p); free(v->exec_at_delta.p); free(v->exec_val.p);
-        free(v->mflags.p); free(v->mbytes.p); free(v->akind.p); free(v->mexec.p);
-        free(v->abase.p); free(v->astride.p); free(v->adelta.p);
-        free(v->load_len.p); free(v->store_len.p); free(v->load.p); free(v->store.p);
-    }
-    free(w);
-}
-
-void trc_wg_rec_destroy(trc_wg_rec *g)
-{
-    if (!g) return;
-    free_waves(g->w, g->cap_waves);
-    if (g->spare) free_piece(g->spare);
-    ZSTD_freeCCtx(g->cctx);
-    ZSTD_freeCCtx(g->cctx_data);
-    free(g);
-}
-
-static void rec_bad(trc_wg_rec *g, const char *what, uint32_t wave)
-{
-    if (g->bad) return;
-    g->bad = 1;
-    snprintf(g->bad_msg, sizeof g->bad_msg, "%s (kernel %u, workgroup %u,%u,%u, wave %u)", what,
-             g->kernel_id, g->wg_id[0], g->wg_id[1], g->wg_id[2], wave);
-}
-
-void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3], uint32_t n_waves)
-{
-    g->kernel_id = kernel_id;
-    memcpy(g->wg_id, wg_id, sizeof g->wg_id);
-    g->bad = 0;
-    g->bad_msg[0] = 0;
-    if (n_waves > g->cap_waves) {
-        wave_rec *nw = realloc(g->w, n_waves * sizeof *nw);
-        if (nw) {
-            g->w = nw;
-            memset(nw + g->cap_waves, 0, (n_waves - g->cap_waves) * sizeof *nw);
-            g->cap_waves = n_waves;
-        } else {
-            g->n_waves = 0;
-            rec_bad(g, "out of memory for wave buffers", n_waves);
-            return;
-        }
-    }
-    g->n_waves = n_waves;
-    for (uint32_t i = 0; i < n_waves; i++) {
-        wave_rec *v = &g->w[i];
-        v->n_instr = 0;
-        v->ended = 0;
-        v->n_branch = 0;
-        v->branch.n = v->indirect.n = v->exec_at_delta.n = v->exec_val.n = 0;
-        v->last_exec_at = 0;
-        v->mflags.n = v->mbytes.n = v->akind.n = v->mexec.n = 0;
-        v->abase.n = v->astride.n = v->adelta.n = 0;
-        v->last_base = 0;
-        v->load_len.n = v->store_len.n = v->load.n = v->store.n = 0;
-    }
-}
-
-/* Append helpers; a failed growth marks the workgroup bad (reported at
- * commit). The `likely` path is one compare and one store. */
-#define PUSH(g, wave, vec, val)                                                     \
-    do {                                                                            \
-        if ((vec).n == (vec).cap &&                                                 \
-            grow((void **)&(vec).p, &(vec).cap, (vec).n + 1, sizeof *(vec).p) < 0) { \
-            rec_bad(g, "out of memory recording", wave);                            \
-            return;                                                                 \
-        }                                                                           \
-        (vec).p[(vec).n++] = (val);                                                 \
-    } while (0)
-
-static inline wave_rec *wave_of(trc_wg_rec *g, uint32_t wave)
-{
-    if (wave >= g->n_waves) {
-        rec_bad(g, "recording for a wave index beyond the workgroup's wave count", wave);
-        return NULL;
-    }
-    return &g->w[wave];
-}
-
-void trc_rec_branch(trc_wg_rec *g, uint32_t wave, int taken)
-{
-    wave_rec *v = wave_of(g, wave);
-    if (!v) return;
-    uint32_t i = v->n_branch;
-    if ((i & 7) == 0) PUSH(g, wave, v->branch, 0);
-    if (taken) v->branch.p[i >> 3] |= (uint8_t)(1u << (i & 7));
-    v->n_branch = i + 1;
-}
-
-void trc_rec_indirect(trc_wg_rec *g, uint32_t wave, uint64_t target_vaddr)
-{
-    wave_rec *v = wave_of(g, wave);
-    if (!v) return;
-    PUSH(g, wave, v->indirect, target_vaddr);
-}
-
-void trc_rec_exec(trc_wg_rec *g, uint32_t wave, uint64_t dyn_index, uint64_t exec)
-{
-    wave_rec *v = wave_of(g, wave);
-    if (!v) return;
-    if (dyn_index < v->last_exec_at) {
-        rec_bad(g, "EXEC changes recorded out of order", wave);
-        return;
-    }
-    PUSH(g, wave, v->exec_at_delta, dyn_index - v->last_exec_at);
-    v->last_exec_at = dyn_index;
-    PUSH(g, wave, v->exec_val, exec);
-}
-
-static int append_bytes(trc_wg_rec *g, uint32_t wave, u8v *vec, const void *src, size_t n)
-{
-    if (vec->n + n > vec->cap && grow((void **)&vec->p, &vec->cap, vec->n + n, 1) < 0) {
-        rec_bad(g, "out of memory recording data", wave);
-        return -1;
-    }
-    memcpy(vec->p + vec->n, src, n);
-    vec->n += n;
-    return 0;
-}
-
-/* Makes room for one more memory op in the seven per-op columns of v (they
- * always hold the same count). Returns 0 or -1 (workgroup marked bad). */
-static int reserve_mem_op(trc_wg_rec *g, uint32_t wave, wave_rec *v)
-{
-    size_t need = v->mflags.n + 1;
-    if (need <= v->mflags.cap && need <= v->mbytes.cap && need <= v->akind.cap &&
-        need <= v->mexec.cap && need <= v->abase.cap && need <= v->load_len.cap &&
-        need <= v->store_len.cap)
-        return 0;
-    if (grow((void **)&v->mflags.p, &v->mflags.cap, need, 4) < 0 ||
-        grow((void **)&v->mbytes.p, &v->mbytes.cap, need, 4) < 0 ||
-        grow((void **)&v->akind.p, &v->akind.cap, need, 4) < 0 ||
-        grow((void **)&v->mexec.p, &v->mexec.cap, need, 8) < 0 ||
-        grow((void **)&v->abase.p, &v->abase.cap, need, 8) < 0 ||
-        grow((void **)&v->load_len.p, &v->load_len.cap, need, 4) < 0 ||
-        grow((void **)&v->store_len.p, &v->store_len.cap, need, 4) < 0) {
-        rec_bad(g, "out of memory recording", wave);
-        return -1;
-    }
-    return 0;
-}
-
-/* Hot path: called for every executed memory instruction. In steady state it
- * allocates nothing; a full-EXEC op reads the caller's address array in
- * place (no gather) and the stride test is a branch-free reduction. */
-void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_per_lane,
-                 uint64_t exec, const uint64_t *addr, const void *load_data,
-                 const void *store_data)
-{
-    wave_rec *v = wave_of(g, wave);
-    if (!v) return;
-    if (flags & ~TRC_MO_KNOWN) {
-        rec_bad(g, "memory op with unknown flag bits", wave);
-        return;
-    }
-    if (bytes_per_lane > TRC_MAX_BYTES_PER_LANE) {
-        rec_bad(g, "memory op with more than 4096 bytes per lane", wave);
-        return;
-    }
-    uint64_t buf[64];
-    const uint64_t *a;
-    uint32_t n;
-    if (exec == ~0ull) {
-        a = addr;
-        n = 64;
-    } else {
-        n = 0;
-        for (uint64_t m = exec; m; m &= m - 1) buf[n++] = addr[__builtin_ctzll(m)];
-        a = buf;
-    }
-    if (reserve_mem_op(g, wave, v) < 0) return;
-    size_t j = v->mflags.n;
-    v->mflags.p[j] = flags;
-    v->mbytes.p[j] = bytes_per_lane;
-    v->mexec.p[j] = exec;
-    uint64_t base = n ? a[0] : v->last_base;
-    v->abase.p[j] = (int64_t)(base - v->last_base);
-    v->last_base = base;
-    uint32_t kind = GTRACE__ADDR_KIND__ADDR_STRIDED;
-    if (n >= 2) {
-        uint64_t s = a[1] - a[0], diff = 0;
-        uint32_t k = 2;
-#ifdef __SSE2__
-        /* two lanes per step: (a[k] - a[k-1]) ^ s accumulated with OR */
-        __m128i vs = _mm_set1_epi64x((long long)s), acc = _mm_setzero_si128();
-        for (; k + 2 <= n; k += 2) {
-            __m128i cur = _mm_loadu_si128((const __m128i *)(a + k));
-            __m128i prev = _mm_loadu_si128((const __m128i *)(a + k - 1));
-            acc = _mm_or_si128(acc, _mm_xor_si128(_mm_sub_epi64(cur, prev), vs));
-        }
-        uint64_t lo = (uint64_t)_mm_cvtsi128_si64(acc);
-        uint64_t hi = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
-        diff = lo | hi;
-#endif
-        for (; k < n; k++) diff |= (a[k] - a[k - 1]) ^ s;
-        if (diff == 0) {
-            PUSH(g, wave, v->astride, (int64_t)s);
-        } else {
-            kind = GTRACE__ADDR_KIND__ADDR_DELTAS;
-            if (v->adelta.n + n > v->adelta.cap &&
-                grow((void **)&v->adelta.p, &v->adelta.cap, v->adelta.n + n, 8) < 0) {
-                rec_bad(g, "out of memory recording addresses", wave);
-                return;
-            }
-            int64_t *d = v->adelta.p + v->adelta.n;
-            for (uint32_t k = 1; k < n; k++) d[k - 1] = (int64_t)(a[k] - a[k - 1]);
-            v->adelta.n += n - 1;
-        }
-    }
-    v->akind.p[j] = kind;
-    uint64_t ll = load_data ? trc_mo_load_len(flags, n, bytes_per_lane) : 0;
-    uint64_t sl = store_data ? trc_mo_store_len(flags, n, bytes_per_lane) : 0;
-    v->load_len.p[j] = (uint32_t)ll;
-    v->store_len.p[j] = (uint32_t)sl;
-    size_t nn = j + 1;
-    v->mflags.n = v->mbytes.n = v->mexec.n = v->abase.n = v->akind.n = nn;
-    v->load_len.n = v->store_len.n = nn;
-    if (ll && append_bytes(g, wave, &v->load, load_data, ll) < 0) return;
-    if (sl && append_bytes(g, wave, &v->store, store_data, sl) < 0) return;
-}
-
-void trc_rec_wave_end(trc_wg_rec *g, uint32_t wave, uint64_t n_instr)
-{
-    wave_rec *v = wave_of(g, wave);
-    if (!v) return;
-    if (v->ended) {
-        rec_bad(g, "wave ended twice", wave);
-        return;
-    }
-    v->n_instr = n_instr;
-    v->ended = 1;
-}
-
-/* ---- direct protobuf encoding of the workgroup messages --------------------
- *
- * Workgroup and WorkgroupData are encoded here by hand instead of through
- * protobuf-c's descriptor-driven packer (which cost ~10% of recording time):
- * the output is ordinary proto3 wire format for gtrace.proto (fields in
- * number order, zero scalars and empty repeated fields omitted, repeated
- * scalars packed), decoded by the reader with protobuf-c as before.
- * Capacity: callers reserve an upper bound first (enc_bound_*), so the put_*
- * helpers never check. Length-delimited submessages are written with a
- * 5-byte length hole that is closed up afterwards (sizes < 2^35). */
-
-static inline uint8_t *put_varint(uint8_t *q, uint64_t v)
-{
-    while (v >= 0x80) {
-        *q++ = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    *q++ = (uint8_t)v;
-    return q;
-}
-static inline uint8_t *put_tag(uint8_t *q, uint32_t field, uint32_t wt)
-{
-    return put_varint(q, (uint64_t)field << 3 | wt);
-}
-static inline uint8_t *put_u64(uint8_t *q, uint32_t field, uint64_t v)
-{
-    return v ? put_varint(put_tag(q, field, 0), v) : q;
-}
-static inline uint8_t *put_bytes(uint8_t *q, uint32_t field, const void *b, size_t n)
-{
-    if (!n) return q;
-    q = put_varint(put_tag(q, field, 2), n);
-    memcpy(q, b, n);
-    return q + n;
-}
-/* Opens a length-delimited field: returns where its body starts. */
-static inline uint8_t *len_open(uint8_t *q, uint32_t field, uint8_t **hole)
-{
-    q = put_tag(q, field, 2);
-    *hole = q;
-    return q + 5;
-}
-/* Closes it: writes the body length into the hole and moves the body down. */
-static inline uint8_t *len_close(uint8_t *hole, uint8_t *end)
-{
-    size_t len = (size_t)(end - (hole + 5));
-    uint8_t tmp[10];
-    size_t k = (size_t)(put_varint(tmp, len) - tmp);
-    memmove(hole + k, hole + 5, len);
-    memcpy(hole, tmp, k);
-    return hole + k + len;
-}
-#define PUT_PACKED(q, field, arr, n, ENC)                           \
-    do {                                                            \
-        if (n) {                                                    \
-            uint8_t *hole_;                                         \
-            uint8_t *b_ = len_open(q, field, &hole_);               \
-            for (size_t i_ = 0; i_ < (n); i_++) b_ = ENC(b_, (arr)[i_]); \
-            q = len_close(hole_, b_);                               \
-        }                                                           \
-    } while (0)
-static inline uint8_t *enc_varint(uint8_t *q, uint64_t v) { return put_varint(q, v); }
-static inline uint8_t *enc_sint(uint8_t *q, int64_t v)
-{
-    return put_varint(q, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
-}
-static inline uint8_t *enc_fixed64(uint8_t *q, uint64_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(q, &v, 8);
-#else
-    trc_put_le64(q, v);
-#endif
-    return q + 8;
-}
-
-/* Upper bound of the encoded Workgroup / WorkgroupData sizes. */
-static size_t enc_bound_wg(const wgview *g)
-{
-    size_t b = 64;
-    for (uint32_t i = 0; i < g->n_waves; i++) {
-        const wave_rec *v = &g->w[i];
-        b += 128 + v->branch.n +
-             10 * (v->indirect.n + 2 * v->exec_val.n + 5 * v->mflags.n + v->astride.n + v->adelta.n);
-    }
-    return b;
-}
-static size_t enc_bound_wd(const wgview *g)
-{
-    size_t b = 64;
-    for (uint32_t i = 0; i < g->n_waves; i++) {
-        const wave_rec *v = &g->w[i];
-        b += 64 + 10 * 2 * v->mflags.n + v->load.n + v->store.n;
-    }
-    return b;
-}
-
-static uint8_t *enc_wg_id(uint8_t *q, const uint32_t id[3])
-{
-    uint8_t *hole;
-    uint8_t *b = len_open(q, 2, &hole);
-    for (int i = 0; i < 3; i++) b = put_varint(b, id[i]);
-    return len_close(hole, b);
-}
-
-/* gtrace.Workgroup with its Waves. */
-static uint8_t *enc_workgroup(uint8_t *q, const wgview *g)
-{
-    q = put_u64(q, 1, g->kernel_id);
-    q = enc_wg_id(q, g->wg_id);
-    q = put_u64(q, 3, g->n_waves);
-    for (uint32_t i = 0; i < g->n_waves; i++) {
-        const wave_rec *v = &g->w[i];
-        uint8_t *hole;
-        uint8_t *b = len_open(q, 4, &hole);
-        b = put_u64(b, 1, i);
-        b = put_u64(b, 2, v->n_instr);
-        b = put_u64(b, 3, v->n_branch);
-        b = put_bytes(b, 4, v->branch.p, v->branch.n);
-        PUT_PACKED(b, 5, v->indirect.p, v->indirect.n, enc_varint);
-        PUT_PACKED(b, 6, v->exec_at_delta.p, v->exec_at_delta.n, enc_varint);
-        PUT_PACKED(b, 7, v->exec_val.p, v->exec_val.n, enc_fixed64);
-        PUT_PACKED(b, 8, v->mflags.p, v->mflags.n, enc_varint);
-        PUT_PACKED(b, 9, v->mbytes.p, v->mbytes.n, enc_varint);
-        PUT_PACKED(b, 10, v->mexec.p, v->mexec.n, enc_fixed64);
-        PUT_PACKED(b, 11, v->akind.p, v->akind.n, enc_varint);
-        PUT_PACKED(b, 12, v->abase.p, v->abase.n, enc_sint);
-        PUT_PACKED(b, 13, v->astride.p, v->astride.n, enc_sint);
-        PUT_PACKED(b, 14, v->adelta.p, v->adelta.n, enc_sint);
-        q = len_close(hole, b);
-    }
-    return q;
-}
-
-static inline size_t vlen(uint64_t v)
-{
-    size_t k = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        k++;
-    }
-    return k;
-}
-/* Encoded size of a packed varint field (0 when empty). */
-static size_t packed_u32_size(const uint32_t *a, size_t n)
-{
-    if (!n) return 0;
-    size_t l = 0;
-    for (size_t i = 0; i < n; i++) l += vlen(a[i]);
-    return 1 + vlen(l) + l;
-}
-
-/* Exact encoded size of wave i's WaveData body. */
-static size_t wave_data_size(const wave_rec *v, uint32_t i)
-{
-    return (i ? 1 + vlen(i) : 0) + packed_u32_size(v->load_len.p, v->load_len.n) +
-           packed_u32_size(v->store_len.p, v->store_len.n) +
-           (v->load.n ? 1 + vlen(v->load.n) + v->load.n : 0) +
-           (v->store.n ? 1 + vlen(v->store.n) + v->store.n : 0);
-}
-
-/* gtrace.WorkgroupData, preceded by its varint length. The data streams go
- * into the shuf4 fields, byte-plane shuffled straight from the recording
- * buffers (one pass over the data). Sizes are computed exactly first, so
- * nothing is moved afterwards. *body receives where the message starts. */
-static uint8_t *enc_workgroup_data(uint8_t *q, const wgview *g, uint8_t **body)
-{
-    size_t total = (g->kernel_id ? 1 + vlen(g->kernel_id) : 0);
-    size_t idl = vlen(g->wg_id[0]) + vlen(g->wg_id[1]) + vlen(g->wg_id[2]);
-    total += 1 + vlen(idl) + idl;
-    for (uint32_t i = 0; i < g->n_waves; i++) {
-        size_t sz = wave_data_size(&g->w[i], i);
-        total += 1 + vlen(sz) + sz;
-    }
-    q = put_varint(q, total);
-    uint8_t *q0 = q;
-    *body = q;
-    q = put_u64(q, 1, g->kernel_id);
-    q = enc_wg_id(q, g->wg_id);
-    for (uint32_t i = 0; i < g->n_waves; i++) {
-        const wave_rec *v = &g->w[i];
-        size_t sz = wave_data_size(v, i);
-        uint8_t *b = put_varint(put_tag(q, 3, 2), sz);
-        uint8_t *b0 = b;
-        b = put_u64(b, 1, i);
-        PUT_PACKED(b, 2, v->load_len.p, v->load_len.n, enc_varint);
-        PUT_PACKED(b, 3, v->store_len.p, v->store_len.n, enc_varint);
-        if (v->load.n) {
-            b = put_varint(put_tag(b, 6, 2), v->load.n);
-            trc_shuf4(b, v->load.p, v->load.n);
-            b += v->load.n;
-        }
-        if (v->store.n) {
-            b = put_varint(put_tag(b, 7, 2), v->store.n);
-            trc_shuf4(b, v->store.p, v->store.n);
-            b += v->store.n;
-        }
-        assert((size_t)(b - b0) == sz);
-        (void)b0;
-        q = b;
-    }
-    assert((size_t)(q - q0) == total);
-    return q;
-}
-
-/* Compresses the pieces' messages (field `which`: 0 records, 1 data) as one
- * frame into z, streaming them through zstd without concatenating them.
- * Returns 0 or -1 with *why. */
-static int compress_pieces(ZSTD_CCtx *c, const batch *b, int which, uint64_t total, u8v *z,
-                           const char **why)
-{
-    size_t bound = ZSTD_compressBound((size_t)total);
-    if (grow((void **)&z->p, &z->cap, bound + 1, 1) < 0) {
-        *why = "out of memory compressing a frame";
-        return -1;
-    }
-    size_t r = ZSTD_CCtx_reset(c, ZSTD_reset_session_only);
-    if (!ZSTD_isError(r)) r = ZSTD_CCtx_setPledgedSrcSize(c, total); /* content size in the header */
-    ZSTD_outBuffer out = {z->p, z->cap, 0};
-    for (const piece *p = b->head; p && !ZSTD_isError(r); p = p->next) {
-        const u8v *v = which ? &p->edat : &p->erec;
-        ZSTD_inBuffer in = {v->p, v->n, 0};
-        while (in.pos < in.size && !ZSTD_isError(r))
-            r = ZSTD_compressStream2(c, &out, &in, ZSTD_e_continue);
-    }
-    ZSTD_inBuffer none = {NULL, 0, 0};
-    while (!ZSTD_isError(r) && (r = ZSTD_compressStream2(c, &out, &none, ZSTD_e_end)) != 0 &&
-           !ZSTD_isError(r) && out.pos < out.size) {
-    }
-    if (ZSTD_isError(r) || r != 0) {
-        *why = ZSTD_isError(r) ? ZSTD_getErrorName(r) : "compressed frame larger than its bound";
-        return -1;
-    }
-    z->n = out.pos;
-    return 0;
-}
-
-/* Lays out b's pieces in its two frames (message offsets) and compresses
- * them. Returns 0 or -1 with *why. */
-static int encode_batch(batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat, const char **why)
-{
-    *why = "out of memory encoding a frame";
-    if (grow((void **)&b->roff.p, &b->roff.cap, b->n + 1, 4) < 0 ||
-        grow((void **)&b->rlen.p, &b->rlen.cap, b->n + 1, 4) < 0 ||
-        grow((void **)&b->doff.p, &b->doff.cap, b->n + 1, 4) < 0 ||
-        grow((void **)&b->dlen.p, &b->dlen.cap, b->n + 1, 4) < 0)
-        return -1;
-    uint64_t r = 0, d = 0;
-    size_t i = 0;
-    for (const piece *p = b->head; p; p = p->next, i++) {
-        if (r + p->erec.n > UINT32_MAX || d + p->edat.n > UINT32_MAX) {
-            *why = "a frame larger than 4 GiB";
-            return -1;
-        }
-        b->roff.p[i] = (uint32_t)(r + p->rec_moff);
-        b->rlen.p[i] = (uint32_t)(p->erec.n - p->rec_moff);
-        b->doff.p[i] = (uint32_t)(d + p->dat_moff);
-        b->dlen.p[i] = (uint32_t)(p->edat.n - p->dat_moff);
-        r += p->erec.n;
-        d += p->edat.n;
-    }
-    b->raw_rec = r;
-    b->raw_dat = d;
-    if (compress_pieces(c_rec, b, 0, r, &b->zr, why) < 0 || compress_pieces(c_dat, b, 1, d, &b->zd, why) < 0)
-        return -1;
-    return 0;
-}
-
-/* Encodes the recorded workgroup into p. Returns 0 or -1 (out of memory). */
-static int encode_piece(const trc_wg_rec *g, piece *p)
-{
-    wgview v = {g->w, g->n_waves, g->kernel_id, g->wg_id};
-    size_t br = enc_bound_wg(&v) + 16, bd = enc_bound_wd(&v) + 16;
-    if (grow((void **)&p->erec.p, &p->erec.cap, br, 1) < 0 ||
-        grow((void **)&p->edat.p, &p->edat.cap, bd, 1) < 0)
-        return -1;
-    /* record: 5-byte length hole closed up afterwards (records are small) */
-    uint8_t *e = enc_workgroup(p->erec.p + 5, &v);
-    size_t len = (size_t)(e - (p->erec.p + 5));
-    uint8_t tmp[10];
-    size_t k = (size_t)(put_varint(tmp, len) - tmp);
-    memmove(p->erec.p + k, p->erec.p + 5, len);
-    memcpy(p->erec.p, tmp, k);
-    p->erec.n = k + len;
-    p->rec_moff = (uint32_t)k;
-    uint8_t *body;
-    uint8_t *de = enc_workgroup_data(p->edat.p, &v, &body);
-    p->edat.n = (size_t)(de - p->edat.p);
-    p->dat_moff = (uint32_t)(body - p->edat.p);
-    assert(p->erec.n <= br && p->edat.n <= bd);
-    return 0;
 }
 
 /* Appends every compressed batch whose turn has come (seq order) and
@@ -1439,7 +810,7 @@ static void append_ready(trc_writer *w)
 static void compress_batch(trc_writer *w, batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat)
 {
     const char *why = NULL;
-    if (!w->failed && encode_batch(b, c_rec, c_dat, &why) < 0) {
+    if (!w->failed && trc_encode_batch(b, c_rec, c_dat, &why) < 0) {
         b->failed = 1;
         wfail_locked(w, "cannot encode workgroup frame: %s", why);
     }
@@ -1511,7 +882,7 @@ static void flush_kernel_locked(trc_writer *w, wkernel *k, batch **mine)
         k->pending = p->next;
         if (take_piece_locked(w, k, kernel_id, p, mine) < 0) {
             wfail(w, "%s", "out of memory (frame batch)");
-            free_piece(p);
+            trc_free_piece(p);
         }
     }
     seal_locked(w, k, mine);
@@ -1522,7 +893,7 @@ static void flush_kernel_locked(trc_writer *w, wkernel *k, batch **mine)
 static void *bg_main(void *arg)
 {
     trc_writer *w = arg;
-    ZSTD_CCtx *c_rec = new_cctx(TRC_ZSTD_LEVEL_REC), *c_dat = new_cctx(TRC_ZSTD_LEVEL_DATA);
+    ZSTD_CCtx *c_rec = trc_new_cctx(TRC_ZSTD_LEVEL_REC), *c_dat = trc_new_cctx(TRC_ZSTD_LEVEL_DATA);
     if (!c_rec || !c_dat) wfail_locked(w, "%s", "cannot create zstd context for the background compressor");
     pthread_mutex_lock(&w->mu);
     for (;;) {
@@ -1577,7 +948,7 @@ int trc_wg_commit(trc_writer *w, trc_wg_rec *g)
     for (uint32_t i = 0; i < g->n_waves; i++) {
         wave_rec *v = &g->w[i];
         if (!v->ended) {
-            rec_bad(g, "workgroup committed before all its waves ended", i);
+            trc_rec_bad(g, "workgroup committed before all its waves ended", i);
             wfail_locked(w, "%s", g->bad_msg);
             return -1;
         }
@@ -1591,7 +962,7 @@ int trc_wg_commit(trc_writer *w, trc_wg_rec *g)
         wfail_locked(w, "%s", "out of memory (workgroup queue)");
         return -1;
     }
-    if (encode_piece(g, p) < 0) {
+    if (trc_encode_piece(g, p) < 0) {
         wfail_locked(w, "%s", "cannot encode workgroup: out of memory");
         return -1;
     }
@@ -1628,12 +999,12 @@ int trc_wg_commit(trc_writer *w, trc_wg_rec *g)
             p->lin = lin;
             if (lin == k->next_lin) {
                 int oom = take_piece_locked(w, k, g->kernel_id, p, &mine) < 0;
-                if (oom) free_piece(p);
+                if (oom) trc_free_piece(p);
                 while (!oom && k->pending && k->pending->lin == k->next_lin) {
                     piece *q = k->pending;
                     k->pending = q->next;
                     oom = take_piece_locked(w, k, g->kernel_id, q, &mine) < 0;
-                    if (oom) free_piece(q);
+                    if (oom) trc_free_piece(q);
                 }
                 if (oom) wfail(w, "%s", "out of memory (frame batch)");
             } else {

@@ -189,7 +189,8 @@ gcn_module *gcn_module_load(gcn_machine *m, gcn_code_object *co, char *err, size
         pthread_mutex_lock(&m->trace_lock);
         int rc = trc_writer_event(m->cfg.trace, &ev);
         if (rc == 0)
-            mod->trace_co_id = trc_writer_code_object(m->cfg.trace, co->elf, co->elf_size);
+            mod->trace_co_id = trc_writer_code_object(m->cfg.trace, co->elf, co->elf_size,
+                                                        (uint64_t)(uintptr_t)mod->image);
         const char *msg = (rc != 0 || mod->trace_co_id < 0) ? trc_writer_error(m->cfg.trace) : NULL;
         if (msg && err)
             snprintf(err, errlen, "gcn_module_load: trace: %s", msg);

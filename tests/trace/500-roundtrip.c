@@ -311,8 +311,8 @@ static void write_trace(const char *p, int n_threads)
     char err[512];
     trc_writer *w = trc_writer_open_ex(p, &h, bg_threads, err, sizeof err);
     assert_non_null(w);
-    assert_int_equal(trc_writer_code_object(w, co_bytes[0], sizeof co_bytes[0]), 0);
-    assert_int_equal(trc_writer_code_object(w, co_bytes[1], sizeof co_bytes[1]), 1);
+    assert_int_equal(trc_writer_code_object(w, co_bytes[0], sizeof co_bytes[0], 0x7f0000100000ull), 0);
+    assert_int_equal(trc_writer_code_object(w, co_bytes[1], sizeof co_bytes[1], 0), 1);
     trc_event ev[32];
     size_t ne = make_events(ev);
     for (size_t i = 0; i < ne; i++) assert_int_equal(trc_writer_event(w, &ev[i]), 0);
@@ -430,6 +430,9 @@ static void check_trace(const char *p)
         assert_memory_equal(b, co_bytes[i], len);
     }
     assert_null(trc_reader_code_object(r, 2, NULL));
+    assert_int_equal(trc_reader_code_object_addr(r, 0), 0x7f0000100000ull);
+    assert_int_equal(trc_reader_code_object_addr(r, 1), 0);
+    assert_int_equal(trc_reader_code_object_addr(r, 2), 0);
 
     trc_event ev[32];
     size_t ne = make_events(ev);

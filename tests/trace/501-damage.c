@@ -53,7 +53,7 @@ static int write_small(const char *p, int n_wg, char *err, size_t errlen)
     uint64_t s = 7;
     for (size_t i = 0; i < sizeof co; i++) co[i] = (uint8_t)(i * 7);
     for (size_t i = 0; i < sizeof data; i++) data[i] = (uint8_t)mix(&s);
-    if (trc_writer_code_object(w, co, sizeof co) < 0) rc = -1;
+    if (trc_writer_code_object(w, co, sizeof co, 0x100000) < 0) rc = -1;
     trc_event e;
     memset(&e, 0, sizeof e);
     e.kind = TRC_EV_ALLOC;

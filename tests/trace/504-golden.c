@@ -1,10 +1,14 @@
 /*
- * 504-golden - golden traces pin format 1.0 (docs/trace-format.md).
+ * 504-golden - golden traces pin format 1.1 (docs/trace-format.md), and the
+ * 1.0 golden file stays readable.
  *
- * tests/trace/data/golden-1.0.gtrace was written by the checked-in
+ * tests/trace/data/golden-1.1.gtrace was written by the checked-in
  * generator tests/trace/data/gen.h (run `504-golden --generate
  * tests/trace/data` to rewrite it, then update the two constants below and
  * say why in the commit: a changed golden file is a format change).
+ * golden-1.0.gtrace is the file the 1.0 writer made from the same generator
+ * (before code objects carried their load address): it is never rewritten,
+ * and the reader must decode it to the content it always had.
  *
  *  - the file's bytes are pinned by GOLDEN_FILE_FNV;
  *  - what the reader decodes from it (every field of every record) is
@@ -31,9 +35,13 @@
 
 #include "tests/trace/data/gen.h"
 
-#define GOLDEN_NAME "golden-1.0.gtrace"
-#define GOLDEN_FILE_FNV 0x6c1f31b2088e588full
-#define GOLDEN_CONTENT  0x0db5481bda5efcfbull
+#define GOLDEN_NAME "golden-1.1.gtrace"
+#define GOLDEN_FILE_FNV 0x1f4273df0620a8b9ull
+#define GOLDEN_CONTENT  0x308def0087b4a1cbull
+/* format 1.0, frozen: bytes and decoded content */
+#define GOLDEN10_NAME "golden-1.0.gtrace"
+#define GOLDEN10_FILE_FNV 0x6c1f31b2088e588full
+#define GOLDEN10_CONTENT  0x0db5481bda5efcfbull
 /* Generation parameters of the golden file. */
 #define G_THREADS 2
 #define G_SEED 1
@@ -55,13 +63,14 @@ static uint8_t *slurp(const char *p, size_t *n)
     return b;
 }
 
-static const char *golden_path(void)
+static const char *golden_path_of(const char *name)
 {
     static char p[1024];
     const char *d = getenv("TRC_GOLDEN_DIR");
-    snprintf(p, sizeof p, "%s/%s", d ? d : "tests/trace/data", GOLDEN_NAME);
+    snprintf(p, sizeof p, "%s/%s", d ? d : "tests/trace/data", name);
     return p;
 }
+static const char *golden_path(void) { return golden_path_of(GOLDEN_NAME); }
 
 /* Chunk-by-chunk comparison of two traces' framing and decompressed
  * payloads. */
@@ -141,6 +150,32 @@ static void test_golden(void **state)
     unlink(p);
 }
 
+/* The frozen 1.0 file: same bytes, read to the same content (its code objects
+ * have no load address: the replay falls back to the allocation order). */
+static void test_golden_1_0(void **state)
+{
+    (void)state;
+    size_t n;
+    const char *p = golden_path_of(GOLDEN10_NAME);
+    uint8_t *b = slurp(p, &n);
+    if (!b) fail_msg("%s missing (it is never regenerated: restore it from git)", p);
+    uint64_t fnv = gen_fnv(0xcbf29ce484222325ull, b, n);
+    free(b);
+    if (fnv != GOLDEN10_FILE_FNV)
+        fail_msg("%s changed: FNV-1a 0x%016llx, pinned 0x%016llx", p, (unsigned long long)fnv,
+                 (unsigned long long)GOLDEN10_FILE_FNV);
+    uint64_t c = content_of(p);
+    if (c != GOLDEN10_CONTENT)
+        fail_msg("decoded content of %s: 0x%016llx, pinned 0x%016llx", p, (unsigned long long)c,
+                 (unsigned long long)GOLDEN10_CONTENT);
+    char err[512];
+    trc_reader *r = trc_reader_open(p, err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    assert_int_equal(trc_reader_header(r)->format_minor, 0);
+    assert_int_equal(trc_reader_code_object_addr(r, 0), 0);
+    trc_reader_close(r);
+}
+
 /* Same bytes for any commit order, committing thread count and compressor
  * mode. */
 static void test_deterministic(void **state)
@@ -192,6 +227,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_golden_1_0),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -213,8 +213,8 @@ static inline int gen_trace(const char *path, uint32_t threads, uint64_t seed, s
     memcpy(co[0], "\177ELF", 4);
     memcpy(co[1], "\177ELF", 4);
     int rc = 0;
-    rc |= trc_writer_code_object(w, co[0], sizeof co[0]) != 0;
-    rc |= trc_writer_code_object(w, co[1], sizeof co[1] - 7) != 1;
+    rc |= trc_writer_code_object(w, co[0], sizeof co[0], 0x200000) != 0;
+    rc |= trc_writer_code_object(w, co[1], sizeof co[1] - 7, 0x201000) != 1;
     gen_bytes(d, sizeof d, 0xda);
     rc |= gen_event(w, TRC_EV_ALLOC, 0, 0, 0x10000, 0, 0x10000, TRC_MEM_DEVICE, 0, 0, NULL);
     rc |= gen_event(w, TRC_EV_ALLOC, 1, 0, 0x80000, 0, 0x30000, TRC_MEM_HOST_PINNED, 0, 0, NULL);
@@ -270,6 +270,10 @@ static inline uint64_t gen_content_hash(trc_reader *r, size_t nco, size_t ne, si
         const uint8_t *b = trc_reader_code_object(r, i, &len);
         h = gen_fnv(h, b, len);
         GEN_H(h, len);
+        /* format 1.1's load address, hashed only when present: a 1.0 file's
+         * content hash is what it was */
+        uint64_t la = trc_reader_code_object_addr(r, i);
+        if (la) GEN_H(h, la);
     }
     if (ne > trc_reader_n_events(r)) ne = trc_reader_n_events(r);
     if (nk > trc_reader_n_kernels(r)) nk = trc_reader_n_kernels(r);

@@ -1,0 +1,306 @@
+/*
+ * trc_encode.c - encoding recorded workgroups: a hand-written proto3 encoder
+ * of the Workgroup / WorkgroupData messages (gtrace.proto) straight from the
+ * recorder's column vectors, data values byte-plane shuffled in the same pass,
+ * and the compression of a batch of encoded workgroups into one record frame
+ * and one data frame (docs/trace-format.md).
+ */
+#include <assert.h>
+#include <string.h>
+
+#include "traceformat/gtrace.pb-c.h"
+#include "traceformat/trc_writer_internal.h"
+
+/* ---- direct protobuf encoding of the workgroup messages --------------------
+ *
+ * Workgroup and WorkgroupData are encoded here by hand instead of through
+ * protobuf-c's descriptor-driven packer (which cost ~10% of recording time):
+ * the output is ordinary proto3 wire format for gtrace.proto (fields in
+ * number order, zero scalars and empty repeated fields omitted, repeated
+ * scalars packed), decoded by the reader with protobuf-c as before.
+ * Capacity: callers reserve an upper bound first (enc_bound_*), so the put_*
+ * helpers never check. Length-delimited submessages are written with a
+ * 5-byte length hole that is closed up afterwards (sizes < 2^35). */
+
+static inline uint8_t *put_varint(uint8_t *q, uint64_t v)
+{
+    while (v >= 0x80) {
+        *q++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *q++ = (uint8_t)v;
+    return q;
+}
+static inline uint8_t *put_tag(uint8_t *q, uint32_t field, uint32_t wt)
+{
+    return put_varint(q, (uint64_t)field << 3 | wt);
+}
+static inline uint8_t *put_u64(uint8_t *q, uint32_t field, uint64_t v)
+{
+    return v ? put_varint(put_tag(q, field, 0), v) : q;
+}
+static inline uint8_t *put_bytes(uint8_t *q, uint32_t field, const void *b, size_t n)
+{
+    if (!n) return q;
+    q = put_varint(put_tag(q, field, 2), n);
+    memcpy(q, b, n);
+    return q + n;
+}
+/* Opens a length-delimited field: returns where its body starts. */
+static inline uint8_t *len_open(uint8_t *q, uint32_t field, uint8_t **hole)
+{
+    q = put_tag(q, field, 2);
+    *hole = q;
+    return q + 5;
+}
+/* Closes it: writes the body length into the hole and moves the body down. */
+static inline uint8_t *len_close(uint8_t *hole, uint8_t *end)
+{
+    size_t len = (size_t)(end - (hole + 5));
+    uint8_t tmp[10];
+    size_t k = (size_t)(put_varint(tmp, len) - tmp);
+    memmove(hole + k, hole + 5, len);
+    memcpy(hole, tmp, k);
+    return hole + k + len;
+}
+#define PUT_PACKED(q, field, arr, n, ENC)                           \
+    do {                                                            \
+        if (n) {                                                    \
+            uint8_t *hole_;                                         \
+            uint8_t *b_ = len_open(q, field, &hole_);               \
+            for (size_t i_ = 0; i_ < (n); i_++) b_ = ENC(b_, (arr)[i_]); \
+            q = len_close(hole_, b_);                               \
+        }                                                           \
+    } while (0)
+static inline uint8_t *enc_varint(uint8_t *q, uint64_t v) { return put_varint(q, v); }
+static inline uint8_t *enc_sint(uint8_t *q, int64_t v)
+{
+    return put_varint(q, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+static inline uint8_t *enc_fixed64(uint8_t *q, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(q, &v, 8);
+#else
+    trc_put_le64(q, v);
+#endif
+    return q + 8;
+}
+
+/* Upper bound of the encoded Workgroup / WorkgroupData sizes. */
+static size_t enc_bound_wg(const wgview *g)
+{
+    size_t b = 64;
+    for (uint32_t i = 0; i < g->n_waves; i++) {
+        const wave_rec *v = &g->w[i];
+        b += 128 + v->branch.n +
+             10 * (v->indirect.n + 2 * v->exec_val.n + 5 * v->mflags.n + v->astride.n + v->adelta.n);
+    }
+    return b;
+}
+static size_t enc_bound_wd(const wgview *g)
+{
+    size_t b = 64;
+    for (uint32_t i = 0; i < g->n_waves; i++) {
+        const wave_rec *v = &g->w[i];
+        b += 64 + 10 * 2 * v->mflags.n + v->load.n + v->store.n;
+    }
+    return b;
+}
+
+static uint8_t *enc_wg_id(uint8_t *q, const uint32_t id[3])
+{
+    uint8_t *hole;
+    uint8_t *b = len_open(q, 2, &hole);
+    for (int i = 0; i < 3; i++) b = put_varint(b, id[i]);
+    return len_close(hole, b);
+}
+
+/* gtrace.Workgroup with its Waves. */
+static uint8_t *enc_workgroup(uint8_t *q, const wgview *g)
+{
+    q = put_u64(q, 1, g->kernel_id);
+    q = enc_wg_id(q, g->wg_id);
+    q = put_u64(q, 3, g->n_waves);
+    for (uint32_t i = 0; i < g->n_waves; i++) {
+        const wave_rec *v = &g->w[i];
+        uint8_t *hole;
+        uint8_t *b = len_open(q, 4, &hole);
+        b = put_u64(b, 1, i);
+        b = put_u64(b, 2, v->n_instr);
+        b = put_u64(b, 3, v->n_branch);
+        b = put_bytes(b, 4, v->branch.p, v->branch.n);
+        PUT_PACKED(b, 5, v->indirect.p, v->indirect.n, enc_varint);
+        PUT_PACKED(b, 6, v->exec_at_delta.p, v->exec_at_delta.n, enc_varint);
+        PUT_PACKED(b, 7, v->exec_val.p, v->exec_val.n, enc_fixed64);
+        PUT_PACKED(b, 8, v->mflags.p, v->mflags.n, enc_varint);
+        PUT_PACKED(b, 9, v->mbytes.p, v->mbytes.n, enc_varint);
+        PUT_PACKED(b, 10, v->mexec.p, v->mexec.n, enc_fixed64);
+        PUT_PACKED(b, 11, v->akind.p, v->akind.n, enc_varint);
+        PUT_PACKED(b, 12, v->abase.p, v->abase.n, enc_sint);
+        PUT_PACKED(b, 13, v->astride.p, v->astride.n, enc_sint);
+        PUT_PACKED(b, 14, v->adelta.p, v->adelta.n, enc_sint);
+        q = len_close(hole, b);
+    }
+    return q;
+}
+
+static inline size_t vlen(uint64_t v)
+{
+    size_t k = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        k++;
+    }
+    return k;
+}
+/* Encoded size of a packed varint field (0 when empty). */
+static size_t packed_u32_size(const uint32_t *a, size_t n)
+{
+    if (!n) return 0;
+    size_t l = 0;
+    for (size_t i = 0; i < n; i++) l += vlen(a[i]);
+    return 1 + vlen(l) + l;
+}
+
+/* Exact encoded size of wave i's WaveData body. */
+static size_t wave_data_size(const wave_rec *v, uint32_t i)
+{
+    return (i ? 1 + vlen(i) : 0) + packed_u32_size(v->load_len.p, v->load_len.n) +
+           packed_u32_size(v->store_len.p, v->store_len.n) +
+           (v->load.n ? 1 + vlen(v->load.n) + v->load.n : 0) +
+           (v->store.n ? 1 + vlen(v->store.n) + v->store.n : 0);
+}
+
+/* gtrace.WorkgroupData, preceded by its varint length. The data streams go
+ * into the shuf4 fields, byte-plane shuffled straight from the recording
+ * buffers (one pass over the data). Sizes are computed exactly first, so
+ * nothing is moved afterwards. *body receives where the message starts. */
+static uint8_t *enc_workgroup_data(uint8_t *q, const wgview *g, uint8_t **body)
+{
+    size_t total = (g->kernel_id ? 1 + vlen(g->kernel_id) : 0);
+    size_t idl = vlen(g->wg_id[0]) + vlen(g->wg_id[1]) + vlen(g->wg_id[2]);
+    total += 1 + vlen(idl) + idl;
+    for (uint32_t i = 0; i < g->n_waves; i++) {
+        size_t sz = wave_data_size(&g->w[i], i);
+        total += 1 + vlen(sz) + sz;
+    }
+    q = put_varint(q, total);
+    uint8_t *q0 = q;
+    *body = q;
+    q = put_u64(q, 1, g->kernel_id);
+    q = enc_wg_id(q, g->wg_id);
+    for (uint32_t i = 0; i < g->n_waves; i++) {
+        const wave_rec *v = &g->w[i];
+        size_t sz = wave_data_size(v, i);
+        uint8_t *b = put_varint(put_tag(q, 3, 2), sz);
+        uint8_t *b0 = b;
+        b = put_u64(b, 1, i);
+        PUT_PACKED(b, 2, v->load_len.p, v->load_len.n, enc_varint);
+        PUT_PACKED(b, 3, v->store_len.p, v->store_len.n, enc_varint);
+        if (v->load.n) {
+            b = put_varint(put_tag(b, 6, 2), v->load.n);
+            trc_shuf4(b, v->load.p, v->load.n);
+            b += v->load.n;
+        }
+        if (v->store.n) {
+            b = put_varint(put_tag(b, 7, 2), v->store.n);
+            trc_shuf4(b, v->store.p, v->store.n);
+            b += v->store.n;
+        }
+        assert((size_t)(b - b0) == sz);
+        (void)b0;
+        q = b;
+    }
+    assert((size_t)(q - q0) == total);
+    return q;
+}
+
+/* Compresses the pieces' messages (field `which`: 0 records, 1 data) as one
+ * frame into z, streaming them through zstd without concatenating them.
+ * Returns 0 or -1 with *why. */
+static int compress_pieces(ZSTD_CCtx *c, const batch *b, int which, uint64_t total, u8v *z,
+                           const char **why)
+{
+    size_t bound = ZSTD_compressBound((size_t)total);
+    if (grow((void **)&z->p, &z->cap, bound + 1, 1) < 0) {
+        *why = "out of memory compressing a frame";
+        return -1;
+    }
+    size_t r = ZSTD_CCtx_reset(c, ZSTD_reset_session_only);
+    if (!ZSTD_isError(r)) r = ZSTD_CCtx_setPledgedSrcSize(c, total); /* content size in the header */
+    ZSTD_outBuffer out = {z->p, z->cap, 0};
+    for (const piece *p = b->head; p && !ZSTD_isError(r); p = p->next) {
+        const u8v *v = which ? &p->edat : &p->erec;
+        ZSTD_inBuffer in = {v->p, v->n, 0};
+        while (in.pos < in.size && !ZSTD_isError(r))
+            r = ZSTD_compressStream2(c, &out, &in, ZSTD_e_continue);
+    }
+    ZSTD_inBuffer none = {NULL, 0, 0};
+    while (!ZSTD_isError(r) && (r = ZSTD_compressStream2(c, &out, &none, ZSTD_e_end)) != 0 &&
+           !ZSTD_isError(r) && out.pos < out.size) {
+    }
+    if (ZSTD_isError(r) || r != 0) {
+        *why = ZSTD_isError(r) ? ZSTD_getErrorName(r) : "compressed frame larger than its bound";
+        return -1;
+    }
+    z->n = out.pos;
+    return 0;
+}
+
+/* Lays out b's pieces in its two frames (message offsets) and compresses
+ * them. Returns 0 or -1 with *why. */
+int trc_encode_batch(batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat, const char **why)
+{
+    *why = "out of memory encoding a frame";
+    if (grow((void **)&b->roff.p, &b->roff.cap, b->n + 1, 4) < 0 ||
+        grow((void **)&b->rlen.p, &b->rlen.cap, b->n + 1, 4) < 0 ||
+        grow((void **)&b->doff.p, &b->doff.cap, b->n + 1, 4) < 0 ||
+        grow((void **)&b->dlen.p, &b->dlen.cap, b->n + 1, 4) < 0)
+        return -1;
+    uint64_t r = 0, d = 0;
+    size_t i = 0;
+    for (const piece *p = b->head; p; p = p->next, i++) {
+        if (r + p->erec.n > UINT32_MAX || d + p->edat.n > UINT32_MAX) {
+            *why = "a frame larger than 4 GiB";
+            return -1;
+        }
+        b->roff.p[i] = (uint32_t)(r + p->rec_moff);
+        b->rlen.p[i] = (uint32_t)(p->erec.n - p->rec_moff);
+        b->doff.p[i] = (uint32_t)(d + p->dat_moff);
+        b->dlen.p[i] = (uint32_t)(p->edat.n - p->dat_moff);
+        r += p->erec.n;
+        d += p->edat.n;
+    }
+    b->raw_rec = r;
+    b->raw_dat = d;
+    if (compress_pieces(c_rec, b, 0, r, &b->zr, why) < 0 || compress_pieces(c_dat, b, 1, d, &b->zd, why) < 0)
+        return -1;
+    return 0;
+}
+
+/* Encodes the recorded workgroup into p. Returns 0 or -1 (out of memory). */
+int trc_encode_piece(const trc_wg_rec *g, piece *p)
+{
+    wgview v = {g->w, g->n_waves, g->kernel_id, g->wg_id};
+    size_t br = enc_bound_wg(&v) + 16, bd = enc_bound_wd(&v) + 16;
+    if (grow((void **)&p->erec.p, &p->erec.cap, br, 1) < 0 ||
+        grow((void **)&p->edat.p, &p->edat.cap, bd, 1) < 0)
+        return -1;
+    /* record: 5-byte length hole closed up afterwards (records are small) */
+    uint8_t *e = enc_workgroup(p->erec.p + 5, &v);
+    size_t len = (size_t)(e - (p->erec.p + 5));
+    uint8_t tmp[10];
+    size_t k = (size_t)(put_varint(tmp, len) - tmp);
+    memmove(p->erec.p + k, p->erec.p + 5, len);
+    memcpy(p->erec.p, tmp, k);
+    p->erec.n = k + len;
+    p->rec_moff = (uint32_t)k;
+    uint8_t *body;
+    uint8_t *de = enc_workgroup_data(p->edat.p, &v, &body);
+    p->edat.n = (size_t)(de - p->edat.p);
+    p->dat_moff = (uint32_t)(body - p->edat.p);
+    assert(p->erec.n <= br && p->edat.n <= bd);
+    return 0;
+}
+

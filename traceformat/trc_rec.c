@@ -1,0 +1,268 @@
+/*
+ * trc_rec.c - recording one workgroup (the hot half of the writer): the
+ * emulator's threads append each wave's branch outcomes, indirect targets,
+ * EXEC changes and memory ops (addresses delta/stride-coded, data values
+ * appended) to per-wave column vectors of their own trc_wg_rec, without any
+ * lock; trc_wg_commit (trc_writer.c) hands the workgroup to the encoder.
+ * Errors stick in the recorder (trc_rec_bad) and fail the commit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traceformat/gtrace.pb-c.h"
+#include "traceformat/trc_writer_internal.h"
+
+trc_wg_rec *trc_wg_rec_create(void)
+{
+    trc_wg_rec *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->cctx = trc_new_cctx(TRC_ZSTD_LEVEL_REC);
+    g->cctx_data = trc_new_cctx(TRC_ZSTD_LEVEL_DATA);
+    if (!g->cctx || !g->cctx_data) {
+        ZSTD_freeCCtx(g->cctx);
+        ZSTD_freeCCtx(g->cctx_data);
+        free(g);
+        return NULL;
+    }
+    return g;
+}
+
+void trc_free_waves(wave_rec *w, uint32_t cap)
+{
+    for (uint32_t i = 0; i < cap; i++) {
+        wave_rec *v = &w[i];
+        free(v->branch.p); free(v->indirect.p); free(v->exec_at_delta.p); free(v->exec_val.p);
+        free(v->mflags.p); free(v->mbytes.p); free(v->akind.p); free(v->mexec.p);
+        free(v->abase.p); free(v->astride.p); free(v->adelta.p);
+        free(v->load_len.p); free(v->store_len.p); free(v->load.p); free(v->store.p);
+    }
+    free(w);
+}
+
+void trc_wg_rec_destroy(trc_wg_rec *g)
+{
+    if (!g) return;
+    trc_free_waves(g->w, g->cap_waves);
+    if (g->spare) trc_free_piece(g->spare);
+    ZSTD_freeCCtx(g->cctx);
+    ZSTD_freeCCtx(g->cctx_data);
+    free(g);
+}
+
+void trc_rec_bad(trc_wg_rec *g, const char *what, uint32_t wave)
+{
+    if (g->bad) return;
+    g->bad = 1;
+    snprintf(g->bad_msg, sizeof g->bad_msg, "%s (kernel %u, workgroup %u,%u,%u, wave %u)", what,
+             g->kernel_id, g->wg_id[0], g->wg_id[1], g->wg_id[2], wave);
+}
+
+void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3], uint32_t n_waves)
+{
+    g->kernel_id = kernel_id;
+    memcpy(g->wg_id, wg_id, sizeof g->wg_id);
+    g->bad = 0;
+    g->bad_msg[0] = 0;
+    if (n_waves > g->cap_waves) {
+        wave_rec *nw = realloc(g->w, n_waves * sizeof *nw);
+        if (nw) {
+            g->w = nw;
+            memset(nw + g->cap_waves, 0, (n_waves - g->cap_waves) * sizeof *nw);
+            g->cap_waves = n_waves;
+        } else {
+            g->n_waves = 0;
+            trc_rec_bad(g, "out of memory for wave buffers", n_waves);
+            return;
+        }
+    }
+    g->n_waves = n_waves;
+    for (uint32_t i = 0; i < n_waves; i++) {
+        wave_rec *v = &g->w[i];
+        v->n_instr = 0;
+        v->ended = 0;
+        v->n_branch = 0;
+        v->branch.n = v->indirect.n = v->exec_at_delta.n = v->exec_val.n = 0;
+        v->last_exec_at = 0;
+        v->mflags.n = v->mbytes.n = v->akind.n = v->mexec.n = 0;
+        v->abase.n = v->astride.n = v->adelta.n = 0;
+        v->last_base = 0;
+        v->load_len.n = v->store_len.n = v->load.n = v->store.n = 0;
+    }
+}
+
+/* Append helpers; a failed growth marks the workgroup bad (reported at
+ * commit). The `likely` path is one compare and one store. */
+#define PUSH(g, wave, vec, val)                                                     \
+    do {                                                                            \
+        if ((vec).n == (vec).cap &&                                                 \
+            grow((void **)&(vec).p, &(vec).cap, (vec).n + 1, sizeof *(vec).p) < 0) { \
+            trc_rec_bad(g, "out of memory recording", wave);                            \
+            return;                                                                 \
+        }                                                                           \
+        (vec).p[(vec).n++] = (val);                                                 \
+    } while (0)
+
+static inline wave_rec *wave_of(trc_wg_rec *g, uint32_t wave)
+{
+    if (wave >= g->n_waves) {
+        trc_rec_bad(g, "recording for a wave index beyond the workgroup's wave count", wave);
+        return NULL;
+    }
+    return &g->w[wave];
+}
+
+void trc_rec_branch(trc_wg_rec *g, uint32_t wave, int taken)
+{
+    wave_rec *v = wave_of(g, wave);
+    if (!v) return;
+    uint32_t i = v->n_branch;
+    if ((i & 7) == 0) PUSH(g, wave, v->branch, 0);
+    if (taken) v->branch.p[i >> 3] |= (uint8_t)(1u << (i & 7));
+    v->n_branch = i + 1;
+}
+
+void trc_rec_indirect(trc_wg_rec *g, uint32_t wave, uint64_t target_vaddr)
+{
+    wave_rec *v = wave_of(g, wave);
+    if (!v) return;
+    PUSH(g, wave, v->indirect, target_vaddr);
+}
+
+void trc_rec_exec(trc_wg_rec *g, uint32_t wave, uint64_t dyn_index, uint64_t exec)
+{
+    wave_rec *v = wave_of(g, wave);
+    if (!v) return;
+    if (dyn_index < v->last_exec_at) {
+        trc_rec_bad(g, "EXEC changes recorded out of order", wave);
+        return;
+    }
+    PUSH(g, wave, v->exec_at_delta, dyn_index - v->last_exec_at);
+    v->last_exec_at = dyn_index;
+    PUSH(g, wave, v->exec_val, exec);
+}
+
+static int append_bytes(trc_wg_rec *g, uint32_t wave, u8v *vec, const void *src, size_t n)
+{
+    if (vec->n + n > vec->cap && grow((void **)&vec->p, &vec->cap, vec->n + n, 1) < 0) {
+        trc_rec_bad(g, "out of memory recording data", wave);
+        return -1;
+    }
+    memcpy(vec->p + vec->n, src, n);
+    vec->n += n;
+    return 0;
+}
+
+/* Makes room for one more memory op in the seven per-op columns of v (they
+ * always hold the same count). Returns 0 or -1 (workgroup marked bad). */
+static int reserve_mem_op(trc_wg_rec *g, uint32_t wave, wave_rec *v)
+{
+    size_t need = v->mflags.n + 1;
+    if (need <= v->mflags.cap && need <= v->mbytes.cap && need <= v->akind.cap &&
+        need <= v->mexec.cap && need <= v->abase.cap && need <= v->load_len.cap &&
+        need <= v->store_len.cap)
+        return 0;
+    if (grow((void **)&v->mflags.p, &v->mflags.cap, need, 4) < 0 ||
+        grow((void **)&v->mbytes.p, &v->mbytes.cap, need, 4) < 0 ||
+        grow((void **)&v->akind.p, &v->akind.cap, need, 4) < 0 ||
+        grow((void **)&v->mexec.p, &v->mexec.cap, need, 8) < 0 ||
+        grow((void **)&v->abase.p, &v->abase.cap, need, 8) < 0 ||
+        grow((void **)&v->load_len.p, &v->load_len.cap, need, 4) < 0 ||
+        grow((void **)&v->store_len.p, &v->store_len.cap, need, 4) < 0) {
+        trc_rec_bad(g, "out of memory recording", wave);
+        return -1;
+    }
+    return 0;
+}
+
+/* Hot path: called for every executed memory instruction. In steady state it
+ * allocates nothing; a full-EXEC op reads the caller's address array in
+ * place (no gather) and the stride test is a branch-free reduction. */
+void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_per_lane,
+                 uint64_t exec, const uint64_t *addr, const void *load_data,
+                 const void *store_data)
+{
+    wave_rec *v = wave_of(g, wave);
+    if (!v) return;
+    if (flags & ~TRC_MO_KNOWN) {
+        trc_rec_bad(g, "memory op with unknown flag bits", wave);
+        return;
+    }
+    if (bytes_per_lane > TRC_MAX_BYTES_PER_LANE) {
+        trc_rec_bad(g, "memory op with more than 4096 bytes per lane", wave);
+        return;
+    }
+    uint64_t buf[64];
+    const uint64_t *a;
+    uint32_t n;
+    if (exec == ~0ull) {
+        a = addr;
+        n = 64;
+    } else {
+        n = 0;
+        for (uint64_t m = exec; m; m &= m - 1) buf[n++] = addr[__builtin_ctzll(m)];
+        a = buf;
+    }
+    if (reserve_mem_op(g, wave, v) < 0) return;
+    size_t j = v->mflags.n;
+    v->mflags.p[j] = flags;
+    v->mbytes.p[j] = bytes_per_lane;
+    v->mexec.p[j] = exec;
+    uint64_t base = n ? a[0] : v->last_base;
+    v->abase.p[j] = (int64_t)(base - v->last_base);
+    v->last_base = base;
+    uint32_t kind = GTRACE__ADDR_KIND__ADDR_STRIDED;
+    if (n >= 2) {
+        uint64_t s = a[1] - a[0], diff = 0;
+        uint32_t k = 2;
+#ifdef __SSE2__
+        /* two lanes per step: (a[k] - a[k-1]) ^ s accumulated with OR */
+        __m128i vs = _mm_set1_epi64x((long long)s), acc = _mm_setzero_si128();
+        for (; k + 2 <= n; k += 2) {
+            __m128i cur = _mm_loadu_si128((const __m128i *)(a + k));
+            __m128i prev = _mm_loadu_si128((const __m128i *)(a + k - 1));
+            acc = _mm_or_si128(acc, _mm_xor_si128(_mm_sub_epi64(cur, prev), vs));
+        }
+        uint64_t lo = (uint64_t)_mm_cvtsi128_si64(acc);
+        uint64_t hi = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
+        diff = lo | hi;
+#endif
+        for (; k < n; k++) diff |= (a[k] - a[k - 1]) ^ s;
+        if (diff == 0) {
+            PUSH(g, wave, v->astride, (int64_t)s);
+        } else {
+            kind = GTRACE__ADDR_KIND__ADDR_DELTAS;
+            if (v->adelta.n + n > v->adelta.cap &&
+                grow((void **)&v->adelta.p, &v->adelta.cap, v->adelta.n + n, 8) < 0) {
+                trc_rec_bad(g, "out of memory recording addresses", wave);
+                return;
+            }
+            int64_t *d = v->adelta.p + v->adelta.n;
+            for (uint32_t k = 1; k < n; k++) d[k - 1] = (int64_t)(a[k] - a[k - 1]);
+            v->adelta.n += n - 1;
+        }
+    }
+    v->akind.p[j] = kind;
+    uint64_t ll = load_data ? trc_mo_load_len(flags, n, bytes_per_lane) : 0;
+    uint64_t sl = store_data ? trc_mo_store_len(flags, n, bytes_per_lane) : 0;
+    v->load_len.p[j] = (uint32_t)ll;
+    v->store_len.p[j] = (uint32_t)sl;
+    size_t nn = j + 1;
+    v->mflags.n = v->mbytes.n = v->mexec.n = v->abase.n = v->akind.n = nn;
+    v->load_len.n = v->store_len.n = nn;
+    if (ll && append_bytes(g, wave, &v->load, load_data, ll) < 0) return;
+    if (sl && append_bytes(g, wave, &v->store, store_data, sl) < 0) return;
+}
+
+void trc_rec_wave_end(trc_wg_rec *g, uint32_t wave, uint64_t n_instr)
+{
+    wave_rec *v = wave_of(g, wave);
+    if (!v) return;
+    if (v->ended) {
+        trc_rec_bad(g, "wave ended twice", wave);
+        return;
+    }
+    v->n_instr = n_instr;
+    v->ended = 1;
+}
+

@@ -1,0 +1,123 @@
+/*
+ * trc_writer_internal.h - what the three parts of the .gtrace writer share
+ * (private to traceformat/): trc_rec.c records a workgroup into a trc_wg_rec
+ * (per-wave column vectors), trc_encode.c encodes a recorded workgroup into a
+ * `piece` (hand-written proto3 encoder) and a batch of pieces into one record
+ * frame and one data frame, trc_writer.c frames chunks into the file and runs
+ * the commit / reorder / compress pipeline (see its top comment).
+ */
+#ifndef TRC_WRITER_INTERNAL_H
+#define TRC_WRITER_INTERNAL_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <zstd.h>
+
+#include "traceformat/trc_internal.h"
+
+/* ---- growable arrays ------------------------------------------------------ */
+
+/* Grows *p (elements of `elem` bytes, capacity *cap) to hold `need`; doubles
+ * so appends are amortised O(1). Returns 0 or -1 (out of memory). */
+static inline int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2 / elem) return -1;
+        nc *= 2;
+    }
+    void *np = realloc(*p, nc * elem);
+    if (!np) return -1;
+    *p = np;
+    *cap = nc;
+    return 0;
+}
+
+#define VEC(T) struct { T *p; size_t n, cap; }
+typedef VEC(uint64_t) u64v;
+typedef VEC(int64_t) i64v;
+typedef VEC(uint32_t) u32v;
+typedef VEC(uint8_t) u8v;
+typedef struct wave_rec {
+    uint64_t n_instr;
+    int ended;
+    uint32_t n_branch;
+    u8v branch;
+    u64v indirect;
+    u64v exec_at_delta, exec_val;
+    uint64_t last_exec_at;
+    u32v mflags, mbytes, akind;
+    u64v mexec;
+    i64v abase, astride, adelta;
+    uint64_t last_base;
+    u32v load_len, store_len;
+    u8v load, store;
+} wave_rec;
+
+
+/* One committed workgroup, encoded by the committing thread: its
+ * length-prefixed Workgroup and WorkgroupData messages, exactly as they go
+ * into the frames. Pieces are recycled with their grown buffers. */
+typedef struct piece {
+    u8v erec, edat;          /* varint length + message */
+    uint32_t rec_moff, dat_moff; /* where the message starts (after the prefix) */
+    uint32_t n_waves, kernel_id, wg_id[3];
+    uint64_t lin;            /* linear id in the grid: x + gx * (y + gy * z) */
+    uint64_t n_instr, n_mem;
+    struct piece *next;
+} piece;
+
+/* What the encoders read: a recorded workgroup. */
+typedef struct wgview {
+    const wave_rec *w;
+    uint32_t n_waves, kernel_id;
+    const uint32_t *wg_id;
+} wgview;
+
+/* Consecutive workgroups of one kernel that become one record frame and one
+ * data frame. */
+typedef struct batch {
+    uint32_t kernel_id;
+    uint64_t seq;            /* append order, from 1 */
+    piece *head, *tail;
+    uint32_t n;
+    size_t est_rec, est_dat; /* encoded bytes of its pieces */
+    int failed;
+    uint64_t raw_rec, raw_dat; /* decompressed frame sizes */
+    u8v zr, zd;              /* compressed frames */
+    u32v roff, rlen, doff, dlen; /* per workgroup: message offsets/lengths */
+    struct batch *next;
+} batch;
+
+/* A workgroup being recorded (trc_rec.c). */
+struct trc_wg_rec {
+    uint32_t kernel_id, wg_id[3], n_waves;
+    wave_rec *w;
+    uint32_t cap_waves;
+    int bad;
+    char bad_msg[160];
+    ZSTD_CCtx *cctx, *cctx_data; /* inline compression (no background threads) */
+    struct piece *spare;          /* encoding target of the next commit */
+};
+
+/* trc_rec.c */
+void trc_rec_bad(trc_wg_rec *g, const char *what, uint32_t wave); /* first error sticks */
+void trc_free_waves(wave_rec *w, uint32_t cap);
+
+/* trc_encode.c */
+/* Encodes the recorded workgroup into p (length-prefixed Workgroup and
+ * WorkgroupData messages). Returns 0 or -1 (out of memory). */
+int trc_encode_piece(const trc_wg_rec *g, piece *p);
+/* Lays out b's pieces in its two frames (message offsets) and compresses
+ * them. Returns 0 or -1 with *why. */
+int trc_encode_batch(batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat, const char **why);
+
+/* trc_writer.c */
+/* A compression context at `level` with checksums and content sizes (every
+ * frame of the format has both); NULL when out of memory. */
+ZSTD_CCtx *trc_new_cctx(int level);
+void trc_free_piece(piece *p);
+
+#endif
