@@ -47,7 +47,7 @@
  * flush_pending counts write-backs issued by a FLUSH and not yet
  * acknowledged; an L2 line is complete (every byte valid).
  */
-#include "rp_sim.h"
+#include "rp_sim_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -683,17 +683,17 @@ uint64_t rp_cache_writeback(rp_cache *c, uint64_t addr, uint64_t n)
 void rp_cache_register_stats(rp_cache *c, rp_stats *s)
 {
     const char *p = c->comp.name;
-    rp_stats_add(s, p, "read_hits", &c->st_read_hits, "count");
-    rp_stats_add(s, p, "read_misses", &c->st_read_misses, "count");
-    rp_stats_add(s, p, "mshr_merges", &c->st_mshr_merges, "count");
-    rp_stats_add(s, p, "write_hits", &c->st_write_hits, "count");
-    rp_stats_add(s, p, "write_misses", &c->st_write_misses, "count");
-    rp_stats_add(s, p, "atomics", &c->st_atomics, "count");
-    rp_stats_add(s, p, "writebacks", &c->st_writebacks, "count");
-    rp_stats_add(s, p, "mshr_stalls", &c->st_mshr_stalls, "count");
-    rp_stats_add(s, p, "mshr_allocs", &c->st_mshr_allocs, "count");
-    rp_stats_add(s, p, "mshr_busy_ps", &c->st_mshr_busy_ps, "mshr*ps");
-    rp_stats_add(s, p, "mshr_peak", &c->st_mshr_peak, "mshrs");
-    rp_stats_add(s, p, "fill_peeks", &c->st_fill_peeks, "count");
-    rp_stats_add(s, p, "invalidations", &c->st_invalidations, "count");
+    rp_stats_add(s, p, "read_hits", &c->st_read_hits, "count", "reads (loads, fetches) that found their line");
+    rp_stats_add(s, p, "read_misses", &c->st_read_misses, "count", "reads that allocated an MSHR and went below");
+    rp_stats_add(s, p, "mshr_merges", &c->st_mshr_merges, "count", "reads that joined a pending MSHR for the same line");
+    rp_stats_add(s, p, "write_hits", &c->st_write_hits, "count", "writes to a line the cache holds");
+    rp_stats_add(s, p, "write_misses", &c->st_write_misses, "count", "writes to a line the cache does not hold");
+    rp_stats_add(s, p, "atomics", &c->st_atomics, "count", "atomic requests performed or passed through here");
+    rp_stats_add(s, p, "writebacks", &c->st_writebacks, "count", "dirty lines written to the level below (evictions and flushes)");
+    rp_stats_add(s, p, "mshr_stalls", &c->st_mshr_stalls, "count", "times the input blocked on a full MSHR file");
+    rp_stats_add(s, p, "mshr_allocs", &c->st_mshr_allocs, "count", "MSHRs allocated");
+    rp_stats_add(s, p, "mshr_busy_ps", &c->st_mshr_busy_ps, "mshr*ps", "sum over time of busy MSHRs (occupancy integral)");
+    rp_stats_add(s, p, "mshr_peak", &c->st_mshr_peak, "mshrs", "most MSHRs busy at once");
+    rp_stats_add(s, p, "fill_peeks", &c->st_fill_peeks, "count", "L1 fills served by reading the line at the point of coherence (no data in the response)");
+    rp_stats_add(s, p, "invalidations", &c->st_invalidations, "count", "whole-cache invalidations (new kernel, buffer_wbinvl1)");
 }

@@ -1,6 +1,7 @@
 /*
- * cu.c - compute unit and dispatcher of the timing model (the functional
- * "perform" of memory accesses and the data check are in perform.c).
+ * cu.c - compute unit of the timing model (its instruction fetch is
+ * fetch.c, the dispatcher that feeds it disp.c; the functional "perform" of
+ * memory accesses and the data check are in perform.c).
  *
  * A wavefront replays its dynamic instruction stream: it walks the decoded
  * program from the kernel entry, taking conditional branches from the trace's
@@ -14,20 +15,7 @@
  * the vm/lgkm counters reach the thresholds; s_barrier waits for every live
  * wave of the workgroup.
  *
- * Front end (MGSim paper Sec. IV-B, GCN3 ISA manual Sec. 2-4): each wave has
- * an instruction buffer of `cu.ibuffer_entries` dwords filled by a fetch
- * arbiter (one fetch per CU per cycle, one fetch in flight per wave) in
- * aligned chunks of `cu.fetch_bytes` from the shader array's L1 instruction
- * cache (rp_l1i below; 32 KB 4-way per 4 CUs, 64-byte lines; misses go to the
- * L2 bank of device address code_base + pc, where code_base is the device
- * address the code object was loaded at). The next sequential chunk is
- * fetched as soon as the buffer has room; a taken branch out of the buffer
- * discards it and refetches at the target. The issue arbiter lets a CU issue
- * at most one instruction per unit type per cycle (SALU, branch, VMEM, SMEM,
- * LDS; VALU per SIMD via its occupancy); a wave issues its next instruction
- * `cu.decode_cycles` after the previous one left its unit (a lone wave's
- * VALU chain runs at valu_cycles + decode_cycles per instruction: the 5
- * cycles of the paper's ALU micro-benchmark, Sec. VII-A).
+ * Front end: fetch.c (rp_front_end before each instruction).
  *
  * Event economy: a wave runs ahead through instructions that only use
  * wave-local resources (SALU, branches, nops), accumulating a local time
@@ -38,7 +26,7 @@
  * Invariants: a wave's event is pending iff state == RUN; vmcnt/lgkmcnt count
  * issued accesses not yet completed; wg->n_bar <= wg->n_live.
  */
-#include "rp_sim.h"
+#include "rp_sim_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +36,7 @@
 static void wave_run(rp_event *ev, rp_engine *e);
 
 /* A trace inconsistency of wave w: what, or (NULL) the walker's message. */
-static void walk_error(rp_wave *w, const char *what)
+void rp_walk_error(rp_wave *w, const char *what)
 {
     if (!what)
         what = w->walk.err;
@@ -92,6 +80,7 @@ static bool waitcnt_ok(const rp_wave *w)
 static void wave_finish(rp_wave *w, rp_engine *e)
 {
     w->state = RP_W_DONE;
+    RP_HOOK_FIRE(&w->cu->sim->hooks, RP_HOOK_WAVE_RETIRE, e->now, w->cu->gpu, w->cu->id, w, NULL, w->cu->sim);
     /* per wave, not per instruction: a U-MGPU kernel's waves run in several partitions */
     __atomic_add_fetch(&w->wg->k->n_instr, w->walk.dyn, __ATOMIC_RELAXED);
     if (w->fetch) {
@@ -101,7 +90,7 @@ static void wave_finish(rp_wave *w, rp_engine *e)
     /* a wave that reached s_endpgm used its whole record (an aborted one
      * was reported where it stopped) */
     if (w->walk.ended && gcn_walk_end(&w->walk))
-        walk_error(w, NULL);
+        rp_walk_error(w, NULL);
     rp_wg *wg = w->wg;
     wg->n_live--;
     if (wg->n_live == 0) {
@@ -121,7 +110,7 @@ static void wave_finish(rp_wave *w, rp_engine *e)
 }
 
 /* Stop walking after a trace inconsistency; in-flight accesses still land. */
-static void wave_abort(rp_wave *w, rp_engine *e)
+void rp_wave_abort(rp_wave *w, rp_engine *e)
 {
     w->state = RP_W_ENDING;
     if (w->vmcnt == 0 && w->lgkmcnt == 0)
@@ -132,6 +121,7 @@ static void wave_abort(rp_wave *w, rp_engine *e)
 static void acc_complete(rp_cu *cu, rp_access *a, rp_engine *e)
 {
     rp_wave *w = a->w;
+    RP_HOOK_FIRE(&cu->sim->hooks, RP_HOOK_ACCESS_DONE, e->now, cu->gpu, cu->id, a, NULL, cu->sim);
     if (a->counts_vm)
         w->vmcnt--;
     else
@@ -260,7 +250,7 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     const trc_mem_op *op;
     int got = gcn_walk_mem(&w->walk, in, &op);
     if (got < 0) {
-        walk_error(w, NULL);
+        rp_walk_error(w, NULL);
         return false;
     }
     if (got == 0) {
@@ -283,12 +273,12 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         a->atomic_op = oi->aop;
         a->atomic_bytes = oi->elem_bytes == 8 ? 8 : 4;
         if (a->atomic_op == GCN_AT_UNKNOWN || a->atomic_op == GCN_AT_NONE) {
-            walk_error(w, "atomic opcode not understood by the functional model");
+            rp_walk_error(w, "atomic opcode not understood by the functional model");
             a->atomic_op = GCN_AT_NONE;
         } else if ((a->atomic_op == GCN_AT_CMPSWAP) != !!(op->flags & TRC_MO_CMPSWAP)) {
             /* store_data holds 2 operands per lane only with TRC_MO_CMPSWAP (the
              * reader checked its length against the flags): never read past it */
-            walk_error(w, a->atomic_op == GCN_AT_CMPSWAP
+            rp_walk_error(w, a->atomic_op == GCN_AT_CMPSWAP
                               ? "compare-and-swap record without its compare value (no cmpswap flag: "
                                 "recorded by a gcn3-emu older than the fix of issue 20; record again)"
                               : "cmpswap flag on an atomic that is not a compare-and-swap");
@@ -316,6 +306,7 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         rp_time start = cu->lds_busy > now ? cu->lds_busy : now;
         cu->lds_busy = start + c * cyc;
         a->done = cu->lds_busy + rp_lat_ps(cfg->lds_latency, s->clk);
+        RP_HOOK_FIRE(&s->hooks, RP_HOOK_ACCESS_ISSUE, start, cu->gpu, cu->id, a, NULL, s);
         if (lds_checked_op(oi) && (op->load_data || op->store_data))
             rp_perform(s, a, n >= 64 ? ~0ull : (1ull << n) - 1);
         else
@@ -358,7 +349,7 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
                         break;
                 if (j == UINT32_MAX) {
                     if (nl == 128) {
-                        walk_error(w, "more than 128 cache lines in one access");
+                        rp_walk_error(w, "more than 128 cache lines in one access");
                         break;
                     }
                     j = nl++;
@@ -394,6 +385,7 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     }
     /* Computed here, once: caches of other partitions (a remote L2) only read it. */
     rp_access_cross_mask(a, cfg->l1v_line);
+    RP_HOOK_FIRE(&s->hooks, RP_HOOK_ACCESS_ISSUE, start, cu->gpu, cu->id, a, NULL, s);
     for (uint32_t j = 0; j < nl; j++) {
         rp_msg *m = rp_msg_alloc(rp_pool(s));
         if (!m) {
@@ -416,395 +408,6 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     return true;
 }
 
-/* ---- instruction fetch: L1I (per shader array) and per-wave buffers ---------------- */
-
-/* Device address each code object was loaded at: the k-th TRC_MEM_CODE
- * allocation of the timeline holds code object k (gcn_module_load allocates
- * the image, then stores the code object, in that order). A trace without
- * them fetches from address pc (the ELF vaddr). */
-static uint64_t code_base_of(rp_sim *s, uint32_t co)
-{
-    rp_gpu *g0 = &s->gpus[0];
-    if (!g0->co_base) {
-        size_t n = trc_reader_n_code_objects(s->rd), k = 0;
-        g0->co_base = calloc(n ? n : 1, sizeof *g0->co_base);
-        if (!g0->co_base) {
-            rp_sim_fail(s, "out of memory for the code-object table");
-            return 0;
-        }
-        g0->n_co_base = n;
-        /* format 1.1 records where each code object was loaded; a 1.0 trace
-         * does not, and there the k-th code allocation is code object k */
-        size_t ne = trc_reader_n_events(s->rd);
-        for (size_t i = 0; i < ne && k < n; i++) {
-            const trc_event *ev = trc_reader_event(s->rd, i);
-            if (ev && ev->kind == TRC_EV_ALLOC && ev->mem_kind == TRC_MEM_CODE)
-                g0->co_base[k++] = ev->addr;
-        }
-        for (size_t i = 0; i < n; i++)
-            if (trc_reader_code_object_addr(s->rd, i))
-                g0->co_base[i] = trc_reader_code_object_addr(s->rd, i);
-    }
-    return co < g0->n_co_base ? g0->co_base[co] : 0;
-}
-
-static void fetch_enqueue(rp_cu *cu, rp_fetch *f)
-{
-    rp_fetch **pp = &cu->fetch_head;
-    while (*pp && (*pp)->done <= f->done)
-        pp = &(*pp)->next;
-    f->next = *pp;
-    *pp = f;
-    rp_engine_wake(cu->eng, &cu->fetch_ev, cu->fetch_head->done);
-}
-
-/* Look f's line up in the L1I at time t (>= now); hit: f lands after the hit
- * latency; miss: f waits in an MSHR (or, with all busy, in the stall list). */
-static void l1i_access(rp_l1i *c, rp_fetch *f, rp_time t)
-{
-    rp_sim *s = c->sim;
-    uint64_t lsz = s->cfg.l1v_line;
-    uint64_t line = (f->w->code_base + f->pc) & ~(lsz - 1);
-    uint32_t set = (uint32_t)((line >> c->line_shift) % c->sets);
-    uint64_t *tg = &c->tag[(uint64_t)set * c->assoc];
-    for (uint32_t w = 0; w < c->assoc; w++)
-        if (tg[w] == line + 1) {
-            c->age[(uint64_t)set * c->assoc + w] = ++c->stamp;
-            c->st_hits++;
-            f->done = t + c->latency_ps;
-            fetch_enqueue(f->cu, f);
-            return;
-        }
-    for (uint32_t i = 0; i < c->mshrs; i++)
-        if (c->mshr[i].busy && c->mshr[i].line == line) {
-            c->st_misses++;
-            c->st_merges++;
-            f->next = c->mshr[i].waiters;
-            c->mshr[i].waiters = f;
-            return;
-        }
-    if (c->mshr_used == c->mshrs) {
-        c->st_mshr_stalls++;
-        f->next = NULL;
-        if (c->stall_tail)
-            c->stall_tail->next = f;
-        else
-            c->stall_head = f;
-        c->stall_tail = f;
-        return;
-    }
-    uint32_t i = 0;
-    while (c->mshr[i].busy)
-        i++;
-    c->mshr[i] = (rp_l1i_mshr){line, f, true};
-    f->next = NULL;
-    c->mshr_used++;
-    c->st_misses++;
-    rp_msg *m = rp_msg_alloc(rp_pool(s));
-    if (!m) {
-        rp_sim_fail(s, "%s: out of memory for a message", c->comp.name);
-        return;
-    }
-    m->type = RP_MSG_READ;
-    m->addr = line;
-    m->ctx = (void *)(uintptr_t)i;
-    m->src_gpu = (uint8_t)c->gpu;
-    m->reply_link = &c->fill_link;
-    m->reply_port = &c->bottom;
-    rp_port *dst = NULL;
-    rp_link *l = rp_route_l2_bank(s, c->gpu, line, &dst);
-    m->dst = dst;
-    rp_link_send(l, m, t + s->clk.period_ps);
-}
-
-static void l1i_fill(rp_port *p, rp_engine *e)
-{
-    rp_l1i *c = p->owner;
-    rp_msg *m;
-    while ((m = rp_port_pop(p))) {
-        uint32_t i = (uint32_t)(uintptr_t)m->ctx;
-        rp_msg_free(rp_pool(c->sim), m);
-        if (i >= c->mshrs || !c->mshr[i].busy) {
-            rp_sim_fail(c->sim, "%s: fill for an idle MSHR", c->comp.name);
-            return;
-        }
-        rp_l1i_mshr *ms = &c->mshr[i];
-        uint32_t set = (uint32_t)((ms->line >> c->line_shift) % c->sets);
-        uint64_t base = (uint64_t)set * c->assoc, v = base;
-        for (uint32_t w = 0; w < c->assoc; w++) {
-            if (c->tag[base + w] == 0) {
-                v = base + w;
-                break;
-            }
-            if (c->age[base + w] < c->age[v])
-                v = base + w;
-        }
-        c->tag[v] = ms->line + 1;
-        c->age[v] = ++c->stamp;
-        for (rp_fetch *f = ms->waiters, *nx; f; f = nx) {
-            nx = f->next;
-            f->done = e->now + c->latency_ps;
-            fetch_enqueue(f->cu, f);
-        }
-        ms->busy = false;
-        ms->waiters = NULL;
-        c->mshr_used--;
-        e->progress++;
-        while (c->stall_head && c->mshr_used < c->mshrs) {
-            rp_fetch *f = c->stall_head;
-            c->stall_head = f->next;
-            if (!c->stall_head)
-                c->stall_tail = NULL;
-            if (!f->w) { /* its wave is gone: nothing to fetch for */
-                f->done = e->now;
-                fetch_enqueue(f->cu, f);
-                continue;
-            }
-            l1i_access(c, f, e->now);
-        }
-    }
-}
-
-static void l1i_dump(rp_component *comp, FILE *f)
-{
-    rp_l1i *c = (rp_l1i *)comp;
-    if (c->mshr_used || c->stall_head)
-        fprintf(f, "  %s: %u/%u MSHRs busy, stalled fetches %s\n", comp->name, c->mshr_used, c->mshrs,
-                c->stall_head ? "yes" : "no");
-}
-
-static int l1i_init(rp_l1i *c, rp_sim *s, uint32_t gpu, const char *name)
-{
-    const rp_config *cfg = &s->cfg;
-    memset(c, 0, sizeof *c);
-    c->sim = s;
-    c->gpu = gpu;
-    c->assoc = cfg->l1i_assoc;
-    c->sets = (uint32_t)(cfg->l1i_size / cfg->l1v_line / cfg->l1i_assoc);
-    while ((1ull << c->line_shift) < cfg->l1v_line)
-        c->line_shift++;
-    c->mshrs = cfg->l1i_mshrs;
-    c->latency_ps = rp_lat_ps(cfg->l1i_latency, s->clk);
-    size_t n = (size_t)c->sets * c->assoc;
-    c->tag = calloc(n ? n : 1, sizeof *c->tag);
-    c->age = calloc(n ? n : 1, sizeof *c->age);
-    c->mshr = calloc(c->mshrs, sizeof *c->mshr);
-    if (!c->tag || !c->age || !c->mshr || !c->sets)
-        return -1;
-    c->bottom.owner = c;
-    c->bottom.notify = l1i_fill;
-    c->eng = &s->gpus[gpu].part->eng;
-    rp_link_init(&c->fill_link, c->eng, &c->bottom, rp_lat_ps(cfg->noc_latency, s->clk),
-                 rp_bw_Bps(cfg->noc_bandwidth, s->clk), cfg->header_bytes);
-    rp_engine_add_component(c->eng, &c->comp, name, l1i_dump);
-    return 0;
-}
-
-int rp_gpu_frontend_init(rp_sim *s, rp_gpu *g)
-{
-    char name[48];
-    /* Tables the partitions only read, filled before the run. */
-    code_base_of(s, 0);
-    g->l1i = calloc(s->cfg.shader_arrays, sizeof *g->l1i);
-    if (!g->l1i)
-        return -1;
-    for (uint32_t a = 0; a < s->cfg.shader_arrays; a++) {
-        rp_l1i *c = &g->l1i[a];
-        snprintf(name, sizeof name, "gpu[%u].sa[%u].l1i", g->id, a);
-        if (l1i_init(c, s, g->id, name))
-            return -1;
-        const char *p = c->comp.name;
-        rp_stats_add(&s->stats, p, "read_hits", &c->st_hits, "count");
-        rp_stats_add(&s->stats, p, "read_misses", &c->st_misses, "count");
-        rp_stats_add(&s->stats, p, "mshr_merges", &c->st_merges, "count");
-        rp_stats_add(&s->stats, p, "mshr_stalls", &c->st_mshr_stalls, "count");
-    }
-    for (uint32_t i = 0; i < g->n_cus; i++) {
-        rp_cu *cu = &g->cus[i];
-        cu->l1i = &g->l1i[cu->sa < s->cfg.shader_arrays ? cu->sa : 0];
-        rp_stats_add(&s->stats, cu->name, "fetches", &cu->st_fetches, "count");
-        rp_stats_add(&s->stats, cu->name, "fetch_stall_cycles", &cu->st_fetch_stall_cycles, "cycles");
-    }
-    return 0;
-}
-
-void rp_gpu_frontend_fini(rp_sim *s, rp_gpu *g)
-{
-    for (uint32_t a = 0; g->l1i && a < s->cfg.shader_arrays; a++) {
-        rp_l1i *c = &g->l1i[a];
-        free(c->tag);
-        free(c->age);
-        for (uint32_t i = 0; c->mshr && i < c->mshrs; i++)
-            for (rp_fetch *f = c->mshr[i].waiters, *n; f; f = n) {
-                n = f->next;
-                free(f);
-            }
-        free(c->mshr);
-        for (rp_fetch *f = c->stall_head, *n; f; f = n) {
-            n = f->next;
-            free(f);
-        }
-    }
-    for (uint32_t i = 0; g->cus && i < g->n_cus; i++) {
-        rp_cu *cu = &g->cus[i];
-        for (rp_fetch *l = cu->fetch_free; l;) {
-            rp_fetch *n = l->next;
-            free(l);
-            l = n;
-        }
-        for (rp_fetch *l = cu->fetch_head; l;) {
-            rp_fetch *n = l->next;
-            free(l);
-            l = n;
-        }
-        cu->fetch_free = cu->fetch_head = NULL;
-    }
-    free(g->l1i);
-    g->l1i = NULL;
-    free(g->co_base);
-    g->co_base = NULL;
-}
-
-/* Start fetching the chunk at pc for w (the one fetch in flight), at now or
- * when the CU's fetch arbiter and the L1I pipeline are free. */
-static void fetch_start(rp_wave *w, uint64_t pc, rp_time now)
-{
-    rp_cu *cu = w->cu;
-    rp_sim *s = cu->sim;
-    rp_l1i *c = cu->l1i;
-    rp_time cyc = s->clk.period_ps;
-    rp_fetch *f = cu->fetch_free;
-    if (f)
-        cu->fetch_free = f->next;
-    else if (!(f = malloc(sizeof *f))) {
-        rp_sim_fail(s, "%s: out of memory", cu->name);
-        return;
-    }
-    f->next = NULL;
-    f->w = w;
-    f->cu = cu;
-    f->pc = pc;
-    w->fetch = f;
-    cu->st_fetches++;
-    rp_time t = cu->fetch_busy > now ? cu->fetch_busy : now;
-    cu->fetch_busy = t + cyc;
-    if (c->next_free > t)
-        t = c->next_free;
-    c->next_free = t + cyc;
-    l1i_access(c, f, t);
-}
-
-/* Prefetch the next sequential chunk if the buffer has room for it and it
- * lies in the program. */
-static void fetch_next(rp_wave *w, rp_time now)
-{
-    const rp_config *cfg = &w->cu->sim->cfg;
-    uint64_t fb = cfg->fetch_bytes, next = w->ib_base + (uint64_t)w->ib_n * fb;
-    if (w->fetch || (uint64_t)(w->ib_n + 1) * fb > cfg->ibuffer_entries * 4ull)
-        return;
-    if (next >= w->walk.prog->vaddr + w->walk.prog->size)
-        return;
-    fetch_start(w, next, now);
-}
-
-static bool insn_buffered(const rp_wave *w, const gcn_insn *in, uint64_t fb)
-{
-    return in->pc >= w->ib_base && in->pc + in->size <= w->ib_base + (uint64_t)w->ib_n * fb;
-}
-
-static void fetch_land(rp_wave *w, rp_fetch *f, rp_engine *e)
-{
-    rp_cu *cu = w->cu;
-    uint64_t fb = cu->sim->cfg.fetch_bytes;
-    w->fetch = NULL;
-    if (w->redirect) {
-        w->redirect = 0;
-        w->ib_base = w->redirect_pc;
-        w->ib_n = 0;
-        fetch_start(w, w->redirect_pc, e->now);
-        return;
-    }
-    if (f->pc == w->ib_base + (uint64_t)w->ib_n * fb)
-        w->ib_n++;
-    fetch_next(w, e->now);
-    if (w->state == RP_W_FETCH && insn_buffered(w, &w->walk.prog->insn[w->walk.idx], fb)) {
-        w->state = RP_W_RUN;
-        cu->st_fetch_stall_cycles += (e->now - w->parked) / cu->sim->clk.period_ps;
-        rp_engine_schedule(e, &w->ev, e->now);
-    }
-}
-
-static void fetch_done(rp_event *ev, rp_engine *e)
-{
-    rp_cu *cu = ev->owner;
-    while (cu->fetch_head && cu->fetch_head->done <= e->now) {
-        rp_fetch *f = cu->fetch_head;
-        cu->fetch_head = f->next;
-        if (f->w)
-            fetch_land(f->w, f, e);
-        f->next = cu->fetch_free;
-        cu->fetch_free = f;
-        e->progress++;
-    }
-    if (cu->fetch_head)
-        rp_engine_schedule(e, ev, cu->fetch_head->done);
-}
-
-/* Before executing in at local time *t: drop buffered chunks the wave has
- * moved past (prefetching the next one), and if in is not buffered start or
- * await its fetch. Returns true when in can issue now; false when the wave
- * was rescheduled (t > now) or parked in RP_W_FETCH. */
-static bool front_end(rp_wave *w, const gcn_insn *in, rp_time t, rp_engine *e)
-{
-    const rp_config *cfg = &w->cu->sim->cfg;
-    uint64_t fb = cfg->fetch_bytes, chunk = in->pc & ~(fb - 1);
-    uint64_t end = w->ib_base + (uint64_t)w->ib_n * fb;
-    if (!w->redirect && chunk > w->ib_base && chunk <= end) {
-        /* sequential progress into a later chunk: the earlier ones are done */
-        if (t > e->now) {
-            rp_engine_schedule(e, &w->ev, t);
-            return false;
-        }
-        uint32_t drop = (uint32_t)((chunk - w->ib_base) / fb);
-        if (drop > w->ib_n)
-            drop = w->ib_n;
-        w->ib_base += (uint64_t)drop * fb;
-        w->ib_n -= drop;
-        fetch_next(w, e->now);
-    }
-    if (insn_buffered(w, in, fb))
-        return true;
-    if (t > e->now) {
-        rp_engine_schedule(e, &w->ev, t);
-        return false;
-    }
-    end = w->ib_base + (uint64_t)w->ib_n * fb;
-    bool pending = w->redirect ? w->redirect_pc == chunk
-                               : (chunk >= w->ib_base && chunk <= end) && (w->fetch || chunk < end);
-    if (!pending) {
-        /* taken branch out of the buffer: discard it, refetch at the target */
-        w->ib_base = chunk;
-        w->ib_n = 0;
-        if (w->fetch) {
-            w->redirect = 1;
-            w->redirect_pc = chunk;
-        } else {
-            fetch_start(w, chunk, e->now);
-        }
-    } else if (!w->fetch && !w->redirect) {
-        /* an instruction straddling into the next chunk */
-        if (end >= w->walk.prog->vaddr + w->walk.prog->size) {
-            walk_error(w, "instruction beyond the end of the code object");
-            wave_abort(w, e);
-            return false;
-        }
-        fetch_start(w, end, e->now);
-    }
-    w->state = RP_W_FETCH;
-    w->parked = e->now;
-    return false;
-}
-
 static bool needs_now(const gcn_insn *in)
 {
     switch (in->unit) {
@@ -825,16 +428,17 @@ static void wave_run(rp_event *ev, rp_engine *e)
     rp_sim *s = cu->sim;
     const rp_config *cfg = &s->cfg;
     rp_time now = e->now, t = now, cyc = s->clk.period_ps;
+    uint64_t fb = cfg->fetch_bytes;
 
     for (int budget = 0; budget < 1024; budget++) {
         /* the next instruction, EXEC applied (gcn/gcn_walk.h: the rules of the record) */
         const gcn_insn *in = gcn_walk_insn(&w->walk);
         if (!in) {
-            walk_error(w, NULL);
-            wave_abort(w, e);
+            rp_walk_error(w, NULL);
+            rp_wave_abort(w, e);
             return;
         }
-        if (!front_end(w, in, t, e))
+        if (!rp_front_end(w, in, t, e, fb))
             return;
         if (t > now && needs_now(in)) {
             rp_engine_schedule(e, ev, t);
@@ -851,6 +455,7 @@ static void wave_run(rp_event *ev, rp_engine *e)
         }
         /* The instruction executes now (at time t). */
         cu->st_instr++;
+        RP_HOOK_FIRE(&s->hooks, RP_HOOK_WAVE_ISSUE, t, cu->gpu, cu->id, w, in, s);
         rp_time t_next = t + cfg->salu_cycles * cyc;
         switch (in->unit) {
         case GCN_UNIT_VALU: {
@@ -867,7 +472,7 @@ static void wave_run(rp_event *ev, rp_engine *e)
         case GCN_UNIT_SMEM:
         case GCN_UNIT_LDS:
             if (!issue_mem(w, in, t, &t_next, e)) {
-                wave_abort(w, e);
+                rp_wave_abort(w, e);
                 return;
             }
             break;
@@ -893,8 +498,8 @@ static void wave_run(rp_event *ev, rp_engine *e)
         t_next += cfg->decode_cycles * cyc;
         /* next instruction: counted, branch outcome or target from the record */
         if (gcn_walk_step(&w->walk, in) < 0) {
-            walk_error(w, NULL);
-            wave_abort(w, e);
+            rp_walk_error(w, NULL);
+            rp_wave_abort(w, e);
             return;
         }
         if (fl & GCN_IF_ENDPGM) {
@@ -952,9 +557,10 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
         rp_sim_fail(s, "%s: out of memory", cu->name);
         return;
     }
-    uint64_t code_base = code_base_of(s, k->launch.code_object_id);
+    uint64_t code_base = rp_code_base(s, k->launch.code_object_id);
     cu->st_wgs++;
     cu->live_wgs++;
+    RP_HOOK_FIRE(&s->hooks, RP_HOOK_WG_START, e->now, cu->gpu, cu->id, wg, NULL, s);
     if (wg->n_waves == 0) {
         wg_finish(wg, e);
         return;
@@ -979,6 +585,7 @@ static void wg_finish(rp_wg *wg, rp_engine *e)
 {
     rp_cu *cu = wg->cu;
     rp_sim *s = cu->sim;
+    RP_HOOK_FIRE(&s->hooks, RP_HOOK_WG_END, e->now, cu->gpu, cu->id, wg, NULL, s);
     trc_wg_free(wg->tw);
     wg->tw = NULL;
     free(wg->waves);
@@ -1033,222 +640,7 @@ void rp_cu_init(rp_cu *cu, rp_sim *s, uint32_t gpu, uint32_t id)
     rp_link_init(&cu->ctl_link, cu->eng, &cu->ctl, dl, 0, 0);
     rp_link_init(&cu->resp_link, cu->eng, &cu->resp, 0, 0, 0);
     rp_event_init(&cu->lds_ev, lds_done, cu, RP_PRIO_COMPONENT);
-    rp_event_init(&cu->fetch_ev, fetch_done, cu, RP_PRIO_COMPONENT);
+    rp_event_init(&cu->fetch_ev, rp_fetch_done, cu, RP_PRIO_COMPONENT);
     rp_engine_add_component(cu->eng, &cu->comp, cu->name, cu_dump);
 }
 
-/* ---- dispatcher ----------------------------------------------------------------------- */
-
-/* Per-CU resources a workgroup holds, rounded to the GCN3 allocation granules
- * (AMD GCN3 ISA manual Sec. 3 / LLVM AMDGPUUsage for gfx8: VGPRs in blocks of
- * 4, SGPRs in blocks of 16, LDS in blocks of 128 dwords = 512 bytes). */
-static uint32_t res_vgprs(const trc_launch *l) { uint32_t v = l->vgpr_count ? l->vgpr_count : 1; return (v + 3) & ~3u; }
-static uint32_t res_sgprs(const trc_launch *l) { uint32_t v = l->sgpr_count ? l->sgpr_count : 1; return (v + 15) & ~15u; }
-static uint64_t res_lds(const trc_launch *l) { return ((uint64_t)l->group_segment_size + 511) & ~(uint64_t)511; }
-
-static bool wg_fits(rp_disp *d, uint32_t c, const rp_kernel *k, uint8_t *simd_of)
-{
-    const rp_config *cfg = &d->sim->cfg;
-    rp_cu_res r = d->res[c];
-    const trc_launch *l = &k->launch;
-    if (res_lds(l) > r.lds)
-        return false;
-    uint32_t vg = res_vgprs(l), sg = res_sgprs(l);
-    uint32_t n = l->waves_per_wg ? l->waves_per_wg : 1;
-    for (uint32_t i = 0; i < n; i++) {
-        /* least-loaded SIMD that has a slot and registers */
-        int best = -1;
-        for (uint32_t sm = 0; sm < cfg->simds; sm++)
-            if (r.slots[sm] && r.vgprs[sm] >= vg && r.sgprs[sm] >= sg && (best < 0 || r.slots[sm] > r.slots[best]))
-                best = (int)sm;
-        if (best < 0)
-            return false;
-        r.slots[best]--;
-        r.vgprs[best] -= vg;
-        r.sgprs[best] -= sg;
-        if (i < 64)
-            simd_of[i] = (uint8_t)best;
-    }
-    r.lds -= res_lds(l);
-    d->res[c] = r;
-    return true;
-}
-
-static void wg_release(rp_disp *d, rp_wg *wg)
-{
-    const trc_launch *l = &wg->k->launch;
-    uint32_t c;
-    for (c = 0; c < d->n_cus; c++)
-        if (d->cus[c] == wg->cu)
-            break;
-    if (c == d->n_cus)
-        return;
-    uint32_t vg = res_vgprs(l), sg = res_sgprs(l);
-    uint32_t n = l->waves_per_wg ? l->waves_per_wg : 1;
-    for (uint32_t i = 0; i < n && i < 64; i++) {
-        d->res[c].slots[wg->simd_of[i]]++;
-        d->res[c].vgprs[wg->simd_of[i]] += vg;
-        d->res[c].sgprs[wg->simd_of[i]] += sg;
-    }
-    d->res[c].lds += res_lds(l);
-}
-
-static void disp_start_kernel(rp_disp *d, rp_engine *e)
-{
-    rp_sim *s = d->sim;
-    rp_kernel *k = d->queue;
-    d->queue = k->next;
-    if (!d->queue)
-        d->queue_tail = NULL;
-    d->cur = k;
-    d->next_wg = d->wgs_done = 0;
-    d->flushing = 0;
-    k->start = e->now;
-    d->st_kernels++;
-    rp_kernel_note(s, k, 0); /* per-kernel counters at start */
-    /* A workgroup that can never fit is an error, not a hang. */
-    const rp_config *cfg = &s->cfg;
-    const trc_launch *l = &k->launch;
-    uint64_t waves = l->waves_per_wg ? l->waves_per_wg : 1;
-    if (res_vgprs(l) > cfg->vgprs || res_sgprs(l) > cfg->sgprs || res_lds(l) > cfg->lds_size ||
-        waves > (uint64_t)cfg->simds * cfg->wave_slots)
-        rp_sim_fail(s, "kernel %u (%s): a workgroup (%u waves, %u VGPRs, %u SGPRs, %u B LDS) never fits a CU",
-                    l->kernel_id, l->kernel_name, l->waves_per_wg, l->vgpr_count, l->sgpr_count,
-                    l->group_segment_size);
-}
-
-static void disp_kernel_end(rp_disp *d, rp_engine *e)
-{
-    rp_sim *s = d->sim;
-    rp_kernel *k = d->cur;
-    k->end = e->now;
-    k->done = true;
-    rp_kernel_note(s, k, 1); /* counters at end (deltas); the host learns of it at the next synchronisation point */
-    d->cur = NULL;
-}
-
-static void disp_run(rp_event *ev, rp_engine *e)
-{
-    rp_disp *d = ev->owner;
-    rp_sim *s = d->sim;
-    if (s->failed)
-        return;
-    if (!d->cur) {
-        if (!d->queue)
-            return;
-        disp_start_kernel(d, e);
-        if (s->failed)
-            return;
-    }
-    rp_kernel *k = d->cur;
-    if (d->flushing)
-        return;
-    if (d->next_wg < k->n_wg) {
-        if (d->busy_until > e->now) {
-            rp_engine_schedule(e, ev, d->busy_until);
-            return;
-        }
-        uint8_t simd_of[64];
-        for (uint32_t i = 0; i < d->n_cus; i++) {
-            uint32_t c = (d->rr + i) % d->n_cus;
-            if (!wg_fits(d, c, k, simd_of))
-                continue;
-            rp_wg *wg = calloc(1, sizeof *wg);
-            rp_msg *m = rp_msg_alloc(rp_pool(s));
-            if (!wg || !m) {
-                rp_sim_fail(s, "dispatcher: out of memory");
-                return;
-            }
-            wg->k = k;
-            wg->index = d->next_wg++;
-            wg->cu = d->cus[c];
-            memcpy(wg->simd_of, simd_of, sizeof simd_of);
-            m->type = RP_MSG_WG_ASSIGN;
-            m->ctx = wg;
-            rp_link_send(&d->cus[c]->ctl_link, m, e->now);
-            d->st_wgs_dispatched++;
-            d->rr = (c + 1) % d->n_cus;
-            d->busy_until = e->now + s->cfg.dispatch_cycles * s->clk.period_ps;
-            e->progress++;
-            if (d->next_wg < k->n_wg)
-                rp_engine_schedule(e, ev, d->busy_until);
-            return;
-        }
-        return; /* no CU has room: a WG_DONE wakes us */
-    }
-    if (d->wgs_done == k->n_wg) {
-        /* Kernel end: write back the L2s of the GPUs it used (release). */
-        d->flushing = 1;
-        d->flush_acks_pending = 0;
-        for (uint32_t g = k->gpu_first; g < k->gpu_first + k->gpu_count; g++) {
-            rp_gpu *gp = &s->gpus[g];
-            for (uint32_t b = 0; b < s->cfg.l2_banks; b++) {
-                rp_msg *m = rp_msg_alloc(rp_pool(s));
-                if (!m) {
-                    rp_sim_fail(s, "dispatcher: out of memory");
-                    return;
-                }
-                m->type = RP_MSG_FLUSH;
-                bool remote = g != d->gpu && d->gpu_flush; /* U-MGPU: over the interconnect */
-                m->reply_link = remote ? &d->gpu_in[g] : &d->in_link;
-                m->reply_port = &d->in;
-                m->dst = &gp->l2[b].top;
-                rp_link_send(remote ? &d->gpu_flush[g] : &gp->l2_links[b], m, e->now);
-                d->flush_acks_pending++;
-            }
-        }
-    }
-}
-
-static void disp_in(rp_port *p, rp_engine *e)
-{
-    rp_disp *d = p->owner;
-    rp_msg *m;
-    while ((m = rp_port_pop(p))) {
-        if (m->type == RP_MSG_WG_DONE) {
-            rp_wg *wg = m->ctx;
-            wg_release(d, wg);
-            free(wg);
-            d->wgs_done++;
-        } else if (m->type == RP_MSG_FLUSH_ACK) {
-            if (--d->flush_acks_pending == 0 && d->flushing) {
-                rp_msg_free(rp_pool(d->sim), m);
-                disp_kernel_end(d, e);
-                rp_engine_wake(e, &d->ev, e->now);
-                continue;
-            }
-        }
-        rp_msg_free(rp_pool(d->sim), m);
-    }
-    rp_engine_wake(e, &d->ev, e->now);
-}
-
-static void disp_dump(rp_component *c, FILE *f)
-{
-    rp_disp *d = (rp_disp *)c;
-    if (!d->cur && !d->queue)
-        return;
-    if (d->cur)
-        fprintf(f, "  %s: kernel %u: %u/%u workgroups dispatched, %u done, flushing=%u (%u acks pending)\n",
-                c->name, d->cur->launch.kernel_id, d->next_wg, d->cur->n_wg, d->wgs_done, d->flushing,
-                d->flush_acks_pending);
-    else
-        fprintf(f, "  %s: idle with queued kernels\n", c->name);
-}
-
-void rp_disp_init(rp_disp *d, rp_sim *s, uint32_t gpu)
-{
-    char name[48];
-    memset(d, 0, sizeof *d);
-    d->sim = s;
-    d->gpu = gpu;
-    rp_event_init(&d->ev, disp_run, d, RP_PRIO_COMPONENT);
-    d->in.owner = d;
-    d->in.notify = disp_in;
-    d->eng = &s->gpus[gpu].part->eng;
-    rp_link_init(&d->in_link, d->eng, &d->in, rp_lat_ps(s->cfg.dispatch_latency, s->clk), 0, 0);
-    snprintf(name, sizeof name, "gpu[%u].dispatcher", gpu);
-    rp_engine_add_component(d->eng, &d->comp, name, disp_dump);
-}
-
-void rp_disp_kick(rp_disp *d) { rp_engine_wake(d->eng, &d->ev, d->eng->now); }

@@ -38,7 +38,7 @@
  * Invariants: q holds at most queue_depth messages; d is sorted by response
  * time; done_ev is pending iff d is non-empty.
  */
-#include "rp_sim.h"
+#include "rp_sim_internal.h"
 
 #include <string.h>
 
@@ -310,18 +310,18 @@ void rp_dram_init(rp_dram *d, rp_engine *e, const char *name, rp_time latency_ps
 void rp_dram_register_stats(rp_dram *d, rp_stats *s)
 {
     const char *p = d->comp.name;
-    rp_stats_add(s, p, "reads", &d->st_reads, "count");
-    rp_stats_add(s, p, "writes", &d->st_writes, "count");
-    rp_stats_add(s, p, "read_bytes", &d->st_read_bytes, "bytes");
-    rp_stats_add(s, p, "write_bytes", &d->st_write_bytes, "bytes");
-    rp_stats_add(s, p, "bytes", &d->st_bytes, "bytes");
-    rp_stats_add(s, p, "row_hits", &d->st_row_hits, "count");
-    rp_stats_add(s, p, "row_misses", &d->st_row_misses, "count");
-    rp_stats_add(s, p, "row_conflicts", &d->st_row_conflicts, "count");
-    rp_stats_add(s, p, "refreshes", &d->st_refreshes, "count");
-    rp_stats_add(s, p, "busy_cycles", &d->st_busy_cycles, "dram cycles");
-    rp_stats_add(s, p, "queue_ps", &d->st_queue_ps, "ps");
-    rp_stats_add(s, p, "access_ps", &d->st_access_ps, "ps");
+    rp_stats_add(s, p, "reads", &d->st_reads, "count", "read requests served");
+    rp_stats_add(s, p, "writes", &d->st_writes, "count", "write requests served");
+    rp_stats_add(s, p, "read_bytes", &d->st_read_bytes, "bytes", "bytes read");
+    rp_stats_add(s, p, "write_bytes", &d->st_write_bytes, "bytes", "bytes written");
+    rp_stats_add(s, p, "bytes", &d->st_bytes, "bytes", "bytes moved on the data bus");
+    rp_stats_add(s, p, "row_hits", &d->st_row_hits, "count", "accesses to the open row");
+    rp_stats_add(s, p, "row_misses", &d->st_row_misses, "count", "accesses to a precharged bank (activate)");
+    rp_stats_add(s, p, "row_conflicts", &d->st_row_conflicts, "count", "accesses that closed another open row (precharge + activate)");
+    rp_stats_add(s, p, "refreshes", &d->st_refreshes, "count", "refresh commands");
+    rp_stats_add(s, p, "busy_cycles", &d->st_busy_cycles, "dram cycles", "command-clock cycles the data bus was busy");
+    rp_stats_add(s, p, "queue_ps", &d->st_queue_ps, "ps", "sum of the time requests waited in the queue");
+    rp_stats_add(s, p, "access_ps", &d->st_access_ps, "ps", "sum of the request latencies (arrival to response)");
 }
 
 void rp_dram_spec_from_config(rp_dram_spec *sp, const rp_config *c, rp_clock gpu_clk, uint32_t ch,

@@ -548,6 +548,7 @@ void rp_link_send(rp_link *l, rp_msg *m, rp_time ready)
     m->next = NULL;
     l->st_msgs++;
     l->st_bytes += bytes;
+    RP_HOOK_FIRE(e->hooks, RP_HOOK_LINK_SEND, e->now, UINT32_MAX, UINT32_MAX, l, m, e->hook_sim);
     if (l->xq)
         xq_push(l->xq, l, m);
     else

@@ -6,7 +6,7 @@
  * GPUs they touch are idle (their functional effect: rp_host_apply,
  * perform.c). See rp_host_run for the rules.
  */
-#include "rp_sim.h"
+#include "rp_sim_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -28,9 +28,17 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mgpu-replay --topo r9nano|m-sgpu|u-mgpu|d-mgpu|FILE.ini [--gpus N] [--set key=value]...\n"
-            "                   [--stats FILE.json] [--threads T] [--quiet] TRACE\n"
+            "                   [--stats FILE.json] [--threads T] [--quiet] [--list-stats] [--observe-counts] TRACE\n"
             "       mgpu-replay --sweep SWEEP.ini [--jobs J] [--out DIR] [--trace-cache SIZE] [--quiet] TRACE\n"
             "       mgpu-replay --list-params [--markdown]\n");
+}
+
+/* --observe-counts: an observer on every point that counts how often it
+ * fired (from any partition's thread: atomic). */
+static void count_point(void *arg, const rp_hook_ctx *c)
+{
+    (void)c;
+    __atomic_add_fetch((uint64_t *)arg, 1, __ATOMIC_RELAXED);
 }
 
 static int find_preset(const char *name, const char *argv0, char *out, size_t n)
@@ -221,7 +229,7 @@ int main(int argc, char **argv)
     const char *sweep = NULL, *out_dir = NULL, *cache = NULL;
     long jobs = 0;
     const char *sets[256];
-    int n_sets = 0, quiet = 0, list = 0, md = 0;
+    int n_sets = 0, quiet = 0, list = 0, md = 0, list_stats = 0, observe = 0;
     long gpus = -1, threads = 0;
     /* Workgroup records are decoded and freed continually: keep freed memory
      * in the process (no trimming, no mmap per large block) so that the
@@ -271,6 +279,10 @@ int main(int argc, char **argv)
         }
         else if (!strcmp(a, "--list-params"))
             list = 1;
+        else if (!strcmp(a, "--list-stats"))
+            list_stats = 1;
+        else if (!strcmp(a, "--observe-counts"))
+            observe = 1;
         else if (!strcmp(a, "--markdown"))
             md = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -351,47 +363,63 @@ int main(int argc, char **argv)
         fprintf(stderr, "mgpu-replay: %s\n", err);
         return 2;
     }
-    rp_sim *s = calloc(1, sizeof *s);
-    if (!s || rp_sim_init(s, &cfg, rd, quiet ? NULL : stdout)) {
-        fprintf(stderr, "mgpu-replay: %s\n", s ? s->err : "out of memory");
+    rp_sim *s = rp_sim_create(&cfg, rd, quiet ? NULL : stdout, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "mgpu-replay: %s\n", err);
         trc_reader_close(rd);
         return 2;
     }
+    if (list_stats) {
+        rp_sim_list_stats(s, stdout);
+        rp_sim_destroy(s);
+        trc_reader_close(rd);
+        return 0;
+    }
     rp_sim_set_threads(s, threads ? (uint32_t)threads : 1);
+    static uint64_t seen[RP_HOOK_COUNT];
+    if (observe)
+        for (int p = 0; p < RP_HOOK_COUNT; p++)
+            if (rp_sim_observe(s, (rp_hook_point)p, count_point, &seen[p])) {
+                fprintf(stderr, "mgpu-replay: cannot observe %s\n", rp_hook_name((unsigned)p));
+                return 2;
+            }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int r = rp_sim_run(s);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    uint64_t instr = 0;
-    for (size_t i = 0; i < s->n_kernels; i++)
-        instr += s->kernels[i]->n_instr;
+    rp_sim_summary sum;
+    rp_sim_get_summary(s, &sum);
     if (!quiet) {
-        printf("topology %s: %u GPU(s) x %u CUs at %.3f GHz\n", s->cfg.topo_name, s->n_gpus,
-               s->cfg.shader_arrays * s->cfg.cus_per_sa, (double)s->cfg.gpu_freq / 1e9);
+        printf("topology %s: %u GPU(s) x %u CUs at %.3f GHz\n", sum.topo_name, sum.gpus, sum.cus_per_gpu,
+               (double)sum.gpu_freq_hz / 1e9);
         rp_sim_report(s, stdout);
         printf("replay: %.3f s wall, %.2f M wavefront-instr/s (%u thread(s), %u partition(s), %llu windows of %.1f ns)\n",
-               wall, wall > 0 ? (double)instr / wall / 1e6 : 0.0, s->threads < s->n_parts ? s->threads : s->n_parts,
-               s->n_parts, (unsigned long long)s->windows, (double)s->lookahead_ps / 1e3);
+               wall, wall > 0 ? (double)sum.wavefront_instructions / wall / 1e6 : 0.0, sum.threads, sum.partitions,
+               (unsigned long long)sum.windows, (double)sum.lookahead_ps / 1e3);
+    }
+    if (observe) {
+        printf("observed:");
+        for (int p = 0; p < RP_HOOK_COUNT; p++)
+            printf(" %s %llu%s", rp_hook_name((unsigned)p), (unsigned long long)seen[p], p + 1 < RP_HOOK_COUNT ? "," : "\n");
     }
     int status = 0;
     if (r) {
-        fprintf(stderr, "mgpu-replay: %s\n", s->err);
+        fprintf(stderr, "mgpu-replay: %s\n", rp_sim_error(s));
         status = 2;
     }
     if (stats && rp_sim_write_json(s, stats, trace)) {
-        fprintf(stderr, "mgpu-replay: %s\n", s->err);
+        fprintf(stderr, "mgpu-replay: %s\n", rp_sim_error(s));
         status = 2;
     }
-    const rp_check *c = &s->check;
+    const rp_check *c = &sum.check;
     if (!status && (c->load_mismatches || c->lds_mismatches || c->d2h_mismatches || c->walk_errors))
         status = 1;
     if (quiet && status == 1)
         fprintf(stderr, "mgpu-replay: data check failed: %llu load, %llu LDS, %llu D2H mismatches, %llu walk errors\n",
                 (unsigned long long)c->load_mismatches, (unsigned long long)c->lds_mismatches,
                 (unsigned long long)c->d2h_mismatches, (unsigned long long)c->walk_errors);
-    rp_sim_fini(s);
-    free(s);
+    rp_sim_destroy(s);
     trc_reader_close(rd);
     return status;
 }

@@ -35,7 +35,7 @@
  * Statistics per link (rp_stats, under "net.*"): messages, bytes (headers
  * included), busy_ps (serialisation time).
  */
-#include "rp_sim.h"
+#include "rp_sim_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -257,9 +257,9 @@ void rp_net_set_sink(rp_net *n, uint32_t gpu, rp_port *p)
 
 static void reg(rp_stats *st, net_link *k)
 {
-    rp_stats_add(st, k->name, "messages", &k->l.st_msgs, "count");
-    rp_stats_add(st, k->name, "bytes", &k->l.st_bytes, "bytes");
-    rp_stats_add(st, k->name, "busy_ps", &k->st_busy_ps, "ps");
+    rp_stats_add(st, k->name, "messages", &k->l.st_msgs, "count", "messages that crossed this link");
+    rp_stats_add(st, k->name, "bytes", &k->l.st_bytes, "bytes", "bytes (payload and headers) that crossed this link");
+    rp_stats_add(st, k->name, "busy_ps", &k->st_busy_ps, "ps", "time this link was serialising data");
 }
 
 rp_net *rp_net_create(rp_engine *e, const rp_net_spec *spec, rp_stats *stats, char *err, size_t errlen)
@@ -370,8 +370,8 @@ rp_net *rp_net_create(rp_engine *e, const rp_net_spec *spec, rp_stats *stats, ch
             reg(stats, &n->host[i]);
         /* Totals injected into the network (each message once): the stable
          * keys "link.messages" / "link.bytes" of the single-bus model. */
-        rp_stats_add(stats, "link", "messages", &n->st_inj_msgs, "count");
-        rp_stats_add(stats, "link", "bytes", &n->st_inj_bytes, "bytes");
+        rp_stats_add(stats, "link", "messages", &n->st_inj_msgs, "count", "messages injected into the inter-GPU network");
+        rp_stats_add(stats, "link", "bytes", &n->st_inj_bytes, "bytes", "bytes injected into the inter-GPU network (each message once)");
     }
     return n;
 }
@@ -445,11 +445,11 @@ int rp_net_build(rp_sim *s)
     if (!s->net)
         return -1;
     /* The host timeline's counters (host.c) live with its links. */
-    rp_stats_add(&s->stats, "host", "copies", &s->host.st_copies, "count");
-    rp_stats_add(&s->stats, "host", "copy_bytes", &s->host.st_copy_bytes, "bytes");
-    rp_stats_add(&s->stats, "host", "copy_ps", &s->host.st_copy_ps, "ps");
-    rp_stats_add(&s->stats, "host", "memsets", &s->host.st_memsets, "count");
-    rp_stats_add(&s->stats, "host", "launches", &s->host.st_launches, "count");
+    rp_stats_add(&s->stats, "host", "copies", &s->host.st_copies, "count", "host copies (H2D, D2H, D2D, peer) timed");
+    rp_stats_add(&s->stats, "host", "copy_bytes", &s->host.st_copy_bytes, "bytes", "bytes of the host copies");
+    rp_stats_add(&s->stats, "host", "copy_ps", &s->host.st_copy_ps, "ps", "sum of the host copies' durations");
+    rp_stats_add(&s->stats, "host", "memsets", &s->host.st_memsets, "count", "memsets timed");
+    rp_stats_add(&s->stats, "host", "launches", &s->host.st_launches, "count", "kernel launches");
     return 0;
 }
 
@@ -581,6 +581,6 @@ void rp_rdma_init(rp_rdma *r, rp_sim *s, uint32_t gpu)
     snprintf(name, sizeof name, "gpu[%u].rdma", gpu);
     rp_engine_add_component(r->eng, &r->comp, name, rdma_dump);
     /* (out_requests, in_requests, out_bytes are registered by sim.c) */
-    rp_stats_add(&s->stats, name, "in_bytes", &r->st_in_bytes, "bytes");
-    rp_stats_add(&s->stats, name, "own_bytes", &r->st_own_bytes, "bytes");
+    rp_stats_add(&s->stats, name, "in_bytes", &r->st_in_bytes, "bytes", "network bytes of other GPUs' accesses to this GPU's memory");
+    rp_stats_add(&s->stats, name, "own_bytes", &r->st_own_bytes, "bytes", "network bytes of this GPU's own remote accesses (requests and responses)");
 }

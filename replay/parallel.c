@@ -40,7 +40,7 @@
  * results and output are bit-identical for every T. The model is the same
  * for every T (T = 1 runs the same windows on one thread).
  */
-#include "rp_sim.h"
+#include "rp_sim_internal.h"
 
 #include <pthread.h>
 #include <linux/futex.h>
@@ -387,6 +387,13 @@ static uint64_t progress(const rp_sim *s)
 
 int rp_sim_run(rp_sim *s)
 {
+    /* every engine reports to the sim's observation points */
+    s->eng.hooks = &s->hooks;
+    s->eng.hook_sim = s;
+    for (uint32_t i = 0; i < s->n_parts; i++) {
+        s->parts[i].eng.hooks = &s->hooks;
+        s->parts[i].eng.hook_sim = s;
+    }
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.s = s;

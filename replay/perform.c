@@ -7,7 +7,7 @@
  * host's view of the hierarchy: host copies and memsets against DRAM
  * (rp_fmem) with the L2 write-back before device-to-host reads.
  */
-#include "rp_sim.h"
+#include "rp_sim_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +28,29 @@ static void hexbytes(char *buf, size_t n, const uint8_t *p, size_t len)
         o += (size_t)snprintf(buf + o, n - o, "%02x", p[i]);
 }
 
+/* A difference the data check found: to the observers of RP_HOOK_MISMATCH
+ * (the reporter below is attached by rp_sim_init). */
 static void report(rp_sim *s, const rp_access *a, const char *what, uint64_t addr, const uint8_t *exp,
                    const uint8_t *got, size_t len)
 {
-    /* Order-dependent atomic return values are expected to differ between the
-     * emulator's and the timing model's interleaving: shown apart, at most 3. */
-    int atomic = !strncmp(what, "atomic", 6);
+    rp_mismatch mm = {what, addr, exp, got, (uint32_t)len, !strncmp(what, "atomic", 6), 0, 0};
+    const rp_cu *cu = a->w->cu;
+    RP_HOOK_FIRE(&s->hooks, RP_HOOK_MISMATCH, rp_part_tls ? rp_part_tls->eng.now : s->eng.now, cu->gpu, cu->id, a,
+                 &mm, s);
+}
+
+/* The data check's reporter: one "mismatch:" line per difference on the
+ * sim's output, at most check.print of them (order-dependent atomic returns
+ * are expected to differ between the emulator's and the timing model's
+ * interleaving: shown apart as "note:", at most 3). Counts in the running
+ * partition's rp_check, so it is safe from any partition's thread. */
+void rp_check_reporter(void *arg, const rp_hook_ctx *c)
+{
+    (void)arg;
+    rp_sim *s = c->sim;
+    const rp_mismatch *mm = c->detail;
+    const rp_access *a = c->item;
+    int atomic = mm->order_dependent;
     FILE *out = rp_out(s);
     if (!out || (atomic ? rp_chk(s)->atomic_printed >= 3 : rp_chk(s)->printed >= s->cfg.check_print))
         return;
@@ -41,16 +58,22 @@ static void report(rp_sim *s, const rp_access *a, const char *what, uint64_t add
         rp_chk(s)->atomic_printed++;
     else
         rp_chk(s)->printed++;
+    if (!a) { /* a device-to-host copy */
+        fprintf(out, "mismatch: D2H copy from 0x%llx (%llu bytes): byte at 0x%llx expected 0x%02x got 0x%02x\n",
+                (unsigned long long)mm->copy_src, (unsigned long long)mm->copy_size, (unsigned long long)mm->addr,
+                mm->expected[0], mm->got[0]);
+        return;
+    }
     char e[48], g[48];
-    hexbytes(e, sizeof e, exp, len);
-    hexbytes(g, sizeof g, got, len);
+    hexbytes(e, sizeof e, mm->expected, mm->len);
+    hexbytes(g, sizeof g, mm->got, mm->len);
     const rp_wave *w = a->w;
     const rp_wg *wg = w->wg;
     fprintf(out,
             "%s: %s kernel %u (%s) wg (%u,%u,%u) wave %u pc 0x%llx (%s) addr 0x%llx: expected %s got %s\n",
-            atomic ? "note" : "mismatch", what, wg->k->launch.kernel_id, wg->k->launch.kernel_name, wg->tw->wg_id[0], wg->tw->wg_id[1],
+            atomic ? "note" : "mismatch", mm->what, wg->k->launch.kernel_id, wg->k->launch.kernel_name, wg->tw->wg_id[0], wg->tw->wg_id[1],
             wg->tw->wg_id[2], w->walk.tw->wave_in_wg, (unsigned long long)a->in->pc, gcn_op_name(a->in->op),
-            (unsigned long long)addr, e, g);
+            (unsigned long long)mm->addr, e, g);
 }
 
 static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, uint64_t addr,
@@ -430,12 +453,9 @@ static void d2h_check(rp_sim *s, const trc_event *ev)
             rp_chk(s)->d2h_mismatches++;
             for (size_t j = 0; j < n; j++)
                 if (buf[j] != ev->data[off + j]) {
-                    if (s->out && rp_chk(s)->printed < s->cfg.check_print) {
-                        rp_chk(s)->printed++;
-                        fprintf(s->out, "mismatch: D2H copy from 0x%llx (%llu bytes): byte at 0x%llx expected 0x%02x got 0x%02x\n",
-                                (unsigned long long)ev->src, (unsigned long long)ev->size,
-                                (unsigned long long)(ev->src + off + j), ev->data[off + j], buf[j]);
-                    }
+                    rp_mismatch mm = {"D2H copy", ev->src + off + j, ev->data + off + j, buf + j, 1, 0,
+                                      ev->src, ev->size};
+                    RP_HOOK_FIRE(&s->hooks, RP_HOOK_MISMATCH, s->eng.now, UINT32_MAX, UINT32_MAX, NULL, &mm, s);
                     break;
                 }
         }

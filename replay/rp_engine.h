@@ -33,6 +33,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "rp_hooks.h"
 #include <stdio.h>
 
 typedef uint64_t rp_time; /* picoseconds */
@@ -106,6 +108,8 @@ struct rp_engine {
     uint64_t progress;     /* bumped by components when they retire work */
     rp_time watchdog_ps;   /* 0 = off */
     rp_component *comps, **comps_tail;
+    const rp_hooks *hooks; /* observation points (rp_hooks.h); NULL: none (component tests) */
+    void *hook_sim;        /* the rp_sim the hooks report (rp_hook_ctx.sim) */
     char err[256];
 };
 

@@ -1,6 +1,6 @@
 /*
  * rp_fmem.h - the contents of the modelled DRAM (data-value checking,
- * DESIGN.md Sec. 6) and the statistics registry.
+ * DESIGN.md Sec. 6).
  *
  * The image is sparse: 4 KiB pages in a radix tree keyed by page number,
  * created on first write; never-written bytes read as zero. It is
@@ -39,29 +39,5 @@ size_t rp_fmem_pages(const rp_fmem *m);
 
 /* Atomics are applied with gcn_atomic_apply() (gcn/gcn_isa.h), the same
  * arithmetic the emulator used. */
-
-/* ---- statistics ------------------------------------------------------------ */
-
-typedef struct rp_stat {
-    char *name;        /* "gpu[0].cu[3].l1v.read_hits" */
-    uint64_t *ptr;     /* the counter, incremented in place on the hot path */
-    const char *unit;  /* "count", "bytes", "ps" */
-    int32_t part;      /* partition whose thread updates it (parallel replay); -1: the host / serial code */
-} rp_stat;
-
-typedef struct rp_stats {
-    rp_stat *v;
-    size_t n, cap;
-    int32_t reg_part;  /* partition + 1 recorded for counters registered from now on (0: host) */
-} rp_stats;
-
-/* Register counter ptr under prefix.name. Returns 0 or -1 (out of memory). */
-int rp_stats_add(rp_stats *s, const char *prefix, const char *name, uint64_t *ptr, const char *unit);
-void rp_stats_snapshot(const rp_stats *s, uint64_t *out); /* out: s->n values */
-/* Snapshot only the counters of partition `part` (match) or of every other
- * partition and the host (!match); the others' entries of out are kept.
- * delta: store value - out[i] instead of value. */
-void rp_stats_snapshot_part(const rp_stats *s, uint64_t *out, int32_t part, bool match, bool delta);
-void rp_stats_fini(rp_stats *s);
 
 #endif

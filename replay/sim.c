@@ -19,7 +19,7 @@
  * its own GPU's memory), so remote accesses go L1 -> RDMA -> interconnect
  * (interconnect.kind, net.c) -> remote RDMA -> remote L2 and back.
  */
-#include "rp_sim.h"
+#include "rp_sim_internal.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -181,28 +181,28 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
         cu->l1s_link = &g->l1s_links[cu->sa];
         rp_cache_register_stats(&cu->l1v, &s->stats);
         const char *p = cu->name;
-        rp_stats_add(&s->stats, p, "instructions", &cu->st_instr, "count");
-        rp_stats_add(&s->stats, p, "valu", &cu->st_valu, "count");
-        rp_stats_add(&s->stats, p, "salu", &cu->st_salu, "count");
-        rp_stats_add(&s->stats, p, "branch", &cu->st_branch, "count");
-        rp_stats_add(&s->stats, p, "vmem", &cu->st_vmem, "count");
-        rp_stats_add(&s->stats, p, "vmem_lines", &cu->st_vmem_lines, "count");
-        rp_stats_add(&s->stats, p, "smem", &cu->st_smem, "count");
-        rp_stats_add(&s->stats, p, "lds", &cu->st_lds, "count");
-        rp_stats_add(&s->stats, p, "lds_bank_cycles", &cu->st_lds_conflict_cycles, "cycles");
-        rp_stats_add(&s->stats, p, "workgroups", &cu->st_wgs, "count");
+        rp_stats_add(&s->stats, p, "instructions", &cu->st_instr, "count", "wavefront instructions issued");
+        rp_stats_add(&s->stats, p, "valu", &cu->st_valu, "count", "vector ALU wavefront instructions");
+        rp_stats_add(&s->stats, p, "salu", &cu->st_salu, "count", "scalar ALU wavefront instructions");
+        rp_stats_add(&s->stats, p, "branch", &cu->st_branch, "count", "branch wavefront instructions");
+        rp_stats_add(&s->stats, p, "vmem", &cu->st_vmem, "count", "vector memory wavefront instructions");
+        rp_stats_add(&s->stats, p, "vmem_lines", &cu->st_vmem_lines, "count", "cache-line requests of the vector memory instructions");
+        rp_stats_add(&s->stats, p, "smem", &cu->st_smem, "count", "scalar memory wavefront instructions");
+        rp_stats_add(&s->stats, p, "lds", &cu->st_lds, "count", "LDS wavefront instructions");
+        rp_stats_add(&s->stats, p, "lds_bank_cycles", &cu->st_lds_conflict_cycles, "cycles", "LDS cycles including bank-conflict serialisation");
+        rp_stats_add(&s->stats, p, "workgroups", &cu->st_wgs, "count", "workgroups");
     }
     if (rp_gpu_frontend_init(s, g)) /* L1 instruction caches (cu.c) */
         return -1;
     rp_rdma_init(&g->rdma, s, id);
     snprintf(name, sizeof name, "gpu[%u].rdma", id);
-    rp_stats_add(&s->stats, name, "out_requests", &g->rdma.st_out_reqs, "count");
-    rp_stats_add(&s->stats, name, "in_requests", &g->rdma.st_in_reqs, "count");
-    rp_stats_add(&s->stats, name, "out_bytes", &g->rdma.st_out_bytes, "bytes");
+    rp_stats_add(&s->stats, name, "out_requests", &g->rdma.st_out_reqs, "count", "requests this GPU sent to other GPUs' memory");
+    rp_stats_add(&s->stats, name, "in_requests", &g->rdma.st_in_reqs, "count", "requests from other GPUs served by this GPU");
+    rp_stats_add(&s->stats, name, "out_bytes", &g->rdma.st_out_bytes, "bytes", "bytes this GPU sent to other GPUs");
     rp_disp_init(&g->disp, s, id);
     snprintf(name, sizeof name, "gpu[%u].dispatcher", id);
-    rp_stats_add(&s->stats, name, "workgroups", &g->disp.st_wgs_dispatched, "count");
-    rp_stats_add(&s->stats, name, "kernels", &g->disp.st_kernels, "count");
+    rp_stats_add(&s->stats, name, "workgroups", &g->disp.st_wgs_dispatched, "count", "workgroups dispatched");
+    rp_stats_add(&s->stats, name, "kernels", &g->disp.st_kernels, "count", "kernels dispatched");
     s->stats.reg_part = 0;
     return 0;
 }
@@ -214,6 +214,7 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
     s->cfg = *cfg;
     s->rd = rd;
     s->out = out;
+    rp_hooks_attach(&s->hooks, RP_HOOK_MISMATCH, rp_check_reporter, NULL);
     if (rp_config_validate(cfg, s->err, sizeof s->err))
         return -1;
     if (rp_engine_init(&s->eng)) {
@@ -338,6 +339,60 @@ void rp_sim_fini(rp_sim *s)
     rp_msg_pool_fini(&s->pool);
     rp_engine_fini(&s->eng);
     rp_parts_fini(s);
+}
+
+/* ---- the public face (rp_sim.h) ---------------------------------------------------- */
+
+rp_sim *rp_sim_create(const rp_config *cfg, trc_reader *rd, FILE *out, char *err, size_t errlen)
+{
+    rp_sim *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (rp_sim_init(s, cfg, rd, out)) {
+        snprintf(err, errlen, "%s", s->err);
+        rp_sim_fini(s);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void rp_sim_destroy(rp_sim *s)
+{
+    if (!s)
+        return;
+    rp_sim_fini(s);
+    free(s);
+}
+
+const char *rp_sim_error(const rp_sim *s) { return s->err; }
+
+void rp_sim_get_summary(const rp_sim *s, rp_sim_summary *o)
+{
+    memset(o, 0, sizeof *o);
+    o->topo_name = s->cfg.topo_name;
+    o->gpus = s->n_gpus;
+    o->cus_per_gpu = s->cfg.shader_arrays * s->cfg.cus_per_sa;
+    o->gpu_freq_hz = s->cfg.gpu_freq;
+    o->kernels = s->n_kernels;
+    for (size_t i = 0; i < s->n_kernels; i++)
+        o->wavefront_instructions += s->kernels[i]->n_instr;
+    o->now_ps = rp_sim_now(s);
+    o->events = rp_sim_events(s);
+    o->partitions = s->n_parts;
+    o->threads = s->threads < s->n_parts ? s->threads : s->n_parts;
+    o->windows = s->windows;
+    o->lookahead_ps = s->lookahead_ps;
+    o->check = s->check;
+}
+
+void rp_sim_list_stats(const rp_sim *s, FILE *f) { rp_stats_list(&s->stats, f); }
+
+int rp_sim_observe(rp_sim *s, rp_hook_point p, rp_hook_fn fn, void *arg)
+{
+    return rp_hooks_attach(&s->hooks, p, fn, arg);
 }
 
 void rp_ksum_take(rp_sim *s, const rp_kernel *k, rp_ksum *o, int32_t part, bool match)

@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rp_sim.h"
+#include "rp_sim_internal.h"
 
 /* ---- value lists and ranges ------------------------------------------------- */
 

@@ -8,7 +8,10 @@
 #  - the injected model bug debug.skip_l2_flush = 1 (the L2 write-back flush
 #    writes nothing back) is caught: D2H mismatches > 0;
 #  - same trace + same config -> bit-identical stats JSON, run after run;
-#  - the stats JSON has the stable keys of the summary.
+#  - the stats JSON has the stable keys of the summary;
+#  - the observation points (rp_hooks.h, --observe-counts) fire as often as
+#    the stats say: kernels, workgroups, wavefront instructions, accesses
+#    issued = completed, a mismatch point exactly when differences are counted.
 # Prints one "ok/FAIL name" line per check; exits non-zero on any failure.
 set -uo pipefail
 BUILD=${BUILD:-build}
@@ -121,6 +124,37 @@ if [ $have_red = 1 ] && [ -s "$OUT/reduction-r9nano.json" ]; then
     bad "human summary missing in the replay output"
   fi
 fi
+
+echo "== observation points (--observe-counts): every point fires as often as the model says"
+obs_check() { # tag trace topo [--set ...]
+  local tag=$1 tr=$2 topo=$3; shift 3
+  "$REPLAY" --topo "$topo" "$@" --observe-counts --stats "$OUT/$tag.json" "$OUT/$tr.gtrace" >"$OUT/$tag.out" 2>&1
+  local line; line=$(grep '^observed:' "$OUT/$tag.out")
+  [ -n "$line" ] || { bad "$tag: no 'observed:' line"; return; }
+  python3 - "$OUT/$tag.json" "$line" "$tag" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+seen = {k: int(v) for k, v in (p.strip().rsplit(' ', 1) for p in sys.argv[2][len('observed:'):].split(','))}
+ks = j['kernels']
+want = {'kernel.start': len(ks), 'kernel.end': len(ks), 'workgroup.start': sum(k['workgroups'] for k in ks),
+        'workgroup.end': sum(k['workgroups'] for k in ks),
+        'wave.issue': sum(k['wavefront_instructions'] for k in ks), 'access.done': seen['access.issue'],
+        'check.mismatch': None}
+bad = [f"{k} {seen.get(k)} != {v}" for k, v in want.items() if v is not None and seen.get(k) != v]
+c = j['check']
+diffs = c['load_mismatches'] + c['lds_mismatches'] + c['d2h_mismatches'] + c['atomic_order_mismatches']
+if (seen['check.mismatch'] > 0) != (diffs > 0):
+    bad.append(f"check.mismatch {seen['check.mismatch']} with {diffs} differences counted")
+if seen['wave.retire'] == 0 or seen['access.issue'] == 0 or seen['link.send'] == 0:
+    bad.append('a point never fired')
+print(('ok   ' if not bad else 'FAIL ') + sys.argv[3] + ': ' + ('; '.join(bad) if bad else sys.argv[2][:150]))
+sys.exit(1 if bad else 0)
+PY
+  if [ $? = 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); fi
+}
+[ $have_red = 1 ] && obs_check reduction-observe reduction r9nano
+[ $have_red4 = 1 ] && obs_check reduction4-observe reduction4 d-mgpu --threads 2
+[ $have_va = 1 ] && obs_check vectoradd-observe-skipflush vectoradd r9nano --set debug.skip_l2_flush=1
 
 echo "replay-check: $pass passed, $fail failed"
 [ $fail = 0 ]

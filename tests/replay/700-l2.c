@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "replay/rp_sim.h"
+#include "replay/rp_sim_internal.h"
 
 #define CYC 1000 /* ps at 1 GHz */
 

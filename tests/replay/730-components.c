@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "replay/rp_sim.h"
+#include "replay/rp_sim_internal.h"
 
 #define MAXGOT 16
 

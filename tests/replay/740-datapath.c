@@ -22,7 +22,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "replay/rp_sim.h"
+#include "replay/rp_sim_internal.h"
 
 #define LINE 64
 #define NACC 32

@@ -25,7 +25,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "replay/rp_sim.h"
+#include "replay/rp_sim_internal.h"
 
 #define NS 1000ull
 

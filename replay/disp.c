@@ -1,0 +1,227 @@
+/*
+ * disp.c - a GPU's dispatcher (command processor + ACE): takes the kernels
+ * the host timeline launches on its GPU in order, hands their workgroups to
+ * CUs as wavefront slots, VGPRs, SGPRs and LDS allow (round robin over the
+ * CUs that fit), and at a kernel's end flushes the L2 banks (write-back)
+ * before the kernel counts as done.
+ */
+#include "rp_sim_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-CU resources a workgroup holds, rounded to the GCN3 allocation granules
+ * (AMD GCN3 ISA manual Sec. 3 / LLVM AMDGPUUsage for gfx8: VGPRs in blocks of
+ * 4, SGPRs in blocks of 16, LDS in blocks of 128 dwords = 512 bytes). */
+static uint32_t res_vgprs(const trc_launch *l) { uint32_t v = l->vgpr_count ? l->vgpr_count : 1; return (v + 3) & ~3u; }
+static uint32_t res_sgprs(const trc_launch *l) { uint32_t v = l->sgpr_count ? l->sgpr_count : 1; return (v + 15) & ~15u; }
+static uint64_t res_lds(const trc_launch *l) { return ((uint64_t)l->group_segment_size + 511) & ~(uint64_t)511; }
+
+static bool wg_fits(rp_disp *d, uint32_t c, const rp_kernel *k, uint8_t *simd_of)
+{
+    const rp_config *cfg = &d->sim->cfg;
+    rp_cu_res r = d->res[c];
+    const trc_launch *l = &k->launch;
+    if (res_lds(l) > r.lds)
+        return false;
+    uint32_t vg = res_vgprs(l), sg = res_sgprs(l);
+    uint32_t n = l->waves_per_wg ? l->waves_per_wg : 1;
+    for (uint32_t i = 0; i < n; i++) {
+        /* least-loaded SIMD that has a slot and registers */
+        int best = -1;
+        for (uint32_t sm = 0; sm < cfg->simds; sm++)
+            if (r.slots[sm] && r.vgprs[sm] >= vg && r.sgprs[sm] >= sg && (best < 0 || r.slots[sm] > r.slots[best]))
+                best = (int)sm;
+        if (best < 0)
+            return false;
+        r.slots[best]--;
+        r.vgprs[best] -= vg;
+        r.sgprs[best] -= sg;
+        if (i < 64)
+            simd_of[i] = (uint8_t)best;
+    }
+    r.lds -= res_lds(l);
+    d->res[c] = r;
+    return true;
+}
+
+static void wg_release(rp_disp *d, rp_wg *wg)
+{
+    const trc_launch *l = &wg->k->launch;
+    uint32_t c;
+    for (c = 0; c < d->n_cus; c++)
+        if (d->cus[c] == wg->cu)
+            break;
+    if (c == d->n_cus)
+        return;
+    uint32_t vg = res_vgprs(l), sg = res_sgprs(l);
+    uint32_t n = l->waves_per_wg ? l->waves_per_wg : 1;
+    for (uint32_t i = 0; i < n && i < 64; i++) {
+        d->res[c].slots[wg->simd_of[i]]++;
+        d->res[c].vgprs[wg->simd_of[i]] += vg;
+        d->res[c].sgprs[wg->simd_of[i]] += sg;
+    }
+    d->res[c].lds += res_lds(l);
+}
+
+static void disp_start_kernel(rp_disp *d, rp_engine *e)
+{
+    rp_sim *s = d->sim;
+    rp_kernel *k = d->queue;
+    d->queue = k->next;
+    if (!d->queue)
+        d->queue_tail = NULL;
+    d->cur = k;
+    d->next_wg = d->wgs_done = 0;
+    d->flushing = 0;
+    k->start = e->now;
+    d->st_kernels++;
+    rp_kernel_note(s, k, 0); /* per-kernel counters at start */
+    RP_HOOK_FIRE(&s->hooks, RP_HOOK_KERNEL_START, e->now, d->gpu, UINT32_MAX, k, NULL, s);
+    /* A workgroup that can never fit is an error, not a hang. */
+    const rp_config *cfg = &s->cfg;
+    const trc_launch *l = &k->launch;
+    uint64_t waves = l->waves_per_wg ? l->waves_per_wg : 1;
+    if (res_vgprs(l) > cfg->vgprs || res_sgprs(l) > cfg->sgprs || res_lds(l) > cfg->lds_size ||
+        waves > (uint64_t)cfg->simds * cfg->wave_slots)
+        rp_sim_fail(s, "kernel %u (%s): a workgroup (%u waves, %u VGPRs, %u SGPRs, %u B LDS) never fits a CU",
+                    l->kernel_id, l->kernel_name, l->waves_per_wg, l->vgpr_count, l->sgpr_count,
+                    l->group_segment_size);
+}
+
+static void disp_kernel_end(rp_disp *d, rp_engine *e)
+{
+    rp_sim *s = d->sim;
+    rp_kernel *k = d->cur;
+    k->end = e->now;
+    k->done = true;
+    rp_kernel_note(s, k, 1); /* counters at end (deltas); the host learns of it at the next synchronisation point */
+    RP_HOOK_FIRE(&s->hooks, RP_HOOK_KERNEL_END, e->now, d->gpu, UINT32_MAX, k, NULL, s);
+    d->cur = NULL;
+}
+
+static void disp_run(rp_event *ev, rp_engine *e)
+{
+    rp_disp *d = ev->owner;
+    rp_sim *s = d->sim;
+    if (s->failed)
+        return;
+    if (!d->cur) {
+        if (!d->queue)
+            return;
+        disp_start_kernel(d, e);
+        if (s->failed)
+            return;
+    }
+    rp_kernel *k = d->cur;
+    if (d->flushing)
+        return;
+    if (d->next_wg < k->n_wg) {
+        if (d->busy_until > e->now) {
+            rp_engine_schedule(e, ev, d->busy_until);
+            return;
+        }
+        uint8_t simd_of[64];
+        for (uint32_t i = 0; i < d->n_cus; i++) {
+            uint32_t c = (d->rr + i) % d->n_cus;
+            if (!wg_fits(d, c, k, simd_of))
+                continue;
+            rp_wg *wg = calloc(1, sizeof *wg);
+            rp_msg *m = rp_msg_alloc(rp_pool(s));
+            if (!wg || !m) {
+                rp_sim_fail(s, "dispatcher: out of memory");
+                return;
+            }
+            wg->k = k;
+            wg->index = d->next_wg++;
+            wg->cu = d->cus[c];
+            memcpy(wg->simd_of, simd_of, sizeof simd_of);
+            m->type = RP_MSG_WG_ASSIGN;
+            m->ctx = wg;
+            rp_link_send(&d->cus[c]->ctl_link, m, e->now);
+            d->st_wgs_dispatched++;
+            d->rr = (c + 1) % d->n_cus;
+            d->busy_until = e->now + s->cfg.dispatch_cycles * s->clk.period_ps;
+            e->progress++;
+            if (d->next_wg < k->n_wg)
+                rp_engine_schedule(e, ev, d->busy_until);
+            return;
+        }
+        return; /* no CU has room: a WG_DONE wakes us */
+    }
+    if (d->wgs_done == k->n_wg) {
+        /* Kernel end: write back the L2s of the GPUs it used (release). */
+        d->flushing = 1;
+        d->flush_acks_pending = 0;
+        for (uint32_t g = k->gpu_first; g < k->gpu_first + k->gpu_count; g++) {
+            rp_gpu *gp = &s->gpus[g];
+            for (uint32_t b = 0; b < s->cfg.l2_banks; b++) {
+                rp_msg *m = rp_msg_alloc(rp_pool(s));
+                if (!m) {
+                    rp_sim_fail(s, "dispatcher: out of memory");
+                    return;
+                }
+                m->type = RP_MSG_FLUSH;
+                bool remote = g != d->gpu && d->gpu_flush; /* U-MGPU: over the interconnect */
+                m->reply_link = remote ? &d->gpu_in[g] : &d->in_link;
+                m->reply_port = &d->in;
+                m->dst = &gp->l2[b].top;
+                rp_link_send(remote ? &d->gpu_flush[g] : &gp->l2_links[b], m, e->now);
+                d->flush_acks_pending++;
+            }
+        }
+    }
+}
+
+static void disp_in(rp_port *p, rp_engine *e)
+{
+    rp_disp *d = p->owner;
+    rp_msg *m;
+    while ((m = rp_port_pop(p))) {
+        if (m->type == RP_MSG_WG_DONE) {
+            rp_wg *wg = m->ctx;
+            wg_release(d, wg);
+            free(wg);
+            d->wgs_done++;
+        } else if (m->type == RP_MSG_FLUSH_ACK) {
+            if (--d->flush_acks_pending == 0 && d->flushing) {
+                rp_msg_free(rp_pool(d->sim), m);
+                disp_kernel_end(d, e);
+                rp_engine_wake(e, &d->ev, e->now);
+                continue;
+            }
+        }
+        rp_msg_free(rp_pool(d->sim), m);
+    }
+    rp_engine_wake(e, &d->ev, e->now);
+}
+
+static void disp_dump(rp_component *c, FILE *f)
+{
+    rp_disp *d = (rp_disp *)c;
+    if (!d->cur && !d->queue)
+        return;
+    if (d->cur)
+        fprintf(f, "  %s: kernel %u: %u/%u workgroups dispatched, %u done, flushing=%u (%u acks pending)\n",
+                c->name, d->cur->launch.kernel_id, d->next_wg, d->cur->n_wg, d->wgs_done, d->flushing,
+                d->flush_acks_pending);
+    else
+        fprintf(f, "  %s: idle with queued kernels\n", c->name);
+}
+
+void rp_disp_init(rp_disp *d, rp_sim *s, uint32_t gpu)
+{
+    char name[48];
+    memset(d, 0, sizeof *d);
+    d->sim = s;
+    d->gpu = gpu;
+    rp_event_init(&d->ev, disp_run, d, RP_PRIO_COMPONENT);
+    d->in.owner = d;
+    d->in.notify = disp_in;
+    d->eng = &s->gpus[gpu].part->eng;
+    rp_link_init(&d->in_link, d->eng, &d->in, rp_lat_ps(s->cfg.dispatch_latency, s->clk), 0, 0);
+    snprintf(name, sizeof name, "gpu[%u].dispatcher", gpu);
+    rp_engine_add_component(d->eng, &d->comp, name, disp_dump);
+}
+
+void rp_disp_kick(rp_disp *d) { rp_engine_wake(d->eng, &d->ev, d->eng->now); }

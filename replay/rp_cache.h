@@ -1,0 +1,125 @@
+/*
+ * rp_cache.h - the generic set-associative cache of the timing model (cache.c): L1V,
+ * L1S and L2 banks are instances with different specs (write-back or
+ * write-through, where loads/stores/atomics are performed). It holds the
+ * lines' data, so the data check sees what the hierarchy holds.
+ */
+#ifndef RP_CACHE_H
+#define RP_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rp_engine.h"
+#include "rp_stats.h"
+
+typedef struct rp_sim rp_sim;
+typedef struct rp_cu rp_cu;
+typedef struct rp_wave rp_wave;
+typedef struct rp_wg rp_wg;
+typedef struct rp_kernel rp_kernel;
+typedef struct rp_part rp_part;
+
+/* ---- caches ------------------------------------------------------------------ */
+
+typedef struct rp_cache rp_cache;
+/* Where a line goes below this cache: the link and (shared links) the port. */
+typedef rp_link *(*rp_route_fn)(void *ctx, uint64_t line_addr, rp_port **dst);
+
+typedef struct rp_cache_spec {
+    uint64_t size;          /* bytes */
+    uint32_t assoc, line;   /* ways, bytes */
+    uint32_t mshrs;
+    rp_time latency_ps;     /* hit latency */
+    rp_clock clk;           /* pipeline: one message per cycle */
+    bool write_back;        /* true: write-back + write-allocate (L2); false: write-through, no-write-allocate (L1) */
+    bool perform_rw;        /* loads/stores are performed here (L1 levels) */
+    bool perform_atomic;    /* atomics are performed here (L2, point of coherence) */
+    /* Address bits that select this cache among its peers (the L2 bank, and in
+     * U-MGPU the GPU) are constant within it and are removed before the set
+     * index is taken, larger stride first: addr -> addr / (stride * n) *
+     * stride + addr % stride. n = 0: unused. Without this a bank would use
+     * only sets / banks of its sets. */
+    uint64_t strip_stride[2];
+    uint32_t strip_n[2];
+} rp_cache_spec;
+
+typedef struct rp_mshr {
+    uint64_t line;
+    rp_msg *waiters; /* requests waiting for the fill, in arrival order (L1: also store records) */
+    rp_msg *wtail;
+    bool busy;
+    bool noinstall;  /* serve the waiters, do not install: an atomic passed this L1 while the fill was
+                      * pending, or the cache allocates nothing (no_allocate) */
+} rp_mshr;
+
+/* Free list of line buffers (cache.c): the data a fill response carries
+ * (rp_msg.data), and the L1's snapshots of stores that meet a pending fill.
+ * A buffer holds `line` data bytes then line/8 bytes of byte mask. Buffers
+ * are malloc'd one by one, so any pool may take back any buffer. */
+typedef struct rp_lbufs {
+    void *free;
+    uint32_t line;           /* data bytes per buffer (0 until first use) */
+    uint64_t live;           /* handed out, not yet returned */
+} rp_lbufs;
+uint8_t *rp_lbuf_get(rp_lbufs *p, uint32_t line); /* NULL only when out of memory */
+void rp_lbuf_put(rp_lbufs *p, uint8_t *b);          /* accepts NULL */
+void rp_lbufs_fini(rp_lbufs *p);
+
+struct rp_cache {
+    rp_component comp;
+    rp_engine *eng;
+    rp_sim *sim;             /* for perform callbacks; NULL in unit tests */
+    rp_msg_pool *pool;
+    rp_cache_spec spec;
+    uint32_t sets, line_shift;
+    uint64_t *tag;           /* sets*assoc: line address + 1, 0 = invalid */
+    uint64_t *age;           /* LRU stamps */
+    uint8_t *dirty;
+    uint64_t stamp;
+    rp_mshr *mshr;
+    uint32_t mshr_used;
+    bool stalled;            /* input blocked on a full MSHR file */
+    rp_event ev;
+    rp_time next_free;       /* pipeline free at */
+    rp_port top, bottom;
+    rp_link fill_link;       /* into `bottom`: what lower levels reply on */
+    rp_route_fn route;
+    void *route_ctx;
+    rp_msg *flush_req;       /* pending FLUSH request */
+    uint64_t flush_pending;  /* write-backs not yet acknowledged */
+    /* data (cache.c): sets*assoc lines of spec.line bytes; an L2 line is
+     * always complete (a write-allocated line takes the bytes it does not
+     * write from DRAM = rp_fmem), so one dirty bit per line suffices */
+    uint8_t *data;
+    rp_lbufs own_lbufs, *lbufs; /* lbufs: the sim's shared pool, or own_lbufs without a sim */
+    const void *kernel;      /* L1: kernel of the last request; a new kernel invalidates (kernel-start invalidate) */
+    bool skip_flush;         /* test hook debug.skip_l2_flush: FLUSH and rp_mem_flush_l2 write nothing back */
+    bool no_allocate;        /* l1v.bypass: read fills serve their MSHR's waiters but are not installed,
+                              * so nothing is kept between accesses (MGSim Sec. VII-A) */
+    rp_time mshr_t;          /* time of the last change of mshr_used */
+    /* MSHR lookup without scanning (cache.c): busy MSHRs per hash of their
+     * line and, where exactly one, its index; free MSHR indices as a stack */
+    uint16_t mshr_hcnt[256], mshr_hidx[256];
+    uint32_t *mshr_free, mshr_nfree;
+    /* statistics */
+    uint64_t st_read_hits, st_read_misses, st_mshr_merges, st_write_hits, st_write_misses;
+    uint64_t st_atomics, st_writebacks, st_mshr_stalls;
+    uint64_t st_mshr_allocs, st_mshr_busy_ps, st_mshr_peak, st_fill_peeks, st_invalidations;
+};
+
+/* Build a cache (arrays allocated here). Returns 0 or -1 (out of memory). */
+int rp_cache_init(rp_cache *c, rp_engine *e, rp_msg_pool *pool, rp_sim *sim, const char *name,
+                  const rp_cache_spec *spec, rp_route_fn route, void *route_ctx,
+                  rp_time fill_latency_ps, uint64_t fill_bytes_per_s, uint32_t header_bytes);
+void rp_cache_fini(rp_cache *c);
+void rp_cache_register_stats(rp_cache *c, rp_stats *s);
+/* Data of line (line-aligned address) if this cache holds it, else NULL. */
+uint8_t *rp_cache_line_data(rp_cache *c, uint64_t line);
+/* Functional write-back (zero simulated time) of the dirty lines of c that
+ * overlap [addr, addr + n) (n = UINT64_MAX: all) into the sim's rp_fmem;
+ * they become clean. Honours skip_flush. Returns the lines written back. */
+uint64_t rp_cache_writeback(rp_cache *c, uint64_t addr, uint64_t n);
+
+#endif

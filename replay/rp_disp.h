@@ -1,0 +1,55 @@
+/*
+ * rp_disp.h - a GPU's dispatcher (disp.c): the command processor and ACE that hand a
+ * kernel's workgroups to CUs as their resources allow, and flush the L2 at the
+ * kernel's end.
+ */
+#ifndef RP_DISP_H
+#define RP_DISP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rp_engine.h"
+
+typedef struct rp_sim rp_sim;
+typedef struct rp_cu rp_cu;
+typedef struct rp_wave rp_wave;
+typedef struct rp_wg rp_wg;
+typedef struct rp_kernel rp_kernel;
+typedef struct rp_part rp_part;
+
+/* ---- dispatcher (command processor + ACE) -------------------------------------------- */
+
+typedef struct rp_cu_res {    /* dispatcher's view of a CU's free resources */
+    uint32_t slots[16], vgprs[16], sgprs[16];
+    uint64_t lds;
+} rp_cu_res;
+
+typedef struct rp_disp {
+    rp_component comp;
+    rp_sim *sim;
+    rp_engine *eng;
+    uint32_t gpu;
+    rp_event ev;
+    rp_port in;               /* WG_DONE from CUs, FLUSH_ACK from L2 banks */
+    rp_link in_link;          /* from its own GPU's CUs and L2 banks */
+    /* U-MGPU (GPU 0 drives every GPU's CUs): per other GPU, a link from
+     * that GPU's CUs and L2 banks into `in` and one carrying FLUSH to its
+     * L2 banks; both cross the interconnect (latency >= the inter-GPU
+     * lookahead, parallel.c). NULL otherwise. */
+    rp_link *gpu_in, *gpu_flush;
+    rp_cu **cus;
+    rp_cu_res *res;
+    uint32_t n_cus, rr;
+    rp_kernel *queue, *queue_tail, *cur;
+    uint32_t next_wg, wgs_done, flush_acks_pending;
+    uint8_t flushing;
+    rp_time busy_until;
+    uint64_t st_wgs_dispatched, st_kernels;
+} rp_disp;
+
+void rp_disp_init(rp_disp *d, rp_sim *s, uint32_t gpu);
+void rp_disp_kick(rp_disp *d);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * rp_hooks.h - named observation points of the timing model (STYLE.md #11).
+ * Observers (the data check's reporter, counters, a timeline exporter, test
+ * probes) attach a callback to a point; components fire the point where the
+ * thing happens. With nothing attached a point costs one load and a branch
+ * that is not taken: no #ifdef in component code.
+ *
+ * Threads: a point fires on the thread running the component's partition
+ * (parallel replay: several at once); an observer attached to a point that
+ * several partitions fire must be thread-safe, or attach before the run
+ * with one partition. Observers must not change the simulation.
+ */
+#ifndef RP_HOOKS_H
+#define RP_HOOKS_H
+
+#include <stdint.h>
+
+typedef uint64_t rp_time_ps;
+
+typedef enum rp_hook_point {
+    RP_HOOK_KERNEL_START = 0, /* item: rp_kernel; a dispatcher starts handing out its workgroups */
+    RP_HOOK_KERNEL_END,       /* item: rp_kernel; its workgroups ended and the L2 flush was acknowledged */
+    RP_HOOK_WG_START,         /* item: rp_wg; placed on its CU (gpu, cu set) */
+    RP_HOOK_WG_END,           /* item: rp_wg; its last wave retired */
+    RP_HOOK_WAVE_ISSUE,       /* item: rp_wave, detail: gcn_insn; one wavefront instruction issues */
+    RP_HOOK_WAVE_RETIRE,      /* item: rp_wave; s_endpgm passed and its accesses are back */
+    RP_HOOK_ACCESS_ISSUE,     /* item: rp_access; a memory instruction's access leaves the CU */
+    RP_HOOK_ACCESS_DONE,      /* item: rp_access; its last line (or LDS operation) completed */
+    RP_HOOK_LINK_SEND,        /* item: rp_link, detail: rp_msg (m->arrive set); a message enters a link */
+    RP_HOOK_MISMATCH,         /* item: rp_access (NULL: a device-to-host copy), detail: rp_mismatch */
+    RP_HOOK_COUNT
+} rp_hook_point;
+
+/* What a point reports. now: simulated time (ps); gpu/cu: where (UINT32_MAX:
+ * not meaningful); item/detail: see the point. */
+typedef struct rp_hook_ctx {
+    rp_hook_point point;
+    rp_time_ps now;
+    uint32_t gpu, cu;
+    const void *item;
+    const void *detail;
+    void *sim;                /* the rp_sim (opaque here) */
+} rp_hook_ctx;
+
+/* A data-check difference (RP_HOOK_MISMATCH). */
+typedef struct rp_mismatch {
+    const char *what;         /* "load", "lds load", "atomic return (order-dependent)", "D2H copy" */
+    uint64_t addr;            /* the first differing element's address (D2H: the byte's) */
+    const uint8_t *expected;  /* what the emulator recorded */
+    const uint8_t *got;       /* what the timing model's memory held */
+    uint32_t len;             /* bytes of expected/got */
+    uint8_t order_dependent;  /* 1: explained by the order of competing atomics, not a model bug */
+    uint64_t copy_src, copy_size; /* D2H: the copy */
+} rp_mismatch;
+
+typedef void (*rp_hook_fn)(void *arg, const rp_hook_ctx *c);
+
+#define RP_HOOK_MAX_OBSERVERS 8
+
+typedef struct rp_hooks {
+    uint32_t n[RP_HOOK_COUNT];
+    struct {
+        rp_hook_fn fn;
+        void *arg;
+    } obs[RP_HOOK_COUNT][RP_HOOK_MAX_OBSERVERS];
+} rp_hooks;
+
+/* Attach fn(arg, ctx) to point p, after the observers already there. 0, or
+ * -1 when p is out of range or it has RP_HOOK_MAX_OBSERVERS already. */
+int rp_hooks_attach(rp_hooks *h, rp_hook_point p, rp_hook_fn fn, void *arg);
+/* Call p's observers in attach order (cold: only when one is attached). */
+void rp_hooks_call(const rp_hooks *h, const rp_hook_ctx *c);
+/* Name of a point ("wave.retire"), "?" out of range. */
+const char *rp_hook_name(unsigned p);
+
+/* Fire point p (h may be NULL: a component built without a sim, in tests). */
+#define RP_HOOK_FIRE(h, p, now_, gpu_, cu_, item_, detail_, sim_)                                      \
+    do {                                                                                             \
+        const rp_hooks *h_ = (h);                                                                    \
+        if (__builtin_expect(h_ != 0 && h_->n[p] != 0, 0)) {                                         \
+            rp_hook_ctx c_ = {(p), (now_), (gpu_), (cu_), (item_), (detail_), (sim_)};               \
+            rp_hooks_call(h_, &c_);                                                                  \
+        }                                                                                            \
+    } while (0)
+
+#endif

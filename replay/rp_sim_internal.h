@@ -1,0 +1,247 @@
+/*
+ * rp_sim_internal.h - the replay timing model as its files see it: the GPU,
+ * kernel, partition and sim state, and the entry points the components share.
+ * Each component has its own header (rp_cache.h, rp_dram.h, rp_rdma.h,
+ * rp_net.h, rp_host.h, rp_cu.h, rp_fetch.h, rp_disp.h); drivers use the
+ * opaque API of rp_sim.h. Private to replay/ and its tests.
+ *
+ * Component structs are "immutable spec + plain state + ports" (STYLE.md
+ * #10); they are laid out in their headers so that tests can drive one component
+ * between mock ports. Components talk only through rp_link/rp_port (rp_engine.h).
+ *
+ * Memory protocol: requests are one cache line each (RP_MSG_READ/WRITE/
+ * ATOMIC), carry the link and port their response goes to, and an rp_access
+ * (the memory instruction in flight) plus a mask of the access's active-lane
+ * ordinals served by this line. Data lives in the hierarchy (cache.c): every
+ * cache line holds its bytes and DRAM's contents are the sim's rp_fmem. Loads
+ * are performed (and checked against the trace) at the L1 (vector or scalar)
+ * on its copy - at a hit, or when the fill arrives; fills from the L2 carry a
+ * snapshot of the line (rp_msg.data). Stores update each level's copy on
+ * their way down (the access's lanes and data travel with the message); the
+ * L2 is write-back and its dirty lines reach DRAM on eviction and at the
+ * kernel-end FLUSH; atomics are performed at the L2 bank that owns the line
+ * (the point of coherence); LDS operations in the CU's LDS unit (rp_perform).
+ */
+#ifndef RP_SIM_INTERNAL_H
+#define RP_SIM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rp_cache.h"
+#include "rp_config.h"
+#include "rp_cu.h"
+#include "rp_disp.h"
+#include "rp_dram.h"
+#include "rp_engine.h"
+#include "rp_fetch.h"
+#include "rp_fmem.h"
+#include "rp_host.h"
+#include "rp_net.h"
+#include "rp_rdma.h"
+#include "rp_sim.h"
+#include "rp_stats.h"
+
+#include "gcn/gcn_isa.h"
+#include "traceformat/trc.h"
+
+/* ---- GPU, kernel, sim ------------------------------------------------------------------ */
+
+typedef struct rp_part rp_part;
+
+typedef struct rp_gpu {
+    rp_sim *sim;
+    uint32_t id;
+    rp_part *part;            /* partition it is simulated in (parallel.c) */
+    rp_cu *cus;
+    uint32_t n_cus;
+    rp_cache *l1s;            /* one per shader array */
+    rp_link *l1s_links;
+    rp_l1i *l1i;              /* one per shader array (cu.c) */
+    uint64_t *co_base;        /* per code object: device address of its loaded image (cu.c, lazily) */
+    size_t n_co_base;
+    rp_cache *l2;             /* banks */
+    rp_link *l2_links;        /* into each bank's top */
+    rp_dram *dram;
+    rp_rdma rdma;
+    rp_disp disp;
+} rp_gpu;
+
+typedef struct rp_ksum {      /* per-kernel summary counters */
+    uint64_t l1v_hits, l1v_accesses, l2_hits, l2_accesses, dram_bytes, link_bytes;
+} rp_ksum;
+
+struct rp_kernel {
+    rp_kernel *next;          /* dispatcher queue */
+    trc_launch launch;
+    uint32_t n_wg;
+    uint64_t n_instr_traced;
+    const gcn_program *prog;
+    uint32_t entry_idx;
+    uint32_t gpu;             /* GPU whose dispatcher runs it */
+    uint32_t gpu_first, gpu_count; /* GPUs whose CUs it may use */
+    rp_time start, end;
+    uint64_t n_instr;         /* wavefront instructions replayed */
+    uint64_t mismatches, atomic_mismatches, walk_errors;
+    rp_ksum sum0, sum1;
+    uint64_t *snap0;          /* counters at start; at end replaced by deltas */
+    bool done;
+};
+
+typedef struct rp_alloc {     /* a device allocation from an ALLOC event (D-MGPU placement) */
+    uint64_t addr, size;
+    uint32_t gpu;
+} rp_alloc;
+
+/* A kernel's start or end, noted by the dispatcher for the next
+ * synchronisation point (parallel.c): per-kernel counters of other
+ * partitions are sampled there, and the host learns of the end. */
+typedef struct rp_knote {
+    rp_kernel *k;
+    uint8_t end;
+} rp_knote;
+
+/*
+ * A partition of the machine (parallel.c): the components of one GPU with
+ * their own event engine, message pool, line buffers, data-check counters
+ * and buffered human output. Partitions exchange messages only over links
+ * with at least the lookahead latency (rp_xq), so one synchronisation
+ * window of that length runs them independently, on any thread. The host
+ * timeline is not a partition: it runs between windows, on the sim's own
+ * engine and resources.
+ */
+struct rp_part {
+    rp_engine eng;
+    rp_msg_pool pool;
+    rp_lbufs lbufs;
+    rp_check check;
+    FILE *out;                /* open_memstream over obuf; NULL when the sim is quiet */
+    char *obuf;
+    size_t olen;
+    rp_knote *notes;          /* kernel starts/ends since the last synchronisation point */
+    size_t n_notes, cap_notes;
+    rp_xq *xq;                /* [n_parts]: queues of messages towards each partition */
+    rp_time next;             /* earliest pending event after its last window */
+    uint32_t id;
+    char pad[64];             /* keep partitions' hot fields on separate cache lines */
+};
+
+/* The partition the calling thread is running (NULL: the host / serial
+ * parts, which use the sim's own engine, pool, line buffers and counters). */
+extern _Thread_local rp_part *rp_part_tls;
+static inline rp_msg_pool *rp_pool(rp_sim *s);
+static inline rp_check *rp_chk(rp_sim *s);
+static inline rp_lbufs *rp_lb(rp_sim *s);
+static inline FILE *rp_out(rp_sim *s);
+
+struct rp_sim {
+    rp_config cfg;
+    rp_engine eng;            /* the host timeline's engine (and everything when not partitioned) */
+    rp_msg_pool pool;
+    rp_stats stats;
+    rp_fmem *mem;
+    trc_reader *rd;
+    rp_clock clk;             /* GPU clock */
+    rp_gpu *gpus;
+    uint32_t n_gpus;
+    rp_net *net;              /* inter-GPU network and host links (net.c) */
+    /* host timeline */
+    rp_host_tl host;
+    rp_event host_ev;
+    size_t next_event, n_events;
+    bool host_done;
+    /* code objects */
+    gcn_program **progs;
+    size_t n_progs;
+    /* kernels */
+    rp_kernel **kernels;
+    size_t n_kernels, cap_kernels;
+    /* D-MGPU placement */
+    rp_alloc *allocs;
+    size_t n_allocs, cap_allocs;
+    rp_check check;           /* the host's; after rp_sim_run the total of every partition */
+    rp_lbufs lbufs;           /* line buffers carried by fill responses (cache.c) */
+    /* partitions (parallel.c) */
+    rp_part *parts;
+    uint32_t n_parts;
+    uint32_t threads;         /* worker threads for rp_sim_run (>= 1) */
+    rp_time lookahead_ps;     /* synchronisation window: smallest latency of a link between partitions */
+    rp_time notify_ps;        /* kernel completion seen by the host this long after the end */
+    uint64_t windows;         /* synchronisation windows run */
+    int fail_lock_init;
+    void *fail_lock;          /* pthread_mutex_t, for rp_sim_fail from several threads */
+    rp_hooks hooks;           /* observation points (rp_hooks.h); the engines point here */
+    FILE *out;                /* human output (mismatch lines); NULL = quiet */
+    bool quiet;
+    int failed;               /* a fatal error happened (message in err) */
+    char err[512];
+};
+
+static inline rp_msg_pool *rp_pool(rp_sim *s) { return rp_part_tls ? &rp_part_tls->pool : &s->pool; }
+static inline rp_check *rp_chk(rp_sim *s) { return rp_part_tls ? &rp_part_tls->check : &s->check; }
+static inline rp_lbufs *rp_lb(rp_sim *s) { return rp_part_tls ? &rp_part_tls->lbufs : &s->lbufs; }
+static inline FILE *rp_out(rp_sim *s) { return rp_part_tls ? rp_part_tls->out : s->out; }
+
+/* Build the machine described by cfg for the trace rd (not owned) into s
+ * (rp_sim_create allocates and calls this; tests may use their own storage).
+ * Returns 0 or -1 with a message in s->err; rp_sim_fini either way. */
+int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out);
+/* Partitions (parallel.c): one per GPU when the topology has several GPUs
+ * and every link between them has a non-zero latency, else one. Assigns
+ * s->gpus[*].part, engines and cross-partition links; computes the
+ * lookahead. 0 or -1 (message in s->err). */
+int rp_sim_partition(rp_sim *s);
+void rp_parts_fini(rp_sim *s);
+/* After the components are built: U-MGPU's links between GPU 0's dispatcher
+ * and the other GPUs, every CU's done_link, and the links between
+ * partitions (rp_net_partition). 0 or -1. */
+int rp_sim_link_partitions(rp_sim *s);
+/* l, initialised on the receiving partition's engine, is sent on from
+ * partition `from`: make it cross partitions when `to` is another one. */
+void rp_link_from(rp_sim *s, rp_link *l, const rp_part *from, const rp_part *to);
+/* Note a kernel's start (end = 0) or end on the running partition (cu.c). */
+void rp_kernel_note(rp_sim *s, rp_kernel *k, int end);
+void rp_sim_fini(rp_sim *s);
+
+/* The data check's reporter of RP_HOOK_MISMATCH (perform.c): prints the
+ * "mismatch:" / "note:" lines; attached by rp_sim_init. */
+void rp_check_reporter(void *arg, const rp_hook_ctx *c);
+
+/* Internal entry points shared by the component files. */
+void rp_perform(rp_sim *s, rp_access *a, uint64_t lane_mask);
+/* Active-lane ordinals of VMEM/SMEM access a whose bytes cross a boundary of
+ * lb-byte lines; computed on the first call and kept in a->xmask (cu.c calls
+ * it when the access is issued, so that caches in other partitions only
+ * read it). perform.c. */
+uint64_t rp_access_cross_mask(rp_access *a, uint32_t lb);
+/* Perform the part of access a (VMEM/SMEM) that lies in the cache line at
+ * `line` (lb bytes at data): loads compare the line's bytes with the trace
+ * and report mismatches, stores write into data (and set the bits of the
+ * byte mask bm when non-NULL), atomics read-modify-write data and check
+ * their return values. lane_mask: the active-lane ordinals whose first byte
+ * is in this line (rp_msg.lane_mask); lanes that only end in it are found
+ * here. Returns true when a store wrote the whole line. perform.c. */
+bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t lane_mask, uint64_t line, uint8_t *data, uint32_t lb,
+                     uint8_t *bm);
+/* Line data as the memory hierarchy holds it at the point of coherence:
+ * the owner GPU's L2 bank copy if present, else DRAM (rp_fmem). Used for
+ * fills whose response carries no data (forwarders that drop rp_msg.data). */
+void rp_mem_read_line(rp_sim *s, uint64_t line, uint8_t *dst, uint32_t lb);
+/* Write back (functionally, zero simulated time) every dirty line of GPU
+ * gpu's L2 banks into DRAM (rp_fmem); a no-op under debug.skip_l2_flush.
+ * For host.c before a device-to-host copy (rp_host_apply also writes back
+ * the lines a D2H/D2D source covers). Returns the lines written back. */
+uint64_t rp_mem_flush_l2(rp_sim *s, uint32_t gpu);
+uint32_t rp_gpu_of(rp_sim *s, uint64_t addr, uint32_t accessing_gpu);
+rp_link *rp_route_l1(void *ctx, uint64_t line, rp_port **dst);
+rp_link *rp_route_l2(void *ctx, uint64_t line, rp_port **dst);
+/* Link (and port) into the L2 bank of GPU gpu that holds addr. */
+rp_link *rp_route_l2_bank(rp_sim *s, uint32_t gpu, uint64_t addr, rp_port **dst);
+void rp_rdma_init(rp_rdma *r, rp_sim *s, uint32_t gpu);
+void rp_sim_fail(rp_sim *s, const char *fmt, ...);
+/* Add to out the per-kernel summary counters of k's GPUs in partition part
+ * (match) or in the other partitions (!match). */
+void rp_ksum_take(rp_sim *s, const rp_kernel *k, rp_ksum *out, int32_t part, bool match);
+
+#endif
