@@ -587,10 +587,42 @@ no_lit:
 
 /* ---- program ------------------------------------------------------------- */
 
-gcn_program *gcn_program_decode(const uint8_t *text, size_t len, uint64_t vaddr)
+/* ---- targets ------------------------------------------------------------- */
+
+static const gcn_target targets[] = {
+    {"gfx803", "GCN3", gcn_op_infos, GCN_OP_COUNT},
+};
+/* gfx8 processors with the encodings of gfx803 (LLVM AMDGPUUsage: GFX8). */
+static const char *const gfx8_alias[] = {"gfx801", "gfx802", "gfx810"};
+
+const gcn_target *gcn_target_find(const char *s)
+{
+    if (!s)
+        return NULL;
+    /* the processor: before any ':feature', after the last '-' of a triple */
+    size_t end = strcspn(s, ":");
+    const char *p = s;
+    for (size_t i = 0; i < end; i++)
+        if (s[i] == '-')
+            p = s + i + 1;
+    size_t n = (size_t)(s + end - p);
+    for (size_t i = 0; i < sizeof targets / sizeof *targets; i++)
+        if (strlen(targets[i].name) == n && !strncmp(p, targets[i].name, n))
+            return &targets[i];
+    for (size_t i = 0; i < sizeof gfx8_alias / sizeof *gfx8_alias; i++)
+        if (strlen(gfx8_alias[i]) == n && !strncmp(p, gfx8_alias[i], n))
+            return &targets[0];
+    return NULL;
+}
+
+const char *gcn_target_names(void) { return "gfx803 (also gfx801, gfx802, gfx810)"; }
+
+gcn_program *gcn_program_decode(const gcn_target *t, const uint8_t *text, size_t len, uint64_t vaddr)
 {
     gcn_program *p = calloc(1, sizeof *p);
     if (!p) { errno = ENOMEM; return NULL; }
+    /* one table today: every target found decodes with it */
+    p->target = t ? t : &targets[0];
     size_t nw = len / 4;
     p->vaddr = vaddr;
     p->size = len;

@@ -166,8 +166,28 @@ typedef struct gcn_insn {
     uint32_t mods;      /* modifiers: abs/neg/clamp/omod/glc/slc/... packed by the decoder */
 } gcn_insn;
 
+/* An ISA target this build has an instruction table and decoder for. Today
+ * one: GCN3 (gfx803; gfx801/802/810 share its encodings). A GCN5 table
+ * (gfx900) would be a second entry of the target list in gcn_decode.c, found
+ * by the same names (docs/architecture.md). */
+typedef struct gcn_target {
+    const char *name;        /* processor: "gfx803" */
+    const char *isa;         /* "GCN3" */
+    const struct gcn_op_info *ops; /* its instruction table, n_ops entries (index: gcn_op) */
+    unsigned n_ops;
+} gcn_target;
+
+/* The target of a processor name ("gfx803") or of an AMDGCN triple that ends
+ * in one ("amdgcn-amd-amdhsa--gfx803", "hipv4-amdgcn-amd-amdhsa--gfx803:xnack-"):
+ * the code object's (gcn_code_object.target) or the trace header's
+ * (isa_target). NULL when this build has no table for it. */
+const gcn_target *gcn_target_find(const char *name_or_triple);
+/* Processor names this build decodes, for messages: "gfx803 (also gfx801, gfx802, gfx810)". */
+const char *gcn_target_names(void);
+
 /* Whole decoded .text of one code object: decode once at load (STYLE.md #3). */
 typedef struct gcn_program {
+    const gcn_target *target; /* whose table decoded it */
     uint64_t vaddr;      /* ELF vaddr of the first byte of .text */
     uint64_t size;       /* bytes of .text */
     size_t n_insn;
@@ -186,10 +206,11 @@ typedef enum gcn_isa_status {
  * Decode a whole .text section (linear sweep). Words that do not decode become
  * instructions with GCN_IF_INVALID (size 4): decoding never fails on bad words;
  * executing one is reported by the emulator with kernel, PC and encoding.
- * text/len: section bytes; vaddr: ELF address of text[0].
+ * t: the target (gcn_target_find; NULL: gfx803); text/len: section bytes;
+ * vaddr: ELF address of text[0].
  * Returns NULL only when out of memory (errno ENOMEM).
  */
-gcn_program *gcn_program_decode(const uint8_t *text, size_t len, uint64_t vaddr);
+gcn_program *gcn_program_decode(const gcn_target *t, const uint8_t *text, size_t len, uint64_t vaddr);
 void gcn_program_free(gcn_program *p); /* accepts NULL */
 
 /* Instruction at ELF vaddr pc, or NULL if pc is outside the program or not at

@@ -42,7 +42,14 @@ static const gcn_program *program_of(rp_sim *s, uint32_t co_id)
         rp_sim_fail(s, "code object %u of the trace: %s", co_id, elf ? err : "missing");
         return NULL;
     }
-    s->progs[co_id] = gcn_program_decode(co->text, co->text_size, co->text_vaddr);
+    const gcn_target *t = gcn_target_find(co->target);
+    if (t != s->target) {
+        rp_sim_fail(s, "code object %u of the trace is for %s, the trace for %s", co_id, co->target,
+                    trc_reader_header(s->rd)->isa_target);
+        gcn_co_free(co);
+        return NULL;
+    }
+    s->progs[co_id] = gcn_program_decode(t, co->text, co->text_size, co->text_vaddr);
     gcn_co_free(co);
     if (!s->progs[co_id])
         rp_sim_fail(s, "code object %u: out of memory decoding .text", co_id);

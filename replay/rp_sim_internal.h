@@ -152,6 +152,7 @@ struct rp_sim {
     size_t next_event, n_events;
     bool host_done;
     /* code objects */
+    const gcn_target *target; /* the trace's ISA target (header isa_target) */
     gcn_program **progs;
     size_t n_progs;
     /* kernels */

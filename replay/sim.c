@@ -217,6 +217,14 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
     rp_hooks_attach(&s->hooks, RP_HOOK_MISMATCH, rp_check_reporter, NULL);
     if (rp_config_validate(cfg, s->err, sizeof s->err))
         return -1;
+    /* the instruction table is the trace's target's (trace header) */
+    const char *isa = trc_reader_header(rd)->isa_target;
+    s->target = gcn_target_find(isa);
+    if (!s->target) {
+        snprintf(s->err, sizeof s->err, "trace ISA target '%.64s': this build replays %s traces only", isa,
+                 gcn_target_names());
+        return -1;
+    }
     if (rp_engine_init(&s->eng)) {
         snprintf(s->err, sizeof s->err, "out of memory");
         return -1;

@@ -351,7 +351,7 @@ static const prog *prog_get(progs *ps, uint32_t id, char *err, size_t errlen)
         } else if (gcn_co_parse(elf, len, &g->co, e, sizeof e) != GCN_LD_OK) {
             snprintf(g->err, sizeof g->err, "code object %u: %.400s", id, e);
             g->co = NULL;
-        } else if (!(g->p = gcn_program_decode(g->co->text, g->co->text_size, g->co->text_vaddr)) ||
+        } else if (!(g->p = gcn_program_decode(gcn_target_find(g->co->target), g->co->text, g->co->text_size, g->co->text_vaddr)) ||
                    !(g->cls = malloc(g->p->n_insn ? g->p->n_insn : 1))) {
             snprintf(g->err, sizeof g->err, "code object %u: out of memory decoding .text", id);
             gcn_program_free(g->p);

@@ -201,7 +201,8 @@ gcn_module *gcn_module_load(gcn_machine *m, gcn_code_object *co, char *err, size
             return NULL;
         }
     }
-    mod->prog = gcn_program_decode(co->text, co->text_size, co->text_vaddr);
+    /* gcn_co_parse accepted only targets whose encodings we decode */
+    mod->prog = gcn_program_decode(gcn_target_find(co->target), co->text, co->text_size, co->text_vaddr);
     if (!mod->prog) {
         if (err)
             snprintf(err, errlen, "gcn_module_load: out of memory decoding %" PRIu64 " bytes of .text",

@@ -152,7 +152,7 @@ static void wave_init_(harness *h, const uint32_t *code, size_t nwords, int reco
     memset(&g_log, 0, sizeof g_log);
     assert_true(nwords <= 256);
     memcpy(h->code, code, nwords * 4);
-    h->p = gcn_program_decode((const uint8_t *)h->code, nwords * 4, VADDR);
+    h->p = gcn_program_decode(NULL, (const uint8_t *)h->code, nwords * 4, VADDR);
     assert_non_null(h->p);
     gcn_wave *w = &h->w;
     w->prog = h->p;

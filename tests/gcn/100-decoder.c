@@ -263,7 +263,7 @@ static void test_invalid_and_program(void **state)
     (void)state;
     /* s_mov_b32 s0, lit | invalid word | s_endpgm */
     const uint32_t text[] = {0xbe8000ff, 0x12345678, 0xffffffffu, 0xbf810000};
-    gcn_program *p = gcn_program_decode((const uint8_t *)text, sizeof text, 0x1000);
+    gcn_program *p = gcn_program_decode(NULL, (const uint8_t *)text, sizeof text, 0x1000);
     assert_non_null(p);
     assert_int_equal(p->n_insn, 3);
     assert_int_equal(p->insn[0].size, 8);
@@ -284,7 +284,7 @@ static void test_invalid_and_program(void **state)
     gcn_program_free(NULL);
     /* a literal cut off by the end of .text, an 8-byte format with one word */
     const uint32_t cut[] = {0xbe8000ff};
-    p = gcn_program_decode((const uint8_t *)cut, sizeof cut, 0);
+    p = gcn_program_decode(NULL, (const uint8_t *)cut, sizeof cut, 0);
     assert_int_equal(p->n_insn, 1);
     assert_true(p->insn[0].flags & GCN_IF_INVALID);
     gcn_program_free(p);

@@ -226,6 +226,8 @@ static void test_bulk_and_host(void **st)
 
 /* ---- host timeline through a replay of a crafted trace --------------------------------- */
 
+static const char *isa_target = "amdgcn-amd-amdhsa--gfx803";
+
 static char *write_trace(const trc_event *evs, size_t n)
 {
     static char path[64];
@@ -233,7 +235,7 @@ static char *write_trace(const trc_event *evs, size_t n)
     trc_header_info h;
     memset(&h, 0, sizeof h);
     snprintf(h.producer, sizeof h.producer, "750-net");
-    snprintf(h.isa_target, sizeof h.isa_target, "amdgcn-amd-amdhsa--gfx803");
+    snprintf(h.isa_target, sizeof h.isa_target, "%s", isa_target);
     h.device_count = 2;
     char err[256];
     trc_writer *w = trc_writer_open(path, &h, err, sizeof err);
@@ -328,6 +330,35 @@ static void test_host_copies(void **st)
     free(s);
 }
 
+/* The trace header's ISA target selects the instruction table: a target
+ * this build has none for is refused with the target named (rp_sim_create). */
+static void test_isa_target(void **st)
+{
+    (void)st;
+    trc_event e[] = {ev_alloc(0, 0x100000000ull, 64)};
+    char err[256];
+    rp_config cfg;
+    rp_config_defaults(&cfg);
+    isa_target = "amdgcn-amd-amdhsa--gfx900";
+    const char *path = write_trace(e, 1);
+    isa_target = "amdgcn-amd-amdhsa--gfx803";
+    trc_reader *rd = trc_reader_open(path, err, sizeof err);
+    assert_non_null(rd);
+    rp_sim *s = rp_sim_create(&cfg, rd, NULL, err, sizeof err);
+    assert_null(s);
+    assert_non_null(strstr(err, "gfx900"));
+    assert_non_null(strstr(err, "gfx803"));
+    trc_reader_close(rd);
+    /* gfx8 variants and feature suffixes use the GCN3 table */
+    assert_non_null(gcn_target_find("hipv4-amdgcn-amd-amdhsa--gfx803:xnack-"));
+    assert_ptr_equal(gcn_target_find("gfx802"), gcn_target_find("gfx803"));
+    assert_string_equal(gcn_target_find("gfx803")->isa, "GCN3");
+    assert_null(gcn_target_find("gfx900"));
+    assert_null(gcn_target_find(""));
+    assert_null(gcn_target_find(NULL));
+    unlink(path);
+}
+
 static void test_bad_kind(void **st)
 {
     (void)st;
@@ -357,7 +388,7 @@ int main(void)
         cmocka_unit_test(test_bus),          cmocka_unit_test(test_tree),
         cmocka_unit_test(test_ring),         cmocka_unit_test(test_all),
         cmocka_unit_test(test_bulk_and_host), cmocka_unit_test(test_host_copies),
-        cmocka_unit_test(test_bad_kind),
+        cmocka_unit_test(test_bad_kind),   cmocka_unit_test(test_isa_target),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
