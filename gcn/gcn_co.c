@@ -412,6 +412,124 @@ static gcn_ld_status collect_symbols(gcn_code_object *co, Elf *e, Elf_Scn *symsc
     return GCN_LD_OK;
 }
 
+/* Each kernel's descriptor (its symbol in symscn; v2: the 256-byte
+ * amd_kernel_code_t at the kernel's own symbol), parsed into k->kd, and its
+ * entry, which must lie in .text. GCN_LD_OK, or a status with the message
+ * in err. */
+static gcn_ld_status read_kernel_descriptors(Elf *e, Elf_Scn *symscn, int version, gcn_code_object *co, char *err,
+                                             size_t errlen)
+{
+    gcn_ld_status st = GCN_LD_OK;
+    const uint64_t kd_size = version == 2 ? V2_KD_SIZE : 64;
+    for (uint32_t i = 0; i < co->n_kernels; i++) {
+        gcn_kernel *k = &co->kernels[i];
+        int found = 0;
+        if (symscn) {
+            GElf_Shdr sh;
+            Elf_Data *d = elf_getdata(symscn, NULL);
+            if (gelf_getshdr(symscn, &sh) && d && sh.sh_entsize) {
+                size_t nsym = d->d_size / sh.sh_entsize;
+                for (size_t j = 0; j < nsym && !found; j++) {
+                    GElf_Sym sym;
+                    if (!gelf_getsym(d, (int)j, &sym))
+                        break;
+                    const char *sn = elf_strptr(e, sh.sh_link, sym.st_name);
+                    if (sn && strcmp(sn, k->symbol) == 0 && sym.st_shndx != SHN_UNDEF) {
+                        k->kd_vaddr = sym.st_value;
+                        found = 1;
+                    }
+                }
+            }
+        }
+        if (!found) {
+            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
+                      "code object: kernel descriptor symbol %s not found", k->symbol);
+            return st;
+        }
+        uint64_t kd_off;
+        if (!vaddr_to_off(co, k->kd_vaddr, kd_size, &kd_off)) {
+            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
+                      "code object: kernel descriptor %s at vaddr 0x%llx is not inside a loaded "
+                      "segment",
+                      k->symbol, (unsigned long long)k->kd_vaddr);
+            return st;
+        }
+        char kerr[200] = "";
+        st = version == 2 ? gcn_kd_parse_v2(co->elf + kd_off, &k->kd, kerr, sizeof kerr)
+                          : gcn_kd_parse(co->elf + kd_off, &k->kd, kerr, sizeof kerr);
+        if (st != GCN_LD_OK) {
+            gcn_ld_fail(st, err, errlen, "code object: kernel %s: %s", k->name, kerr);
+            return st;
+        }
+        if (version == 2) {
+            /* Older v2 metadata omits the segment sizes: the descriptor has them. */
+            if (!k->group_segment_fixed_size)
+                k->group_segment_fixed_size = k->kd.group_segment_fixed_size;
+            if (!k->private_segment_fixed_size)
+                k->private_segment_fixed_size = k->kd.private_segment_fixed_size;
+        }
+        k->entry_vaddr = k->kd_vaddr + (uint64_t)k->kd.kernel_code_entry_byte_offset;
+        if (k->entry_vaddr < co->text_vaddr || k->entry_vaddr - co->text_vaddr >= co->text_size) {
+            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
+                      "code object: kernel %s entry 0x%llx lies outside .text [0x%llx, +0x%llx)",
+                      k->name, (unsigned long long)k->entry_vaddr,
+                      (unsigned long long)co->text_vaddr, (unsigned long long)co->text_size);
+            return st;
+        }
+    }
+    return GCN_LD_OK;
+}
+
+/* The PT_LOAD segments of e (len bytes) into co->segs and co->image_size.
+ * GCN_LD_OK, or a status with the message in err. */
+static gcn_ld_status read_segments(Elf *e, size_t len, gcn_code_object *co, char *err, size_t errlen)
+{
+    gcn_ld_status st = GCN_LD_OK;
+    size_t nph = 0;
+    if (elf_getphdrnum(e, &nph) != 0) {
+        st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: bad program headers: %s",
+                  elf_errmsg(-1));
+        return st;
+    }
+    co->segs = calloc(nph ? nph : 1, sizeof *co->segs);
+    if (!co->segs) {
+        st = gcn_ld_fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory");
+        return st;
+    }
+    for (size_t i = 0; i < nph; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(e, (int)i, &ph)) {
+            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: program header %zu unreadable: %s",
+                      i, elf_errmsg(-1));
+            return st;
+        }
+        if (ph.p_type != PT_LOAD)
+            continue;
+        if (ph.p_offset > len || ph.p_filesz > len - ph.p_offset || ph.p_filesz > ph.p_memsz ||
+            ph.p_vaddr > MAX_IMAGE_SIZE || ph.p_memsz > MAX_IMAGE_SIZE - ph.p_vaddr) {
+            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
+                      "code object: PT_LOAD %zu (offset 0x%llx filesz 0x%llx vaddr 0x%llx memsz "
+                      "0x%llx) lies outside the file or the 1 GiB image limit",
+                      i, (unsigned long long)ph.p_offset, (unsigned long long)ph.p_filesz,
+                      (unsigned long long)ph.p_vaddr, (unsigned long long)ph.p_memsz);
+            return st;
+        }
+        gcn_segment *s = &co->segs[co->n_segs++];
+        s->vaddr = ph.p_vaddr;
+        s->memsz = ph.p_memsz;
+        s->offset = ph.p_offset;
+        s->filesz = ph.p_filesz;
+        s->flags = ph.p_flags;
+        if (s->vaddr + s->memsz > co->image_size)
+            co->image_size = s->vaddr + s->memsz;
+    }
+    if (!co->n_segs) {
+        st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: no PT_LOAD segment");
+        return st;
+    }
+    return GCN_LD_OK;
+}
+
 /* v2: .text with every in-text amd_kernel_code_t (up to its entry) as s_nop 0
  * (0xbf800000, GCN3 ISA manual SOPP), so the linear-sweep decoder reaches each
  * entry at an instruction boundary. */
@@ -467,7 +585,7 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
 
     Elf *e = elf_memory((char *)co->elf, len);
     GElf_Ehdr eh;
-    size_t nph = 0, shstrndx = 0;
+    size_t shstrndx = 0;
     const uint8_t *meta = NULL, *yaml_meta = NULL, *isa_note = NULL;
     size_t meta_len = 0, yaml_len = 0, isa_len = 0;
     Elf_Scn *symscn = NULL, *dynsymscn = NULL;
@@ -487,47 +605,8 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
     }
 
     /* Loadable segments. */
-    if (elf_getphdrnum(e, &nph) != 0) {
-        st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: bad program headers: %s",
-                  elf_errmsg(-1));
+    if ((st = read_segments(e, len, co, err, errlen)) != GCN_LD_OK)
         goto fail;
-    }
-    co->segs = calloc(nph ? nph : 1, sizeof *co->segs);
-    if (!co->segs) {
-        st = gcn_ld_fail(GCN_LD_ENOMEM, err, errlen, "code object: out of memory");
-        goto fail;
-    }
-    for (size_t i = 0; i < nph; i++) {
-        GElf_Phdr ph;
-        if (!gelf_getphdr(e, (int)i, &ph)) {
-            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: program header %zu unreadable: %s",
-                      i, elf_errmsg(-1));
-            goto fail;
-        }
-        if (ph.p_type != PT_LOAD)
-            continue;
-        if (ph.p_offset > len || ph.p_filesz > len - ph.p_offset || ph.p_filesz > ph.p_memsz ||
-            ph.p_vaddr > MAX_IMAGE_SIZE || ph.p_memsz > MAX_IMAGE_SIZE - ph.p_vaddr) {
-            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
-                      "code object: PT_LOAD %zu (offset 0x%llx filesz 0x%llx vaddr 0x%llx memsz "
-                      "0x%llx) lies outside the file or the 1 GiB image limit",
-                      i, (unsigned long long)ph.p_offset, (unsigned long long)ph.p_filesz,
-                      (unsigned long long)ph.p_vaddr, (unsigned long long)ph.p_memsz);
-            goto fail;
-        }
-        gcn_segment *s = &co->segs[co->n_segs++];
-        s->vaddr = ph.p_vaddr;
-        s->memsz = ph.p_memsz;
-        s->offset = ph.p_offset;
-        s->filesz = ph.p_filesz;
-        s->flags = ph.p_flags;
-        if (s->vaddr + s->memsz > co->image_size)
-            co->image_size = s->vaddr + s->memsz;
-    }
-    if (!co->n_segs) {
-        st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: no PT_LOAD segment");
-        goto fail;
-    }
 
     /* Sections: .text, symbol tables, notes, relocations. */
     if (elf_getshdrstrndx(e, &shstrndx) != 0) {
@@ -629,63 +708,8 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
         symscn = dynsymscn;
     if ((st = collect_symbols(co, e, symscn, err, errlen)) != GCN_LD_OK)
         goto fail;
-    const uint64_t kd_size = version == 2 ? V2_KD_SIZE : 64;
-    for (uint32_t i = 0; i < co->n_kernels; i++) {
-        gcn_kernel *k = &co->kernels[i];
-        int found = 0;
-        if (symscn) {
-            GElf_Shdr sh;
-            Elf_Data *d = elf_getdata(symscn, NULL);
-            if (gelf_getshdr(symscn, &sh) && d && sh.sh_entsize) {
-                size_t nsym = d->d_size / sh.sh_entsize;
-                for (size_t j = 0; j < nsym && !found; j++) {
-                    GElf_Sym sym;
-                    if (!gelf_getsym(d, (int)j, &sym))
-                        break;
-                    const char *sn = elf_strptr(e, sh.sh_link, sym.st_name);
-                    if (sn && strcmp(sn, k->symbol) == 0 && sym.st_shndx != SHN_UNDEF) {
-                        k->kd_vaddr = sym.st_value;
-                        found = 1;
-                    }
-                }
-            }
-        }
-        if (!found) {
-            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
-                      "code object: kernel descriptor symbol %s not found", k->symbol);
-            goto fail;
-        }
-        uint64_t kd_off;
-        if (!vaddr_to_off(co, k->kd_vaddr, kd_size, &kd_off)) {
-            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
-                      "code object: kernel descriptor %s at vaddr 0x%llx is not inside a loaded "
-                      "segment",
-                      k->symbol, (unsigned long long)k->kd_vaddr);
-            goto fail;
-        }
-        char kerr[200] = "";
-        st = version == 2 ? gcn_kd_parse_v2(co->elf + kd_off, &k->kd, kerr, sizeof kerr)
-                          : gcn_kd_parse(co->elf + kd_off, &k->kd, kerr, sizeof kerr);
-        if (st != GCN_LD_OK) {
-            gcn_ld_fail(st, err, errlen, "code object: kernel %s: %s", k->name, kerr);
-            goto fail;
-        }
-        if (version == 2) {
-            /* Older v2 metadata omits the segment sizes: the descriptor has them. */
-            if (!k->group_segment_fixed_size)
-                k->group_segment_fixed_size = k->kd.group_segment_fixed_size;
-            if (!k->private_segment_fixed_size)
-                k->private_segment_fixed_size = k->kd.private_segment_fixed_size;
-        }
-        k->entry_vaddr = k->kd_vaddr + (uint64_t)k->kd.kernel_code_entry_byte_offset;
-        if (k->entry_vaddr < co->text_vaddr || k->entry_vaddr - co->text_vaddr >= co->text_size) {
-            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
-                      "code object: kernel %s entry 0x%llx lies outside .text [0x%llx, +0x%llx)",
-                      k->name, (unsigned long long)k->entry_vaddr,
-                      (unsigned long long)co->text_vaddr, (unsigned long long)co->text_size);
-            goto fail;
-        }
-    }
+    if ((st = read_kernel_descriptors(e, symscn, version, co, err, errlen)) != GCN_LD_OK)
+        goto fail;
     /* .text must be inside the mapped image so the emulator's PCs are valid. */
     if (have_text) {
         uint64_t toff;

@@ -236,6 +236,119 @@ static inline bool lds_checked_op(const gcn_op_info *oi)
     return oi->seg != GCN_SEG_XLANE && oi->seg != GCN_SEG_LDSCTR && oi->seg != GCN_SEG_GDS;
 }
 
+/* An LDS access (DS, or FLAT to LDS): the CU's LDS unit, bank conflicts,
+ * performed and checked against the workgroup's functional LDS at issue;
+ * completes after lds.latency in issue order (lds_done). */
+static bool issue_lds(rp_wave *w, const gcn_insn *in, const trc_mem_op *op, rp_access *a, uint32_t n, rp_time now,
+                      rp_time *t_next, rp_engine *e)
+{
+    rp_cu *cu = w->cu;
+    rp_sim *s = cu->sim;
+    const rp_config *cfg = &s->cfg;
+    rp_time cyc = s->clk.period_ps;
+    a->kind = RP_ACC_LDS;
+    a->counts_vm = in->unit == GCN_UNIT_VMEM; /* FLAT to LDS counts as a vector access */
+    cu->st_lds++;
+    const gcn_op_info *oi = op_info(in);
+    /* two elements per lane at two offsets (ds_read2/write2[st64]); the
+     * ds_wrxchg2 atomics are applied as one access per lane, as before */
+    if (oi->elem_count == 2 && !(oi->flags & GCN_IF_ATOMIC)) {
+        /* offset0 = imm[7:0], offset1 = imm2 (gcn_decode.c, DS format;
+         * emu/isa/gcn_sem.c ds_access reads the same fields) */
+        uint32_t esz = op->bytes_per_lane / 2, scale = esz * oi->elem_scale;
+        a->ds2 = 1;
+        a->ds2_esz = (uint8_t)esz;
+        a->ds2_delta = ((int32_t)(in->imm2 & 0xff) - (int32_t)(in->imm & 0xff)) * (int32_t)scale;
+    }
+    uint32_t c = lds_cycles(op, a, cfg->lds_banks);
+    cu->st_lds_conflict_cycles += c;
+    rp_time start = cu->lds_busy > now ? cu->lds_busy : now;
+    cu->lds_busy = start + c * cyc;
+    a->done = cu->lds_busy + rp_lat_ps(cfg->lds_latency, s->clk);
+    RP_HOOK_FIRE(&s->hooks, RP_HOOK_ACCESS_ISSUE, start, cu->gpu, cu->id, a, NULL, s);
+    if (lds_checked_op(oi) && (op->load_data || op->store_data))
+        rp_perform(s, a, n >= 64 ? ~0ull : (1ull << n) - 1);
+    else
+        rp_chk(s)->lds_unchecked++;
+    if (a->counts_vm)
+        w->vmcnt++;
+    else
+        w->lgkmcnt++;
+    a->next = NULL;
+    if (cu->lds_tail)
+        cu->lds_tail->next = a;
+    else
+        cu->lds_head = a;
+    cu->lds_tail = a;
+    if (!cu->lds_ev.pending)
+        rp_engine_schedule(e, &cu->lds_ev, cu->lds_head->done);
+    *t_next = start + cyc;
+    return true;
+}
+
+/* The lb-byte lines a VMEM/SMEM access touches (at most 128), in first-touch
+ * order, with per line the active-lane ordinals whose first byte is in it
+ * (SMEM: lane 0 in its first line). Returns the number of lines. */
+static uint32_t coalesce_lines(rp_wave *w, const trc_mem_op *op, uint32_t n, uint32_t lb, uint64_t *line,
+                               uint64_t *mask)
+{
+    uint64_t lmask = ~(uint64_t)(lb - 1);
+    uint32_t nl = 0;
+    uint32_t bytes = op->bytes_per_lane ? op->bytes_per_lane : 4;
+    if (op->flags & TRC_MO_SMEM) {
+        uint64_t a0 = op->addr[0] & lmask, a1 = (op->addr[0] + bytes - 1) & lmask;
+        line[nl] = a0, mask[nl++] = 1;
+        for (uint64_t x = a0 + lb; x <= a1 && nl < 128; x += lb)
+            line[nl] = x, mask[nl++] = 0;
+    } else {
+        for (uint32_t k = 0; k < n; k++) {
+            uint64_t l0 = op->addr[k] & lmask, l1 = (op->addr[k] + bytes - 1) & lmask;
+            for (uint64_t x = l0; x <= l1; x += lb) {
+                uint32_t j;
+                /* lanes are usually sequential: search from the newest line */
+                for (j = nl; j-- > 0;)
+                    if (line[j] == x)
+                        break;
+                if (j == UINT32_MAX) {
+                    if (nl == 128) {
+                        rp_walk_error(w, "more than 128 cache lines in one access");
+                        break;
+                    }
+                    j = nl++;
+                    line[j] = x;
+                    mask[j] = 0;
+                }
+                if (x == l0)
+                    mask[j] |= 1ull << k;
+            }
+        }
+    }
+    return nl;
+}
+
+/* The operation and element width of an atomic access, from the op's row of
+ * gcn3.def; an atomic the functional model cannot apply, or a record whose
+ * compare-and-swap flag disagrees with the opcode, is a walk error and is
+ * applied as no operation. */
+static void atomic_setup(rp_wave *w, const gcn_insn *in, const trc_mem_op *op, rp_access *a)
+{
+    const gcn_op_info *oi = op_info(in);
+    a->atomic_op = oi->aop;
+    a->atomic_bytes = oi->elem_bytes == 8 ? 8 : 4;
+    if (a->atomic_op == GCN_AT_UNKNOWN || a->atomic_op == GCN_AT_NONE) {
+        rp_walk_error(w, "atomic opcode not understood by the functional model");
+        a->atomic_op = GCN_AT_NONE;
+    } else if ((a->atomic_op == GCN_AT_CMPSWAP) != !!(op->flags & TRC_MO_CMPSWAP)) {
+        /* store_data holds 2 operands per lane only with TRC_MO_CMPSWAP (the
+         * reader checked its length against the flags): never read past it */
+        rp_walk_error(w, a->atomic_op == GCN_AT_CMPSWAP
+                          ? "compare-and-swap record without its compare value (no cmpswap flag: "
+                            "recorded by a gcn3-emu older than the fix of issue 20; record again)"
+                          : "cmpswap flag on an atomic that is not a compare-and-swap");
+        a->atomic_op = GCN_AT_NONE;
+    }
+}
+
 /* Issue a memory instruction. Returns false on a trace inconsistency. */
 static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_next, rp_engine *e)
 {
@@ -268,99 +381,16 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     a->w = w;
     a->in = in;
     a->op = op;
-    if (op->flags & TRC_MO_ATOMIC) {
-        const gcn_op_info *oi = op_info(in);
-        a->atomic_op = oi->aop;
-        a->atomic_bytes = oi->elem_bytes == 8 ? 8 : 4;
-        if (a->atomic_op == GCN_AT_UNKNOWN || a->atomic_op == GCN_AT_NONE) {
-            rp_walk_error(w, "atomic opcode not understood by the functional model");
-            a->atomic_op = GCN_AT_NONE;
-        } else if ((a->atomic_op == GCN_AT_CMPSWAP) != !!(op->flags & TRC_MO_CMPSWAP)) {
-            /* store_data holds 2 operands per lane only with TRC_MO_CMPSWAP (the
-             * reader checked its length against the flags): never read past it */
-            rp_walk_error(w, a->atomic_op == GCN_AT_CMPSWAP
-                              ? "compare-and-swap record without its compare value (no cmpswap flag: "
-                                "recorded by a gcn3-emu older than the fix of issue 20; record again)"
-                              : "cmpswap flag on an atomic that is not a compare-and-swap");
-            a->atomic_op = GCN_AT_NONE;
-        }
-    }
+    if (op->flags & TRC_MO_ATOMIC)
+        atomic_setup(w, in, op, a);
 
-    if (op->flags & TRC_MO_LDS) {
-        a->kind = RP_ACC_LDS;
-        a->counts_vm = in->unit == GCN_UNIT_VMEM; /* FLAT to LDS counts as a vector access */
-        cu->st_lds++;
-        const gcn_op_info *oi = op_info(in);
-        /* two elements per lane at two offsets (ds_read2/write2[st64]); the
-         * ds_wrxchg2 atomics are applied as one access per lane, as before */
-        if (oi->elem_count == 2 && !(oi->flags & GCN_IF_ATOMIC)) {
-            /* offset0 = imm[7:0], offset1 = imm2 (gcn_decode.c, DS format;
-             * emu/isa/gcn_sem.c ds_access reads the same fields) */
-            uint32_t esz = op->bytes_per_lane / 2, scale = esz * oi->elem_scale;
-            a->ds2 = 1;
-            a->ds2_esz = (uint8_t)esz;
-            a->ds2_delta = ((int32_t)(in->imm2 & 0xff) - (int32_t)(in->imm & 0xff)) * (int32_t)scale;
-        }
-        uint32_t c = lds_cycles(op, a, cfg->lds_banks);
-        cu->st_lds_conflict_cycles += c;
-        rp_time start = cu->lds_busy > now ? cu->lds_busy : now;
-        cu->lds_busy = start + c * cyc;
-        a->done = cu->lds_busy + rp_lat_ps(cfg->lds_latency, s->clk);
-        RP_HOOK_FIRE(&s->hooks, RP_HOOK_ACCESS_ISSUE, start, cu->gpu, cu->id, a, NULL, s);
-        if (lds_checked_op(oi) && (op->load_data || op->store_data))
-            rp_perform(s, a, n >= 64 ? ~0ull : (1ull << n) - 1);
-        else
-            rp_chk(s)->lds_unchecked++;
-        if (a->counts_vm)
-            w->vmcnt++;
-        else
-            w->lgkmcnt++;
-        a->next = NULL;
-        if (cu->lds_tail)
-            cu->lds_tail->next = a;
-        else
-            cu->lds_head = a;
-        cu->lds_tail = a;
-        if (!cu->lds_ev.pending)
-            rp_engine_schedule(e, &cu->lds_ev, cu->lds_head->done);
-        *t_next = start + cyc;
-        return true;
-    }
+    if (op->flags & TRC_MO_LDS)
+        return issue_lds(w, in, op, a, n, now, t_next, e);
 
     uint8_t type = op->flags & TRC_MO_ATOMIC ? RP_MSG_ATOMIC : op->flags & TRC_MO_STORE ? RP_MSG_WRITE : RP_MSG_READ;
-    uint64_t lmask = ~(uint64_t)(cfg->l1v_line - 1);
     /* Coalesce lane addresses into lines; mask bits are active-lane ordinals. */
     uint64_t line[128], mask[128];
-    uint32_t nl = 0;
-    uint32_t bytes = op->bytes_per_lane ? op->bytes_per_lane : 4;
-    if (op->flags & TRC_MO_SMEM) {
-        uint64_t a0 = op->addr[0] & lmask, a1 = (op->addr[0] + bytes - 1) & lmask;
-        line[nl] = a0, mask[nl++] = 1;
-        for (uint64_t x = a0 + cfg->l1v_line; x <= a1 && nl < 128; x += cfg->l1v_line)
-            line[nl] = x, mask[nl++] = 0;
-    } else {
-        for (uint32_t k = 0; k < n; k++) {
-            uint64_t l0 = op->addr[k] & lmask, l1 = (op->addr[k] + bytes - 1) & lmask;
-            for (uint64_t x = l0; x <= l1; x += cfg->l1v_line) {
-                uint32_t j;
-                /* lanes are usually sequential: search from the newest line */
-                for (j = nl; j-- > 0;)
-                    if (line[j] == x)
-                        break;
-                if (j == UINT32_MAX) {
-                    if (nl == 128) {
-                        rp_walk_error(w, "more than 128 cache lines in one access");
-                        break;
-                    }
-                    j = nl++;
-                    line[j] = x;
-                    mask[j] = 0;
-                }
-                if (x == l0)
-                    mask[j] |= 1ull << k;
-            }
-        }
-    }
+    uint32_t nl = coalesce_lines(w, op, n, cfg->l1v_line, line, mask);
     a->lines_pending = nl;
     rp_time start;
     rp_link *link;

@@ -232,6 +232,146 @@ static int write_output(int fd, const char *in_path, int fo, const char *out_pat
     return rc;
 }
 
+/* What the scan of a damaged file found (step 1 of trc_salvage). */
+typedef struct scan_state {
+    u64list co, ev, rframes, dframes; /* chunk offsets by kind */
+    skernel *ks;                      /* kernels by id: launch and kernel-end chunks */
+    size_t nks, capks;
+    uint64_t valid;                   /* bytes before the first chunk not accepted */
+} scan_state;
+
+/* Step 1: walk the chunks from the first one while they are complete and
+ * consistent, noting every chunk's offset by kind; st->cut says where and why
+ * the walk stopped. Returns 0, or -1 on a fatal error (message in err). */
+static int scan(int fd, const char *in_path, uint64_t size, uint32_t major, uint32_t minor, scan_state *sc,
+                trc_salvage_stats *st, char *err, size_t errlen)
+{
+    trc_chunk_iter it = {fd, TRC_FILE_HDR_SIZE, size};
+    uint64_t off = TRC_FILE_HDR_SIZE; /* everything before it is accepted */
+    int have_header = 0;
+    for (;;) {
+        trc_chunk_info ci;
+        int more = trc_chunk_next(&it, &ci, st->cut, sizeof st->cut);
+        if (more == 0) {
+            snprintf(st->cut, sizeof st->cut, "file ends at byte %llu after a complete chunk (no index)",
+                     (unsigned long long)it.off);
+            break;
+        }
+        if (more < 0) {
+            if (!strncmp(st->cut, "read error", 10)) {
+                sfail(err, errlen, in_path, "%s", st->cut);
+                return -1;
+            }
+            break; /* the cut: everything before it is complete */
+        }
+        off = ci.off;
+        uint32_t type = 0;
+        uint8_t *raw = NULL;
+        size_t n = 0;
+        uint64_t cb = 0;
+        char cerr[512];
+        if (trc_read_chunk_raw(fd, in_path, off, size, 0, &type, &raw, &n, &cb, cerr, sizeof cerr) < 0) {
+            if (!have_header) {
+                sfail(err, errlen, in_path, "header chunk unreadable, nothing to salvage (%s)", cerr);
+                return -1;
+            }
+            snprintf(st->cut, sizeof st->cut, "damaged chunk: %.200s", cerr);
+            break;
+        }
+        const char *bad = NULL;
+        if (!have_header) {
+            Gtrace__Header *hm =
+                type == TRC_CHUNK_HEADER ? gtrace__header__unpack(NULL, n, raw) : NULL;
+            if (!hm || !hm->magic || strcmp(hm->magic, TRC_HEADER_MAGIC_STR) != 0 ||
+                hm->format_major != major || hm->format_minor != minor) {
+                if (hm) gtrace__header__free_unpacked(hm, NULL);
+                free(raw);
+                sfail(err, errlen, in_path, "first chunk is not a valid header; nothing to salvage");
+                return -1;
+            }
+            gtrace__header__free_unpacked(hm, NULL);
+            have_header = 1;
+        } else if (type == TRC_CHUNK_HEADER) {
+            bad = "a second header chunk";
+        } else if (type == TRC_CHUNK_CODE_OBJECT) {
+            Gtrace__CodeObject *c = gtrace__code_object__unpack(NULL, n, raw);
+            if (!c || c->id != sc->co.n) bad = "code object chunk does not decode or has the wrong id";
+            else if (push64(&sc->co, off) < 0) bad = "out of memory";
+            if (c) gtrace__code_object__free_unpacked(c, NULL);
+        } else if (type == TRC_CHUNK_EVENT) {
+            Gtrace__Event *e = gtrace__event__unpack(NULL, n, raw);
+            if (!e) {
+                bad = "event chunk does not decode";
+            } else if (trc_event_problem(e)) {
+                bad = trc_event_problem(e);
+            } else if (e->launch && e->launch->kernel_id != sc->nks) {
+                bad = "launch event inconsistent with the launches before it";
+            } else {
+                if (e->launch) {
+                    if (sc->nks == sc->capks) {
+                        size_t nc = sc->capks ? 2 * sc->capks : 16;
+                        skernel *np = realloc(sc->ks, nc * sizeof *np);
+                        if (!np) bad = "out of memory";
+                        else {
+                            sc->ks = np;
+                            sc->capks = nc;
+                        }
+                    }
+                    if (!bad)
+                        sc->ks[sc->nks++] = (skernel){off, (uint32_t)sc->ev.n, UINT64_MAX, NULL};
+                }
+                if (!bad && push64(&sc->ev, off) < 0) bad = "out of memory";
+            }
+            if (e) gtrace__event__free_unpacked(e, NULL);
+        } else if (type == TRC_CHUNK_WORKGROUP) {
+            if (push64(&sc->rframes, off) < 0) bad = "out of memory";
+        } else if (type == TRC_CHUNK_WG_DATA) {
+            if (push64(&sc->dframes, off) < 0) bad = "out of memory";
+        } else if (type == TRC_CHUNK_KERNEL_END) {
+            Gtrace__KernelIndex *ki = gtrace__kernel_index__unpack(NULL, n, raw);
+            size_t nf = ki ? ki->n_frame_offset : 0;
+            if (!ki || ki->kernel_id >= sc->nks || sc->ks[ki->kernel_id].ki ||
+                ki->launch_event != sc->ks[ki->kernel_id].launch_event ||
+                ki->n_data_frame_offset != nf || ki->n_wg_rec_off != ki->n_wg_frame ||
+                ki->n_wg_rec_len != ki->n_wg_frame || ki->n_wg_data_off != ki->n_wg_frame ||
+                ki->n_wg_data_len != ki->n_wg_frame) {
+                bad = "kernel-end chunk inconsistent";
+            } else {
+                for (size_t j = 0; j < nf && !bad; j++)
+                    if (!has64(&sc->rframes, ki->frame_offset[j]) || !has64(&sc->dframes, ki->data_frame_offset[j]))
+                        bad = "kernel-end chunk names a frame that is not an intact earlier frame";
+                for (size_t j = 0; j < ki->n_wg_frame && !bad; j++)
+                    if (ki->wg_frame[j] >= nf) bad = "kernel-end chunk maps a workgroup to a missing frame";
+            }
+            if (!bad) {
+                ki->ended = 1;
+                sc->ks[ki->kernel_id].ki = ki;
+                sc->ks[ki->kernel_id].end_off = off;
+            } else if (ki) {
+                gtrace__kernel_index__free_unpacked(ki, NULL);
+            }
+        } else if (type == TRC_CHUNK_INDEX) {
+            free(raw);
+            snprintf(st->cut, sizeof st->cut, "index chunk at byte %llu but no valid trailer",
+                     (unsigned long long)off);
+            break;
+        }
+        free(raw);
+        if (bad) {
+            snprintf(st->cut, sizeof st->cut, "chunk at byte %llu: %s", (unsigned long long)off, bad);
+            break;
+        }
+        off = it.off;
+    }
+    st->valid_bytes = off;
+    sc->valid = off;
+    if (!have_header) { /* cut before the header chunk was complete (found by fuzz/trace_reader_fuzz) */
+        sfail(err, errlen, in_path, "%s; the header chunk is incomplete, nothing to salvage", st->cut);
+        return -1;
+    }
+    return 0;
+}
+
 int trc_salvage(const char *in_path, const char *out_path, trc_salvage_stats *stp, char *err,
                 size_t errlen)
 {
@@ -263,7 +403,7 @@ int trc_salvage(const char *in_path, const char *out_path, trc_salvage_stats *st
     int rc = -1, fo = -1, created = 0;
     u64list co = {0}, ev = {0}, rframes = {0}, dframes = {0};
     skernel *ks = NULL;
-    size_t nks = 0, capks = 0;
+    size_t nks = 0;
 
     uint8_t fh[TRC_FILE_HDR_SIZE];
     if (size < TRC_FILE_HDR_SIZE || pread(fd, fh, sizeof fh, 0) != (ssize_t)sizeof fh) {
@@ -283,128 +423,13 @@ int trc_salvage(const char *in_path, const char *out_path, trc_salvage_stats *st
     }
 
     /* 1. Scan. */
-    trc_chunk_iter it = {fd, TRC_FILE_HDR_SIZE, size};
-    uint64_t off = TRC_FILE_HDR_SIZE; /* everything before it is accepted */
-    int have_header = 0;
-    for (;;) {
-        trc_chunk_info ci;
-        int more = trc_chunk_next(&it, &ci, st->cut, sizeof st->cut);
-        if (more == 0) {
-            snprintf(st->cut, sizeof st->cut, "file ends at byte %llu after a complete chunk (no index)",
-                     (unsigned long long)it.off);
-            break;
-        }
-        if (more < 0) {
-            if (!strncmp(st->cut, "read error", 10)) {
-                sfail(err, errlen, in_path, "%s", st->cut);
-                goto out;
-            }
-            break; /* the cut: everything before it is complete */
-        }
-        off = ci.off;
-        uint32_t type = 0;
-        uint8_t *raw = NULL;
-        size_t n = 0;
-        uint64_t cb = 0;
-        char cerr[512];
-        if (trc_read_chunk_raw(fd, in_path, off, size, 0, &type, &raw, &n, &cb, cerr, sizeof cerr) < 0) {
-            if (!have_header) {
-                sfail(err, errlen, in_path, "header chunk unreadable, nothing to salvage (%s)", cerr);
-                goto out;
-            }
-            snprintf(st->cut, sizeof st->cut, "damaged chunk: %.200s", cerr);
-            break;
-        }
-        const char *bad = NULL;
-        if (!have_header) {
-            Gtrace__Header *hm =
-                type == TRC_CHUNK_HEADER ? gtrace__header__unpack(NULL, n, raw) : NULL;
-            if (!hm || !hm->magic || strcmp(hm->magic, TRC_HEADER_MAGIC_STR) != 0 ||
-                hm->format_major != major || hm->format_minor != minor) {
-                if (hm) gtrace__header__free_unpacked(hm, NULL);
-                free(raw);
-                sfail(err, errlen, in_path, "first chunk is not a valid header; nothing to salvage");
-                goto out;
-            }
-            gtrace__header__free_unpacked(hm, NULL);
-            have_header = 1;
-        } else if (type == TRC_CHUNK_HEADER) {
-            bad = "a second header chunk";
-        } else if (type == TRC_CHUNK_CODE_OBJECT) {
-            Gtrace__CodeObject *c = gtrace__code_object__unpack(NULL, n, raw);
-            if (!c || c->id != co.n) bad = "code object chunk does not decode or has the wrong id";
-            else if (push64(&co, off) < 0) bad = "out of memory";
-            if (c) gtrace__code_object__free_unpacked(c, NULL);
-        } else if (type == TRC_CHUNK_EVENT) {
-            Gtrace__Event *e = gtrace__event__unpack(NULL, n, raw);
-            if (!e) {
-                bad = "event chunk does not decode";
-            } else if (trc_event_problem(e)) {
-                bad = trc_event_problem(e);
-            } else if (e->launch && e->launch->kernel_id != nks) {
-                bad = "launch event inconsistent with the launches before it";
-            } else {
-                if (e->launch) {
-                    if (nks == capks) {
-                        size_t nc = capks ? 2 * capks : 16;
-                        skernel *np = realloc(ks, nc * sizeof *np);
-                        if (!np) bad = "out of memory";
-                        else {
-                            ks = np;
-                            capks = nc;
-                        }
-                    }
-                    if (!bad)
-                        ks[nks++] = (skernel){off, (uint32_t)ev.n, UINT64_MAX, NULL};
-                }
-                if (!bad && push64(&ev, off) < 0) bad = "out of memory";
-            }
-            if (e) gtrace__event__free_unpacked(e, NULL);
-        } else if (type == TRC_CHUNK_WORKGROUP) {
-            if (push64(&rframes, off) < 0) bad = "out of memory";
-        } else if (type == TRC_CHUNK_WG_DATA) {
-            if (push64(&dframes, off) < 0) bad = "out of memory";
-        } else if (type == TRC_CHUNK_KERNEL_END) {
-            Gtrace__KernelIndex *ki = gtrace__kernel_index__unpack(NULL, n, raw);
-            size_t nf = ki ? ki->n_frame_offset : 0;
-            if (!ki || ki->kernel_id >= nks || ks[ki->kernel_id].ki ||
-                ki->launch_event != ks[ki->kernel_id].launch_event ||
-                ki->n_data_frame_offset != nf || ki->n_wg_rec_off != ki->n_wg_frame ||
-                ki->n_wg_rec_len != ki->n_wg_frame || ki->n_wg_data_off != ki->n_wg_frame ||
-                ki->n_wg_data_len != ki->n_wg_frame) {
-                bad = "kernel-end chunk inconsistent";
-            } else {
-                for (size_t j = 0; j < nf && !bad; j++)
-                    if (!has64(&rframes, ki->frame_offset[j]) || !has64(&dframes, ki->data_frame_offset[j]))
-                        bad = "kernel-end chunk names a frame that is not an intact earlier frame";
-                for (size_t j = 0; j < ki->n_wg_frame && !bad; j++)
-                    if (ki->wg_frame[j] >= nf) bad = "kernel-end chunk maps a workgroup to a missing frame";
-            }
-            if (!bad) {
-                ki->ended = 1;
-                ks[ki->kernel_id].ki = ki;
-                ks[ki->kernel_id].end_off = off;
-            } else if (ki) {
-                gtrace__kernel_index__free_unpacked(ki, NULL);
-            }
-        } else if (type == TRC_CHUNK_INDEX) {
-            free(raw);
-            snprintf(st->cut, sizeof st->cut, "index chunk at byte %llu but no valid trailer",
-                     (unsigned long long)off);
-            break;
-        }
-        free(raw);
-        if (bad) {
-            snprintf(st->cut, sizeof st->cut, "chunk at byte %llu: %s", (unsigned long long)off, bad);
-            break;
-        }
-        off = it.off;
-    }
-    st->valid_bytes = off;
-    if (!have_header) { /* cut before the header chunk was complete (found by fuzz/trace_reader_fuzz) */
-        sfail(err, errlen, in_path, "%s; the header chunk is incomplete, nothing to salvage", st->cut);
+    scan_state sc = {0};
+    int sr = scan(fd, in_path, size, major, minor, &sc, st, err, errlen);
+    co = sc.co, ev = sc.ev, rframes = sc.rframes, dframes = sc.dframes; /* freed at out */
+    ks = sc.ks, nks = sc.nks;
+    if (sr < 0)
         goto out;
-    }
+    uint64_t off = sc.valid;
 
     /* 2. The prefix to keep: up to the first kernel that did not end. */
     uint64_t P = off;

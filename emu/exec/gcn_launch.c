@@ -545,6 +545,51 @@ static void wr16(uint8_t *b, uint32_t off, uint16_t v) { memcpy(b + off, &v, 2);
 static void wr32(uint8_t *b, uint32_t off, uint32_t v) { memcpy(b + off, &v, 4); }
 static void wr64(uint8_t *b, uint32_t off, uint64_t v) { memcpy(b + off, &v, 8); }
 
+/* The dispatch packet and the queue a kernel sees through its dispatch and
+ * queue pointers, in its kernarg allocation ka (at device address ka_base):
+ * hsa_kernel_dispatch_packet_t (HSA runtime hsa.h) at KA_PACKET and
+ * amd_queue_t (ROCr amd_hsa_queue.h) at KA_QUEUE. */
+static void write_dispatch_state(uint8_t *ka, uint64_t ka_base, const gcn_module *mod, const gcn_kernel *k,
+                                 const gcn_launch_params *p, uint32_t private_size, uint64_t lds,
+                                 uint64_t dispatch_id, uint64_t scratch_base, uint64_t scratch_size)
+{
+    /* hsa_kernel_dispatch_packet_t (HSA runtime hsa.h). Header: type
+     * KERNEL_DISPATCH (2), barrier bit, acquire/release fence scope SYSTEM (2). */
+    uint8_t *pk = ka + KA_PACKET;
+    wr16(pk, 0x00, (uint16_t)(2u | 1u << 8 | 2u << 9 | 2u << 11));
+    wr16(pk, 0x02, 3); /* setup: dimensions (HIP launches are always 3-D) */
+    wr16(pk, 0x04, (uint16_t)p->wg_size[0]);
+    wr16(pk, 0x06, (uint16_t)p->wg_size[1]);
+    wr16(pk, 0x08, (uint16_t)p->wg_size[2]);
+    for (int d = 0; d < 3; d++)
+        wr32(pk, 0x0c + 4 * d, p->grid[d] * p->wg_size[d]); /* work-items */
+    wr32(pk, 0x18, private_size);
+    wr32(pk, 0x1c, (uint32_t)lds);
+    wr64(pk, 0x20, gcn_module_base(mod) + k->kd_vaddr);
+    wr64(pk, 0x28, ka_base + KA_KERNARG);
+    wr64(pk, 0x38, 0); /* completion signal: none visible to the kernel */
+    /* amd_queue_t (ROCr amd_hsa_queue.h): hsa_queue_t then AMD fields. */
+    uint8_t *q = ka + KA_QUEUE;
+    wr32(q, 0x00, 0);                              /* type MULTI */
+    wr32(q, 0x04, 1);                              /* features: KERNEL_DISPATCH */
+    wr64(q, 0x08, ka_base + KA_PACKET);            /* base_address: the ring (one packet) */
+    wr32(q, 0x18, 1);                              /* size in packets */
+    wr64(q, 0x20, p->device);                      /* id */
+    wr64(q, 0x38, dispatch_id + 1);                /* write_dispatch_id */
+    wr32(q, 0x40, GCN_GROUP_APERTURE_HI);          /* group_segment_aperture_base_hi */
+    wr32(q, 0x44, GCN_PRIVATE_APERTURE_HI);        /* private_segment_aperture_base_hi */
+    wr32(q, 0x48, 63);                             /* max_cu_id (R9 Nano: 64 CUs) */
+    wr32(q, 0x4c, 39);                             /* max_wave_id (40 waves per CU) */
+    wr64(q, 0x80, dispatch_id);                    /* read_dispatch_id */
+    wr32(q, 0x90, (uint32_t)scratch_base);         /* scratch_resource_descriptor[4] */
+    wr32(q, 0x94, ((uint32_t)(scratch_base >> 32) & 0xffffu) | 1u << 31);
+    wr32(q, 0x98, scratch_size > UINT32_MAX ? UINT32_MAX : (uint32_t)scratch_size);
+    wr32(q, 0x9c, GCN_SCRATCH_RSRC_WORD3);
+    wr64(q, 0xa0, scratch_base);                   /* scratch_backing_memory_location */
+    wr64(q, 0xa8, scratch_size);                   /* scratch_backing_memory_byte_size */
+    wr32(q, 0xb0, private_size);                   /* scratch_workitem_byte_size */
+}
+
 static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, const gcn_kernel *k,
                                      const gcn_launch_params *p, gcn_launch_result *res, int coop)
 {
@@ -645,41 +690,7 @@ static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, cons
 
     if (p->kernarg_size)
         memcpy(ka + KA_KERNARG, p->kernarg, p->kernarg_size);
-    /* hsa_kernel_dispatch_packet_t (HSA runtime hsa.h). Header: type
-     * KERNEL_DISPATCH (2), barrier bit, acquire/release fence scope SYSTEM (2). */
-    uint8_t *pk = ka + KA_PACKET;
-    wr16(pk, 0x00, (uint16_t)(2u | 1u << 8 | 2u << 9 | 2u << 11));
-    wr16(pk, 0x02, 3); /* setup: dimensions (HIP launches are always 3-D) */
-    wr16(pk, 0x04, (uint16_t)p->wg_size[0]);
-    wr16(pk, 0x06, (uint16_t)p->wg_size[1]);
-    wr16(pk, 0x08, (uint16_t)p->wg_size[2]);
-    for (int d = 0; d < 3; d++)
-        wr32(pk, 0x0c + 4 * d, p->grid[d] * p->wg_size[d]); /* work-items */
-    wr32(pk, 0x18, private_size);
-    wr32(pk, 0x1c, (uint32_t)lds);
-    wr64(pk, 0x20, gcn_module_base(mod) + k->kd_vaddr);
-    wr64(pk, 0x28, ka_base + KA_KERNARG);
-    wr64(pk, 0x38, 0); /* completion signal: none visible to the kernel */
-    /* amd_queue_t (ROCr amd_hsa_queue.h): hsa_queue_t then AMD fields. */
-    uint8_t *q = ka + KA_QUEUE;
-    wr32(q, 0x00, 0);                              /* type MULTI */
-    wr32(q, 0x04, 1);                              /* features: KERNEL_DISPATCH */
-    wr64(q, 0x08, ka_base + KA_PACKET);            /* base_address: the ring (one packet) */
-    wr32(q, 0x18, 1);                              /* size in packets */
-    wr64(q, 0x20, p->device);                      /* id */
-    wr64(q, 0x38, dispatch_id + 1);                /* write_dispatch_id */
-    wr32(q, 0x40, GCN_GROUP_APERTURE_HI);          /* group_segment_aperture_base_hi */
-    wr32(q, 0x44, GCN_PRIVATE_APERTURE_HI);        /* private_segment_aperture_base_hi */
-    wr32(q, 0x48, 63);                             /* max_cu_id (R9 Nano: 64 CUs) */
-    wr32(q, 0x4c, 39);                             /* max_wave_id (40 waves per CU) */
-    wr64(q, 0x80, dispatch_id);                    /* read_dispatch_id */
-    wr32(q, 0x90, (uint32_t)scratch_base);         /* scratch_resource_descriptor[4] */
-    wr32(q, 0x94, ((uint32_t)(scratch_base >> 32) & 0xffffu) | 1u << 31);
-    wr32(q, 0x98, scratch_size > UINT32_MAX ? UINT32_MAX : (uint32_t)scratch_size);
-    wr32(q, 0x9c, GCN_SCRATCH_RSRC_WORD3);
-    wr64(q, 0xa0, scratch_base);                   /* scratch_backing_memory_location */
-    wr64(q, 0xa8, scratch_size);                   /* scratch_backing_memory_byte_size */
-    wr32(q, 0xb0, private_size);                   /* scratch_workitem_byte_size */
+    write_dispatch_state(ka, ka_base, mod, k, p, private_size, lds, dispatch_id, scratch_base, scratch_size);
 
     launch_job_ext jx;
     memset(&jx, 0, sizeof(jx));
