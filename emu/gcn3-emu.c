@@ -6,15 +6,20 @@
  * The launcher only sets up the environment: it finds our libamdhip64.so.5 in
  * ../lib relative to its own executable (/proc/self/exe), puts that
  * directory first on LD_LIBRARY_PATH (hipcc binaries have no RPATH, FACTS.md),
- * passes the options to the runtime in GCN3EMU_* variables and execs the
- * program, so the program's output and exit status pass through unchanged.
+ * passes the options to the runtime in GCN3EMU_* variables and runs the
+ * program, so its output and exit status pass through unchanged (a program
+ * killed by signal S exits 128+S). Recording, the launcher waits for the
+ * program and says so when it made no HIP call (no trace was written): a
+ * program that is not a HIP program, or that does not load our runtime.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -153,7 +158,46 @@ int main(int argc, char **argv)
     setenv("GCN3EMU_CMDLINE", cmd, 1);
     free(cmd);
 
-    execvp(argv[i], argv + i);
-    fprintf(stderr, "gcn3-emu: cannot run %s: %s\n", argv[i], strerror(errno));
-    return 127;
+    if (!record) {
+        execvp(argv[i], argv + i);
+        fprintf(stderr, "gcn3-emu: cannot run %s: %s\n", argv[i], strerror(errno));
+        return 127;
+    }
+    /* Recording: run it as a child, then check that a trace was written. */
+    const char *rec_path = getenv("GCN3EMU_RECORD");
+    struct stat before;
+    int existed = stat(rec_path, &before) == 0;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "gcn3-emu: cannot start %s: %s\n", argv[i], strerror(errno));
+        return 2;
+    }
+    if (pid == 0) {
+        execvp(argv[i], argv + i);
+        fprintf(stderr, "gcn3-emu: cannot run %s: %s\n", argv[i], strerror(errno));
+        _exit(127);
+    }
+    /* the terminal's ^C and ^\ go to the program; the launcher waits for it */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    int ws;
+    while (waitpid(pid, &ws, 0) < 0)
+        if (errno != EINTR) {
+            fprintf(stderr, "gcn3-emu: waiting for %s: %s\n", argv[i], strerror(errno));
+            return 2;
+        }
+    int rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : 2;
+    if (rc == 127 && WIFEXITED(ws))
+        return rc; /* could not run it: said above */
+    struct stat after;
+    int written = stat(rec_path, &after) == 0 &&
+                  !(existed && after.st_ino == before.st_ino && after.st_dev == before.st_dev &&
+                    after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+    if (!written)
+        fprintf(stderr,
+                "gcn3-emu: %s made no HIP call: nothing was recorded to %s (is it a HIP program built with "
+                "hipcc --offload-arch=gfx803?)\n",
+                argv[i], rec_path);
+    return rc;
 }

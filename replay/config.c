@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum ptype { PT_UINT, PT_SIZE, PT_FREQ, PT_LAT, PT_BW, PT_TOPO, PT_STR };
 
@@ -499,13 +501,17 @@ struct ini_ctx {
     int line;
     int n_keys;   /* entries applied so far (topo.base must come first) */
     int depth;    /* base-preset nesting */
+    const char *preset_dir; /* where `base = NAME` finds presets not next to the file (NULL: none) */
 };
 
-static int load_file_depth(rp_config *c, const char *path, int depth, char *err, size_t errlen);
+static int load_file_depth(rp_config *c, const char *path, int depth, const char *preset_dir, char *err,
+                           size_t errlen);
 
-/* `[topo] base = NAME`: load preset NAME (NAME.ini next to this file, or a
- * path) first, so that a preset states only how it differs from its base
- * (m-sgpu, u-mgpu and d-mgpu are R9 Nanos). Must be the file's first entry. */
+/* `[topo] base = NAME`: load preset NAME first (NAME.ini next to this file,
+ * else in the installed presets' directory; or a path, relative to this
+ * file's directory), so that a preset states only how it differs from its
+ * base (m-sgpu, u-mgpu and d-mgpu are R9 Nanos). Must be the file's first
+ * entry. */
 static int load_base(struct ini_ctx *x, const char *value)
 {
     if (x->n_keys) {
@@ -519,12 +525,18 @@ static int load_base(struct ini_ctx *x, const char *value)
     char path[1024];
     const char *slash = strrchr(x->path, '/');
     int dl = slash ? (int)(slash - x->path) + 1 : 0;
-    if (strchr(value, '/'))
+    const char *ext = strlen(value) > 4 && !strcmp(value + strlen(value) - 4, ".ini") ? "" : ".ini";
+    if (value[0] == '/')
         snprintf(path, sizeof path, "%s", value);
     else
-        snprintf(path, sizeof path, "%.*s%s%s", dl, x->path, value,
-                 strlen(value) > 4 && !strcmp(value + strlen(value) - 4, ".ini") ? "" : ".ini");
-    return load_file_depth(x->c, path, x->depth + 1, x->err, x->errlen);
+        snprintf(path, sizeof path, "%.*s%s%s", dl, x->path, value, strchr(value, '/') ? "" : ext);
+    if (!strchr(value, '/') && access(path, R_OK) != 0 && x->preset_dir) {
+        char pre[1024];
+        snprintf(pre, sizeof pre, "%s/%s%s", x->preset_dir, value, ext);
+        if (access(pre, R_OK) == 0)
+            snprintf(path, sizeof path, "%s", pre);
+    }
+    return load_file_depth(x->c, path, x->depth + 1, x->preset_dir, x->err, x->errlen);
 }
 
 static int ini_cb(void *user, const char *section, const char *name, const char *value)
@@ -557,17 +569,34 @@ static int ini_cb(void *user, const char *section, const char *name, const char 
 
 int rp_config_load_file(rp_config *c, const char *path, char *err, size_t errlen)
 {
-    return load_file_depth(c, path, 0, err, errlen);
+    return load_file_depth(c, path, 0, NULL, err, errlen);
 }
 
-static int load_file_depth(rp_config *c, const char *path, int depth, char *err, size_t errlen)
+int rp_config_load_file_ex(rp_config *c, const char *path, const char *preset_dir, char *err, size_t errlen)
+{
+    return load_file_depth(c, path, 0, preset_dir, err, errlen);
+}
+
+/* Configuration files are small text files: anything else (a device, a pipe,
+ * a directory, a huge file) is refused before it is read. */
+#define RP_CONFIG_MAX_BYTES (1u << 20)
+
+static int load_file_depth(rp_config *c, const char *path, int depth, const char *preset_dir, char *err,
+                           size_t errlen)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open configuration file: %s", path, strerror(errno));
         return -1;
     }
-    struct ini_ctx x = {c, path, err, errlen, 0, 0, 0, depth};
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > RP_CONFIG_MAX_BYTES) {
+        snprintf(err, errlen, "%s: not a configuration file (%s)", path,
+                 !S_ISREG(sb.st_mode) ? "not a regular file" : "larger than 1 MiB");
+        fclose(f);
+        return -1;
+    }
+    struct ini_ctx x = {c, path, err, errlen, 0, 0, 0, depth, preset_dir};
     char sub[256];
     int r = ini_parse_file(f, ini_cb, &x);
     fclose(f);

@@ -11,11 +11,13 @@
  * configs (build tree), <exe>/../share/mgpu-replay/configs, ./replay/configs.
  * Exit status: 0 OK, 1 data mismatches, 2 usage/config/trace/simulation error.
  */
+#include <errno.h>
 #include <limits.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,10 +29,18 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mgpu-replay --topo r9nano|m-sgpu|u-mgpu|d-mgpu|FILE.ini [--gpus N] [--set key=value]...\n"
+            "usage: mgpu-replay [--topo r9nano|m-sgpu|u-mgpu|d-mgpu|FILE.ini] [--gpus N] [--set key=value]...\n"
             "                   [--stats FILE.json] [--threads T] [--quiet] [--list-stats] [--observe-counts] TRACE\n"
-            "       mgpu-replay --sweep SWEEP.ini [--jobs J] [--out DIR] [--trace-cache SIZE] [--quiet] TRACE\n"
-            "       mgpu-replay --list-params [--markdown]\n");
+            "       mgpu-replay --sweep SWEEP.ini [--jobs J] [--out DIR] [--trace-cache SIZE] [--quiet] [--yes] TRACE\n"
+            "       mgpu-replay --list-params [--markdown]\n"
+            "  --topo defaults to the r9nano preset\n");
+}
+
+/* a and b name the same existing file (device and inode, not names). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /* --observe-counts: an observer on every point that counts how often it
@@ -101,8 +111,12 @@ static int sweep_preset(const char *name, char *out, size_t n, void *arg)
     return 0;
 }
 
+/* A sweep larger than this runs only with --yes: a typo in a range must not
+ * start a day of simulation without a word. */
+#define SWEEP_CONFIRM_POINTS 10000
+
 static int sweep_main(int *argc, char ***argv, const char *sweep, const char *trace, const char *out_dir,
-                      long jobs, const char *cache, int quiet)
+                      long jobs, const char *cache, int quiet, int yes)
 {
     char err[1024];
     unsigned rank = 0, size = 1;
@@ -149,6 +163,13 @@ static int sweep_main(int *argc, char ***argv, const char *sweep, const char *tr
         fprintf(stderr, "mgpu-replay: %s\n", err);
     if (rp_mpi_any(!sw))
         goto out;
+    if (sw->n_points > SWEEP_CONFIRM_POINTS && !yes) {
+        if (rank == 0)
+            fprintf(stderr, "mgpu-replay: %s has %zu points (more than %d): add --yes to run them all\n", sweep,
+                    sw->n_points, SWEEP_CONFIRM_POINTS);
+        rp_mpi_any(1);
+        goto out;
+    }
     rd = trc_reader_open(trace, err, sizeof err);
     if (!rd)
         fprintf(stderr, "mgpu-replay%s: %s\n", who, err);
@@ -229,7 +250,7 @@ int main(int argc, char **argv)
     const char *sweep = NULL, *out_dir = NULL, *cache = NULL;
     long jobs = 0;
     const char *sets[256];
-    int n_sets = 0, quiet = 0, list = 0, md = 0, list_stats = 0, observe = 0;
+    int n_sets = 0, quiet = 0, list = 0, md = 0, list_stats = 0, observe = 0, yes = 0;
     long gpus = -1, threads = 0;
     /* Workgroup records are decoded and freed continually: keep freed memory
      * in the process (no trimming, no mmap per large block) so that the
@@ -242,8 +263,15 @@ int main(int argc, char **argv)
             topo = argv[++i];
         else if (!strncmp(a, "--topo=", 7))
             topo = a + 7;
-        else if (!strcmp(a, "--gpus") && i + 1 < argc)
-            gpus = strtol(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--gpus") && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            gpus = strtol(argv[++i], &end, 10);
+            if (!*argv[i] || *end || errno || gpus < 1 || gpus > 64) {
+                fprintf(stderr, "mgpu-replay: --gpus '%s': expected a number of GPUs from 1 to 64\n", argv[i]);
+                return 2;
+            }
+        }
         else if (!strcmp(a, "--set") && i + 1 < argc) {
             if (n_sets == 256) {
                 fprintf(stderr, "mgpu-replay: too many --set options (max 256)\n");
@@ -283,6 +311,8 @@ int main(int argc, char **argv)
             list_stats = 1;
         else if (!strcmp(a, "--observe-counts"))
             observe = 1;
+        else if (!strcmp(a, "--yes"))
+            yes = 1;
         else if (!strcmp(a, "--markdown"))
             md = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -318,7 +348,7 @@ int main(int argc, char **argv)
                             "(no --topo, --gpus, --set or --stats; use [sweep] base/gpus and [params])\n");
             return 2;
         }
-        return sweep_main(&argc, &argv, sweep, trace, out_dir, jobs, cache, quiet);
+        return sweep_main(&argc, &argv, sweep, trace, out_dir, jobs, cache, quiet, yes);
     }
     if (out_dir || cache || jobs) {
         fprintf(stderr, "mgpu-replay: --out, --jobs and --trace-cache go with --sweep\n");
@@ -327,7 +357,25 @@ int main(int argc, char **argv)
     char err[512];
     rp_config cfg;
     rp_config_defaults(&cfg);
-    if (topo) {
+    /* One source of truth: without --topo the machine is the r9nano preset
+     * file, not the built-in defaults (which only seed the presets). */
+    if (!topo)
+        topo = "r9nano";
+    if (stats && same_file(stats, trace)) {
+        fprintf(stderr, "mgpu-replay: --stats %s is the trace itself: refusing to overwrite the recording\n", stats);
+        return 2;
+    }
+    {
+        /* the installed presets' directory, where `base = NAME` of a file of
+         * the user's own is looked up */
+        char preset_dir[PATH_MAX + 64] = "";
+        if (find_preset("r9nano", argv[0], preset_dir, sizeof preset_dir) == 0) {
+            char *sl = strrchr(preset_dir, '/');
+            if (sl)
+                *sl = 0;
+            else
+                snprintf(preset_dir, sizeof preset_dir, ".");
+        }
         char path[PATH_MAX + 64];
         if (find_preset(topo, argv[0], path, sizeof path)) {
             fprintf(stderr,
@@ -336,7 +384,7 @@ int main(int argc, char **argv)
                     topo);
             return 2;
         }
-        if (rp_config_load_file(&cfg, path, err, sizeof err)) {
+        if (rp_config_load_file_ex(&cfg, path, *preset_dir ? preset_dir : NULL, err, sizeof err)) {
             fprintf(stderr, "mgpu-replay: %s\n", err);
             return 2;
         }

@@ -84,6 +84,10 @@ void rp_config_defaults(rp_config *c);
 /* Load a preset by name (r9nano, m-sgpu, u-mgpu, d-mgpu: files in dir) or an
  * INI file path. dir may be NULL (then only paths work). */
 int rp_config_load_file(rp_config *c, const char *path, char *err, size_t errlen);
+/* The same; `[topo] base = NAME` not found next to the file is looked up in
+ * preset_dir (the installed presets: mgpu-replay passes the directory where
+ * it found r9nano.ini). Non-regular files and files over 1 MiB are refused. */
+int rp_config_load_file_ex(rp_config *c, const char *path, const char *preset_dir, char *err, size_t errlen);
 /* Apply one "key=value" (the --set syntax). */
 int rp_config_set(rp_config *c, const char *kv, char *err, size_t errlen);
 /* Apply key and value; origin names where it came from, for messages. */

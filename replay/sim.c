@@ -22,11 +22,13 @@
 #include "rp_sim_internal.h"
 
 #include <inttypes.h>
+#include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gcn/gcn_loader.h"
 
@@ -815,10 +817,16 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     json_object_set_new(chk, "d2h_mismatches", json_integer((json_int_t)c->d2h_mismatches));
     json_object_set_new(chk, "walk_errors", json_integer((json_int_t)c->walk_errors));
     json_object_set_new(root, "check", chk);
-    int r = json_dump_file(root, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    /* written next to path and renamed over it: a failed write (full disk)
+     * never leaves a truncated file in place of an earlier result */
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int r = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(root);
-    if (r) {
-        snprintf(s->err, sizeof s->err, "%s: cannot write the stats JSON", path);
+    if (r || rename(tmp, path)) {
+        snprintf(s->err, sizeof s->err, "%s: cannot write the stats JSON: %s", path,
+                 r ? "write failed (disk full?)" : strerror(errno));
+        unlink(tmp);
         return -1;
     }
     return 0;

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gcn/gcn_isa.h"
 #include "gcn/gcn_loader.h"
@@ -339,10 +340,20 @@ static int dump_host_elf(const char *file, const uint8_t *buf, size_t len)
     return rc;
 }
 
+#define MAX_INPUT_BYTES (4ull << 30)
+
 static int dump_file(const char *file)
 {
     FILE *f = fopen(file, "rb");
     if (!f) return fail(file, "cannot open: %s", strerror(errno));
+    /* a code object, bundle or program is a regular file of bounded size: a
+     * device or pipe (/dev/zero) would be read forever */
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > MAX_INPUT_BYTES) {
+        fclose(f);
+        return fail(file, S_ISREG(sb.st_mode) ? "larger than 4 GiB: not a program or code object"
+                                               : "not a regular file");
+    }
     size_t cap = 1 << 16, len = 0;
     uint8_t *buf = malloc(cap);
     size_t r;

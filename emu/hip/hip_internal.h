@@ -98,6 +98,7 @@ typedef struct hip_rt {
     uint32_t n_gpus, n_threads;
     int quiet;
     char *trace_path;
+    int trace_created;        /* the trace path did not exist before this run opened it */
     trc_writer *trace;
     int trace_failed;       /* a trace error was reported */
     gcn_machine *m;
@@ -133,8 +134,21 @@ int hip_current_device(void);
 void hip_trace_event(const trc_event *ev);
 /* Report a trace writer failure once (name of file + message). */
 void hip_trace_failed(const char *msg);
-/* Stream id of a hipStream_t (0 = null stream). */
+/* Stream id of a hipStream_t (0 = null stream and hipStreamPerThread); s
+ * must have passed hip_stream_check. */
 uint32_t hip_stream_id(hipStream_t s);
+
+/* Live handles: every stream and event the program created and has not
+ * destroyed. A call that takes one checks it first, so a destroyed or
+ * foreign handle is an error, never a use after free (real HIP validates
+ * them the same way). kind: HIP_H_STREAM or HIP_H_EVENT. */
+enum { HIP_H_STREAM = 0, HIP_H_EVENT = 1 };
+int hip_handle_add(int kind, const void *h);  /* 0, or -1 out of memory */
+int hip_handle_del(int kind, const void *h);  /* 1 when it was live (now removed), else 0 */
+int hip_handle_live(int kind, const void *h);
+/* hipSuccess for the null stream, hipStreamPerThread and live streams;
+ * hipErrorContextIsDestroyed otherwise (as ROCm's hip::isValid). */
+hipError_t hip_stream_check(hipStream_t s);
 
 /* Host-visible memory (hipHostMalloc, hipMallocManaged, hipHostRegister):
  * the host writes it without HIP calls. Before a launch (caller holds rt.mu)

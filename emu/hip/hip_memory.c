@@ -435,6 +435,8 @@ static hipError_t copy_locked(void *dst, const void *src, size_t n, hipMemcpyKin
 {
     if (rt.sticky != hipSuccess)
         return rt.sticky;
+    if (hip_stream_check(s) != hipSuccess)
+        return hip_stream_check(s);
     if (n == 0)
         return hipSuccess;
     if (!dst || !src)
@@ -599,7 +601,9 @@ HIP_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src
  * holds rt.mu. */
 static hipError_t fill_locked(void *dst, uint32_t value, size_t esize, size_t count, hipStream_t s)
 {
-    hipError_t e = hipSuccess;
+    hipError_t e = hip_stream_check(s);
+    if (e != hipSuccess)
+        return e;
     size_t n = esize * count;
     uint32_t dev = 0;
     if (rt.sticky != hipSuccess)
@@ -738,7 +742,10 @@ HIP_EXPORT hipError_t hipDeviceSynchronize(void) { return sync_event(0); }
 
 HIP_EXPORT hipError_t hipStreamSynchronize(hipStream_t s)
 {
-    return s ? sync_event_on(s->device, s->id) : sync_event(0);
+    hipError_t v = hip_stream_check(s);
+    if (v != hipSuccess)
+        return hip_ret(v);
+    return s && s != hipStreamPerThread ? sync_event_on(s->device, s->id) : sync_event(0);
 }
 
 HIP_EXPORT hipError_t hipDeviceReset(void)
@@ -779,8 +786,10 @@ static hipError_t stream_create(hipStream_t *s, unsigned int flags, int prio)
         st->priority = prio > PRIO_LEAST ? PRIO_LEAST : prio < PRIO_GREATEST ? PRIO_GREATEST : prio;
     }
     hip_leave();
-    if (!st)
+    if (!st || hip_handle_add(HIP_H_STREAM, st)) {
+        free(st);
         return hip_ret(hipErrorOutOfMemory);
+    }
     *s = st;
     return hipSuccess;
 }
@@ -812,7 +821,10 @@ HIP_EXPORT hipError_t hipStreamGetFlags(hipStream_t s, unsigned int *flags)
 {
     if (!flags)
         return hip_ret(hipErrorInvalidValue);
-    *flags = s ? s->flags : hipStreamDefault;
+    hipError_t v = hip_stream_check(s);
+    if (v != hipSuccess)
+        return hip_ret(v);
+    *flags = s && s != hipStreamPerThread ? s->flags : hipStreamDefault;
     return hipSuccess;
 }
 
@@ -820,7 +832,10 @@ HIP_EXPORT hipError_t hipStreamGetPriority(hipStream_t s, int *prio)
 {
     if (!prio)
         return hip_ret(hipErrorInvalidValue);
-    *prio = s ? s->priority : PRIO_LEAST;
+    hipError_t v = hip_stream_check(s);
+    if (v != hipSuccess)
+        return hip_ret(v);
+    *prio = s && s != hipStreamPerThread ? s->priority : PRIO_LEAST;
     return hipSuccess;
 }
 
@@ -829,6 +844,9 @@ HIP_EXPORT hipError_t hipStreamAddCallback(hipStream_t s, hipStreamCallback_t cb
 {
     if (!cb || flags)
         return hip_ret(hipErrorInvalidValue);
+    hipError_t v = hip_stream_check(s);
+    if (v != hipSuccess)
+        return hip_ret(v);
     /* The stream's work is complete: the callback runs now, on this thread,
      * outside the runtime lock (it may not call HIP, as on real HIP). */
     cb(s, hip_rt_state.sticky, user);
@@ -837,23 +855,30 @@ HIP_EXPORT hipError_t hipStreamAddCallback(hipStream_t s, hipStreamCallback_t cb
 
 HIP_EXPORT hipError_t hipStreamDestroy(hipStream_t s)
 {
-    if (!s)
+    if (!s || s == hipStreamPerThread)
         return hip_ret(hipErrorInvalidHandle);
+    /* a stream destroyed before (or never created) is not freed again */
+    if (!hip_handle_del(HIP_H_STREAM, s))
+        return hip_ret(hipErrorContextIsDestroyed);
     free(s);
     return hipSuccess;
 }
 
 HIP_EXPORT hipError_t hipStreamQuery(hipStream_t s)
 {
-    (void)s; /* all work is complete when a call returns */
-    return hip_ret(hip_rt_state.sticky);
+    hipError_t v = hip_stream_check(s); /* all work is complete when a call returns */
+    return hip_ret(v != hipSuccess ? v : hip_rt_state.sticky);
 }
 
 HIP_EXPORT hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t ev, unsigned int flags)
 {
-    (void)s;
     if (!ev || flags)
         return hip_ret(hipErrorInvalidValue);
+    hipError_t v = hip_stream_check(s);
+    if (v != hipSuccess)
+        return hip_ret(v);
+    if (!hip_handle_live(HIP_H_EVENT, ev))
+        return hip_ret(hipErrorInvalidHandle);
     /* The event's work is already complete. In the trace, s's later work
      * must follow it: a SYNC on the event's stream orders it (conservatively:
      * the host waits too). */
@@ -878,8 +903,10 @@ HIP_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *ev, unsigned flags)
                                     hipEventReleaseToSystem)))
         return hip_ret(hipErrorInvalidValue);
     struct ihipEvent_t *e = calloc(1, sizeof *e);
-    if (!e)
+    if (!e || hip_handle_add(HIP_H_EVENT, e)) {
+        free(e);
         return hip_ret(hipErrorOutOfMemory);
+    }
     e->flags = flags;
     *ev = e;
     return hipSuccess;
@@ -889,9 +916,12 @@ HIP_EXPORT hipError_t hipEventCreate(hipEvent_t *ev) { return hipEventCreateWith
 
 HIP_EXPORT hipError_t hipEventRecord(hipEvent_t ev, hipStream_t s)
 {
-    if (!ev)
+    if (!ev || !hip_handle_live(HIP_H_EVENT, ev))
         return hip_ret(hipErrorInvalidHandle);
-    ev->device = s ? s->device : hip_current_device();
+    hipError_t v = hip_stream_check(s);
+    if (v != hipSuccess)
+        return hip_ret(v);
+    ev->device = s && s != hipStreamPerThread ? s->device : hip_current_device();
     ev->stream = hip_stream_id(s);
     /* Host time: elapsed times measure emulation, not modelled GPU time. */
     ev->t = now_s();
@@ -901,7 +931,7 @@ HIP_EXPORT hipError_t hipEventRecord(hipEvent_t ev, hipStream_t s)
 
 HIP_EXPORT hipError_t hipEventSynchronize(hipEvent_t ev)
 {
-    if (!ev)
+    if (!ev || !hip_handle_live(HIP_H_EVENT, ev))
         return hip_ret(hipErrorInvalidHandle);
     if (!ev->recorded)
         return hipSuccess;
@@ -910,7 +940,7 @@ HIP_EXPORT hipError_t hipEventSynchronize(hipEvent_t ev)
 
 HIP_EXPORT hipError_t hipEventQuery(hipEvent_t ev)
 {
-    if (!ev)
+    if (!ev || !hip_handle_live(HIP_H_EVENT, ev))
         return hip_ret(hipErrorInvalidHandle);
     return hipSuccess;
 }
@@ -919,7 +949,8 @@ HIP_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b)
 {
     if (!ms)
         return hip_ret(hipErrorInvalidValue);
-    if (!a || !b || (a->flags & hipEventDisableTiming) || (b->flags & hipEventDisableTiming))
+    if (!a || !b || !hip_handle_live(HIP_H_EVENT, a) || !hip_handle_live(HIP_H_EVENT, b) ||
+        (a->flags & hipEventDisableTiming) || (b->flags & hipEventDisableTiming))
         return hip_ret(hipErrorInvalidHandle);
     if (!a->recorded || !b->recorded)
         return hip_ret(hipErrorNotReady);
@@ -929,7 +960,8 @@ HIP_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b)
 
 HIP_EXPORT hipError_t hipEventDestroy(hipEvent_t ev)
 {
-    if (!ev)
+    /* an event destroyed before (or never created) is not freed again */
+    if (!ev || !hip_handle_del(HIP_H_EVENT, ev))
         return hip_ret(hipErrorInvalidHandle);
     free(ev);
     return hipSuccess;

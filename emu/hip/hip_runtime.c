@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 hip_rt hip_rt_state = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -118,6 +119,8 @@ static void do_init(void)
     const char *rec = getenv("GCN3EMU_RECORD");
     if (rec && *rec) {
         rt.trace_path = strdup(rec);
+        struct stat sb;
+        rt.trace_created = stat(rec, &sb) != 0; /* a failed start removes only a file it created */
         trc_header_info h;
         memset(&h, 0, sizeof h);
         snprintf(h.producer, sizeof h.producer, "gcn3-emu");
@@ -149,7 +152,9 @@ fail:
         /* No machine: nothing to record; leave no half-written trace. */
         trc_writer_destroy(rt.trace);
         rt.trace = NULL;
-        unlink(rt.trace_path);
+        struct stat sb;
+        if (rt.trace_created && stat(rt.trace_path, &sb) == 0 && S_ISREG(sb.st_mode))
+            unlink(rt.trace_path);
     }
 }
 
@@ -213,7 +218,66 @@ void hip_trace_event(const trc_event *ev)
 
 uint32_t hip_stream_id(hipStream_t s)
 {
-    return s ? s->id : 0;
+    return s && s != hipStreamPerThread ? s->id : 0;
+}
+
+/* ---- live handles ---------------------------------------------------------------- */
+
+static struct {
+    pthread_mutex_t mu;
+    const void **p[2];
+    size_t n[2], cap[2];
+} handles = {PTHREAD_MUTEX_INITIALIZER, {NULL, NULL}, {0, 0}, {0, 0}};
+
+static size_t handle_find(int kind, const void *h)
+{
+    for (size_t i = handles.n[kind]; i-- > 0;) /* the newest first: usually the one asked for */
+        if (handles.p[kind][i] == h)
+            return i;
+    return SIZE_MAX;
+}
+
+int hip_handle_add(int kind, const void *h)
+{
+    pthread_mutex_lock(&handles.mu);
+    int rc = 0;
+    if (handles.n[kind] == handles.cap[kind]) {
+        size_t nc = handles.cap[kind] ? 2 * handles.cap[kind] : 16;
+        const void **np = realloc(handles.p[kind], nc * sizeof *np);
+        if (!np)
+            rc = -1;
+        else
+            handles.p[kind] = np, handles.cap[kind] = nc;
+    }
+    if (rc == 0)
+        handles.p[kind][handles.n[kind]++] = h;
+    pthread_mutex_unlock(&handles.mu);
+    return rc;
+}
+
+int hip_handle_del(int kind, const void *h)
+{
+    pthread_mutex_lock(&handles.mu);
+    size_t i = handle_find(kind, h);
+    if (i != SIZE_MAX)
+        handles.p[kind][i] = handles.p[kind][--handles.n[kind]];
+    pthread_mutex_unlock(&handles.mu);
+    return i != SIZE_MAX;
+}
+
+int hip_handle_live(int kind, const void *h)
+{
+    pthread_mutex_lock(&handles.mu);
+    int live = handle_find(kind, h) != SIZE_MAX;
+    pthread_mutex_unlock(&handles.mu);
+    return live;
+}
+
+hipError_t hip_stream_check(hipStream_t s)
+{
+    if (!s || s == hipStreamPerThread || hip_handle_live(HIP_H_STREAM, s))
+        return hipSuccess;
+    return hipErrorContextIsDestroyed;
 }
 
 int hip_not_implemented(const char *name)
