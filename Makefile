@@ -62,7 +62,7 @@ BENCH_OX  := $(foreach p,vectoradd reduction transpose,$(BUILD)/bench/$(p)-O1 $(
 
 .SECONDARY: $(PROTO_C) $(PROTO_H)
 
-.PHONY: all deps test unit e2e demo bench clean programs asan check-layering
+.PHONY: all deps test unit e2e demo bench clean programs asan test-asan check-layering
 all: $(LIBHIP) $(EMU) $(REPLAY) $(TOOLS) $(UNIT)
 
 # ---- dependencies ----------------------------------------------------------
@@ -171,6 +171,7 @@ test: deps
 	bash tools/check-layering.sh
 	$(MAKE) all programs
 	$(MAKE) unit
+	$(MAKE) test-asan
 	$(MAKE) e2e
 
 demo: deps
@@ -181,9 +182,17 @@ bench: deps
 	$(MAKE) all programs
 	BUILD=$(BUILD) bash benchmarks/run-bench.sh
 
+ASAN_FLAGS := BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer" LDLIBS="$(LDLIBS) -fsanitize=address,undefined"
 asan:
-	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
-	  LDLIBS="$(LDLIBS) -fsanitize=address,undefined" all
+	$(MAKE) $(ASAN_FLAGS) all
+
+# the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (make test
+# runs them; any report fails the test)
+test-asan:
+	$(MAKE) $(ASAN_FLAGS) all
+	ASAN_OPTIONS=abort_on_error=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(MAKE) $(ASAN_FLAGS) unit
 
 clean:
-	rm -rf $(BUILD) out
+	rm -rf $(BUILD) build-asan out
