@@ -327,51 +327,14 @@ static int operands_valid(const gcn_insn *o, const gcn_op_info *oi, uint32_t w0,
     return 1;
 }
 
-int gcn_decode_one(const uint32_t *words, size_t n_words, uint64_t pc, gcn_insn *o)
+/* Operand fields of the scalar formats (SOP2, SOPK, SOP1, SOPC, SOPP, SMEM): ISA manual Sec. 12.1-12.6.
+ * Returns how many of src[] may hold a literal constant, or -1 when the
+ * instruction needs a second dword that is not there. */
+static int dec_scalar(gcn_insn *o, const gcn_op_info *oi, unsigned fmt, unsigned op, unsigned e64, uint32_t w0,
+                      uint32_t w1, size_t n_words, uint64_t pc)
 {
-    pthread_once(&t_once, build_tables);
-    set_invalid(o, words, pc);
-    if (n_words < 1) return 4;
-    uint32_t w0 = words[0], w1 = n_words > 1 ? words[1] : 0;
-    unsigned fmt = fmt_of(w0);
-    size_t tn;
-    uint16_t *tab = table_of(fmt, &tn);
-    unsigned opc = 0, need = 1, e64 = 0;
-    switch (fmt) {
-    case GCN_FMT_SOP2: opc = (w0 >> 23) & 0x7f; break;
-    case GCN_FMT_SOPK: opc = (w0 >> 23) & 0x1f; break;
-    case GCN_FMT_SOP1: opc = (w0 >> 8) & 0xff; break;
-    case GCN_FMT_SOPC: opc = (w0 >> 16) & 0x7f; break;
-    case GCN_FMT_SOPP: opc = (w0 >> 16) & 0x7f; break;
-    case GCN_FMT_SMEM: opc = (w0 >> 18) & 0xff; need = 2; break;
-    case GCN_FMT_VOP2: opc = (w0 >> 25) & 0x3f; break;
-    case GCN_FMT_VOP1: opc = (w0 >> 9) & 0xff; break;
-    case GCN_FMT_VOPC: opc = (w0 >> 17) & 0xff; break;
-    case GCN_FMT_VOP3: opc = (w0 >> 16) & 0x3ff; need = 2; break;
-    case GCN_FMT_VINTRP: opc = (w0 >> 16) & 3; break;
-    case GCN_FMT_DS: opc = (w0 >> 17) & 0xff; need = 2; break;
-    case GCN_FMT_FLAT: opc = (w0 >> 18) & 0x7f; need = 2; break;
-    case GCN_FMT_MUBUF: opc = (w0 >> 18) & 0x7f; need = 2; break;
-    case GCN_FMT_MTBUF: opc = (w0 >> 15) & 0xf; need = 2; break;
-    case GCN_FMT_MIMG: opc = (w0 >> 18) & 0x7f; need = 2; break;
-    case GCN_FMT_EXP: need = 2; break;
-    default: return 4;
-    }
-    unsigned op = 0;
-    if (fmt == GCN_FMT_EXP) op = GCN_OP_exp;
-    else if (tab && opc < tn) op = tab[opc];
-    if (!op || need > n_words) return 4;
-    const gcn_op_info *oi = &gcn_op_infos[op];
-    if (fmt == GCN_FMT_VOP3 && oi->fmt != GCN_FMT_VOP3) e64 = 1;
-    o->op = (uint16_t)op;
-    o->fmt = (uint8_t)fmt;
-    o->unit = oi->unit;
-    o->flags = oi->flags;
-    o->mem_bytes = oi->mem;
-    o->size = (uint8_t)(need * 4);
-    o->literal = 0;
-
-    unsigned nsrc = 0; /* how many src[] may hold a literal (VOP/SOP) */
+    int nsrc = 0;
+    (void)e64, (void)pc, (void)n_words, (void)op, (void)w1;
     switch (fmt) {
     case GCN_FMT_SOP2:
         o->dst[0] = (w0 >> 16) & 0x7f;
@@ -384,7 +347,7 @@ int gcn_decode_one(const uint32_t *words, size_t n_words, uint64_t pc, gcn_insn 
         o->dst[0] = (w0 >> 16) & 0x7f;
         o->imm = w0 & 0xffff;
         if (op == GCN_OP_s_setreg_imm32_b32) {
-            if (n_words < 2) { set_invalid(o, words, pc); return 4; }
+            if (n_words < 2) return -1;
             o->literal = w1;
             o->size = 8;
             o->dst[0] = GCN_OPD_NONE;
@@ -430,6 +393,20 @@ int gcn_decode_one(const uint32_t *words, size_t n_words, uint64_t pc, gcn_insn 
         if (w0 & (1u << 17)) { o->mods |= GCN_M_SMEM_IMM; o->imm = w1 & 0xfffff; }
         else o->src[1] = w1 & 0x7f;
         break;
+    }
+    return nsrc;
+}
+
+/* Operand fields of the vector ALU formats (VOP2, VOP1, VOPC with their SDWA/DPP forms, VOP3,
+ * VINTRP): ISA manual Sec. 12.7-12.11.
+ * Returns how many of src[] may hold a literal constant, or -1 when the
+ * instruction needs a second dword that is not there. */
+static int dec_vector(gcn_insn *o, const gcn_op_info *oi, unsigned fmt, unsigned op, unsigned e64, uint32_t w0,
+                      uint32_t w1, size_t n_words, uint64_t pc)
+{
+    int nsrc = 0;
+    (void)e64, (void)pc, (void)n_words, (void)op, (void)w1;
+    switch (fmt) {
     case GCN_FMT_VOP2:
     case GCN_FMT_VOP1:
     case GCN_FMT_VOPC:
@@ -457,7 +434,7 @@ int gcn_decode_one(const uint32_t *words, size_t n_words, uint64_t pc, gcn_insn 
         if (op == GCN_OP_v_mac_f32 || op == GCN_OP_v_mac_f16) o->src[2] = o->dst[0];
         nsrc = 3;
         if (o->src[0] == 0xf9 || o->src[0] == 0xfa) { /* SDWA / DPP: second dword */
-            if (n_words < 2) { set_invalid(o, words, pc); return 4; }
+            if (n_words < 2) return -1;
             o->size = 8;
             o->imm2 = w1;
             o->src[0] = GCN_OPD_VGPR + (w1 & 0xff);
@@ -507,6 +484,20 @@ int gcn_decode_one(const uint32_t *words, size_t n_words, uint64_t pc, gcn_insn 
         o->src[0] = GCN_OPD_VGPR + (w0 & 0xff);
         o->imm = (w0 >> 8) & 0x3ff; /* attr chan / attr */
         break;
+    }
+    return nsrc;
+}
+
+/* Operand fields of the memory and graphics formats (DS, FLAT, MUBUF, MTBUF, MIMG, EXP): ISA
+ * manual Sec. 12.12-12.16.
+ * Returns how many of src[] may hold a literal constant, or -1 when the
+ * instruction needs a second dword that is not there. */
+static int dec_memory(gcn_insn *o, const gcn_op_info *oi, unsigned fmt, unsigned op, unsigned e64, uint32_t w0,
+                      uint32_t w1, size_t n_words, uint64_t pc)
+{
+    int nsrc = 0;
+    (void)e64, (void)pc, (void)n_words, (void)op, (void)w1;
+    switch (fmt) {
     case GCN_FMT_DS:
         o->imm = w0 & 0xffff; /* offset0 | offset1 << 8 */
         o->imm2 = (w0 >> 8) & 0xff;
@@ -557,8 +548,66 @@ int gcn_decode_one(const uint32_t *words, size_t n_words, uint64_t pc, gcn_insn 
         o->imm2 = w1;
         break;
     }
+    return nsrc;
+}
+
+int gcn_decode_one(const uint32_t *words, size_t n_words, uint64_t pc, gcn_insn *o)
+{
+    pthread_once(&t_once, build_tables);
+    set_invalid(o, words, pc);
+    if (n_words < 1) return 4;
+    uint32_t w0 = words[0], w1 = n_words > 1 ? words[1] : 0;
+    unsigned fmt = fmt_of(w0);
+    size_t tn;
+    uint16_t *tab = table_of(fmt, &tn);
+    unsigned opc = 0, need = 1, e64 = 0;
+    switch (fmt) {
+    case GCN_FMT_SOP2: opc = (w0 >> 23) & 0x7f; break;
+    case GCN_FMT_SOPK: opc = (w0 >> 23) & 0x1f; break;
+    case GCN_FMT_SOP1: opc = (w0 >> 8) & 0xff; break;
+    case GCN_FMT_SOPC: opc = (w0 >> 16) & 0x7f; break;
+    case GCN_FMT_SOPP: opc = (w0 >> 16) & 0x7f; break;
+    case GCN_FMT_SMEM: opc = (w0 >> 18) & 0xff; need = 2; break;
+    case GCN_FMT_VOP2: opc = (w0 >> 25) & 0x3f; break;
+    case GCN_FMT_VOP1: opc = (w0 >> 9) & 0xff; break;
+    case GCN_FMT_VOPC: opc = (w0 >> 17) & 0xff; break;
+    case GCN_FMT_VOP3: opc = (w0 >> 16) & 0x3ff; need = 2; break;
+    case GCN_FMT_VINTRP: opc = (w0 >> 16) & 3; break;
+    case GCN_FMT_DS: opc = (w0 >> 17) & 0xff; need = 2; break;
+    case GCN_FMT_FLAT: opc = (w0 >> 18) & 0x7f; need = 2; break;
+    case GCN_FMT_MUBUF: opc = (w0 >> 18) & 0x7f; need = 2; break;
+    case GCN_FMT_MTBUF: opc = (w0 >> 15) & 0xf; need = 2; break;
+    case GCN_FMT_MIMG: opc = (w0 >> 18) & 0x7f; need = 2; break;
+    case GCN_FMT_EXP: need = 2; break;
+    default: return 4;
+    }
+    unsigned op = 0;
+    if (fmt == GCN_FMT_EXP) op = GCN_OP_exp;
+    else if (tab && opc < tn) op = tab[opc];
+    if (!op || need > n_words) return 4;
+    const gcn_op_info *oi = &gcn_op_infos[op];
+    if (fmt == GCN_FMT_VOP3 && oi->fmt != GCN_FMT_VOP3) e64 = 1;
+    o->op = (uint16_t)op;
+    o->fmt = (uint8_t)fmt;
+    o->unit = oi->unit;
+    o->flags = oi->flags;
+    o->mem_bytes = oi->mem;
+    o->size = (uint8_t)(need * 4);
+    o->literal = 0;
+
+    int nsrc; /* gcn_fmt order: the scalar formats, then vector ALU, then memory (gcn_isa.h) */
+    if (fmt <= GCN_FMT_SMEM)
+        nsrc = dec_scalar(o, oi, fmt, op, e64, w0, w1, n_words, pc);
+    else if (fmt <= GCN_FMT_VINTRP)
+        nsrc = dec_vector(o, oi, fmt, op, e64, w0, w1, n_words, pc);
+    else
+        nsrc = dec_memory(o, oi, fmt, op, e64, w0, w1, n_words, pc);
+    if (nsrc < 0) {
+        set_invalid(o, words, pc);
+        return 4;
+    }
     /* literal constant (VI: only SOP*, VOP1/2/C; VOP3 cannot carry one) */
-    for (unsigned i = 0; i < nsrc; i++) {
+    for (int i = 0; i < nsrc; i++) {
         if (o->src[i] == GCN_OPD_LIT && fmt != GCN_FMT_VOP3 &&
             !((op == GCN_OP_v_madmk_f32 || op == GCN_OP_v_madmk_f16) && i == 1) &&
             !((op == GCN_OP_v_madak_f32 || op == GCN_OP_v_madak_f16) && i == 2)) {
@@ -1067,6 +1116,219 @@ static const char *const dfmt_name[16] = {"INVALID", "8", "16", "8_8", "32", "16
                                           "32_32_32", "32_32_32_32", "RESERVED_15"};
 static const char *const nfmt_name[8] = {"UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT"};
 
+#define SEP() do { put(b, *first ? " " : ", "); *first = 0; } while (0)
+/* Operands of the scalar formats (SOP2, SOP1, SOPC, SOPK, SOPP, SMEM), as LLVM 14 prints them. */
+static void put_scalar(sbuf *b, const gcn_insn *in, int *first)
+{
+    const gcn_op_info *oi = &gcn_op_infos[in->op];
+    unsigned op = in->op;
+    (void)op;
+    switch (in->fmt) {
+    case GCN_FMT_SOP2: case GCN_FMT_SOP1: case GCN_FMT_SOPC:
+        if (in->dst[0] != GCN_OPD_NONE) { SEP(); put_opd(b, in, in->dst[0], oi->dw, 32); }
+        for (int i = 0; i < 2; i++) {
+            if (in->src[i] == GCN_OPD_NONE || (!oi->sw[i] && op != GCN_OP_s_set_gpr_idx_on)) continue;
+            SEP();
+            if (i == 1 && op == GCN_OP_s_set_gpr_idx_on) {
+                unsigned m = in->src[1];
+                if (m & ~0xfu) { put(b, "0x%x", m); continue; }
+                static const char *const id[] = {"SRC0", "SRC1", "SRC2", "DST"};
+                put(b, "gpr_idx(");
+                for (int k = 0, c = 0; k < 4; k++)
+                    if (m & (1u << k)) put(b, "%s%s", c++ ? "," : "", id[k]);
+                put(b, ")");
+                continue;
+            }
+            if (is_imm_code(in->src[i]) && (op == GCN_OP_s_setpc_b64 || op == GCN_OP_s_cbranch_join ||
+                                             op == GCN_OP_s_movrels_b32 || op == GCN_OP_s_movrels_b64 ||
+                                             op == GCN_OP_s_rfe_b64)) {
+                put(b, "/*invalid immediate*/"); /* an SReg operand (not SSrc) in LLVM */
+                continue;
+            }
+            put_opd(b, in, in->src[i], oi->sw[i], oi->sw[i] == 2 ? 64 : 32);
+        }
+        break;
+    case GCN_FMT_SOPK:
+        if (op == GCN_OP_s_getreg_b32) { SEP(); put_opd(b, in, in->dst[0], 1, 32); SEP(); put_hwreg(b, in->imm); }
+        else if (op == GCN_OP_s_setreg_b32) { SEP(); put_hwreg(b, in->imm); SEP(); put_opd(b, in, in->src[0], 1, 32); }
+        else if (op == GCN_OP_s_setreg_imm32_b32) { SEP(); put_hwreg(b, in->imm); SEP(); put_imm(b, in->literal, 32); }
+        else if (op == GCN_OP_s_cbranch_i_fork) { SEP(); put_opd(b, in, in->src[0], 2, 32); SEP(); put(b, "%u", in->imm); }
+        else {
+            SEP(); put_opd(b, in, in->dst[0] != GCN_OPD_NONE ? in->dst[0] : in->src[0], 1, 32);
+            SEP(); put(b, "0x%x", in->imm);
+        }
+        break;
+    case GCN_FMT_SOPP:
+        if (in->flags & GCN_IF_WAITCNT) {
+            int dv = in->waitcnt_vm == 0xf, de = in->waitcnt_exp == 0x7, dl = in->waitcnt_lgkm == 0xf, all = dv && de && dl;
+            if (!dv || all) { SEP(); put(b, "vmcnt(%u)", in->waitcnt_vm); }
+            if (!de || all) { put(b, first ? " " : " "); first = 0; put(b, "expcnt(%u)", in->waitcnt_exp); }
+            if (!dl || all) { put(b, first ? " " : " "); first = 0; put(b, "lgkmcnt(%u)", in->waitcnt_lgkm); }
+        } else if (op == GCN_OP_s_barrier || op == GCN_OP_s_wakeup || op == GCN_OP_s_icache_inv ||
+                   op == GCN_OP_s_ttracedata || op == GCN_OP_s_endpgm_saved || op == GCN_OP_s_set_gpr_idx_off) {
+        } else if (op == GCN_OP_s_endpgm) {
+            if (in->imm) put(b, " %u", in->imm);
+        } else if (op == GCN_OP_s_sendmsg || op == GCN_OP_s_sendmsghalt) {
+            put(b, " ");
+            put_sendmsg(b, in->imm);
+        } else if (op == GCN_OP_s_set_gpr_idx_mode) {
+            unsigned m = in->imm;
+            if (m & ~0xfu) put(b, " 0x%x", m);
+            else {
+                static const char *const id[] = {"SRC0", "SRC1", "SRC2", "DST"};
+                put(b, " gpr_idx(");
+                for (int k = 0, c = 0; k < 4; k++)
+                    if (m & (1u << k)) put(b, "%s%s", c++ ? "," : "", id[k]);
+                put(b, ")");
+            }
+        } else if (in->flags & (GCN_IF_BR_COND | GCN_IF_BR_JUMP)) {
+            put(b, " %u", in->imm & 0xffff);
+        } else {
+            put(b, " ");
+            put_imm(b, in->imm, 32);
+        }
+        break;
+    case GCN_FMT_SMEM:
+        if (op == GCN_OP_s_atc_probe || op == GCN_OP_s_atc_probe_buffer) {
+            SEP(); put_imm(b, in->imm2, 32);
+        } else if (in->dst[0] != GCN_OPD_NONE) {
+            SEP(); put_opd(b, in, in->dst[0], oi->dw, 32);
+        }
+        if (in->src[2] != GCN_OPD_NONE) { SEP(); put_opd(b, in, in->src[2], oi->sw[0], 32); }
+        if (oi->flags & (GCN_IF_LOAD | GCN_IF_STORE) || op == GCN_OP_s_atc_probe || op == GCN_OP_s_atc_probe_buffer) {
+            SEP(); put_opd(b, in, in->src[0], strstr(oi->name, "buffer") ? 4 : 2, 32);
+            SEP();
+            if (in->mods & GCN_M_SMEM_IMM) put(b, "0x%x", in->imm);
+            else put_opd(b, in, in->src[1], 1, 32);
+        }
+        if ((in->mods & GCN_M_GLC) && (oi->flags & (GCN_IF_LOAD | GCN_IF_STORE))) put(b, " glc");
+        break;
+    default:
+        break;
+    }
+}
+
+/* Operands and modifiers of the memory and graphics formats (DS, FLAT, MUBUF,
+ * MTBUF, MIMG, EXP), as LLVM 14 prints them. */
+static void put_memory(sbuf *b, const gcn_insn *in, int *first)
+{
+    const gcn_op_info *oi = &gcn_op_infos[in->op];
+    unsigned op = in->op;
+    (void)op;
+    switch (in->fmt) {
+    case GCN_FMT_DS: {
+        if (in->dst[0] != GCN_OPD_NONE) { SEP(); put_opd(b, in, in->dst[0], oi->dw, 32); }
+        if (oi->sw[0]) { SEP(); put_opd(b, in, in->src[0], 1, 32); }
+        if (in->src[1] != GCN_OPD_NONE) { SEP(); put_opd(b, in, in->src[1], oi->sw[1], 32); }
+        if (in->src[2] != GCN_OPD_NONE) { SEP(); put_opd(b, in, in->src[2], oi->sw[2], 32); }
+        int two = !strncmp(oi->name, "ds_read2", 8) || !strncmp(oi->name, "ds_write2", 9) ||
+                  !strncmp(oi->name, "ds_wrxchg2", 10);
+        if (two) {
+            if (in->imm & 0xff) put(b, " offset0:%u", in->imm & 0xff);
+            if (in->imm >> 8) put(b, " offset1:%u", in->imm >> 8);
+        } else if (op == GCN_OP_ds_swizzle_b32) {
+            put_swizzle(b, in->imm);
+        } else if (in->imm) put(b, " offset:%u", in->imm);
+        if (in->mods & GCN_M_GDS) put(b, " gds");
+        break;
+    }
+    case GCN_FMT_FLAT:
+        if (in->dst[0] != GCN_OPD_NONE) { SEP(); put_opd(b, in, in->dst[0], oi->dw, 32); }
+        SEP(); put_opd(b, in, in->src[0], 2, 32);
+        if (in->src[1] != GCN_OPD_NONE) { SEP(); put_opd(b, in, in->src[1], oi->sw[1], 32); }
+        if (in->mods & GCN_M_GLC) put(b, " glc");
+        if (in->mods & GCN_M_SLC) put(b, " slc");
+        if (in->mods & GCN_M_TFE) put(b, " tfe");
+        break;
+    case GCN_FMT_MUBUF: case GCN_FMT_MTBUF:
+        if (op == GCN_OP_buffer_store_lds_dword) { /* no vdata, no vaddr (LLVM 14 syntax) */
+            SEP(); put_opd(b, in, in->src[2], 4, 32);
+            SEP(); put_opd(b, in, in->src[3], 1, 32);
+            if (in->imm) put(b, " offset:%u", in->imm);
+            put(b, " lds");
+            if (in->mods & GCN_M_GLC) put(b, " glc");
+            if (in->mods & GCN_M_SLC) put(b, " slc");
+        } else if (oi->flags & (GCN_IF_LOAD | GCN_IF_STORE)) {
+            unsigned vd = in->dst[0] != GCN_OPD_NONE ? in->dst[0] : in->src[1];
+            unsigned vw = (oi->flags & GCN_IF_ATOMIC) ? oi->sw[1] : in->dst[0] != GCN_OPD_NONE ? oi->dw : oi->sw[1];
+            if (vd == GCN_OPD_NONE) vd = GCN_OPD_VGPR; /* not reached: loads/stores have vdata */
+            SEP(); put_opd(b, in, vd, vw, 32);
+            SEP();
+            unsigned na = !!(in->mods & GCN_M_OFFEN) + !!(in->mods & GCN_M_IDXEN);
+            if (na == 0) put(b, "off");
+            else put_opd(b, in, in->src[0], na, 32);
+            SEP(); put_opd(b, in, in->src[2], 4, 32);
+            SEP(); put_opd(b, in, in->src[3], 1, 32);
+            if (in->fmt == GCN_FMT_MTBUF) {
+                unsigned df = in->imm2 & 0xf, nf = (in->imm2 >> 4) & 7;
+                if (df != 1 || nf != 0) {
+                    put(b, " format:[");
+                    if (df != 1) put(b, "BUF_DATA_FORMAT_%s%s", dfmt_name[df], nf != 0 ? "," : "");
+                    if (nf != 0) put(b, "BUF_NUM_FORMAT_%s", nfmt_name[nf]);
+                    put(b, "]");
+                }
+            }
+            if (in->mods & GCN_M_IDXEN) put(b, " idxen");
+            if (in->mods & GCN_M_OFFEN) put(b, " offen");
+            if (in->imm) put(b, " offset:%u", in->imm);
+            if (in->mods & GCN_M_GLC) put(b, " glc");
+            if (in->mods & GCN_M_SLC) put(b, " slc");
+            if (in->mods & GCN_M_LDS) put(b, " lds");
+            else if ((in->mods & GCN_M_TFE) && !(oi->flags & GCN_IF_ATOMIC)) put(b, " tfe");
+        }
+        break;
+    case GCN_FMT_MIMG: {
+        uint32_t w0 = in->imm, w1 = in->imm2;
+        unsigned dmask = (w0 >> 8) & 0xf, tfe = (w0 >> 16) & 1;
+        unsigned nd = (unsigned)__builtin_popcount(dmask);
+        if (strstr(oi->name, "gather4")) nd = 4;
+        if (nd == 0) nd = 1;
+        nd += tfe;
+        SEP(); put_opd(b, in, GCN_OPD_VGPR + ((w1 >> 8) & 0xff), nd, 32);
+        SEP(); put_opd(b, in, GCN_OPD_VGPR + (w1 & 0xff), oi->sw[0] ? oi->sw[0] : 1, 32);
+        SEP(); put_opd(b, in, ((w1 >> 16) & 0x1f) << 2, 8, 32);
+        if (strstr(oi->name, "sample") || strstr(oi->name, "gather4") || strstr(oi->name, "get_lod")) {
+            SEP(); put_opd(b, in, ((w1 >> 21) & 0x1f) << 2, 4, 32);
+        }
+        if (dmask) put(b, " dmask:0x%x", dmask);
+        if (w0 & (1u << 12)) put(b, " unorm");
+        if (w0 & (1u << 13)) put(b, " glc");
+        if (w0 & (1u << 25)) put(b, " slc");
+        if (w0 & (1u << 15)) put(b, " r128");
+        if (tfe) put(b, " tfe");
+        if (w0 & (1u << 17)) put(b, " lwe");
+        if (w0 & (1u << 14)) put(b, " da");
+        if (w1 & (1u << 31)) put(b, " d16");
+        break;
+    }
+    case GCN_FMT_EXP: {
+        uint32_t w0 = in->imm, w1 = in->imm2;
+        unsigned tgt = (w0 >> 4) & 0x3f, en = w0 & 0xf, compr = (w0 >> 10) & 1;
+        put(b, " ");
+        if (tgt <= 7) put(b, "mrt%u", tgt);
+        else if (tgt == 8) put(b, "mrtz");
+        else if (tgt == 9) put(b, "null");
+        else if (tgt >= 12 && tgt <= 15) put(b, "pos%u", tgt - 12);
+        else if (tgt >= 32 && tgt <= 63) put(b, "param%u", tgt - 32);
+        else put(b, "invalid_target_%u", tgt);
+        for (unsigned i = 0; i < 4; i++) {
+            /* compressed exports print vsrc0, vsrc0, vsrc1, vsrc1 (LLVM printExpSrcN) */
+            unsigned k = compr ? i / 2 : i;
+            put(b, i ? ", " : " ");
+            if ((en >> i) & 1) put(b, "v%u", (w1 >> (8 * k)) & 0xff);
+            else put(b, "off");
+        }
+        if (w0 & (1u << 11)) put(b, " done");
+        if (compr) put(b, " compr");
+        if (w0 & (1u << 12)) put(b, " vm");
+        break;
+    }
+    default:
+        break;
+    }
+}
+#undef SEP
+
 int gcn_disasm(const gcn_insn *in, char *buf, size_t n)
 {
     sbuf b = {buf, n, 0};
@@ -1091,200 +1353,11 @@ int gcn_disasm(const gcn_insn *in, char *buf, size_t n)
         (strstr(oi->name, "_d_") || strstr(oi->name, "_cd") || !strcmp(oi->name + strlen(oi->name) - 2, "_d")))
         put(&b, "_g16"); /* LLVM 14 decodes bit 0 (unused on gfx8) as gfx10's G16 variants */
     int first = 1;
-#define SEP() do { put(&b, first ? " " : ", "); first = 0; } while (0)
-    switch (in->fmt) {
-    case GCN_FMT_SOP2: case GCN_FMT_SOP1: case GCN_FMT_SOPC:
-        if (in->dst[0] != GCN_OPD_NONE) { SEP(); put_opd(&b, in, in->dst[0], oi->dw, 32); }
-        for (int i = 0; i < 2; i++) {
-            if (in->src[i] == GCN_OPD_NONE || (!oi->sw[i] && op != GCN_OP_s_set_gpr_idx_on)) continue;
-            SEP();
-            if (i == 1 && op == GCN_OP_s_set_gpr_idx_on) {
-                unsigned m = in->src[1];
-                if (m & ~0xfu) { put(&b, "0x%x", m); continue; }
-                static const char *const id[] = {"SRC0", "SRC1", "SRC2", "DST"};
-                put(&b, "gpr_idx(");
-                for (int k = 0, c = 0; k < 4; k++)
-                    if (m & (1u << k)) put(&b, "%s%s", c++ ? "," : "", id[k]);
-                put(&b, ")");
-                continue;
-            }
-            if (is_imm_code(in->src[i]) && (op == GCN_OP_s_setpc_b64 || op == GCN_OP_s_cbranch_join ||
-                                             op == GCN_OP_s_movrels_b32 || op == GCN_OP_s_movrels_b64 ||
-                                             op == GCN_OP_s_rfe_b64)) {
-                put(&b, "/*invalid immediate*/"); /* an SReg operand (not SSrc) in LLVM */
-                continue;
-            }
-            put_opd(&b, in, in->src[i], oi->sw[i], oi->sw[i] == 2 ? 64 : 32);
-        }
-        break;
-    case GCN_FMT_SOPK:
-        if (op == GCN_OP_s_getreg_b32) { SEP(); put_opd(&b, in, in->dst[0], 1, 32); SEP(); put_hwreg(&b, in->imm); }
-        else if (op == GCN_OP_s_setreg_b32) { SEP(); put_hwreg(&b, in->imm); SEP(); put_opd(&b, in, in->src[0], 1, 32); }
-        else if (op == GCN_OP_s_setreg_imm32_b32) { SEP(); put_hwreg(&b, in->imm); SEP(); put_imm(&b, in->literal, 32); }
-        else if (op == GCN_OP_s_cbranch_i_fork) { SEP(); put_opd(&b, in, in->src[0], 2, 32); SEP(); put(&b, "%u", in->imm); }
-        else {
-            SEP(); put_opd(&b, in, in->dst[0] != GCN_OPD_NONE ? in->dst[0] : in->src[0], 1, 32);
-            SEP(); put(&b, "0x%x", in->imm);
-        }
-        break;
-    case GCN_FMT_SOPP:
-        if (in->flags & GCN_IF_WAITCNT) {
-            int dv = in->waitcnt_vm == 0xf, de = in->waitcnt_exp == 0x7, dl = in->waitcnt_lgkm == 0xf, all = dv && de && dl;
-            if (!dv || all) { SEP(); put(&b, "vmcnt(%u)", in->waitcnt_vm); }
-            if (!de || all) { put(&b, first ? " " : " "); first = 0; put(&b, "expcnt(%u)", in->waitcnt_exp); }
-            if (!dl || all) { put(&b, first ? " " : " "); first = 0; put(&b, "lgkmcnt(%u)", in->waitcnt_lgkm); }
-        } else if (op == GCN_OP_s_barrier || op == GCN_OP_s_wakeup || op == GCN_OP_s_icache_inv ||
-                   op == GCN_OP_s_ttracedata || op == GCN_OP_s_endpgm_saved || op == GCN_OP_s_set_gpr_idx_off) {
-        } else if (op == GCN_OP_s_endpgm) {
-            if (in->imm) put(&b, " %u", in->imm);
-        } else if (op == GCN_OP_s_sendmsg || op == GCN_OP_s_sendmsghalt) {
-            put(&b, " ");
-            put_sendmsg(&b, in->imm);
-        } else if (op == GCN_OP_s_set_gpr_idx_mode) {
-            unsigned m = in->imm;
-            if (m & ~0xfu) put(&b, " 0x%x", m);
-            else {
-                static const char *const id[] = {"SRC0", "SRC1", "SRC2", "DST"};
-                put(&b, " gpr_idx(");
-                for (int k = 0, c = 0; k < 4; k++)
-                    if (m & (1u << k)) put(&b, "%s%s", c++ ? "," : "", id[k]);
-                put(&b, ")");
-            }
-        } else if (in->flags & (GCN_IF_BR_COND | GCN_IF_BR_JUMP)) {
-            put(&b, " %u", in->imm & 0xffff);
-        } else {
-            put(&b, " ");
-            put_imm(&b, in->imm, 32);
-        }
-        break;
-    case GCN_FMT_SMEM:
-        if (op == GCN_OP_s_atc_probe || op == GCN_OP_s_atc_probe_buffer) {
-            SEP(); put_imm(&b, in->imm2, 32);
-        } else if (in->dst[0] != GCN_OPD_NONE) {
-            SEP(); put_opd(&b, in, in->dst[0], oi->dw, 32);
-        }
-        if (in->src[2] != GCN_OPD_NONE) { SEP(); put_opd(&b, in, in->src[2], oi->sw[0], 32); }
-        if (oi->flags & (GCN_IF_LOAD | GCN_IF_STORE) || op == GCN_OP_s_atc_probe || op == GCN_OP_s_atc_probe_buffer) {
-            SEP(); put_opd(&b, in, in->src[0], strstr(oi->name, "buffer") ? 4 : 2, 32);
-            SEP();
-            if (in->mods & GCN_M_SMEM_IMM) put(&b, "0x%x", in->imm);
-            else put_opd(&b, in, in->src[1], 1, 32);
-        }
-        if ((in->mods & GCN_M_GLC) && (oi->flags & (GCN_IF_LOAD | GCN_IF_STORE))) put(&b, " glc");
-        break;
-    case GCN_FMT_VOP1: case GCN_FMT_VOP2: case GCN_FMT_VOPC: case GCN_FMT_VOP3: case GCN_FMT_VINTRP:
+    if (in->fmt <= GCN_FMT_SMEM)
+        put_scalar(&b, in, &first);
+    else if (in->fmt <= GCN_FMT_VINTRP)
         put_vop(&b, in, &first);
-        break;
-    case GCN_FMT_DS: {
-        if (in->dst[0] != GCN_OPD_NONE) { SEP(); put_opd(&b, in, in->dst[0], oi->dw, 32); }
-        if (oi->sw[0]) { SEP(); put_opd(&b, in, in->src[0], 1, 32); }
-        if (in->src[1] != GCN_OPD_NONE) { SEP(); put_opd(&b, in, in->src[1], oi->sw[1], 32); }
-        if (in->src[2] != GCN_OPD_NONE) { SEP(); put_opd(&b, in, in->src[2], oi->sw[2], 32); }
-        int two = !strncmp(oi->name, "ds_read2", 8) || !strncmp(oi->name, "ds_write2", 9) ||
-                  !strncmp(oi->name, "ds_wrxchg2", 10);
-        if (two) {
-            if (in->imm & 0xff) put(&b, " offset0:%u", in->imm & 0xff);
-            if (in->imm >> 8) put(&b, " offset1:%u", in->imm >> 8);
-        } else if (op == GCN_OP_ds_swizzle_b32) {
-            put_swizzle(&b, in->imm);
-        } else if (in->imm) put(&b, " offset:%u", in->imm);
-        if (in->mods & GCN_M_GDS) put(&b, " gds");
-        break;
-    }
-    case GCN_FMT_FLAT:
-        if (in->dst[0] != GCN_OPD_NONE) { SEP(); put_opd(&b, in, in->dst[0], oi->dw, 32); }
-        SEP(); put_opd(&b, in, in->src[0], 2, 32);
-        if (in->src[1] != GCN_OPD_NONE) { SEP(); put_opd(&b, in, in->src[1], oi->sw[1], 32); }
-        if (in->mods & GCN_M_GLC) put(&b, " glc");
-        if (in->mods & GCN_M_SLC) put(&b, " slc");
-        if (in->mods & GCN_M_TFE) put(&b, " tfe");
-        break;
-    case GCN_FMT_MUBUF: case GCN_FMT_MTBUF:
-        if (op == GCN_OP_buffer_store_lds_dword) { /* no vdata, no vaddr (LLVM 14 syntax) */
-            SEP(); put_opd(&b, in, in->src[2], 4, 32);
-            SEP(); put_opd(&b, in, in->src[3], 1, 32);
-            if (in->imm) put(&b, " offset:%u", in->imm);
-            put(&b, " lds");
-            if (in->mods & GCN_M_GLC) put(&b, " glc");
-            if (in->mods & GCN_M_SLC) put(&b, " slc");
-        } else if (oi->flags & (GCN_IF_LOAD | GCN_IF_STORE)) {
-            unsigned vd = in->dst[0] != GCN_OPD_NONE ? in->dst[0] : in->src[1];
-            unsigned vw = (oi->flags & GCN_IF_ATOMIC) ? oi->sw[1] : in->dst[0] != GCN_OPD_NONE ? oi->dw : oi->sw[1];
-            if (vd == GCN_OPD_NONE) vd = GCN_OPD_VGPR; /* not reached: loads/stores have vdata */
-            SEP(); put_opd(&b, in, vd, vw, 32);
-            SEP();
-            unsigned na = !!(in->mods & GCN_M_OFFEN) + !!(in->mods & GCN_M_IDXEN);
-            if (na == 0) put(&b, "off");
-            else put_opd(&b, in, in->src[0], na, 32);
-            SEP(); put_opd(&b, in, in->src[2], 4, 32);
-            SEP(); put_opd(&b, in, in->src[3], 1, 32);
-            if (in->fmt == GCN_FMT_MTBUF) {
-                unsigned df = in->imm2 & 0xf, nf = (in->imm2 >> 4) & 7;
-                if (df != 1 || nf != 0) {
-                    put(&b, " format:[");
-                    if (df != 1) put(&b, "BUF_DATA_FORMAT_%s%s", dfmt_name[df], nf != 0 ? "," : "");
-                    if (nf != 0) put(&b, "BUF_NUM_FORMAT_%s", nfmt_name[nf]);
-                    put(&b, "]");
-                }
-            }
-            if (in->mods & GCN_M_IDXEN) put(&b, " idxen");
-            if (in->mods & GCN_M_OFFEN) put(&b, " offen");
-            if (in->imm) put(&b, " offset:%u", in->imm);
-            if (in->mods & GCN_M_GLC) put(&b, " glc");
-            if (in->mods & GCN_M_SLC) put(&b, " slc");
-            if (in->mods & GCN_M_LDS) put(&b, " lds");
-            else if ((in->mods & GCN_M_TFE) && !(oi->flags & GCN_IF_ATOMIC)) put(&b, " tfe");
-        }
-        break;
-    case GCN_FMT_MIMG: {
-        uint32_t w0 = in->imm, w1 = in->imm2;
-        unsigned dmask = (w0 >> 8) & 0xf, tfe = (w0 >> 16) & 1;
-        unsigned nd = (unsigned)__builtin_popcount(dmask);
-        if (strstr(oi->name, "gather4")) nd = 4;
-        if (nd == 0) nd = 1;
-        nd += tfe;
-        SEP(); put_opd(&b, in, GCN_OPD_VGPR + ((w1 >> 8) & 0xff), nd, 32);
-        SEP(); put_opd(&b, in, GCN_OPD_VGPR + (w1 & 0xff), oi->sw[0] ? oi->sw[0] : 1, 32);
-        SEP(); put_opd(&b, in, ((w1 >> 16) & 0x1f) << 2, 8, 32);
-        if (strstr(oi->name, "sample") || strstr(oi->name, "gather4") || strstr(oi->name, "get_lod")) {
-            SEP(); put_opd(&b, in, ((w1 >> 21) & 0x1f) << 2, 4, 32);
-        }
-        if (dmask) put(&b, " dmask:0x%x", dmask);
-        if (w0 & (1u << 12)) put(&b, " unorm");
-        if (w0 & (1u << 13)) put(&b, " glc");
-        if (w0 & (1u << 25)) put(&b, " slc");
-        if (w0 & (1u << 15)) put(&b, " r128");
-        if (tfe) put(&b, " tfe");
-        if (w0 & (1u << 17)) put(&b, " lwe");
-        if (w0 & (1u << 14)) put(&b, " da");
-        if (w1 & (1u << 31)) put(&b, " d16");
-        break;
-    }
-    case GCN_FMT_EXP: {
-        uint32_t w0 = in->imm, w1 = in->imm2;
-        unsigned tgt = (w0 >> 4) & 0x3f, en = w0 & 0xf, compr = (w0 >> 10) & 1;
-        put(&b, " ");
-        if (tgt <= 7) put(&b, "mrt%u", tgt);
-        else if (tgt == 8) put(&b, "mrtz");
-        else if (tgt == 9) put(&b, "null");
-        else if (tgt >= 12 && tgt <= 15) put(&b, "pos%u", tgt - 12);
-        else if (tgt >= 32 && tgt <= 63) put(&b, "param%u", tgt - 32);
-        else put(&b, "invalid_target_%u", tgt);
-        for (unsigned i = 0; i < 4; i++) {
-            /* compressed exports print vsrc0, vsrc0, vsrc1, vsrc1 (LLVM printExpSrcN) */
-            unsigned k = compr ? i / 2 : i;
-            put(&b, i ? ", " : " ");
-            if ((en >> i) & 1) put(&b, "v%u", (w1 >> (8 * k)) & 0xff);
-            else put(&b, "off");
-        }
-        if (w0 & (1u << 11)) put(&b, " done");
-        if (compr) put(&b, " compr");
-        if (w0 & (1u << 12)) put(&b, " vm");
-        break;
-    }
-    default:
-        break;
-    }
-#undef SEP
+    else
+        put_memory(&b, in, &first);
     return (int)b.len;
 }

@@ -579,6 +579,15 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
     }
     wg->cu = cu;
     wg->n_waves = wg->tw->n_waves;
+    if (k->launch.waves_per_wg && wg->n_waves != k->launch.waves_per_wg) {
+        /* the dispatcher reserved the launch's wave slots: a record that
+         * disagrees is a damaged or hostile trace, not a workload */
+        char kn[128];
+        rp_sim_fail(s, "trace: kernel %u (%s) workgroup %u records %u waves, its launch has %u per workgroup",
+                    k->launch.kernel_id, rp_printable(kn, sizeof kn, k->launch.kernel_name), wg->index, wg->n_waves,
+                    k->launch.waves_per_wg);
+        return;
+    }
     wg->n_live = wg->n_waves;
     wg->waves = calloc(wg->n_waves ? wg->n_waves : 1, sizeof *wg->waves);
     wg->lds_size = k->launch.group_segment_size;

@@ -83,10 +83,12 @@ static void disp_start_kernel(rp_disp *d, rp_engine *e)
     const trc_launch *l = &k->launch;
     uint64_t waves = l->waves_per_wg ? l->waves_per_wg : 1;
     if (res_vgprs(l) > cfg->vgprs || res_sgprs(l) > cfg->sgprs || res_lds(l) > cfg->lds_size ||
-        waves > (uint64_t)cfg->simds * cfg->wave_slots)
+        waves > (uint64_t)cfg->simds * cfg->wave_slots) {
+        char kn[128];
         rp_sim_fail(s, "kernel %u (%s): a workgroup (%u waves, %u VGPRs, %u SGPRs, %u B LDS) never fits a CU",
-                    l->kernel_id, l->kernel_name, l->waves_per_wg, l->vgpr_count, l->sgpr_count,
+                    l->kernel_id, rp_printable(kn, sizeof kn, l->kernel_name), l->waves_per_wg, l->vgpr_count, l->sgpr_count,
                     l->group_segment_size);
+    }
 }
 
 static void disp_kernel_end(rp_disp *d, rp_engine *e)

@@ -93,8 +93,9 @@ static int enqueue_launch(rp_sim *s, const trc_event *ev)
     k->entry_idx = UINT32_MAX;
     const gcn_insn *in = gcn_program_at(k->prog, ev->launch.entry_vaddr);
     if (!in) {
+        char kn[128];
         rp_sim_fail(s, "kernel %u (%s): entry 0x%llx is not an instruction of code object %u", ev->launch.kernel_id,
-                    ev->launch.kernel_name, (unsigned long long)ev->launch.entry_vaddr, ev->launch.code_object_id);
+                    rp_printable(kn, sizeof kn, ev->launch.kernel_name), (unsigned long long)ev->launch.entry_vaddr, ev->launch.code_object_id);
         free(k);
         return -1;
     }

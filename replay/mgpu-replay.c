@@ -244,6 +244,129 @@ out:
     return status;
 }
 
+/* One replay of TRACE on one machine: the configuration (--topo, --gpus,
+ * --set), the run, the report and the stats JSON. Exit status as main's. */
+static int replay_one(const char *argv0, const char *topo, const char *stats, const char *trace, const char **sets,
+                      int n_sets, long gpus, long threads, int quiet, int list_stats, int observe)
+{
+    char err[512];
+    rp_config cfg;
+    rp_config_defaults(&cfg);
+    /* One source of truth: without --topo the machine is the r9nano preset
+     * file, not the built-in defaults (which only seed the presets). */
+    if (!topo)
+        topo = "r9nano";
+    if (stats && same_file(stats, trace)) {
+        fprintf(stderr, "mgpu-replay: --stats %s is the trace itself: refusing to overwrite the recording\n", stats);
+        return 2;
+    }
+    {
+        /* the installed presets' directory, where `base = NAME` of a file of
+         * the user's own is looked up */
+        char preset_dir[PATH_MAX + 64] = "";
+        if (find_preset("r9nano", argv0, preset_dir, sizeof preset_dir) == 0) {
+            char *sl = strrchr(preset_dir, '/');
+            if (sl)
+                *sl = 0;
+            else
+                snprintf(preset_dir, sizeof preset_dir, ".");
+        }
+        char path[PATH_MAX + 64];
+        if (find_preset(topo, argv0, path, sizeof path)) {
+            fprintf(stderr,
+                    "mgpu-replay: topology '%s' not found (presets: r9nano m-sgpu u-mgpu d-mgpu in replay/configs/; "
+                    "set MGPU_REPLAY_CONFIGS or give an .ini path)\n",
+                    topo);
+            return 2;
+        }
+        if (rp_config_load_file_ex(&cfg, path, *preset_dir ? preset_dir : NULL, err, sizeof err)) {
+            fprintf(stderr, "mgpu-replay: %s\n", err);
+            return 2;
+        }
+    }
+    if (gpus >= 0) {
+        char kv[64];
+        snprintf(kv, sizeof kv, "topo.gpus=%ld", gpus);
+        if (rp_config_set(&cfg, kv, err, sizeof err)) {
+            fprintf(stderr, "mgpu-replay: --gpus: %s\n", err);
+            return 2;
+        }
+    }
+    for (int i = 0; i < n_sets; i++)
+        if (rp_config_set(&cfg, sets[i], err, sizeof err)) {
+            fprintf(stderr, "mgpu-replay: %s\n", err);
+            return 2;
+        }
+    if (rp_config_validate(&cfg, err, sizeof err)) {
+        fprintf(stderr, "mgpu-replay: %s\n", err);
+        return 2;
+    }
+    trc_reader *rd = trc_reader_open(trace, err, sizeof err);
+    if (!rd) {
+        fprintf(stderr, "mgpu-replay: %s\n", err);
+        return 2;
+    }
+    rp_sim *s = rp_sim_create(&cfg, rd, quiet ? NULL : stdout, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "mgpu-replay: %s\n", err);
+        trc_reader_close(rd);
+        return 2;
+    }
+    if (list_stats) {
+        rp_sim_list_stats(s, stdout);
+        rp_sim_destroy(s);
+        trc_reader_close(rd);
+        return 0;
+    }
+    rp_sim_set_threads(s, threads ? (uint32_t)threads : 1);
+    static uint64_t seen[RP_HOOK_COUNT];
+    if (observe)
+        for (int p = 0; p < RP_HOOK_COUNT; p++)
+            if (rp_sim_observe(s, (rp_hook_point)p, count_point, &seen[p])) {
+                fprintf(stderr, "mgpu-replay: cannot observe %s\n", rp_hook_name((unsigned)p));
+                return 2;
+            }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int r = rp_sim_run(s);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    rp_sim_summary sum;
+    rp_sim_get_summary(s, &sum);
+    if (!quiet) {
+        printf("topology %s: %u GPU(s) x %u CUs at %.3f GHz\n", sum.topo_name, sum.gpus, sum.cus_per_gpu,
+               (double)sum.gpu_freq_hz / 1e9);
+        rp_sim_report(s, stdout);
+        printf("replay: %.3f s wall, %.2f M wavefront-instr/s (%u thread(s), %u partition(s), %llu windows of %.1f ns)\n",
+               wall, wall > 0 ? (double)sum.wavefront_instructions / wall / 1e6 : 0.0, sum.threads, sum.partitions,
+               (unsigned long long)sum.windows, (double)sum.lookahead_ps / 1e3);
+    }
+    if (observe) {
+        printf("observed:");
+        for (int p = 0; p < RP_HOOK_COUNT; p++)
+            printf(" %s %llu%s", rp_hook_name((unsigned)p), (unsigned long long)seen[p], p + 1 < RP_HOOK_COUNT ? "," : "\n");
+    }
+    int status = 0;
+    if (r) {
+        fprintf(stderr, "mgpu-replay: %s\n", rp_sim_error(s));
+        status = 2;
+    }
+    if (stats && rp_sim_write_json(s, stats, trace)) {
+        fprintf(stderr, "mgpu-replay: %s\n", rp_sim_error(s));
+        status = 2;
+    }
+    const rp_check *c = &sum.check;
+    if (!status && (c->load_mismatches || c->lds_mismatches || c->d2h_mismatches || c->walk_errors))
+        status = 1;
+    if (quiet && status == 1)
+        fprintf(stderr, "mgpu-replay: data check failed: %llu load, %llu LDS, %llu D2H mismatches, %llu walk errors\n",
+                (unsigned long long)c->load_mismatches, (unsigned long long)c->lds_mismatches,
+                (unsigned long long)c->d2h_mismatches, (unsigned long long)c->walk_errors);
+    rp_sim_destroy(s);
+    trc_reader_close(rd);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     const char *topo = NULL, *stats = NULL, *trace = NULL;
@@ -354,120 +477,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "mgpu-replay: --out, --jobs and --trace-cache go with --sweep\n");
         return 2;
     }
-    char err[512];
-    rp_config cfg;
-    rp_config_defaults(&cfg);
-    /* One source of truth: without --topo the machine is the r9nano preset
-     * file, not the built-in defaults (which only seed the presets). */
-    if (!topo)
-        topo = "r9nano";
-    if (stats && same_file(stats, trace)) {
-        fprintf(stderr, "mgpu-replay: --stats %s is the trace itself: refusing to overwrite the recording\n", stats);
-        return 2;
-    }
-    {
-        /* the installed presets' directory, where `base = NAME` of a file of
-         * the user's own is looked up */
-        char preset_dir[PATH_MAX + 64] = "";
-        if (find_preset("r9nano", argv[0], preset_dir, sizeof preset_dir) == 0) {
-            char *sl = strrchr(preset_dir, '/');
-            if (sl)
-                *sl = 0;
-            else
-                snprintf(preset_dir, sizeof preset_dir, ".");
-        }
-        char path[PATH_MAX + 64];
-        if (find_preset(topo, argv[0], path, sizeof path)) {
-            fprintf(stderr,
-                    "mgpu-replay: topology '%s' not found (presets: r9nano m-sgpu u-mgpu d-mgpu in replay/configs/; "
-                    "set MGPU_REPLAY_CONFIGS or give an .ini path)\n",
-                    topo);
-            return 2;
-        }
-        if (rp_config_load_file_ex(&cfg, path, *preset_dir ? preset_dir : NULL, err, sizeof err)) {
-            fprintf(stderr, "mgpu-replay: %s\n", err);
-            return 2;
-        }
-    }
-    if (gpus >= 0) {
-        char kv[64];
-        snprintf(kv, sizeof kv, "topo.gpus=%ld", gpus);
-        if (rp_config_set(&cfg, kv, err, sizeof err)) {
-            fprintf(stderr, "mgpu-replay: --gpus: %s\n", err);
-            return 2;
-        }
-    }
-    for (int i = 0; i < n_sets; i++)
-        if (rp_config_set(&cfg, sets[i], err, sizeof err)) {
-            fprintf(stderr, "mgpu-replay: %s\n", err);
-            return 2;
-        }
-    if (rp_config_validate(&cfg, err, sizeof err)) {
-        fprintf(stderr, "mgpu-replay: %s\n", err);
-        return 2;
-    }
-    trc_reader *rd = trc_reader_open(trace, err, sizeof err);
-    if (!rd) {
-        fprintf(stderr, "mgpu-replay: %s\n", err);
-        return 2;
-    }
-    rp_sim *s = rp_sim_create(&cfg, rd, quiet ? NULL : stdout, err, sizeof err);
-    if (!s) {
-        fprintf(stderr, "mgpu-replay: %s\n", err);
-        trc_reader_close(rd);
-        return 2;
-    }
-    if (list_stats) {
-        rp_sim_list_stats(s, stdout);
-        rp_sim_destroy(s);
-        trc_reader_close(rd);
-        return 0;
-    }
-    rp_sim_set_threads(s, threads ? (uint32_t)threads : 1);
-    static uint64_t seen[RP_HOOK_COUNT];
-    if (observe)
-        for (int p = 0; p < RP_HOOK_COUNT; p++)
-            if (rp_sim_observe(s, (rp_hook_point)p, count_point, &seen[p])) {
-                fprintf(stderr, "mgpu-replay: cannot observe %s\n", rp_hook_name((unsigned)p));
-                return 2;
-            }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int r = rp_sim_run(s);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    rp_sim_summary sum;
-    rp_sim_get_summary(s, &sum);
-    if (!quiet) {
-        printf("topology %s: %u GPU(s) x %u CUs at %.3f GHz\n", sum.topo_name, sum.gpus, sum.cus_per_gpu,
-               (double)sum.gpu_freq_hz / 1e9);
-        rp_sim_report(s, stdout);
-        printf("replay: %.3f s wall, %.2f M wavefront-instr/s (%u thread(s), %u partition(s), %llu windows of %.1f ns)\n",
-               wall, wall > 0 ? (double)sum.wavefront_instructions / wall / 1e6 : 0.0, sum.threads, sum.partitions,
-               (unsigned long long)sum.windows, (double)sum.lookahead_ps / 1e3);
-    }
-    if (observe) {
-        printf("observed:");
-        for (int p = 0; p < RP_HOOK_COUNT; p++)
-            printf(" %s %llu%s", rp_hook_name((unsigned)p), (unsigned long long)seen[p], p + 1 < RP_HOOK_COUNT ? "," : "\n");
-    }
-    int status = 0;
-    if (r) {
-        fprintf(stderr, "mgpu-replay: %s\n", rp_sim_error(s));
-        status = 2;
-    }
-    if (stats && rp_sim_write_json(s, stats, trace)) {
-        fprintf(stderr, "mgpu-replay: %s\n", rp_sim_error(s));
-        status = 2;
-    }
-    const rp_check *c = &sum.check;
-    if (!status && (c->load_mismatches || c->lds_mismatches || c->d2h_mismatches || c->walk_errors))
-        status = 1;
-    if (quiet && status == 1)
-        fprintf(stderr, "mgpu-replay: data check failed: %llu load, %llu LDS, %llu D2H mismatches, %llu walk errors\n",
-                (unsigned long long)c->load_mismatches, (unsigned long long)c->lds_mismatches,
-                (unsigned long long)c->d2h_mismatches, (unsigned long long)c->walk_errors);
-    rp_sim_destroy(s);
-    trc_reader_close(rd);
-    return status;
+    return replay_one(argv[0], topo, stats, trace, sets, n_sets, gpus, threads, quiet, list_stats, observe);
 }

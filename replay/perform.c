@@ -69,12 +69,18 @@ void rp_check_reporter(void *arg, const rp_hook_ctx *c)
     hexbytes(g, sizeof g, mm->got, mm->len);
     const rp_wave *w = a->w;
     const rp_wg *wg = w->wg;
+    char kn[128];
+    rp_printable(kn, sizeof kn, wg->k->launch.kernel_name);
     fprintf(out,
             "%s: %s kernel %u (%s) wg (%u,%u,%u) wave %u pc 0x%llx (%s) addr 0x%llx: expected %s got %s\n",
-            atomic ? "note" : "mismatch", mm->what, wg->k->launch.kernel_id, wg->k->launch.kernel_name, wg->tw->wg_id[0], wg->tw->wg_id[1],
+            atomic ? "note" : "mismatch", mm->what, wg->k->launch.kernel_id, kn, wg->tw->wg_id[0], wg->tw->wg_id[1],
             wg->tw->wg_id[2], w->walk.tw->wave_in_wg, (unsigned long long)a->in->pc, gcn_op_name(a->in->op),
             (unsigned long long)mm->addr, e, g);
 }
+
+/* [addr, addr + n) inside an LDS of `size` bytes, without overflow (the
+ * addresses come from a trace, which may be hostile: addr + n can wrap). */
+static inline bool lds_fits(uint64_t addr, uint64_t n, uint64_t size) { return addr <= size && n <= size - addr; }
 
 static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, uint64_t addr,
                       const uint8_t *exp, uint32_t n)
@@ -82,7 +88,7 @@ static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, 
     uint8_t got[64];
     if (n > sizeof got)
         n = sizeof got;
-    if (addr + n > lds_size) {
+    if (!lds_fits(addr, n, lds_size)) {
         rp_chk(s)->lds_unchecked++;
         return;
     }
@@ -97,7 +103,7 @@ static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, 
 
 static void lane_store(rp_sim *s, uint8_t *lds, uint64_t lds_size, uint64_t addr, const uint8_t *src, uint32_t n)
 {
-    if (addr + n <= lds_size)
+    if (lds_fits(addr, n, lds_size))
         memcpy(lds + addr, src, n);
     else
         rp_chk(s)->lds_unchecked++;
@@ -330,7 +336,7 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
         mask &= mask - 1;
         uint64_t addr = op->addr[k];
         if (op->flags & TRC_MO_ATOMIC) {
-            if (addr + a->atomic_bytes <= lds_size)
+            if (lds_fits(addr, a->atomic_bytes, lds_size))
                 lane_atomic(s, a, lds + addr, addr, k);
             else
                 rp_chk(s)->lds_unchecked++;

@@ -205,6 +205,12 @@ void rp_link_from(rp_sim *s, rp_link *l, const rp_part *from, const rp_part *to)
 void rp_kernel_note(rp_sim *s, rp_kernel *k, int end);
 void rp_sim_fini(rp_sim *s);
 
+/* A name from the trace (a kernel's), made safe to print and to put in JSON:
+ * printable ASCII kept, '\\' and every other byte written as \xNN, at most
+ * n - 1 bytes; returns dst. A hostile trace's escape sequences never reach
+ * the terminal. (sim.c) */
+char *rp_printable(char *dst, size_t n, const char *src);
+
 /* The data check's reporter of RP_HOOK_MISMATCH (perform.c): prints the
  * "mismatch:" / "note:" lines; attached by rp_sim_init. */
 void rp_check_reporter(void *arg, const rp_hook_ctx *c);

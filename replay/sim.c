@@ -32,6 +32,24 @@
 
 #include "gcn/gcn_loader.h"
 
+char *rp_printable(char *dst, size_t n, const char *src)
+{
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)src; *p && o + 1 < n; p++) {
+        if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
+            dst[o++] = (char)*p;
+        } else {
+            if (o + 5 > n)
+                break;
+            snprintf(dst + o, n - o, "\\x%02x", *p);
+            o += 4;
+        }
+    }
+    if (n)
+        dst[o] = 0;
+    return dst;
+}
+
 void rp_sim_fail(rp_sim *s, const char *fmt, ...)
 {
     /* Partitions may fail at the same time: the first message stays. */
@@ -695,9 +713,7 @@ void rp_sim_report(rp_sim *s, FILE *f)
                      k->sum1.l2_hits - k->sum0.l2_hits, k->sum1.l2_accesses - k->sum0.l2_accesses,
                      k->sum1.dram_bytes - k->sum0.dram_bytes, k->sum1.link_bytes - k->sum0.link_bytes};
         char name[33];
-        size_t nl = strnlen(k->launch.kernel_name, 32);
-        memcpy(name, k->launch.kernel_name, nl);
-        name[nl] = 0;
+        rp_printable(name, sizeof name, k->launch.kernel_name);
         char chk[64];
         if (!k->done)
             snprintf(chk, sizeof chk, "not finished");
@@ -748,7 +764,8 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
         json_t *o = json_object(), *kc = json_object();
         uint64_t cyc = (k->end - k->start) / s->clk.period_ps;
         json_object_set_new(o, "id", json_integer(k->launch.kernel_id));
-        json_object_set_new(o, "name", json_string(k->launch.kernel_name));
+        char kn[1024];
+        json_object_set_new(o, "name", json_string(rp_printable(kn, sizeof kn, k->launch.kernel_name)));
         json_object_set_new(o, "device", json_integer(k->launch.device));
         json_object_set_new(o, "gpu", json_integer(k->gpu));
         json_object_set_new(o, "workgroups", json_integer(k->n_wg));

@@ -359,6 +359,18 @@ static void test_isa_target(void **st)
     unlink(path);
 }
 
+/* Names from a trace are printed escaped: a hostile kernel name's terminal
+ * escape sequences never reach the terminal (issue 20). */
+static void test_printable(void **st)
+{
+    (void)st;
+    char b[64];
+    assert_string_equal(rp_printable(b, sizeof b, "_Z6kernelPfS_"), "_Z6kernelPfS_");
+    assert_string_equal(rp_printable(b, sizeof b, "a\x1b[2Jb\\c\n"), "a\\x1b[2Jb\\x5cc\\x0a");
+    assert_string_equal(rp_printable(b, 6, "abcdefgh"), "abcde");
+    assert_string_equal(rp_printable(b, 6, "ab\x01" "cd"), "ab"); /* no half escape */
+}
+
 static void test_bad_kind(void **st)
 {
     (void)st;
@@ -389,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_ring),         cmocka_unit_test(test_all),
         cmocka_unit_test(test_bulk_and_host), cmocka_unit_test(test_host_copies),
         cmocka_unit_test(test_bad_kind),   cmocka_unit_test(test_isa_target),
+        cmocka_unit_test(test_printable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
