@@ -171,6 +171,11 @@ trc_writer *trc_writer_open(const char *path, const trc_header_info *h, char *er
 int trc_writer_close(trc_writer *w);
 void trc_writer_destroy(trc_writer *w); /* accepts NULL; closes if still open */
 const char *trc_writer_error(const trc_writer *w);
+/* Has the writer failed (sticky: full disk, I/O error, a bad record)? Then
+ * every later call fails fast, writes nothing, and the file holds what was
+ * flushed before: every kernel that ended (trc_salvage recovers them).
+ * Thread-safe. */
+int trc_writer_failed(const trc_writer *w);
 
 /* Store a code object's ELF bytes once, with the device address its image
  * was loaded at (format 1.1; the start of its TRC_MEM_CODE allocation, so

@@ -360,6 +360,11 @@ const char *trc_writer_error(const trc_writer *w)
     return w ? w->err : "no trace writer";
 }
 
+int trc_writer_failed(const trc_writer *w)
+{
+    return !w || __atomic_load_n(&w->failed, __ATOMIC_ACQUIRE);
+}
+
 static int fail_fast(trc_writer *w)
 {
     if (w->closed) {

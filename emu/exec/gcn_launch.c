@@ -314,7 +314,9 @@ static void run_wg(gcn_worker *wk, struct gcn_launch_job *job, uint32_t wg_lin)
     if (failed || !job->recording || atomic_load(&job->stop))
         return;
     /* trc_rec_wave_end is the interpreter's (at s_endpgm, gcn_sem.c). */
-    if (trc_wg_commit(job->m->cfg.trace, wk->rec) != 0) {
+    if (trc_wg_commit(job->m->cfg.trace, wk->rec) != 0 && !trc_writer_failed(job->m->cfg.trace)) {
+        /* a record the writer refused; a failed writer (full disk) only
+         * stops the recording, the kernel goes on */
         char msg[512];
         snprintf(msg, sizeof(msg), "trace: %s", trc_writer_error(job->m->cfg.trace));
         job_error(job, GCN_LAUNCH_TRACE_ERROR, msg);
@@ -455,7 +457,8 @@ static void run_coop(gcn_worker *wk, struct gcn_launch_job *job)
             if (n_done == nw) {
                 c->done = 1;
                 n_done_wg++;
-                if (c->rec && trc_wg_commit(job->m->cfg.trace, c->rec) != 0) {
+                if (c->rec && trc_wg_commit(job->m->cfg.trace, c->rec) != 0 &&
+                    !trc_writer_failed(job->m->cfg.trace)) {
                     coop_fail(job, GCN_LAUNCH_TRACE_ERROR, "trace: %s", trc_writer_error(job->m->cfg.trace));
                     goto out;
                 }
@@ -713,7 +716,9 @@ static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, cons
     jx.job.queue_ptr = ka_base + KA_QUEUE;
     jx.job.kernarg_ptr = ka_base + KA_KERNARG;
     jx.job.dispatch_id = dispatch_id;
-    jx.job.recording = m->cfg.trace != NULL;
+    /* A writer that failed (full disk) stops recording, not the program:
+     * later kernels run unrecorded (the HIP layer says so once). */
+    jx.job.recording = m->cfg.trace != NULL && !trc_writer_failed(m->cfg.trace);
     atomic_init(&jx.job.next_wg, 0);
     atomic_init(&jx.job.stop, 0);
     pthread_mutex_init(&jx.job.err_lock, NULL);
@@ -745,7 +750,9 @@ static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, cons
         int rc = mod->trace_co_id < 0 ? -1 : trc_writer_event(tw, &ev);
         if (rc == 0)
             rc = trc_writer_begin_kernel(tw, &tl);
-        if (rc != 0) {
+        if (rc != 0 && mod->trace_co_id >= 0 && trc_writer_failed(tw)) {
+            jx.job.recording = 0; /* the writer failed: the kernel runs unrecorded */
+        } else if (rc != 0) {
             fail(res, GCN_LAUNCH_TRACE_ERROR, "launch of %s: trace: %s", kn,
                  mod->trace_co_id < 0 ? "module was loaded without a trace (no code object id)"
                                       : trc_writer_error(tw));
@@ -786,7 +793,8 @@ static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, cons
         }
         if (jx.job.recording) {
             pthread_mutex_lock(&m->trace_lock);
-            if (trc_writer_end_kernel(m->cfg.trace, jx.job.kernel_id) != 0 && st == GCN_LAUNCH_OK) {
+            if (trc_writer_end_kernel(m->cfg.trace, jx.job.kernel_id) != 0 && st == GCN_LAUNCH_OK &&
+                !trc_writer_failed(m->cfg.trace)) {
                 st = fail(res, GCN_LAUNCH_TRACE_ERROR, "launch of %s: trace: %s", kn,
                           trc_writer_error(m->cfg.trace));
             }

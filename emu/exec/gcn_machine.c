@@ -191,7 +191,11 @@ gcn_module *gcn_module_load(gcn_machine *m, gcn_code_object *co, char *err, size
         if (rc == 0)
             mod->trace_co_id = trc_writer_code_object(m->cfg.trace, co->elf, co->elf_size,
                                                         (uint64_t)(uintptr_t)mod->image);
-        const char *msg = (rc != 0 || mod->trace_co_id < 0) ? trc_writer_error(m->cfg.trace) : NULL;
+        /* a failed writer (full disk) only stops the recording: the module
+         * loads and its kernels run unrecorded */
+        const char *msg = (rc != 0 || mod->trace_co_id < 0) && !trc_writer_failed(m->cfg.trace)
+                              ? trc_writer_error(m->cfg.trace)
+                              : NULL;
         if (msg && err)
             snprintf(err, errlen, "gcn_module_load: trace: %s", msg);
         pthread_mutex_unlock(&m->trace_lock);

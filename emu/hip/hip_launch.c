@@ -413,6 +413,8 @@ static hipError_t launch_locked_ex(const void *host_fn, dim3 grid, dim3 block, v
         hip_trace_failed(res.message);
         return hipErrorUnknown;
     }
+    if (rt.trace && trc_writer_failed(rt.trace))
+        hip_trace_failed(trc_writer_error(rt.trace)); /* once: recording stopped, the kernel ran */
     if (st != GCN_LAUNCH_OK) {
         fprintf(stderr, "gcn3-emu: %s\n", res.message[0] ? res.message : "kernel failed");
         if (st == GCN_LAUNCH_TRAP)

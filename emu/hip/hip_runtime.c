@@ -97,12 +97,13 @@ static void at_exit(int status, void *arg)
          * still hold it; the process is ending anyway. */
     }
     pthread_mutex_unlock(&rt.mu);
-    if (bad && status == 0) {
-        fprintf(stderr, "gcn3-emu: trace %s is incomplete; exit status set to 1\n",
-                rt.trace_path);
-        fflush(NULL);
-        _exit(1);
-    }
+    /* The program ran as it would without recording: its exit status stands. */
+    if (bad)
+        fprintf(stderr,
+                "gcn3-emu: trace %s is incomplete: `gcn3-trace salvage %s OUT.gtrace` recovers the kernels "
+                "that ended before recording stopped\n",
+                rt.trace_path, rt.trace_path);
+    (void)status;
 }
 
 static void do_init(void)
@@ -201,9 +202,10 @@ void hip_trace_failed(const char *msg)
         msg += 7;
     if (!rt.trace_failed) {
         if (strstr(msg, path)) /* the writer's messages name the file */
-            fprintf(stderr, "gcn3-emu: recording failed: %s\n", msg);
+            fprintf(stderr, "gcn3-emu: recording failed: %s; recording stopped, the program goes on\n", msg);
         else
-            fprintf(stderr, "gcn3-emu: recording %s failed: %s\n", path, msg);
+            fprintf(stderr, "gcn3-emu: recording %s failed: %s; recording stopped, the program goes on\n", path,
+                    msg);
     }
     rt.trace_failed = 1;
 }

@@ -8,7 +8,9 @@
 #  - a configuration file of the user's own elsewhere may say [topo] base = r9nano;
 #  - --gpus takes a number (no "4x", no 0, no negatives);
 #  - a sweep of more than 10,000 points needs --yes;
-#  - gcn3-emu --record of a program that makes no HIP call says so.
+#  - gcn3-emu --record of a program that makes no HIP call says so;
+#  - a full disk while recording stops the recording, not the program, and the
+#    trace written so far is salvaged and replays.
 set -uo pipefail
 BUILD=${BUILD:-build}
 EMU=$BUILD/bin/gcn3-emu
@@ -25,7 +27,23 @@ prog=$BUILD/bench/vectoradd
 
 tr=$OUT/va.gtrace
 if ! "$EMU" --quiet --record "$tr" -- "$prog" 4096 >"$OUT/rec.out" 2>&1; then
-  bad "record vectoradd: $(tail -n 2 "$OUT/rec.out" | tr '\n' ' ')"; echo "bad-input: $pass ok, $fail failed"; exit 1
+  bad "record vectoradd: $(tail -n 2 "$OUT/rec.out" | tr '\n' ' ')"; echo "== the disk fills while recording (a 24 KiB file-size limit)"
+cas=$BUILD/programs/cas_own
+if [ -x "$cas" ]; then
+  rm -f "$OUT/full.gtrace"
+  (ulimit -f 24; trap '' XFSZ; exec "$EMU" --quiet --record "$OUT/full.gtrace" -- "$cas") >"$OUT/full.out" 2>"$OUT/full.err"; rc=$?
+  if [ $rc = 0 ] && grep -q PASS "$OUT/full.out" && grep -q 'recording stopped, the program goes on' "$OUT/full.err"; then
+    ok "recording stops, the program runs to its end (exit 0, PASS)"
+  else bad "disk full: exit $rc: $(tr '\n' ' ' <"$OUT/full.err" | cut -c1-200)"; fi
+  "$BUILD/bin/gcn3-trace" salvage "$OUT/full.gtrace" "$OUT/full-salv.gtrace" >"$OUT/salv.out" 2>&1; rc=$?
+  k=$(sed -n 's/.* \([0-9][0-9]*\) kernels (.*/\1/p' "$OUT/salv.out")
+  "$REPLAY" --topo r9nano "$OUT/full-salv.gtrace" >"$OUT/salv-replay.out" 2>&1; rr=$?
+  if [ $rc = 0 ] && [ "${k:-0}" -ge 1 ] && [ $rr = 0 ]; then
+    ok "the trace written so far is salvageable: $k complete kernel(s), replayed with a clean data check"
+  else bad "salvage of the cut trace: exit $rc ($(tail -n 1 "$OUT/salv.out")), replay exit $rr"; fi
+else bad "$cas missing (make programs)"; fi
+
+echo "bad-input: $pass ok, $fail failed"; exit 1
 fi
 sum0=$(md5sum <"$tr")
 
@@ -89,6 +107,22 @@ else bad "gcn3-emu --record -- /bin/true: exit $rc: $(cat "$OUT/ls.err")"; fi
 "$EMU" --record "$OUT/ls.gtrace" -- /bin/false >/dev/null 2>&1; rc=$?
 if [ $rc = 1 ]; then ok "the program's exit status passes through a recording run (1)"
 else bad "gcn3-emu --record -- /bin/false: exit $rc, expected 1"; fi
+
+echo "== the disk fills while recording (a 24 KiB file-size limit)"
+cas=$BUILD/programs/cas_own
+if [ -x "$cas" ]; then
+  rm -f "$OUT/full.gtrace"
+  (ulimit -f 24; trap '' XFSZ; exec "$EMU" --quiet --record "$OUT/full.gtrace" -- "$cas") >"$OUT/full.out" 2>"$OUT/full.err"; rc=$?
+  if [ $rc = 0 ] && grep -q PASS "$OUT/full.out" && grep -q 'recording stopped, the program goes on' "$OUT/full.err"; then
+    ok "recording stops, the program runs to its end (exit 0, PASS)"
+  else bad "disk full: exit $rc: $(tr '\n' ' ' <"$OUT/full.err" | cut -c1-200)"; fi
+  "$BUILD/bin/gcn3-trace" salvage "$OUT/full.gtrace" "$OUT/full-salv.gtrace" >"$OUT/salv.out" 2>&1; rc=$?
+  k=$(sed -n 's/.* \([0-9][0-9]*\) kernels (.*/\1/p' "$OUT/salv.out")
+  "$REPLAY" --topo r9nano "$OUT/full-salv.gtrace" >"$OUT/salv-replay.out" 2>&1; rr=$?
+  if [ $rc = 0 ] && [ "${k:-0}" -ge 1 ] && [ $rr = 0 ]; then
+    ok "the trace written so far is salvageable: $k complete kernel(s), replayed with a clean data check"
+  else bad "salvage of the cut trace: exit $rc ($(tail -n 1 "$OUT/salv.out")), replay exit $rr"; fi
+else bad "$cas missing (make programs)"; fi
 
 echo "bad-input: $pass ok, $fail failed"
 [ $fail = 0 ]
