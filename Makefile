@@ -182,7 +182,9 @@ bench: deps
 	$(MAKE) all programs
 	BUILD=$(BUILD) bash benchmarks/run-bench.sh
 
-ASAN_FLAGS := BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+# WERROR=0: gcc's -O1 sanitizer builds warn differently (format-truncation
+# guesses); the -Werror build of make test is the regular one
+ASAN_FLAGS := BUILD=build-asan WERROR=0 CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer" LDLIBS="$(LDLIBS) -fsanitize=address,undefined"
 asan:
 	$(MAKE) $(ASAN_FLAGS) all
