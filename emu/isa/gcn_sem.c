@@ -2002,12 +2002,20 @@ H(buffer_wbinvl1_vol) {}
 
 /* ---- DS (LDS) --------------------------------------------------------------------------- */
 
+/* LDS addresses are 32 bits (a computed negative base wraps, as Rodinia nw
+ * relies on) and an access outside the workgroup's allocation is clamped as
+ * the hardware does, not a fault: reads return 0, writes are dropped (GCN3
+ * ISA manual Sec. 9.3, LDS range check against M0 and the allocation). The
+ * returned pointer then is a zeroed per-thread sink. */
+static inline uint64_t lds_addr(uint64_t a) { return a & 0xffffffffu; }
 static uint8_t *lds_ptr(gcn_wave *w, const gcn_insn *in, uint64_t a, unsigned n, int wr, unsigned l)
 {
+    (void)in, (void)wr, (void)l;
+    a = lds_addr(a);
     if (a + n > w->lds_size) {
-        wave_error(w, in, GCN_WAVE_FAULT, "lane %u: LDS %s of %u bytes at offset 0x%llx outside the %u-byte LDS", l,
-                   wr ? "write" : "read", n, (unsigned long long)a, w->lds_size);
-        return NULL;
+        static _Thread_local uint8_t sink[16];
+        memset(sink, 0, sizeof sink);
+        return n <= sizeof sink ? sink : NULL;
     }
     return w->lds + a;
 }
@@ -2048,7 +2056,7 @@ static void ds_access(gcn_wave *w, const gcn_insn *in, int kind, unsigned esz, i
     {
         uint8_t tmp[16];
         if (kind == DS_READ2 || kind == DS_WRITE2) {
-            uint64_t ad[2] = {(uint64_t)a[l] + o0 * scale, (uint64_t)a[l] + o1 * scale};
+            uint64_t ad[2] = {lds_addr((uint64_t)a[l] + o0 * scale), lds_addr((uint64_t)a[l] + o1 * scale)};
             if (mr) mr->addr[l] = ad[0];
             for (int k = 0; k < 2; k++) {
                 uint8_t *p = lds_ptr(w, in, ad[k], esz, kind == DS_WRITE2, l);
@@ -2065,7 +2073,7 @@ static void ds_access(gcn_wave *w, const gcn_insn *in, int kind, unsigned esz, i
             }
             continue;
         }
-        uint64_t ad = (uint64_t)a[l] + (in->imm & 0xffff);
+        uint64_t ad = lds_addr((uint64_t)a[l] + (in->imm & 0xffff));
         if (mr) mr->addr[l] = ad;
         uint8_t *p = lds_ptr(w, in, ad, esz, kind != DS_READ, l);
         if (!p) return;
@@ -2233,7 +2241,7 @@ static void ds_rmw_x(gcn_wave *w, const gcn_insn *in, int kind, unsigned esz, in
     if (w->rec.ops) { mr = &mrs; mr->nl = mr->ns = 0; }
     LANES
     {
-        uint64_t ad = (uint64_t)a[l] + (in->imm & 0xffff);
+        uint64_t ad = lds_addr((uint64_t)a[l] + (in->imm & 0xffff));
         uint8_t *p = lds_ptr(w, in, ad, esz, 1, l);
         if (!p) return;
         uint64_t old = 0, d0 = s0[l], d1 = s1 ? s1[l] : 0, nv;
@@ -2286,7 +2294,7 @@ static void ds_wrxchg2(gcn_wave *w, const gcn_insn *in, unsigned esz, unsigned s
     LANES
     {
         for (unsigned k = 0; k < 2; k++) {
-            uint64_t ad = (uint64_t)a[l] + ((in->imm >> (8 * k)) & 0xff) * scale;
+            uint64_t ad = lds_addr((uint64_t)a[l] + ((in->imm >> (8 * k)) & 0xff) * scale);
             uint8_t *p = lds_ptr(w, in, ad, esz, 1, l);
             if (!p) return;
             uint8_t old[8], nv[8];

@@ -260,14 +260,13 @@ static void test_faults(void **state)
 {
     (void)state;
     harness h;
+    /* an LDS read running past the allocation is clamped, not a fault: it
+     * returns 0 (GCN3 ISA manual Sec. 9.3); the other lanes read normally */
     WAVE_INIT(&h, prog_mem_ds_oob, 0);
+    memcpy(g_lds, "\x11\x22\x33\x44", 4);
     for (unsigned l = 0; l < 64; l++) g_vregs[0][l] = l == 3 ? h.w.lds_size - 2 : 0;
-    assert_int_equal(gcn_wave_run(&h.w), GCN_WAVE_FAULT);
-    print_message("%s\n", h.w.err);
-    assert_non_null(strstr(h.w.err, "test_kernel"));
-    assert_non_null(strstr(h.w.err, "lane 3"));
-    assert_non_null(strstr(h.w.err, "LDS"));
-    assert_int_equal(h.w.pc, VADDR);
+    assert_int_equal(gcn_wave_run(&h.w), GCN_WAVE_DONE);
+    for (unsigned l = 0; l < 64; l++) assert_int_equal(g_vregs[2][l], l == 3 ? 0u : 0x44332211u);
     wave_fini(&h);
 
     WAVE_INIT(&h, prog_mem_fault, 0);

@@ -222,6 +222,12 @@ s_endpgm
 ds_read_b32 v2, v0
 s_endpgm
 
+// @prog mem_ds_wrap
+ds_write_b32 v0, v1 offset:8
+ds_read_b32 v2, v0 offset:8
+s_waitcnt lgkmcnt(0)
+s_endpgm
+
 // @prog mem_fault
 flat_load_dword v4, v[0:1]
 s_endpgm
