@@ -599,6 +599,7 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
     uint64_t code_base = rp_code_base(s, k->launch.code_object_id);
     cu->st_wgs++;
     cu->live_wgs++;
+    wg->start = e->now;
     RP_HOOK_FIRE(&s->hooks, RP_HOOK_WG_START, e->now, cu->gpu, cu->id, wg, NULL, s);
     if (wg->n_waves == 0) {
         wg_finish(wg, e);

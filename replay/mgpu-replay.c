@@ -30,7 +30,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mgpu-replay [--topo r9nano|m-sgpu|u-mgpu|d-mgpu|FILE.ini] [--gpus N] [--set key=value]...\n"
-            "                   [--stats FILE.json] [--threads T] [--quiet] [--list-stats] [--observe-counts] TRACE\n"
+            "                   [--stats FILE.json] [--threads T] [--quiet] [--list-stats] [--observe-counts]\n"
+            "                   [--timeline FILE.json [--timeline-budget N]] TRACE\n"
             "       mgpu-replay --sweep SWEEP.ini [--jobs J] [--out DIR] [--trace-cache SIZE] [--quiet] [--yes] TRACE\n"
             "       mgpu-replay --list-params [--markdown]\n"
             "  --topo defaults to the r9nano preset\n");
@@ -247,7 +248,8 @@ out:
 /* One replay of TRACE on one machine: the configuration (--topo, --gpus,
  * --set), the run, the report and the stats JSON. Exit status as main's. */
 static int replay_one(const char *argv0, const char *topo, const char *stats, const char *trace, const char **sets,
-                      int n_sets, long gpus, long threads, int quiet, int list_stats, int observe)
+                      int n_sets, long gpus, long threads, int quiet, int list_stats, int observe,
+                      const char *timeline, long tl_budget)
 {
     char err[512];
     rp_config cfg;
@@ -258,6 +260,11 @@ static int replay_one(const char *argv0, const char *topo, const char *stats, co
         topo = "r9nano";
     if (stats && same_file(stats, trace)) {
         fprintf(stderr, "mgpu-replay: --stats %s is the trace itself: refusing to overwrite the recording\n", stats);
+        return 2;
+    }
+    if (timeline && same_file(timeline, trace)) {
+        fprintf(stderr, "mgpu-replay: --timeline %s is the trace itself: refusing to overwrite the recording\n",
+                timeline);
         return 2;
     }
     {
@@ -326,6 +333,12 @@ static int replay_one(const char *argv0, const char *topo, const char *stats, co
                 fprintf(stderr, "mgpu-replay: cannot observe %s\n", rp_hook_name((unsigned)p));
                 return 2;
             }
+    if (timeline && rp_sim_timeline(s, (uint64_t)tl_budget)) {
+        fprintf(stderr, "mgpu-replay: out of memory for the timeline\n");
+        rp_sim_destroy(s);
+        trc_reader_close(rd);
+        return 2;
+    }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int r = rp_sim_run(s);
@@ -355,6 +368,10 @@ static int replay_one(const char *argv0, const char *topo, const char *stats, co
         fprintf(stderr, "mgpu-replay: %s\n", rp_sim_error(s));
         status = 2;
     }
+    if (timeline && rp_sim_write_timeline(s, timeline)) {
+        fprintf(stderr, "mgpu-replay: %s\n", rp_sim_error(s));
+        status = 2;
+    }
     const rp_check *c = &sum.check;
     if (!status && (c->load_mismatches || c->lds_mismatches || c->d2h_mismatches || c->walk_errors))
         status = 1;
@@ -374,6 +391,8 @@ int main(int argc, char **argv)
     long jobs = 0;
     const char *sets[256];
     int n_sets = 0, quiet = 0, list = 0, md = 0, list_stats = 0, observe = 0, yes = 0;
+    const char *timeline = NULL;
+    long tl_budget = 0;
     long gpus = -1, threads = 0;
     /* Workgroup records are decoded and freed continually: keep freed memory
      * in the process (no trimming, no mmap per large block) so that the
@@ -436,6 +455,18 @@ int main(int argc, char **argv)
             observe = 1;
         else if (!strcmp(a, "--yes"))
             yes = 1;
+        else if (!strcmp(a, "--timeline") && i + 1 < argc)
+            timeline = argv[++i];
+        else if (!strcmp(a, "--timeline-budget") && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            tl_budget = strtol(argv[++i], &end, 10);
+            if (!*argv[i] || *end || errno || tl_budget < 1 || tl_budget > 100000000) {
+                fprintf(stderr, "mgpu-replay: --timeline-budget '%s': expected a number of spans from 1 to 10^8\n",
+                        argv[i]);
+                return 2;
+            }
+        }
         else if (!strcmp(a, "--markdown"))
             md = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -477,5 +508,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "mgpu-replay: --out, --jobs and --trace-cache go with --sweep\n");
         return 2;
     }
-    return replay_one(argv[0], topo, stats, trace, sets, n_sets, gpus, threads, quiet, list_stats, observe);
+    return replay_one(argv[0], topo, stats, trace, sets, n_sets, gpus, threads, quiet, list_stats, observe, timeline,
+                      tl_budget);
 }

@@ -76,6 +76,7 @@ struct rp_wg {
     rp_kernel *k;
     rp_cu *cu;
     uint32_t index;           /* commit-order index in the trace */
+    rp_time start;            /* placed on its CU at */
     trc_wg *tw;
     rp_wave *waves;
     uint32_t n_waves, n_live, n_bar;

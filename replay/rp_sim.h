@@ -24,6 +24,7 @@
 #include "traceformat/trc.h"
 
 typedef struct rp_sim rp_sim;
+typedef struct rp_timeline rp_timeline;
 
 /* Counters of the data check (DESIGN.md Sec. 6): values the timing model's
  * memory returned compared with what the emulator recorded. */
@@ -79,6 +80,17 @@ void rp_sim_list_stats(const rp_sim *s, FILE *f);
  * reporter (the "mismatch:" lines) is attached to RP_HOOK_MISMATCH by
  * rp_sim_create. */
 int rp_sim_observe(rp_sim *s, rp_hook_point p, rp_hook_fn fn, void *arg);
+/* Timeline (timeline.c): Chrome trace-event JSON of the run, for Perfetto UI
+ * and chrome://tracing: a process per GPU, a dispatcher track with a span
+ * per kernel and a track per CU with a span per workgroup (kernel name and
+ * workgroup id), in simulated microseconds. Attach before rp_sim_run (0, or
+ * -1 out of memory); write after it (0, or -1 with rp_sim_error). At most
+ * budget workgroup spans (0: RP_TIMELINE_BUDGET); beyond it the spans are
+ * left out, each CU's busy time is written as a counter, and otherData says
+ * how many were left out. The file is identical for any thread count. */
+#define RP_TIMELINE_BUDGET 200000
+int rp_sim_timeline(rp_sim *s, uint64_t budget);
+int rp_sim_write_timeline(rp_sim *s, const char *path);
 void rp_sim_destroy(rp_sim *s); /* accepts NULL */
 
 #endif

@@ -173,6 +173,7 @@ struct rp_sim {
     int fail_lock_init;
     void *fail_lock;          /* pthread_mutex_t, for rp_sim_fail from several threads */
     rp_hooks hooks;           /* observation points (rp_hooks.h); the engines point here */
+    rp_timeline *timeline;    /* rp_sim_timeline (timeline.c), NULL: none */
     FILE *out;                /* human output (mismatch lines); NULL = quiet */
     bool quiet;
     int failed;               /* a fatal error happened (message in err) */
@@ -210,6 +211,8 @@ void rp_sim_fini(rp_sim *s);
  * n - 1 bytes; returns dst. A hostile trace's escape sequences never reach
  * the terminal. (sim.c) */
 char *rp_printable(char *dst, size_t n, const char *src);
+
+void rp_timeline_free(rp_timeline *t); /* timeline.c; accepts NULL */
 
 /* The data check's reporter of RP_HOOK_MISMATCH (perform.c): prints the
  * "mismatch:" / "note:" lines; attached by rp_sim_init. */

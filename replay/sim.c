@@ -361,6 +361,8 @@ void rp_sim_fini(rp_sim *s)
     free(s->allocs);
     rp_net_destroy(s->net);
     s->net = NULL;
+    rp_timeline_free(s->timeline);
+    s->timeline = NULL;
     rp_fmem_destroy(s->mem);
     rp_stats_fini(&s->stats);
     rp_lbufs_fini(&s->lbufs);

@@ -156,5 +156,35 @@ PY
 [ $have_red4 = 1 ] && obs_check reduction4-observe reduction4 d-mgpu --threads 2
 [ $have_va = 1 ] && obs_check vectoradd-observe-skipflush vectoradd r9nano --set debug.skip_l2_flush=1
 
+echo "== timeline (--timeline): Chrome trace-event JSON, a span per kernel and per workgroup, deterministic"
+tl_check() { # tag trace topo budget
+  local tag=$1 tr=$2 topo=$3 budget=$4 extra=()
+  [ "$budget" != 0 ] && extra=(--timeline-budget "$budget")
+  "$REPLAY" --topo "$topo" --quiet --threads 1 --stats "$OUT/$tag.json" --timeline "$OUT/$tag-t1.tl.json" "${extra[@]}" "$OUT/$tr.gtrace" >/dev/null 2>&1 &&
+  "$REPLAY" --topo "$topo" --quiet --threads 2 --timeline "$OUT/$tag-t2.tl.json" "${extra[@]}" "$OUT/$tr.gtrace" >/dev/null 2>&1
+  local rc=$?
+  python3 - "$OUT/$tag.json" "$OUT/$tag-t1.tl.json" "$budget" "$tag" <<'PY'
+import json, sys
+st = json.load(open(sys.argv[1])); tl = json.load(open(sys.argv[2])); budget = int(sys.argv[3])
+ev = tl['traceEvents']
+kern = [e for e in ev if e.get('cat') == 'kernel']; wgs = [e for e in ev if e.get('cat') == 'workgroup']
+n_wg = sum(k['workgroups'] for k in st['kernels'])
+bad = []
+if len(kern) != len(st['kernels']): bad.append(f"{len(kern)} kernel spans for {len(st['kernels'])} kernels")
+want = n_wg if not budget else min(budget, n_wg)
+if len(wgs) != want: bad.append(f"{len(wgs)} workgroup spans, expected {want}")
+if tl['otherData']['workgroup_spans_left_out'] != n_wg - want: bad.append('left_out wrong')
+if budget and n_wg > budget and not any(e['ph'] == 'C' for e in ev): bad.append('no busy counters over the budget')
+if any(e['dur'] < 0 or e['ts'] < 0 for e in kern + wgs): bad.append('negative time')
+print(('ok   ' if not bad else 'FAIL ') + sys.argv[4] + ': ' + ('; '.join(bad) if bad else f"{len(kern)} kernel and {len(wgs)} workgroup spans of {n_wg}"))
+sys.exit(1 if bad else 0)
+PY
+  if [ $? = 0 ] && [ $rc = 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); fi
+  if cmp -s "$OUT/$tag-t1.tl.json" "$OUT/$tag-t2.tl.json"; then ok "$tag: timeline identical with 1 and 2 threads"
+  else bad "$tag: timeline differs between 1 and 2 threads"; fi
+}
+[ $have_red4 = 1 ] && tl_check reduction4-timeline reduction4 d-mgpu 0
+[ $have_red4 = 1 ] && tl_check reduction4-timeline-budget reduction4 d-mgpu 100
+
 echo "replay-check: $pass passed, $fail failed"
 [ $fail = 0 ]

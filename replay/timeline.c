@@ -1,0 +1,305 @@
+/*
+ * timeline.c - a Chrome trace-event JSON timeline of a replay (opens in
+ * Perfetto UI and chrome://tracing): an observer of the kernel and workgroup
+ * observation points (rp_hooks.h). One process per GPU; in it a "dispatcher"
+ * track with one span per kernel and one track per CU with one span per
+ * workgroup, named by kernel and workgroup id. Times are simulated
+ * (microseconds in the file, from the model's picoseconds).
+ *
+ * Bounded: at most `budget` workgroup spans are kept, the earliest ones (by
+ * start time, GPU, CU: a bounded max-heap, so which spans are kept does not
+ * depend on the order observers of parallel partitions deliver them); each
+ * CU's busy time (the sum of all its workgroups' spans) is then written as a
+ * counter too, and the file says how many spans it left out. Deterministic
+ * for any --threads: observers append under a lock, spans are sorted before
+ * writing.
+ */
+#include "rp_sim_internal.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct tl_span {
+    rp_time t0, t1;
+    uint32_t gpu, track;      /* track 0: dispatcher, c + 1: CU c */
+    uint32_t kernel, wg;      /* kernel id; workgroup index (UINT32_MAX: a kernel span) */
+    uint32_t wg_id[3];
+} tl_span;
+
+struct rp_timeline {
+    pthread_mutex_t mu;
+    uint64_t budget;
+    tl_span *v;               /* kernel spans (few: all kept) */
+    size_t n, cap;
+    tl_span *h;               /* workgroup spans: max-heap by span_cmp, at most budget */
+    size_t hn, hcap;
+    uint64_t left_out;        /* workgroup spans over the budget */
+    uint64_t *busy_ps;        /* per (gpu, cu): busy time of the spans left out and kept */
+    uint32_t n_gpus, n_cus;
+    int failed;
+};
+
+static int span_cmp(const void *a, const void *b);
+
+/* the budget's heap: the root is the latest kept span */
+static void heap_push(rp_timeline *t, const tl_span *sp)
+{
+    if (t->hn == t->hcap) {
+        size_t nc = t->hcap * 2 < t->budget ? t->hcap * 2 : t->budget;
+        tl_span *nh = realloc(t->h, nc * sizeof *nh);
+        if (!nh) {
+            t->failed = 1;
+            return;
+        }
+        t->h = nh, t->hcap = nc;
+    }
+    size_t i = t->hn++;
+    t->h[i] = *sp;
+    while (i && span_cmp(&t->h[(i - 1) / 2], &t->h[i]) < 0) {
+        tl_span x = t->h[i];
+        t->h[i] = t->h[(i - 1) / 2];
+        t->h[(i - 1) / 2] = x;
+        i = (i - 1) / 2;
+    }
+}
+static void heap_replace_root(rp_timeline *t, const tl_span *sp)
+{
+    size_t i = 0;
+    t->h[0] = *sp;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < t->hn && span_cmp(&t->h[l], &t->h[m]) > 0) m = l;
+        if (r < t->hn && span_cmp(&t->h[r], &t->h[m]) > 0) m = r;
+        if (m == i) break;
+        tl_span x = t->h[i];
+        t->h[i] = t->h[m];
+        t->h[m] = x;
+        i = m;
+    }
+}
+
+static void add_span(rp_timeline *t, const tl_span *sp)
+{
+    pthread_mutex_lock(&t->mu);
+    if (sp->wg != UINT32_MAX) {
+        if (sp->gpu < t->n_gpus && sp->track - 1 < t->n_cus)
+            t->busy_ps[(size_t)sp->gpu * t->n_cus + (sp->track - 1)] += sp->t1 - sp->t0;
+        if (t->hn < t->budget) {
+            heap_push(t, sp);
+        } else {
+            t->left_out++;
+            if (span_cmp(sp, &t->h[0]) < 0)
+                heap_replace_root(t, sp); /* an earlier span displaces the latest kept one */
+        }
+    } else {
+        if (t->n == t->cap) {
+            size_t nc = t->cap ? 2 * t->cap : 1024;
+            tl_span *nv = realloc(t->v, nc * sizeof *nv);
+            if (!nv) {
+                t->failed = 1;
+                pthread_mutex_unlock(&t->mu);
+                return;
+            }
+            t->v = nv, t->cap = nc;
+        }
+        t->v[t->n++] = *sp;
+    }
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* workgroup.end and kernel.end: the span is complete */
+static void on_end(void *arg, const rp_hook_ctx *c)
+{
+    rp_timeline *t = arg;
+    tl_span sp;
+    memset(&sp, 0, sizeof sp);
+    if (c->point == RP_HOOK_WG_END) {
+        const rp_wg *wg = c->item;
+        sp.t0 = wg->start;
+        sp.t1 = c->now;
+        sp.gpu = c->gpu;
+        sp.track = c->cu + 1;
+        sp.kernel = wg->k->launch.kernel_id;
+        sp.wg = wg->index;
+        if (wg->tw)
+            memcpy(sp.wg_id, wg->tw->wg_id, sizeof sp.wg_id);
+    } else {
+        const rp_kernel *k = c->item;
+        sp.t0 = k->start;
+        sp.t1 = c->now;
+        sp.gpu = c->gpu;
+        sp.track = 0;
+        sp.kernel = k->launch.kernel_id;
+        sp.wg = UINT32_MAX;
+    }
+    add_span(t, &sp);
+}
+
+int rp_sim_timeline(rp_sim *s, uint64_t budget)
+{
+    if (s->timeline)
+        return 0;
+    rp_timeline *t = calloc(1, sizeof *t);
+    if (!t)
+        return -1;
+    pthread_mutex_init(&t->mu, NULL);
+    t->budget = budget ? budget : RP_TIMELINE_BUDGET;
+    t->n_gpus = s->n_gpus;
+    t->n_cus = s->gpus ? s->gpus[0].n_cus : 0;
+    for (uint32_t g = 0; g < s->n_gpus; g++)
+        if (s->gpus[g].n_cus > t->n_cus)
+            t->n_cus = s->gpus[g].n_cus;
+    t->busy_ps = calloc((size_t)t->n_gpus * t->n_cus + 1, sizeof *t->busy_ps);
+    /* the heap grows with the spans up to the budget */
+    t->h = malloc((t->budget < 65536 ? t->budget : 65536) * sizeof *t->h);
+    t->hcap = t->budget < 65536 ? t->budget : 65536;
+    if (!t->busy_ps || !t->h || rp_hooks_attach(&s->hooks, RP_HOOK_WG_END, on_end, t) ||
+        rp_hooks_attach(&s->hooks, RP_HOOK_KERNEL_END, on_end, t)) {
+        free(t->busy_ps);
+        free(t->h);
+        free(t);
+        return -1;
+    }
+    s->timeline = t;
+    return 0;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+    const tl_span *x = a, *y = b;
+#define CMP(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
+    CMP(t0); CMP(gpu); CMP(track); CMP(t1); CMP(kernel); CMP(wg);
+#undef CMP
+    return 0;
+}
+
+static json_t *meta(const char *what, uint32_t pid, int64_t tid, const char *name)
+{
+    json_t *e = json_object();
+    json_object_set_new(e, "ph", json_string("M"));
+    json_object_set_new(e, "name", json_string(what));
+    json_object_set_new(e, "pid", json_integer(pid));
+    if (tid >= 0)
+        json_object_set_new(e, "tid", json_integer(tid));
+    json_t *a = json_object();
+    json_object_set_new(a, "name", json_string(name));
+    json_object_set_new(e, "args", a);
+    return e;
+}
+
+/* picoseconds to the file's microseconds */
+static json_t *us(rp_time ps) { return json_real((double)ps / 1e6); }
+
+int rp_sim_write_timeline(rp_sim *s, const char *path)
+{
+    rp_timeline *t = s->timeline;
+    if (!t) {
+        snprintf(s->err, sizeof s->err, "no timeline was attached (rp_sim_timeline before rp_sim_run)");
+        return -1;
+    }
+    if (t->failed) {
+        snprintf(s->err, sizeof s->err, "%s: out of memory collecting the timeline", path);
+        return -1;
+    }
+    /* kernel and kept workgroup spans together, in order */
+    if (t->n + t->hn > t->cap) {
+        tl_span *nv = realloc(t->v, (t->n + t->hn) * sizeof *nv);
+        if (!nv) {
+            snprintf(s->err, sizeof s->err, "%s: out of memory writing the timeline", path);
+            return -1;
+        }
+        t->v = nv, t->cap = t->n + t->hn;
+    }
+    memcpy(t->v + t->n, t->h, t->hn * sizeof *t->h);
+    t->n += t->hn;
+    t->hn = 0;
+    qsort(t->v, t->n, sizeof *t->v, span_cmp);
+    json_t *root = json_object(), *ev = json_array();
+    char name[160];
+    for (uint32_t g = 0; g < t->n_gpus; g++) {
+        snprintf(name, sizeof name, "GPU %u", g);
+        json_array_append_new(ev, meta("process_name", g, -1, name));
+        json_array_append_new(ev, meta("thread_name", g, 0, "dispatcher"));
+        for (uint32_t c = 0; c < t->n_cus; c++) {
+            snprintf(name, sizeof name, "CU %u", c);
+            json_array_append_new(ev, meta("thread_name", g, c + 1, name));
+        }
+    }
+    rp_time end = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const tl_span *sp = &t->v[i];
+        char kn[96];
+        const rp_kernel *k = sp->kernel < s->n_kernels ? s->kernels[sp->kernel] : NULL;
+        rp_printable(kn, sizeof kn, k ? k->launch.kernel_name : "?");
+        json_t *e = json_object();
+        if (sp->wg == UINT32_MAX) {
+            snprintf(name, sizeof name, "%s", kn);
+            json_object_set_new(e, "cat", json_string("kernel"));
+        } else {
+            snprintf(name, sizeof name, "%s wg (%u,%u,%u)", kn, sp->wg_id[0], sp->wg_id[1], sp->wg_id[2]);
+            json_object_set_new(e, "cat", json_string("workgroup"));
+        }
+        json_object_set_new(e, "name", json_string(name));
+        json_object_set_new(e, "ph", json_string("X"));
+        json_object_set_new(e, "ts", us(sp->t0));
+        json_object_set_new(e, "dur", us(sp->t1 - sp->t0));
+        json_object_set_new(e, "pid", json_integer(sp->gpu));
+        json_object_set_new(e, "tid", json_integer(sp->track));
+        json_t *a = json_object();
+        json_object_set_new(a, "kernel", json_integer(sp->kernel));
+        if (sp->wg != UINT32_MAX)
+            json_object_set_new(a, "workgroup", json_integer(sp->wg));
+        json_object_set_new(e, "args", a);
+        json_array_append_new(ev, e);
+        if (sp->t1 > end)
+            end = sp->t1;
+    }
+    if (t->left_out) {
+        /* over the budget: each CU's busy time, as a counter at the end */
+        for (uint32_t g = 0; g < t->n_gpus; g++)
+            for (uint32_t c = 0; c < t->n_cus; c++) {
+                json_t *e = json_object(), *a = json_object();
+                snprintf(name, sizeof name, "CU %u busy", c);
+                json_object_set_new(e, "name", json_string(name));
+                json_object_set_new(e, "ph", json_string("C"));
+                json_object_set_new(e, "ts", us(end));
+                json_object_set_new(e, "pid", json_integer(g));
+                json_object_set_new(a, "busy_us", us(t->busy_ps[(size_t)g * t->n_cus + c]));
+                json_object_set_new(e, "args", a);
+                json_array_append_new(ev, e);
+            }
+    }
+    json_object_set_new(root, "traceEvents", ev);
+    json_object_set_new(root, "displayTimeUnit", json_string("ns"));
+    json_t *od = json_object();
+    json_object_set_new(od, "producer", json_string("mgpu-replay"));
+    json_object_set_new(od, "workgroup_span_budget", json_integer((json_int_t)t->budget));
+    json_object_set_new(od, "workgroup_spans_left_out", json_integer((json_int_t)t->left_out));
+    json_object_set_new(root, "otherData", od);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int r = json_dump_file(root, tmp, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (r || rename(tmp, path)) {
+        snprintf(s->err, sizeof s->err, "%s: cannot write the timeline: %s", path,
+                 r ? "write failed (disk full?)" : strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+void rp_timeline_free(rp_timeline *t)
+{
+    if (!t)
+        return;
+    pthread_mutex_destroy(&t->mu);
+    free(t->v);
+    free(t->h);
+    free(t->busy_ps);
+    free(t);
+}
