@@ -157,12 +157,52 @@ static void test_base_errors(void **state)
     rmdir(dir);
 }
 
+/* One source of truth (issue 20): the built-in defaults are the r9nano
+ * preset, value for value, so a machine built without a file is the one
+ * r9nano.ini describes (mgpu-replay loads the preset anyway). */
+static const char *dkeys[1024];
+static char dvals[1024][128];
+static int dn, di, ddiff;
+static void collect(void *arg, const char *k, const char *v)
+{
+    (void)arg;
+    if (dn < 1024) {
+        dkeys[dn] = k;
+        snprintf(dvals[dn++], sizeof dvals[0], "%s", v);
+    }
+}
+static void compare(void *arg, const char *k, const char *v)
+{
+    (void)arg;
+    if (di < dn && strcmp(dvals[di], v)) {
+        print_message("%s: default %s, r9nano.ini %s\n", k, dvals[di], v);
+        ddiff++;
+    }
+    di++;
+}
+static void test_defaults_are_r9nano(void **state)
+{
+    (void)state;
+    static rp_config a, b;
+    char err[256];
+    rp_config_defaults(&a);
+    rp_config_defaults(&b);
+    assert_int_equal(rp_config_load_file(&b, "replay/configs/r9nano.ini", err, sizeof err), 0);
+    dn = di = ddiff = 0;
+    rp_config_foreach(&a, collect, NULL);
+    rp_config_foreach(&b, compare, NULL);
+    assert_true(dn > 50);
+    assert_int_equal(di, dn);
+    assert_int_equal(ddiff, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
         cmocka_unit_test(test_units), cmocka_unit_test(test_unknown_key),
         cmocka_unit_test(test_set_and_bounds), cmocka_unit_test(test_ini_file),
         cmocka_unit_test(test_presets), cmocka_unit_test(test_base_errors),
+        cmocka_unit_test(test_defaults_are_r9nano),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
