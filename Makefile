@@ -62,7 +62,7 @@ BENCH_OX  := $(foreach p,vectoradd reduction transpose,$(BUILD)/bench/$(p)-O1 $(
 
 .SECONDARY: $(PROTO_C) $(PROTO_H)
 
-.PHONY: all deps test unit e2e demo bench clean programs asan test-asan check-layering
+.PHONY: all deps test unit e2e demo bench clean programs asan test-asan test-tsan check-layering
 all: $(LIBHIP) $(EMU) $(REPLAY) $(TOOLS) $(UNIT)
 
 # ---- dependencies ----------------------------------------------------------
@@ -189,6 +189,18 @@ ASAN_FLAGS := BUILD=build-asan WERROR=0 CFLAGS="-O1 -g -fsanitize=address,undefi
 asan:
 	$(MAKE) $(ASAN_FLAGS) all
 
+# the multithreaded emulator tests and the partitioned (parallel) replay
+# tests under ThreadSanitizer; any report fails (not part of make test)
+TSAN_FLAGS := BUILD=build-tsan WERROR=0 CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
+	LDLIBS="$(LDLIBS) -fsanitize=thread"
+TSAN_TESTS := emu/330-atomic emu/400-memory emu/403-launch emu/404-record replay/600-events replay/720-fmem \
+	replay/750-net trace/500-roundtrip trace/504-golden
+test-tsan:
+	$(MAKE) $(TSAN_FLAGS) all
+	@fail=0; for t in $(TSAN_TESTS); do echo "== build-tsan/tests/$$t"; \
+	  TSAN_OPTIONS=halt_on_error=1:exitcode=66 TEST_BUILD=build-tsan build-tsan/tests/$$t || fail=1; done; \
+	[ $$fail = 0 ] || { echo "test-tsan FAILED"; exit 1; }
+
 # the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (make test
 # runs them; any report fails the test)
 test-asan:
@@ -197,4 +209,4 @@ test-asan:
 	  $(MAKE) $(ASAN_FLAGS) unit
 
 clean:
-	rm -rf $(BUILD) build-asan out
+	rm -rf $(BUILD) build-asan build-tsan out

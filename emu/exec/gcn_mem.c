@@ -149,6 +149,11 @@ static int republish_locked(gcn_machine *m, const gcn_mem_entry *add, uint64_t r
  * NULL when the window is exhausted or the range is in use. */
 static void *va_reserve(gcn_machine *m, uint32_t device, uint64_t map, int huge)
 {
+#if defined(__SANITIZE_THREAD__)
+    /* ThreadSanitizer's shadow memory covers the window (and its mmap
+     * interceptor aborts on a fixed address there): mmap's placement instead */
+    return NULL;
+#endif
     if (device >= sizeof m->va_next / sizeof m->va_next[0])
         return NULL;
     uint64_t align = huge ? GCN_MEM_HUGE : 65536;
