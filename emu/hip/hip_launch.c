@@ -323,8 +323,9 @@ static hipError_t launch_locked_ex(const void *host_fn, dim3 grid, dim3 block, v
 {
     if (rt.sticky != hipSuccess)
         return rt.sticky;
-    if (hip_stream_check(s) != hipSuccess)
-        return hip_stream_check(s);
+    hipError_t sv = hip_stream_check(s);
+    if (sv != hipSuccess)
+        return sv;
     hip_module *mod = NULL;
     const char *name = NULL;
     hipError_t e = hipSuccess;

@@ -435,8 +435,9 @@ static hipError_t copy_locked(void *dst, const void *src, size_t n, hipMemcpyKin
 {
     if (rt.sticky != hipSuccess)
         return rt.sticky;
-    if (hip_stream_check(s) != hipSuccess)
-        return hip_stream_check(s);
+    hipError_t sv = hip_stream_check(s);
+    if (sv != hipSuccess)
+        return sv;
     if (n == 0)
         return hipSuccess;
     if (!dst || !src)

@@ -1366,17 +1366,16 @@ static void lane_access_split(gcn_wave *w, const gcn_insn *in, unsigned l, uint8
     }
 }
 
-/* Trace flags of a memory instruction. aop: the atomic's operation (GCN_AT_NONE
- * otherwise); a compare-and-swap records source then compare value per lane in
- * store_data and must say so with GCN_MO_CMPSWAP (docs/trace-format.md), or the
- * writer keeps only half of the store data and the replay swaps without its
- * compare value. */
-static unsigned rec_flags(const gcn_insn *in, atom_op aop)
+/* Trace flags of a memory instruction. A compare-and-swap (the AOP column of
+ * gcn3.def) records source then compare value per lane in store data and
+ * must say so with GCN_MO_CMPSWAP (docs/trace-format.md), or the writer keeps
+ * only half of the store data and the replay swaps without its compare value. */
+static unsigned rec_flags(const gcn_insn *in)
 {
     unsigned f = 0;
     if (in->flags & GCN_IF_ATOMIC) {
         f |= GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE;
-        if (aop == GCN_AT_CMPSWAP) f |= GCN_MO_CMPSWAP;
+        if (gcn_op_infos[in->op].aop == GCN_AT_CMPSWAP) f |= GCN_MO_CMPSWAP;
     }
     else if (in->flags & GCN_IF_STORE) f |= GCN_MO_STORE;
     else f |= GCN_MO_LOAD;
@@ -1470,7 +1469,7 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
                 if (wr) memcpy(p0, r = vreg(w, in, in->src[1], 1), 4u * GCN_WAVE_LANES);
                 else memcpy(r = vreg(w, in, in->dst[0], 1), p0, 4u * GCN_WAVE_LANES);
                 if (w->rec.ops)
-                    w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, GCN_AT_NONE), 4, ex, ta, wr ? NULL : r, wr ? r : NULL);
+                    w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in), 4, ex, ta, wr ? NULL : r, wr ? r : NULL);
                 return 1;
             }
         }
@@ -1571,7 +1570,7 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
         }
     }
     if (w->rec.ops)
-        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, GCN_AT_NONE) | kind_flags, n, ex, ta, wr ? NULL : rdat,
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in) | kind_flags, n, ex, ta, wr ? NULL : rdat,
                     wr ? rdat : NULL);
     return 1;
 }
@@ -1613,7 +1612,7 @@ static void flat_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, a
         lane_access(w, in, l, p, sext, atomic, aop, mr);
     }
     if (mr)
-        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, aop) | kind_flags, n, ex, mr->addr, mr->nl ? mr->load : NULL,
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in) | kind_flags, n, ex, mr->addr, mr->nl ? mr->load : NULL,
                     mr->ns ? mr->store : NULL);
 }
 H(flat_load_ubyte) { flat_access(w, in, 0, 0, 0); }
@@ -1724,7 +1723,7 @@ static void mubuf_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, 
                 mr->addr[l] = row + l * 4;
                 memcpy(&data[k++], &q[l], 4);
             }
-            w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, aop) | (scratch ? GCN_MO_SCRATCH : 0), n, ex, mr->addr,
+            w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in) | (scratch ? GCN_MO_SCRATCH : 0), n, ex, mr->addr,
                         wr ? NULL : mr->load, wr ? mr->store : NULL);
         }
         return;
@@ -1755,7 +1754,7 @@ static void mubuf_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, 
         lane_access_split(w, in, l, ptrs, chunk, sext, mr);
     }
     if (mr)
-        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, aop) | (scratch ? GCN_MO_SCRATCH : 0), n, ex, mr->addr,
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in) | (scratch ? GCN_MO_SCRATCH : 0), n, ex, mr->addr,
                     mr->nl ? mr->load : NULL, mr->ns ? mr->store : NULL);
 }
 H(buffer_load_ubyte) { mubuf_access(w, in, 0, 0, 0); }
@@ -1974,7 +1973,7 @@ static void buffer_format(gcn_wave *w, const gcn_insn *in, unsigned ncomp, int d
         }
     }
     if (mr)
-        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, GCN_AT_NONE), eb, ex, mr->addr, mr->nl ? mr->load : NULL,
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in), eb, ex, mr->addr, mr->nl ? mr->load : NULL,
                     mr->ns ? mr->store : NULL);
 }
 #define BUF_FORMAT(pfx, typed)                                                              \
@@ -2108,7 +2107,7 @@ static void ds_access(gcn_wave *w, const gcn_insn *in, int kind, unsigned esz, i
         }
     }
     if (mr)
-        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in, aop) | GCN_MO_LDS, in->mem_bytes, ex, mr->addr,
+        w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in) | GCN_MO_LDS, in->mem_bytes, ex, mr->addr,
                     mr->nl ? mr->load : NULL, mr->ns ? mr->store : NULL);
 }
 H(ds_read_b32) { ds_access(w, in, DS_READ, 4, 0, 0, 0, 0); }
