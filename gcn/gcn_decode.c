@@ -664,7 +664,24 @@ const gcn_target *gcn_target_find(const char *s)
     return NULL;
 }
 
-const char *gcn_target_names(void) { return "gfx803 (also gfx801, gfx802, gfx810)"; }
+static char target_names[160];
+static void build_target_names(void)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < sizeof targets / sizeof *targets; i++)
+        o += (size_t)snprintf(target_names + o, sizeof target_names - o, "%s%s", i ? ", " : "", targets[i].name);
+    for (size_t i = 0; i < sizeof gfx8_alias / sizeof *gfx8_alias && o < sizeof target_names; i++)
+        o += (size_t)snprintf(target_names + o, sizeof target_names - o, "%s%s", i ? ", " : " (also ", gfx8_alias[i]);
+    if (o < sizeof target_names)
+        snprintf(target_names + o, sizeof target_names - o, ")");
+}
+
+const char *gcn_target_names(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, build_target_names);
+    return target_names;
+}
 
 gcn_program *gcn_program_decode(const gcn_target *t, const uint8_t *text, size_t len, uint64_t vaddr)
 {

@@ -55,7 +55,7 @@ for r in "${runs[@]}"; do
   "$TRACE" stats "$tr" >"$out/$name.trace-stats.txt" 2>&1
   for p in $presets; do
     # the trace path inside the JSON is the same in DIR and DIR.new: replay from inside
-    (cd "$out" && "$REPLAY" --quiet --topo "$p" --stats "$name.$p.json" "$name.gtrace" >"$name.$p.txt" 2>&1) \
+    (cd "$out" && "$REPLAY" --topo "$p" --stats "$name.$p.json" "$name.gtrace" >"$name.$p.txt" 2>&1) \
       || { echo "golden.sh: replay $name on $p failed: $(tail -n 2 "$out/$name.$p.txt" | tr '\n' ' ')" >&2; failed=1; }
     sed -i '/^replay: .* s wall/d' "$out/$name.$p.txt"   # wall-clock line: not an output
   done
