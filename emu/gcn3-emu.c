@@ -1,7 +1,7 @@
 /*
  * gcn3-emu - run an unmodified HIP program on the GCN3 (gfx803) emulator.
  *
- *   gcn3-emu [--gpus N] [--threads T] [--record FILE] [--quiet] -- PROG ARGS...
+ *   gcn3-emu [--gpus N] [--threads T] [--record FILE] [--timeout S] [--quiet] -- PROG ARGS...
  *
  * The launcher only sets up the environment: it finds our libamdhip64.so.5 in
  * ../lib relative to its own executable (/proc/self/exe), puts that
@@ -11,6 +11,13 @@
  * killed by signal S exits 128+S). Recording, the launcher waits for the
  * program and says so when it made no HIP call (no trace was written): a
  * program that is not a HIP program, or that does not load our runtime.
+ *
+ * --timeout S, a last resort for a run that must end: the launcher runs the
+ * program as a child and, after S seconds, sends it SIGTERM (the runtime stops
+ * the kernel in flight, prints where every wave is and exits after closing the
+ * trace), then SIGKILL 10 s later if it is still there; exit status 124 (as
+ * timeout(1)). The emulator reports a deadlock by itself (emu/exec
+ * gcn_sched.c); the timeout also covers host code that never ends.
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,8 +35,17 @@ static const char usage[] =
     "  --gpus N         number of emulated GPUs (1-16, default 1)\n"
     "  --threads T      emulator worker threads (default: online CPUs)\n"
     "  --record FILE    record a trace for mgpu-replay\n"
+    "  --timeout S      stop the program after S seconds (SIGTERM: where every wave is\n"
+    "                   is printed and the trace closed; exit status 124)\n"
     "  --quiet          no per-kernel summary on stderr\n"
     "  --help           this text\n";
+
+static volatile sig_atomic_t alarm_fired;
+static void on_alarm(int sig)
+{
+    (void)sig;
+    alarm_fired = 1;
+}
 
 static int bad_usage(const char *fmt, const char *arg)
 {
@@ -55,7 +71,7 @@ static int parse_count(const char *opt, const char *v, long lo, long hi)
 int main(int argc, char **argv)
 {
     const char *gpus = NULL, *threads = NULL, *record = NULL;
-    int quiet = 0, i = 1;
+    int quiet = 0, i = 1, timeout_s = 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) {
@@ -66,7 +82,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = 1;
-        } else if (!strcmp(a, "--gpus") || !strcmp(a, "--threads") || !strcmp(a, "--record")) {
+        } else if (!strcmp(a, "--gpus") || !strcmp(a, "--threads") || !strcmp(a, "--record") ||
+                   !strcmp(a, "--timeout")) {
             if (i + 1 >= argc)
                 return bad_usage("%s needs a value", a);
             const char *v = argv[++i];
@@ -78,6 +95,9 @@ int main(int argc, char **argv)
                 if (parse_count(a, v, 1, 1024) < 0)
                     return 2;
                 threads = v;
+            } else if (!strcmp(a, "--timeout")) {
+                if ((timeout_s = parse_count(a, v, 1, 100000000)) < 0)
+                    return 2;
             } else {
                 record = v;
             }
@@ -158,15 +178,16 @@ int main(int argc, char **argv)
     setenv("GCN3EMU_CMDLINE", cmd, 1);
     free(cmd);
 
-    if (!record) {
+    if (!record && !timeout_s) {
         execvp(argv[i], argv + i);
         fprintf(stderr, "gcn3-emu: cannot run %s: %s\n", argv[i], strerror(errno));
         return 127;
     }
-    /* Recording: run it as a child, then check that a trace was written. */
+    /* Recording or a timeout: run it as a child, then check that a trace was
+     * written. */
     const char *rec_path = getenv("GCN3EMU_RECORD");
     struct stat before;
-    int existed = stat(rec_path, &before) == 0;
+    int existed = rec_path && stat(rec_path, &before) == 0;
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -181,15 +202,40 @@ int main(int argc, char **argv)
     /* the terminal's ^C and ^\ go to the program; the launcher waits for it */
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
-    int ws;
-    while (waitpid(pid, &ws, 0) < 0)
+    int ws, timed_out = 0;
+    if (timeout_s) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_alarm; /* no SA_RESTART: waitpid returns EINTR */
+        sigaction(SIGALRM, &sa, NULL);
+        alarm((unsigned)timeout_s);
+    }
+    while (waitpid(pid, &ws, 0) < 0) {
         if (errno != EINTR) {
             fprintf(stderr, "gcn3-emu: waiting for %s: %s\n", argv[i], strerror(errno));
             return 2;
         }
+        if (alarm_fired && !timed_out) {
+            timed_out = 1;
+            fprintf(stderr, "gcn3-emu: %s still runs after --timeout %d s: stopping it (SIGTERM)\n", argv[i],
+                    timeout_s);
+            kill(pid, SIGTERM);
+            alarm_fired = 0;
+            alarm(10);
+        } else if (alarm_fired) {
+            fprintf(stderr, "gcn3-emu: %s did not stop 10 s after SIGTERM: killing it (SIGKILL)\n", argv[i]);
+            kill(pid, SIGKILL);
+            alarm_fired = 0;
+        }
+    }
+    alarm(0);
     int rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : 2;
     if (rc == 127 && WIFEXITED(ws))
         return rc; /* could not run it: said above */
+    if (timed_out)
+        rc = 124;
+    if (!rec_path)
+        return rc;
     struct stat after;
     int written = stat(rec_path, &after) == 0 &&
                   !(existed && after.st_ino == before.st_ino && after.st_dev == before.st_dev &&

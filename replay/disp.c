@@ -6,16 +6,16 @@
  * before the kernel counts as done.
  */
 #include "rp_sim_internal.h"
+#include "gcn/gcn_occupancy.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* Per-CU resources a workgroup holds, rounded to the GCN3 allocation granules
- * (AMD GCN3 ISA manual Sec. 3 / LLVM AMDGPUUsage for gfx8: VGPRs in blocks of
- * 4, SGPRs in blocks of 16, LDS in blocks of 128 dwords = 512 bytes). */
-static uint32_t res_vgprs(const trc_launch *l) { uint32_t v = l->vgpr_count ? l->vgpr_count : 1; return (v + 3) & ~3u; }
-static uint32_t res_sgprs(const trc_launch *l) { uint32_t v = l->sgpr_count ? l->sgpr_count : 1; return (v + 15) & ~15u; }
-static uint64_t res_lds(const trc_launch *l) { return ((uint64_t)l->group_segment_size + 511) & ~(uint64_t)511; }
+ * (gcn/gcn_occupancy.h, shared with the emulator's residency). */
+static uint32_t res_vgprs(const trc_launch *l) { return gcn_vgpr_alloc(l->vgpr_count); }
+static uint32_t res_sgprs(const trc_launch *l) { return gcn_sgpr_alloc(l->sgpr_count); }
+static uint64_t res_lds(const trc_launch *l) { return gcn_lds_alloc(l->group_segment_size); }
 
 static bool wg_fits(rp_disp *d, uint32_t c, const rp_kernel *k, uint8_t *simd_of)
 {

@@ -67,6 +67,7 @@ typedef struct gcn_worker {
     uint8_t *lds;          /* GCN_MAX_LDS bytes */
     uint64_t n_instr;      /* of the current launch */
     uint64_t n_waves;
+    atomic_int quiet;      /* gcn_sched.c: quiet rounds in a row; -1: holds no workgroup */
 } gcn_worker;
 
 struct gcn_machine {
@@ -110,6 +111,11 @@ struct gcn_machine {
     gcn_worker *workers;
 
     uint64_t dispatch_id;             /* next AQL dispatch id */
+
+    /* gcn_machine_interrupt: the stop flag of the launch in flight (NULL:
+     * none) and the signal that stopped it (0: none) */
+    _Atomic(atomic_int *) stop_flag;
+    atomic_int interrupt;
 };
 
 struct gcn_module {
@@ -134,6 +140,12 @@ struct gcn_launch_job {
     uint32_t kernel_id;
     int recording;
     _Atomic uint32_t next_wg;
+    /* residency and forward progress (gcn_sched.c) */
+    uint32_t max_resident;        /* workgroups the GPU holds at once */
+    _Atomic uint32_t resident;
+    _Atomic uint64_t epoch;       /* bumped by every round that made progress */
+    atomic_int deadlock;          /* the dispatch failed as a deadlock: workers report their waves */
+    _Atomic uint32_t report_lines;
     atomic_int stop;
     pthread_mutex_t err_lock;
     gcn_launch_status status;
@@ -152,6 +164,26 @@ void gcn_wave_init_state(gcn_worker *wk, const struct gcn_launch_job *job, gcn_w
  * gcn_mem_find, which locks. */
 int gcn_mem_lookup(gcn_machine *m, uint64_t addr, uint64_t len, gcn_mem_entry *out,
                    int *partial);
+
+/* First error of a dispatch wins: status and one-line message; stops the
+ * dispatch (job->stop). */
+void gcn_job_error(struct gcn_launch_job *job, gcn_launch_status st, const char *msg);
+
+/* Launch status of a wave that stopped with an error; 0 when st is no error. */
+int gcn_wave_error_status(gcn_wave_status st, gcn_launch_status *out);
+
+/* Instructions a wave runs before it yields to the other resident waves (an
+ * estimate: about 0.1 s of emulation; gcn_wave.h "Forward progress"). */
+#define GCN_SCHED_SLICE (1ull << 22)
+
+/* A wave yielded (status SPIN, or SLEEP with stuck set): 1 when it is quiet,
+ * i.e. stuck with the same state hash as at its previous yield (nothing it
+ * reads changed); records the state for the next yield. */
+int gcn_sched_quiet_yield(gcn_wave *w);
+
+/* A worker's part of a (non-cooperative) dispatch: residency, yields and the
+ * deadlock test (gcn_sched.c). */
+void gcn_sched_run(gcn_worker *wk, struct gcn_launch_job *job);
 
 /* Free retired tables if no launch is in flight. */
 void gcn_mem_reclaim(gcn_machine *m);

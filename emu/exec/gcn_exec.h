@@ -44,6 +44,14 @@ typedef struct gcn_machine_config {
 gcn_machine *gcn_machine_create(const gcn_machine_config *cfg, char *err, size_t errlen);
 void gcn_machine_destroy(gcn_machine *m); /* accepts NULL */
 
+/* Stop the kernel in flight because of signal `signo` (SIGINT, SIGTERM):
+ * its waves stop at their next loop back-edge, every worker prints where its
+ * waves are on stderr ("gcn3-emu: interrupted: kernel K: wg (x,y,z) wave W
+ * ... at pc 0x..."), and the launch returns GCN_LAUNCH_INTERRUPTED.
+ * Async-signal-safe (one lock-free atomic load and store). Returns 1 when a
+ * launch was in flight, 0 when none (the caller handles the signal itself). */
+int gcn_machine_interrupt(gcn_machine *m, int signo);
+
 /* ---- Memory ---- */
 
 typedef struct gcn_alloc_info {
@@ -80,6 +88,8 @@ typedef enum gcn_launch_status {
     GCN_LAUNCH_BAD_CONFIG,     /* bad grid/workgroup/LDS: hipErrorInvalidConfiguration */
     GCN_LAUNCH_TRACE_ERROR,    /* the trace writer failed (disk full...) */
     GCN_LAUNCH_NOMEM,
+    GCN_LAUNCH_DEADLOCK,       /* no wave can make progress (emu/exec gcn_sched.c): hipErrorLaunchTimeOut */
+    GCN_LAUNCH_INTERRUPTED,    /* gcn_machine_interrupt (a signal) stopped the kernel */
 } gcn_launch_status;
 
 typedef struct gcn_launch_params {

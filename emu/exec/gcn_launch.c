@@ -12,9 +12,11 @@
  * v0/v1/v2 hold the work-item ids x/y/z as enabled.
  *
  * Invariants: every workgroup runs entirely on one worker; its waves switch
- * only at s_barrier, s_sleep, s_endpgm or an error, in wave order, so the
- * result of a race-free kernel does not depend on the thread count. Each wave
- * gets its own scratch slice, so private memory never aliases between waves.
+ * only at s_barrier, s_sleep, s_endpgm, an error, or a yield of a wave that
+ * waits (gcn_sched.c: residency, forward progress, deadlock), in wave order,
+ * so the result of a race-free kernel does not depend on the thread count.
+ * Each wave gets its own scratch slice, so private memory never aliases
+ * between waves.
  *
  * Cooperative launches (gcn_launch_cooperative, hipLaunchCooperativeKernel):
  * a grid-wide sync (cooperative_groups::this_grid().sync()) compiles for
@@ -41,6 +43,7 @@
 #include <time.h>
 
 #include "exec_internal.h"
+#include "gcn/gcn_occupancy.h"
 
 /* ---- the trace recorder behind the ISA layer's recorder interface ------------ */
 
@@ -80,7 +83,7 @@ uint32_t gcn_initial_mode(const gcn_kernel_desc *kd)
            (uint32_t)(kd->ieee_mode & 1u) << 9;
 }
 
-static void job_error(struct gcn_launch_job *job, gcn_launch_status st, const char *msg)
+void gcn_job_error(struct gcn_launch_job *job, gcn_launch_status st, const char *msg)
 {
     pthread_mutex_lock(&job->err_lock);
     if (job->status == GCN_LAUNCH_OK) {
@@ -235,91 +238,13 @@ void gcn_wave_init_state(gcn_worker *wk, const struct gcn_launch_job *job, gcn_w
     w->s[GCN_SREG_M0] = 0xffffffffu;
 }
 
-static int wave_error_status(gcn_wave_status st, gcn_launch_status *out)
+int gcn_wave_error_status(gcn_wave_status st, gcn_launch_status *out)
 {
     switch (st) {
     case GCN_WAVE_FAULT: *out = GCN_LAUNCH_FAULT; return 1;
     case GCN_WAVE_ILLEGAL: *out = GCN_LAUNCH_ILLEGAL_INSN; return 1;
     case GCN_WAVE_TRAP: *out = GCN_LAUNCH_TRAP; return 1;
     default: return 0;
-    }
-}
-
-/* The GWS barrier rule (count = data0 + 1 of the first active lane, resource =
- * offset + M0[21:16]) is the interpreter's (gcn_sem.c ds_gws_barrier): a wave
- * that executed ds_gws_barrier stops with status GCN_WAVE_GWS_BARRIER, pc past
- * it, w->gws_count and w->gws_resource set. */
-static void run_wg(gcn_worker *wk, struct gcn_launch_job *job, uint32_t wg_lin)
-{
-    const gcn_launch_params *p = job->p;
-    uint32_t wg_id[3] = {wg_lin % p->grid[0], (wg_lin / p->grid[0]) % p->grid[1],
-                         (uint32_t)((uint64_t)wg_lin / ((uint64_t)p->grid[0] * p->grid[1]))};
-    uint32_t nw = job->waves_per_wg;
-    struct gcn_wg wg = {.m = job->m};
-    memset(wk->lds, 0, job->lds_size);
-    if (job->recording)
-        trc_wg_rec_begin(wk->rec, job->kernel_id, wg_id, nw);
-    for (uint32_t wi = 0; wi < nw; wi++) {
-        gcn_wave_init_state(wk, job, &wk->waves[wi], wi, wg_lin, wg_id, &wg);
-        if (job->recording)
-            trc_rec_exec(wk->rec, wi, 0, gcn_exec_mask(&wk->waves[wi]));
-    }
-    int failed = 0;
-    for (;;) {
-        uint32_t n_done = 0, n_barrier = 0;
-        for (uint32_t wi = 0; wi < nw && !failed; wi++) {
-            gcn_wave *w = &wk->waves[wi];
-            if (w->status == GCN_WAVE_SLEEP) {
-                if (job->m->cfg.on_wave_sleep)
-                    job->m->cfg.on_wave_sleep(job->m->cfg.on_wave_sleep_arg);
-                w->status = GCN_WAVE_RUNNING;
-            }
-            if (w->status == GCN_WAVE_RUNNING)
-                gcn_wave_run(w);
-            gcn_launch_status ls;
-            if (w->status == GCN_WAVE_GWS_BARRIER) {
-                char msg[512];
-                snprintf(msg, sizeof(msg),
-                         "kernel %s: wg (%u,%u,%u) wave %u pc 0x%" PRIx64 ": ds_gws_barrier (grid-wide sync, "
-                         "cooperative_groups::this_grid().sync()) in a launch that is not cooperative; "
-                         "launch the kernel with hipLaunchCooperativeKernel",
-                         w->kernel_name ? w->kernel_name : "?", w->wg_id[0], w->wg_id[1], w->wg_id[2],
-                         w->wave_in_wg, w->pc - 8);
-                job_error(job, GCN_LAUNCH_ILLEGAL_INSN, msg);
-                failed = 1;
-            } else if (wave_error_status((gcn_wave_status)w->status, &ls)) {
-                job_error(job, ls, w->err[0] ? w->err : "wave stopped with an error and no message");
-                failed = 1;
-            } else if (w->status == GCN_WAVE_DONE) {
-                n_done++;
-            } else if (w->status == GCN_WAVE_BARRIER) {
-                n_barrier++;
-            }
-        }
-        if (failed || n_done == nw)
-            break;
-        if (n_done + n_barrier == nw) {
-            /* Every live wave reached s_barrier (ended waves do not take part,
-             * as on hardware): release them. */
-            for (uint32_t wi = 0; wi < nw; wi++)
-                if (wk->waves[wi].status == GCN_WAVE_BARRIER)
-                    wk->waves[wi].status = GCN_WAVE_RUNNING;
-        }
-        if (atomic_load_explicit(&job->stop, memory_order_relaxed))
-            break;
-    }
-    for (uint32_t wi = 0; wi < nw; wi++)
-        wk->n_instr += wk->waves[wi].n_instr;
-    wk->n_waves += nw;
-    if (failed || !job->recording || atomic_load(&job->stop))
-        return;
-    /* trc_rec_wave_end is the interpreter's (at s_endpgm, gcn_sem.c). */
-    if (trc_wg_commit(job->m->cfg.trace, wk->rec) != 0 && !trc_writer_failed(job->m->cfg.trace)) {
-        /* a record the writer refused; a failed writer (full disk) only
-         * stops the recording, the kernel goes on */
-        char msg[512];
-        snprintf(msg, sizeof(msg), "trace: %s", trc_writer_error(job->m->cfg.trace));
-        job_error(job, GCN_LAUNCH_TRACE_ERROR, msg);
     }
 }
 
@@ -352,7 +277,7 @@ static void coop_fail(struct gcn_launch_job *job, gcn_launch_status st, const ch
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    job_error(job, st, msg);
+    gcn_job_error(job, st, msg);
 }
 
 /* Run every workgroup of a cooperative dispatch interleaved on this worker
@@ -373,7 +298,7 @@ static void run_coop(gcn_worker *wk, struct gcn_launch_job *job)
     uint32_t(*save_vgprs)[GCN_WAVE_LANES] = wk->vgprs;
     uint8_t *save_lds = wk->lds;
     trc_wg_rec *save_rec = wk->rec;
-    uint32_t n_done_wg = 0, gws_target = 0, gws_arrived = 0, gws_res = 0;
+    uint32_t n_done_wg = 0, gws_target = 0, gws_arrived = 0, gws_res = 0, quiet_passes = 0;
     if (!g || !waves || !wait || !vgprs || (job->lds_size && !lds)) {
         coop_fail(job, GCN_LAUNCH_NOMEM, "cooperative launch of %s: cannot allocate the state of %u workgroups",
                   kn, n);
@@ -418,14 +343,24 @@ static void run_coop(gcn_worker *wk, struct gcn_launch_job *job)
                 gcn_wave *w = &c->waves[wi];
                 if (c->gws_wait[wi])
                     continue;
-                if (w->status == GCN_WAVE_SLEEP) {
-                    if (job->m->cfg.on_wave_sleep)
+                if (w->status == GCN_WAVE_SLEEP || w->status == GCN_WAVE_SPIN) {
+                    if (w->status == GCN_WAVE_SLEEP && job->m->cfg.on_wave_sleep)
                         job->m->cfg.on_wave_sleep(job->m->cfg.on_wave_sleep_arg);
                     w->status = GCN_WAVE_RUNNING;
                 }
                 if (w->status == GCN_WAVE_RUNNING) {
+                    w->slice_end = w->n_instr + GCN_SCHED_SLICE;
+                    w->preempt = (const int *)&job->stop;
                     gcn_wave_run(w);
-                    progress = 1;
+                    /* a wave that waits and whose state repeats is no progress
+                     * (gcn_sched.c); anything else is */
+                    if (w->status == GCN_WAVE_SPIN || (w->status == GCN_WAVE_SLEEP && w->stuck)) {
+                        if (!gcn_sched_quiet_yield(w))
+                            progress = 1;
+                    } else {
+                        progress = 1;
+                        w->yield_hash = 0;
+                    }
                 }
                 gcn_launch_status ls;
                 if (w->status == GCN_WAVE_GWS_BARRIER) {
@@ -445,8 +380,8 @@ static void run_coop(gcn_worker *wk, struct gcn_launch_job *job)
                     gws_res = w->gws_resource;
                     c->gws_wait[wi] = 1;
                     gws_arrived++;
-                } else if (wave_error_status((gcn_wave_status)w->status, &ls)) {
-                    job_error(job, ls, w->err[0] ? w->err : "wave stopped with an error and no message");
+                } else if (gcn_wave_error_status((gcn_wave_status)w->status, &ls)) {
+                    gcn_job_error(job, ls, w->err[0] ? w->err : "wave stopped with an error and no message");
                     goto out;
                 } else if (w->status == GCN_WAVE_DONE) {
                     n_done++;
@@ -478,10 +413,14 @@ static void run_coop(gcn_worker *wk, struct gcn_launch_job *job)
             gws_target = 0;
             progress = 1;
         }
-        if (!progress && n_done_wg < n) {
-            coop_fail(job, GCN_LAUNCH_ILLEGAL_INSN,
+        /* three passes in a row without progress: a change one wave made after
+         * another looked is seen by the next pass */
+        quiet_passes = progress ? 0 : quiet_passes + 1;
+        if (quiet_passes >= 3 && n_done_wg < n) {
+            coop_fail(job, GCN_LAUNCH_DEADLOCK,
                       "cooperative launch of %s: deadlock: %u waves wait at the grid barrier (ds_gws_barrier) "
-                      "for %u, %u of %u workgroups ended; the kernel would hang on the GPU",
+                      "for %u, %u of %u workgroups ended, the others wait in loops that make no progress; "
+                      "the kernel would hang on the GPU",
                       kn, gws_arrived, gws_target, n_done_wg, n);
             goto out;
         }
@@ -514,12 +453,7 @@ void gcn_worker_run_job(gcn_worker *wk, struct gcn_launch_job *job)
             run_coop(wk, job);
         return;
     }
-    while (!atomic_load_explicit(&job->stop, memory_order_relaxed)) {
-        uint32_t i = atomic_fetch_add(&job->next_wg, 1);
-        if (i >= job->n_wg)
-            break;
-        run_wg(wk, job, i);
-    }
+    gcn_sched_run(wk, job);
 }
 
 static gcn_launch_status fail(gcn_launch_result *res, gcn_launch_status st, const char *fmt, ...)
@@ -720,6 +654,19 @@ static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, cons
      * later kernels run unrecorded (the HIP layer says so once). */
     jx.job.recording = m->cfg.trace != NULL && !trc_writer_failed(m->cfg.trace);
     atomic_init(&jx.job.next_wg, 0);
+    {
+        /* residency: what the replay's dispatcher lets one GPU hold (gcn_sched.c) */
+        gcn_cu_limits lim = GCN3_R9NANO_CU_LIMITS;
+        uint32_t sgprs = kd->sgpr_count > k->sgpr_count ? kd->sgpr_count : k->sgpr_count;
+        uint64_t per_gpu = (uint64_t)gcn_wgs_per_cu(&lim, waves_per_wg, n_vgpr, sgprs, lds) * GCN3_R9NANO_CUS;
+        jx.job.max_resident = per_gpu > UINT32_MAX ? UINT32_MAX : per_gpu ? (uint32_t)per_gpu : 1u;
+    }
+    atomic_init(&jx.job.resident, 0);
+    atomic_init(&jx.job.epoch, 0);
+    atomic_init(&jx.job.deadlock, 0);
+    atomic_init(&jx.job.report_lines, 0);
+    for (uint32_t i = 0; i < m->n_workers; i++)
+        atomic_store(&m->workers[i].quiet, -1);
     atomic_init(&jx.job.stop, 0);
     pthread_mutex_init(&jx.job.err_lock, NULL);
     jx.job.status = GCN_LAUNCH_OK;
@@ -766,6 +713,8 @@ static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, cons
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (st == GCN_LAUNCH_OK) {
         atomic_fetch_add(&m->launches_active, 1); /* seq_cst: pairs with the table publish */
+        atomic_store(&m->interrupt, 0);
+        atomic_store(&m->stop_flag, &jx.job.stop);
         pthread_mutex_lock(&m->pool_lock);
         m->job = &jx.job;
         m->job_seq++;
@@ -775,6 +724,18 @@ static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, cons
             pthread_cond_wait(&m->pool_done, &m->pool_lock);
         m->job = NULL;
         pthread_mutex_unlock(&m->pool_lock);
+        atomic_store(&m->stop_flag, NULL);
+        int sig = atomic_load(&m->interrupt);
+        if (sig) {
+            pthread_mutex_lock(&jx.job.err_lock);
+            if (jx.job.status == GCN_LAUNCH_OK) {
+                jx.job.status = GCN_LAUNCH_INTERRUPTED;
+                snprintf(jx.job.message, sizeof jx.job.message,
+                         "kernel %s: interrupted by signal %d (%s); where each resident wave was is listed above",
+                         kn, sig, strsignal(sig));
+            }
+            pthread_mutex_unlock(&jx.job.err_lock);
+        }
         atomic_fetch_sub(&m->launches_active, 1);
         gcn_mem_reclaim(m);
     }

@@ -121,6 +121,18 @@ nomem:
     return NULL;
 }
 
+int gcn_machine_interrupt(gcn_machine *m, int signo)
+{
+    if (!m)
+        return 0;
+    atomic_int *stop = atomic_load(&m->stop_flag);
+    if (!stop)
+        return 0;
+    atomic_store(&m->interrupt, signo);
+    atomic_store(stop, 1);
+    return 1;
+}
+
 void gcn_machine_destroy(gcn_machine *m)
 {
     if (!m)

@@ -21,6 +21,7 @@
 #include <hip/hip_runtime_api.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "../exec/gcn_exec.h"
@@ -97,6 +98,7 @@ typedef struct hip_rt {
     char init_error[512];
     uint32_t n_gpus, n_threads;
     int quiet;
+    volatile sig_atomic_t interrupt_signal; /* SIGINT/SIGTERM that stopped a kernel (0: none) */
     char *trace_path;
     int trace_created;        /* the trace path did not exist before this run opened it */
     trc_writer *trace;

@@ -273,6 +273,8 @@ static hipError_t launch_status(gcn_launch_status s)
     case GCN_LAUNCH_BAD_CONFIG: return hipErrorInvalidConfiguration;
     case GCN_LAUNCH_TRACE_ERROR: return hipErrorUnknown;
     case GCN_LAUNCH_NOMEM: return hipErrorOutOfMemory;
+    case GCN_LAUNCH_DEADLOCK: return hipErrorLaunchTimeOut;
+    case GCN_LAUNCH_INTERRUPTED: return hipErrorLaunchFailure;
     }
     return hipErrorUnknown;
 }
@@ -418,10 +420,18 @@ static hipError_t launch_locked_ex(const void *host_fn, dim3 grid, dim3 block, v
         hip_trace_failed(trc_writer_error(rt.trace)); /* once: recording stopped, the kernel ran */
     if (st != GCN_LAUNCH_OK) {
         fprintf(stderr, "gcn3-emu: %s\n", res.message[0] ? res.message : "kernel failed");
+        if (st == GCN_LAUNCH_INTERRUPTED) {
+            /* the user (or gcn3-emu --timeout) stopped the program: end it as
+             * the signal would, after the exit handlers closed the trace */
+            int sig = rt.interrupt_signal ? rt.interrupt_signal : SIGTERM;
+            pthread_mutex_unlock(&rt.mu);
+            exit(128 + sig);
+        }
         if (st == GCN_LAUNCH_TRAP)
             hip_hostcall_report_trap(p.device, k->name);
         e = launch_status(st);
-        if (st == GCN_LAUNCH_FAULT || st == GCN_LAUNCH_ILLEGAL_INSN || st == GCN_LAUNCH_TRAP)
+        if (st == GCN_LAUNCH_FAULT || st == GCN_LAUNCH_ILLEGAL_INSN || st == GCN_LAUNCH_TRAP ||
+            st == GCN_LAUNCH_DEADLOCK)
             rt.sticky = e;
         return e;
     }

@@ -106,6 +106,37 @@ static void at_exit(int status, void *arg)
     (void)status;
 }
 
+/* SIGINT / SIGTERM while a kernel runs: the emulator stops it and prints
+ * where every resident wave is, the launch returns and the runtime exits with
+ * 128 + the signal after closing the trace (hip_launch.c); between kernels
+ * the signal acts as it would without us. Installed only over the default
+ * disposition, so a program's own handlers stay in charge. */
+static void on_signal(int sig)
+{
+    if (rt.m && gcn_machine_interrupt(rt.m, sig)) {
+        rt.interrupt_signal = sig;
+        return;
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signal_handlers(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 static void do_init(void)
 {
     unsigned gpus, threads;
@@ -146,6 +177,7 @@ static void do_init(void)
     }
     rt.init_ok = 1;
     on_exit(at_exit, NULL);
+    install_signal_handlers();
     return;
 fail:
     fprintf(stderr, "gcn3-emu: %s\n", rt.init_error);

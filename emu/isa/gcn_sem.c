@@ -457,7 +457,17 @@ H(s_waitcnt) {}   /* functional: memory completes in order */
  * runs host services (hostcall) and other waves before resuming it: spin
  * loops that poll memory written by the host or by other workgroups (device
  * printf, grid barriers) make progress, deterministically. */
-H(s_sleep) { w->status = GCN_WAVE_SLEEP; }
+H(s_sleep)
+{
+    /* a sleep in a wait loop: stuck when the state repeats since the last
+     * s_sleep at this pc (gcn_wave.h "Forward progress") */
+    uint64_t h = gcn_wave_state_hash(w);
+    w->stuck = (uint8_t)(w->sleep_pc == w->pc && w->sleep_hash == h);
+    w->sleep_pc = w->pc;
+    w->sleep_hash = h;
+    w->state_hash = h;
+    w->status = GCN_WAVE_SLEEP;
+}
 H(s_setprio) {}
 H(s_sendmsg) {}   /* MSG_INTERRUPT etc.: no host-side interrupt handling */
 H(s_icache_inv) {}
@@ -2568,6 +2578,61 @@ static gcn_wave_status bad_pc(gcn_wave *w)
     return GCN_WAVE_ILLEGAL;
 }
 
+static inline uint64_t hash_mix(uint64_t h, uint64_t x)
+{
+    h ^= x;
+    h *= 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+
+uint64_t gcn_wave_state_hash(const gcn_wave *w)
+{
+    uint64_t h = hash_mix(0x243f6a8885a308d3ull, w->pc);
+    h = hash_mix(h, (uint64_t)w->scc << 32 | w->mode);
+    for (int i = 0; i < 128; i += 2)
+        h = hash_mix(h, (uint64_t)w->s[i] | (uint64_t)w->s[i + 1] << 32);
+    if (w->v) {
+        const uint64_t *v = (const uint64_t *)(const void *)w->v;
+        size_t n = (size_t)w->n_vgpr * (GCN_WAVE_LANES / 2);
+        for (size_t i = 0; i < n; i++)
+            h = hash_mix(h, v[i]);
+    }
+    return h;
+}
+
+/* A taken branch went back to w->pc (a loop head): the forward-progress test
+ * of gcn_wave.h. Returns 1 when the wave must yield (status SPIN set). */
+static __attribute__((noinline)) int back_edge(gcn_wave *w)
+{
+    if ((w->slice_end && w->n_instr >= w->slice_end) ||
+        (w->preempt && __atomic_load_n(w->preempt, __ATOMIC_RELAXED))) {
+        w->stuck = 0;
+        w->status = GCN_WAVE_SPIN;
+        return 1;
+    }
+    if (w->pc != w->spin_pc) {
+        if (++w->spin_miss < 64)
+            return 0;
+        w->spin_pc = w->pc; /* follow this loop */
+        w->spin_miss = w->spin_hits = 0;
+        w->spin_valid = 0;
+        return 0;
+    }
+    w->spin_miss = 0;
+    if (++w->spin_hits % GCN_SPIN_CHECK_EVERY)
+        return 0;
+    uint64_t h = gcn_wave_state_hash(w);
+    if (!w->spin_valid || h != w->spin_hash) {
+        w->spin_hash = h;
+        w->spin_valid = 1;
+        return 0;
+    }
+    w->stuck = 1;
+    w->state_hash = h;
+    w->status = GCN_WAVE_SPIN;
+    return 1;
+}
+
 /* The run loop. The next instruction is found without the pc -> index lookup
  * when the handler left pc at the fall-through address (everything but taken
  * branches). */
@@ -2613,6 +2678,8 @@ static inline __attribute__((always_inline)) gcn_wave_status run(gcn_wave *w, co
             idx++;
             continue;
         }
+        if (w->pc <= in->pc && back_edge(w))
+            return GCN_WAVE_SPIN;
         off = w->pc - p->vaddr;
         idx = (off < p->size && !(off & 3)) ? p->index_of[off >> 2] : UINT32_MAX;
         if (idx == UINT32_MAX)

@@ -106,7 +106,32 @@ typedef enum gcn_wave_status {
                         * the Global Wave Sync unit for gws_count waves of the
                         * dispatch at resource gws_resource; only a cooperative
                         * launch's scheduler can release it (emu/exec gcn_launch.c) */
+    GCN_WAVE_SPIN,     /* yielded at a loop back-edge (pc = the branch target, the wave
+                        * resumes there): stuck = 1 when the wave makes no progress
+                        * (see "Forward progress" below), 0 when its time slice
+                        * (slice_end) ran out or *preempt was set */
 } gcn_wave_status;
+
+/*
+ * Forward progress. A wave that waits for another wave (a spin on a flag, a
+ * lock, a look-back) must let the waves it waits for run, also on one thread.
+ * The interpreter watches the targets of taken backward branches (loops): it
+ * follows one loop head (the back-edge target seen most recently after 64
+ * back-edges elsewhere) and every GCN_SPIN_CHECK_EVERY-th time the loop comes
+ * back to that head it hashes the wave's whole state (pc, SCC, every SGPR incl.
+ * EXEC/VCC/M0, every VGPR of every lane). When the hash equals the one of the
+ * previous check the loop made no progress in those iterations (its loads
+ * returned what they returned before and it computed the same registers:
+ * a fixed point that only another wave's store can end), and the wave yields
+ * with status GCN_WAVE_SPIN, stuck = 1, state_hash = that hash. s_sleep
+ * does the same test (stuck, state_hash) and stops with GCN_WAVE_SLEEP.
+ * A loop that does not repeat its state (a counter, s_memtime) never looks
+ * stuck; such a wave still yields when n_instr reaches slice_end (stuck = 0),
+ * so a wait on a clock also ends. The scheduler (emu/exec) decides from the
+ * stuck waves' hashes across its rounds whether the whole dispatch deadlocked.
+ * Waves that never spin run exactly as without these checks.
+ */
+#define GCN_SPIN_CHECK_EVERY 16u
 
 struct gcn_wg; /* exec-private workgroup */
 
@@ -122,6 +147,17 @@ typedef struct gcn_wave {
     uint64_t n_instr;          /* dynamic instructions executed so far */
     uint32_t gws_count;        /* status GWS_BARRIER: waves the barrier waits for (data0 + 1) */
     uint32_t gws_resource;     /* status GWS_BARRIER: GWS resource id (offset + M0[21:16], 0..63) */
+
+    /* forward progress (see above); all zero at creation is valid */
+    uint64_t slice_end;        /* set by exec: yield (SPIN, stuck 0) once n_instr >= slice_end; 0: never */
+    const int *preempt;        /* set by exec: yield (SPIN, stuck 0) at a back-edge while *preempt != 0; NULL: never */
+    uint64_t state_hash;       /* status SPIN with stuck 1, or SLEEP: hash of the whole wave state */
+    uint8_t stuck;             /* status SPIN/SLEEP: the state repeats (see above) */
+    uint8_t spin_valid;        /* spin_hash holds the state of the previous check at spin_pc */
+    uint32_t spin_hits, spin_miss; /* back-edges to spin_pc / elsewhere since the last change */
+    uint64_t spin_pc;          /* loop head watched */
+    uint64_t spin_hash;        /* state hash at the last check at spin_pc */
+    uint64_t sleep_pc, sleep_hash; /* the same for s_sleep */
 
     /* set by exec at creation, read by the interpreter */
     const gcn_program *prog;   /* decoded code object text */
@@ -139,6 +175,7 @@ typedef struct gcn_wave {
     gcn_recorder rec;          /* rec.ops NULL when not recording */
     struct gcn_wg *wg;         /* exec-private */
     void *mem_cache;           /* exec-private per-wave allocation lookup cache */
+    uint64_t yield_hash;       /* exec-private: state_hash at the wave's previous yield */
     char err[384];             /* one-line message when status is FAULT/ILLEGAL/TRAP */
 } gcn_wave;
 
@@ -156,9 +193,14 @@ static inline uint64_t gcn_vcc(const gcn_wave *w)
     return (uint64_t)w->s[GCN_SREG_VCC_LO] | ((uint64_t)w->s[GCN_SREG_VCC_HI] << 32);
 }
 
+/* Hash of the whole architectural state of a wave (pc, SCC, MODE, s[0..127],
+ * v[0..n_vgpr) of all 64 lanes): equal states give equal hashes. */
+uint64_t gcn_wave_state_hash(const gcn_wave *w);
+
 /*
  * Run the wave from w->pc until it stops: s_barrier (status BARRIER), s_sleep
- * (SLEEP), ds_gws_barrier (GWS_BARRIER), s_endpgm (DONE) or an error (FAULT/ILLEGAL/TRAP with w->err set, naming kernel, PC,
+ * (SLEEP), a loop that makes no progress or a time slice that ran out (SPIN),
+ * ds_gws_barrier (GWS_BARRIER), s_endpgm (DONE) or an error (FAULT/ILLEGAL/TRAP with w->err set, naming kernel, PC,
  * encoding / address and lane). Returns the new status. Reports the wave's
  * dynamic behaviour to w->rec when w->rec.ops is set (gcn_recorder_ops).
  * Implemented by emu/isa.
