@@ -85,6 +85,17 @@ static int enqueue_launch(rp_sim *s, const trc_event *ev)
     k->launch.kernarg = NULL; /* not kept: lives in the reader, not needed after INIT */
     k->n_wg = ev->n_wg;
     k->n_instr_traced = ev->n_instr;
+    uint64_t grid = (uint64_t)ev->launch.grid[0] * ev->launch.grid[1] * ev->launch.grid[2];
+    if (ev->n_wg < grid) {
+        /* the emulator stopped during this kernel (a fault, a deadlock, an
+         * interrupt): its committed workgroups are all there is */
+        char kn[128];
+        fprintf(stderr,
+                "mgpu-replay: warning: kernel %u (%s): the trace holds %u of its %llu workgroups (the recording "
+                "stopped during it: a fault, deadlock or interrupt); they are replayed alone\n",
+                ev->launch.kernel_id, rp_printable(kn, sizeof kn, ev->launch.kernel_name), ev->n_wg,
+                (unsigned long long)grid);
+    }
     k->prog = program_of(s, ev->launch.code_object_id);
     if (!k->prog) {
         free(k);

@@ -352,6 +352,8 @@ static void probe_wave(gcn_wave *w, probe *p)
         return;
     gcn_recorder save = w->rec;
     uint64_t pc = w->pc;
+    uint32_t status = w->status;
+    uint8_t stuck = w->stuck;
     w->rec = (gcn_recorder){&probe_ops, p};
     for (int i = 0; i < 2 && (w->status == GCN_WAVE_SPIN || w->status == GCN_WAVE_SLEEP); i++) {
         w->status = GCN_WAVE_RUNNING;
@@ -360,6 +362,8 @@ static void probe_wave(gcn_wave *w, probe *p)
     }
     w->rec = save;
     w->pc = pc;
+    w->status = status;
+    w->stuck = stuck;
 }
 
 static void describe_wave(gcn_wave *w, char *buf, size_t len)

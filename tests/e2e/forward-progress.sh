@@ -66,6 +66,18 @@ for mode in deadlock toomany; do
   done
 done
 
+echo "== a wait that never repeats its state ends only by --timeout"
+tr=$OUT/endless.gtrace
+rm -f "$tr"
+start=$(date +%s)
+timeout 60 "$EMU" --quiet --timeout 3 --record "$tr" -- "$BIN" endless >"$OUT/endless.out" 2>"$OUT/endless.err"
+rc=$?; took=$(( $(date +%s) - start ))
+if [ $rc = 124 ] && [ $took -le 20 ] && grep -q "still runs after --timeout 3 s" "$OUT/endless.err" \
+   && grep -q "gcn3-emu: interrupted: kernel .*wg (0,0,0) wave 0 runs at pc 0x" "$OUT/endless.err" \
+   && grep -q "interrupted by signal 15" "$OUT/endless.err" && "$TRACE" stats "$tr" >/dev/null 2>&1; then
+  ok "endless: --timeout 3 stopped it after ${took} s with exit status 124, printed where the wave was, the trace is readable"
+else bad "endless --timeout 3 (exit $rc after ${took} s): $(why "$OUT/endless.err")"; fi
+
 echo "== the producer recorded and replayed"
 tr=$OUT/producer.gtrace
 if timeout 120 "$EMU" --quiet --threads 2 --record "$tr" -- "$BIN" producer >"$OUT/rec.out" 2>"$OUT/rec.err" && grep -q PASS "$OUT/rec.out"; then

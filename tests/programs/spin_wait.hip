@@ -16,6 +16,9 @@
 //   spin_wait toomany [wgs]   producer with more workgroups than fit on the GPU
 //                             at once (the producer never becomes resident,
 //                             as on hardware): expects hipErrorLaunchTimeOut
+//   spin_wait endless         waits for a flag nobody sets while counting its
+//                             iterations: its state never repeats, so only
+//                             gcn3-emu --timeout ends it (never returns)
 // Prints "PASS <mode>" and exits 0 when the result is what the hardware gives.
 #include "samples_check.h"
 #include <cstring>
@@ -85,6 +88,14 @@ __global__ void never(unsigned *flag, unsigned *out)
     out[blockIdx.x] = 1;
 }
 
+__global__ void endless(unsigned *flag, unsigned long long *out)
+{
+    unsigned long long n = 0;
+    while (atomicAdd(flag, 0u) == 0u)
+        n++;
+    out[blockIdx.x * blockDim.x + threadIdx.x] = n;
+}
+
 static hipError_t run_producer(unsigned wgs, int sleepy)
 {
     unsigned *flag, *data, *out;
@@ -147,8 +158,18 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "toomany")) {
         hipError_t e = run_producer(wgs ? wgs : 20000, 0);
         EXPECT(e == hipErrorLaunchTimeOut, "launch returned %s, want hipErrorLaunchTimeOut", hipGetErrorName(e));
+    } else if (!strcmp(mode, "endless")) {
+        unsigned *flag;
+        unsigned long long *out;
+        CHECK(hipMalloc(&flag, 4));
+        CHECK(hipMalloc(&out, 64 * 8));
+        CHECK(hipMemset(flag, 0, 4));
+        hipLaunchKernelGGL(endless, dim3(1), dim3(64), 0, 0, flag, out);
+        CHECK(hipDeviceSynchronize());
+        printf("FAIL endless: the kernel ended\n");
+        return 1;
     } else {
-        printf("usage: spin_wait producer|sleepy|lock|lds|deadlock|toomany [workgroups]\n");
+        printf("usage: spin_wait producer|sleepy|lock|lds|deadlock|toomany|endless [workgroups]\n");
         return 2;
     }
     printf("PASS %s\n", mode);
