@@ -2585,12 +2585,19 @@ static inline uint64_t hash_mix(uint64_t h, uint64_t x)
     return h ^ (h >> 29);
 }
 
-uint64_t gcn_wave_state_hash(const gcn_wave *w)
+/* The scalar half of the state hash: pc, SCC, MODE, s[]. */
+static uint64_t scalar_hash(const gcn_wave *w)
 {
     uint64_t h = hash_mix(0x243f6a8885a308d3ull, w->pc);
     h = hash_mix(h, (uint64_t)w->scc << 32 | w->mode);
     for (int i = 0; i < 128; i += 2)
         h = hash_mix(h, (uint64_t)w->s[i] | (uint64_t)w->s[i + 1] << 32);
+    return h;
+}
+
+/* The whole state hash from its scalar half: adds every VGPR of every lane. */
+static uint64_t vector_hash(const gcn_wave *w, uint64_t h)
+{
     if (w->v) {
         const uint64_t *v = (const uint64_t *)(const void *)w->v;
         size_t n = (size_t)w->n_vgpr * (GCN_WAVE_LANES / 2);
@@ -2600,9 +2607,13 @@ uint64_t gcn_wave_state_hash(const gcn_wave *w)
     return h;
 }
 
-/* A taken branch went back to w->pc (a loop head): the forward-progress test
- * of gcn_wave.h. Returns 1 when the wave must yield (status SPIN set). */
-static __attribute__((noinline)) int back_edge(gcn_wave *w)
+uint64_t gcn_wave_state_hash(const gcn_wave *w) { return vector_hash(w, scalar_hash(w)); }
+
+/* The forward-progress test of gcn_wave.h, at every 16th return to the loop
+ * head followed and at every 64th back-edge elsewhere (back_edge below): the
+ * time slice and the preempt flag, then following a new loop head or
+ * comparing the state hash. Returns 1 when the wave must yield (status SPIN). */
+static __attribute__((noinline)) int back_edge_check(gcn_wave *w)
 {
     if ((w->slice_end && w->n_instr >= w->slice_end) ||
         (w->preempt && __atomic_load_n(w->preempt, __ATOMIC_RELAXED))) {
@@ -2611,26 +2622,44 @@ static __attribute__((noinline)) int back_edge(gcn_wave *w)
         return 1;
     }
     if (w->pc != w->spin_pc) {
-        if (++w->spin_miss < 64)
-            return 0;
-        w->spin_pc = w->pc; /* follow this loop */
+        w->spin_pc = w->pc; /* 64 back-edges elsewhere: follow this loop */
         w->spin_miss = w->spin_hits = 0;
         w->spin_valid = 0;
         return 0;
     }
-    w->spin_miss = 0;
-    if (++w->spin_hits % GCN_SPIN_CHECK_EVERY)
-        return 0;
-    uint64_t h = gcn_wave_state_hash(w);
-    if (!w->spin_valid || h != w->spin_hash) {
-        w->spin_hash = h;
+    /* the scalar state first: a loop counted in SGPRs (most) never pays for
+     * hashing the VGPRs */
+    uint64_t hs = scalar_hash(w);
+    if (!(w->spin_valid & 1) || hs != w->spin_shash) {
+        w->spin_shash = hs;
         w->spin_valid = 1;
+        return 0;
+    }
+    uint64_t h = vector_hash(w, hs);
+    if (!(w->spin_valid & 2) || h != w->spin_hash) {
+        w->spin_hash = h;
+        w->spin_valid = 3;
         return 0;
     }
     w->stuck = 1;
     w->state_hash = h;
     w->status = GCN_WAVE_SPIN;
     return 1;
+}
+
+/* A taken branch went back to w->pc (a loop head): count it; the test itself
+ * runs every GCN_SPIN_CHECK_EVERY-th time at the followed loop head and every
+ * 64th time elsewhere, so a loop pays one compare and one increment. */
+static inline __attribute__((always_inline)) int back_edge(gcn_wave *w)
+{
+    if (w->pc == w->spin_pc) {
+        w->spin_miss = 0;
+        if (++w->spin_hits % GCN_SPIN_CHECK_EVERY)
+            return 0;
+    } else if (++w->spin_miss < 64) {
+        return 0;
+    }
+    return back_edge_check(w);
 }
 
 /* The run loop. The next instruction is found without the pc -> index lookup

@@ -119,14 +119,15 @@ typedef enum gcn_wave_status {
  * follows one loop head (the back-edge target seen most recently after 64
  * back-edges elsewhere) and every GCN_SPIN_CHECK_EVERY-th time the loop comes
  * back to that head it hashes the wave's whole state (pc, SCC, every SGPR incl.
- * EXEC/VCC/M0, every VGPR of every lane). When the hash equals the one of the
+ * EXEC/VCC/M0, and, once the scalar state repeated, every VGPR of every lane). When the hash equals the one of the
  * previous check the loop made no progress in those iterations (its loads
  * returned what they returned before and it computed the same registers:
  * a fixed point that only another wave's store can end), and the wave yields
  * with status GCN_WAVE_SPIN, stuck = 1, state_hash = that hash. s_sleep
  * does the same test (stuck, state_hash) and stops with GCN_WAVE_SLEEP.
  * A loop that does not repeat its state (a counter, s_memtime) never looks
- * stuck; such a wave still yields when n_instr reaches slice_end (stuck = 0),
+ * stuck; such a wave still yields when n_instr reaches slice_end or *preempt
+ * is set (stuck = 0; looked at with the loop test, so within 64 back-edges),
  * so a wait on a clock also ends. The scheduler (emu/exec) decides from the
  * stuck waves' hashes across its rounds whether the whole dispatch deadlocked.
  * Waves that never spin run exactly as without these checks.
@@ -153,10 +154,10 @@ typedef struct gcn_wave {
     const int *preempt;        /* set by exec: yield (SPIN, stuck 0) at a back-edge while *preempt != 0; NULL: never */
     uint64_t state_hash;       /* status SPIN with stuck 1, or SLEEP: hash of the whole wave state */
     uint8_t stuck;             /* status SPIN/SLEEP: the state repeats (see above) */
-    uint8_t spin_valid;        /* spin_hash holds the state of the previous check at spin_pc */
+    uint8_t spin_valid;        /* bit 0: spin_shash, bit 1: spin_hash hold the previous check's at spin_pc */
     uint32_t spin_hits, spin_miss; /* back-edges to spin_pc / elsewhere since the last change */
     uint64_t spin_pc;          /* loop head watched */
-    uint64_t spin_hash;        /* state hash at the last check at spin_pc */
+    uint64_t spin_shash, spin_hash; /* scalar-state / whole-state hash at the last check at spin_pc */
     uint64_t sleep_pc, sleep_hash; /* the same for s_sleep */
 
     /* set by exec at creation, read by the interpreter */
