@@ -75,6 +75,15 @@ static void touch_wave(const trc_wave *w)
     touch(w->indirect_target, (uint64_t)w->n_indirect * sizeof *w->indirect_target);
     touch(w->exec_at, (uint64_t)w->n_exec * sizeof *w->exec_at);
     touch(w->exec_val, (uint64_t)w->n_exec * sizeof *w->exec_val);
+    touch(w->await_at, (uint64_t)w->n_await * sizeof *w->await_at);
+    touch(w->await_len, (uint64_t)w->n_await * sizeof *w->await_len);
+    touch(w->await_pc, (uint64_t)w->n_await * sizeof *w->await_pc);
+    for (uint32_t a = 0; a < w->n_await; a++)
+        if (w->await_len[a] == 0 || w->await_at[a] + w->await_len[a] > w->n_instr ||
+            (a && w->await_at[a] < w->await_at[a - 1] + w->await_len[a - 1])) {
+            fprintf(stderr, "fuzz property failed: the reader passed an await outside its wave or overlapping\n");
+            abort();
+        }
     for (uint32_t m = 0; m < w->n_mem; m++) {
         const trc_mem_op *o = &w->mem[m];
         uint32_t n = o->flags & TRC_MO_SMEM ? 1 : (uint32_t)__builtin_popcountll(o->exec);

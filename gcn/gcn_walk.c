@@ -34,6 +34,145 @@ int gcn_walk_fail(gcn_walk *w, const char *fmt, ...)
     return -1;
 }
 
+/* ---- awaits ------------------------------------------------------------------ */
+
+static void pos_save(const gcn_walk *w, gcn_walk_pos *p)
+{
+    *p = (gcn_walk_pos){w->idx, w->dyn, w->exec, w->exec_i, w->br_i, w->ind_i, w->mem_i};
+}
+
+static void pos_restore(gcn_walk *w, const gcn_walk_pos *p)
+{
+    w->idx = p->idx;
+    w->dyn = p->dyn;
+    w->exec = p->exec;
+    w->exec_i = p->exec_i;
+    w->br_i = p->br_i;
+    w->ind_i = p->ind_i;
+    w->mem_i = p->mem_i;
+}
+
+/* Make await w->aw_i the one ahead (or turn the checks off). */
+static int await_next(gcn_walk *w)
+{
+    const trc_wave *tw = w->tw;
+    w->aw_state = GCN_AW_NONE;
+    w->aw_diff = 0;
+    w->aw_n = 0;
+    w->aw_check = w->aw_i < tw->n_await;
+    if (!w->aw_check)
+        return 0;
+    const gcn_insn *h = gcn_program_at(w->prog, tw->await_pc[w->aw_i]);
+    if (!h) {
+        w->aw_check = 0;
+        return gcn_walk_fail(w, "await %u: loop head 0x%" PRIx64 " is not an instruction", w->aw_i,
+                             tw->await_pc[w->aw_i]);
+    }
+    w->aw_head = (uint32_t)(h - w->prog->insn);
+    w->aw_back = UINT32_MAX;
+    return 0;
+}
+
+void gcn_walk_awaits_on(gcn_walk *w, uint64_t max_repeats)
+{
+    w->aw_max = max_repeats ? max_repeats : 1;
+    await_next(w);
+}
+
+/* From the loop head in the region before the template, memory changed: walk
+ * the record without executing up to the template's end (saving its start),
+ * where the way out begins. */
+static int await_skip(gcn_walk *w, uint64_t at, uint64_t end)
+{
+    uint64_t from = w->dyn;
+    w->aw_check = 0; /* gcn_walk_insn without the await checks */
+    while (w->dyn < end) {
+        if (w->dyn == at)
+            pos_save(w, &w->aw_pos);
+        const gcn_insn *in = gcn_walk_insn(w);
+        if (!in)
+            return -1;
+        if (w->dyn + 1 == end)
+            w->aw_back = w->idx;
+        const trc_mem_op *op;
+        if ((gcn_walk_is_mem(in) && gcn_walk_mem(w, in, &op) < 0) || gcn_walk_step(w, in) < 0)
+            return -1;
+    }
+    w->aw_check = 1;
+    if (w->idx != w->aw_head)
+        return gcn_walk_fail(w, "await %u's template does not return to its loop head 0x%" PRIx64, w->aw_i,
+                             w->tw->await_pc[w->aw_i]);
+    w->dyn_skipped += end - from;
+    w->aw_state = GCN_AW_EXIT;
+    w->aw_diff = 0;
+    return 0;
+}
+
+int gcn_walk_await_point(gcn_walk *w)
+{
+    const trc_wave *tw = w->tw;
+    uint64_t at = tw->await_at[w->aw_i], end = at + tw->await_len[w->aw_i];
+    switch (w->aw_state) {
+    case GCN_AW_NONE:
+        if (w->idx != w->aw_head || w->dyn > at)
+            return 0;
+        w->aw_state = GCN_AW_REGION; /* at the loop head: the wave polls */
+        /* fall through */
+    case GCN_AW_REGION:
+        if (w->idx == w->aw_head && w->dyn <= at) {
+            if (w->dyn < at)
+                w->aw_iters++;
+            if (w->aw_diff) /* a poll of the last iteration saw memory change */
+                return await_skip(w, at, end);
+        }
+        if (w->dyn == at) {
+            if (w->idx != w->aw_head)
+                return gcn_walk_fail(w, "await %u starts at instruction %" PRIu64 " away from its loop head 0x%" PRIx64,
+                                     w->aw_i, at, tw->await_pc[w->aw_i]);
+            pos_save(w, &w->aw_pos);
+            w->aw_state = GCN_AW_TEMPLATE;
+            w->aw_diff = 0;
+            w->aw_iters++;
+        }
+        return 0;
+    case GCN_AW_TEMPLATE:
+        if (w->dyn + 1 == end)
+            w->aw_back = w->idx; /* the back-edge: the template's last instruction */
+        if (w->dyn != end)
+            return 0;
+        if (w->idx != w->aw_head)
+            return gcn_walk_fail(w, "await %u's template does not return to its loop head 0x%" PRIx64, w->aw_i,
+                                 tw->await_pc[w->aw_i]);
+        if (w->aw_diff) {
+            w->aw_state = GCN_AW_EXIT; /* memory changed: try the recorded way out */
+            w->aw_diff = 0;
+            return 0;
+        }
+        break; /* nothing changed: again */
+    case GCN_AW_EXIT:
+        if (w->dyn == end || (w->idx > w->aw_head && w->idx <= w->aw_back))
+            return 0; /* still in the loop's first iteration after the template */
+        if (!w->aw_diff) { /* it saw what the recording saw: the wait is over */
+            w->aw_i++;
+            return await_next(w);
+        }
+        break; /* not what the recording saw: back to waiting */
+    default:
+        return 0;
+    }
+    w->aw_repeats++;
+    w->aw_iters++;
+    if (++w->aw_n > w->aw_max)
+        return gcn_walk_fail(w, "await %u (loop at 0x%" PRIx64 ") repeated %" PRIu64
+                             " times without memory showing what the recording saw: the wait never ends here",
+                             w->aw_i, tw->await_pc[w->aw_i], w->aw_max);
+    w->dyn_extra += w->dyn - at;
+    pos_restore(w, &w->aw_pos);
+    w->aw_state = GCN_AW_TEMPLATE;
+    w->aw_diff = 0;
+    return 0;
+}
+
 int gcn_walk_end(gcn_walk *w)
 {
     const trc_wave *tw = w->tw;

@@ -44,16 +44,64 @@
 extern "C" {
 #endif
 
+/* Where a walk is in its record: what an await's repeat goes back to. */
+typedef struct gcn_walk_pos {
+    uint32_t idx;
+    uint64_t dyn, exec;
+    uint32_t exec_i, br_i, ind_i, mem_i;
+} gcn_walk_pos;
+
 typedef struct gcn_walk {
     const gcn_program *prog;
     const trc_wave *tw;
     uint32_t idx;       /* index into prog->insn of the next instruction */
-    uint64_t dyn;       /* dynamic instructions stepped past */
+    uint64_t dyn;       /* dynamic instructions stepped past (in the record) */
     uint64_t exec;      /* EXEC of the next instruction (after gcn_walk_insn) */
     uint32_t exec_i, br_i, ind_i, mem_i; /* records used so far */
     uint8_t ended;      /* s_endpgm stepped past */
+
+    /* Awaits (trace format 1.2; gcn_walk_awaits_on). A walk that does not
+     * turn them on walks the record as it is (each template once). */
+    uint8_t aw_check;   /* an await is ahead or in progress: gcn_walk_insn looks */
+    uint8_t aw_state;   /* GCN_AW_*: where the walk is in the current await */
+    uint8_t aw_diff;    /* set by the caller: a poll of this iteration read other data than recorded */
+    uint32_t aw_i;      /* index of that await in tw */
+    uint32_t aw_head, aw_back; /* insn index of its loop head and back-edge branch */
+    uint64_t aw_repeats;       /* iterations walked again, all awaits */
+    uint64_t aw_iters;         /* wait iterations walked (polls that found nothing new), all awaits */
+    uint64_t dyn_extra;        /* instructions walked again */
+    uint64_t dyn_skipped;      /* recorded wait iterations skipped (executed = dyn + dyn_extra - dyn_skipped) */
+    uint64_t aw_max;           /* iterations one await may repeat before the walk fails */
+    uint64_t aw_n;             /* iterations the current await repeated */
+    gcn_walk_pos aw_pos;       /* the template's start */
     char err[192];      /* the last inconsistency */
 } gcn_walk;
+
+/* Await states (the replay's polling, docs/trace-format.md "awaits"). */
+enum {
+    GCN_AW_NONE = 0,
+    GCN_AW_REGION,   /* in the wait loop before the template (recorded polls) */
+    GCN_AW_TEMPLATE, /* in the template: at its end it repeats unless a poll read other data */
+    GCN_AW_EXIT,     /* in the recorded iteration after the template: if a poll reads other
+                      * data before the wave leaves the loop, the walk goes back to the template */
+};
+
+/* Turn awaits on (the replay). From the wave's first arrival at an await's
+ * loop head, its memory ops are polls (aw_state != NONE) and the caller
+ * reports through w->aw_diff when one read other data than recorded (memory
+ * changed). The recorded iterations before the template are walked while
+ * nothing changes; when something did, the walk skips to the recorded
+ * iteration after the template (the way out). At the template's end it walks
+ * the template again if nothing changed, else the way out; when a poll of the
+ * way out reads other data before the wave leaves the loop (memory changed,
+ * but not to what the recording saw), it goes back to the template. So the
+ * number of wait iterations is the caller's (its timing), not the
+ * recording's. max_repeats bounds one await (a wait that never ends fails the
+ * walk). */
+void gcn_walk_awaits_on(gcn_walk *w, uint64_t max_repeats);
+
+/* Cold path of gcn_walk_insn at an await boundary: -1 on an inconsistency. */
+int gcn_walk_await_point(gcn_walk *w);
 
 /* Start a wave at instruction index entry_idx of prog (the kernel's entry). */
 void gcn_walk_init(gcn_walk *w, const gcn_program *prog, uint32_t entry_idx, const trc_wave *tw);
@@ -77,6 +125,8 @@ static inline const gcn_insn *gcn_walk_insn(gcn_walk *w)
         gcn_walk_fail(w, "no s_endpgm within the %llu recorded instructions", (unsigned long long)tw->n_instr);
         return NULL;
     }
+    if (__builtin_expect(w->aw_check, 0) && gcn_walk_await_point(w) < 0)
+        return NULL;
     while (w->exec_i < tw->n_exec && tw->exec_at[w->exec_i] <= w->dyn)
         w->exec = tw->exec_val[w->exec_i++];
     const gcn_insn *in = &w->prog->insn[w->idx];

@@ -82,7 +82,11 @@ static void wave_finish(rp_wave *w, rp_engine *e)
     w->state = RP_W_DONE;
     RP_HOOK_FIRE(&w->cu->sim->hooks, RP_HOOK_WAVE_RETIRE, e->now, w->cu->gpu, w->cu->id, w, NULL, w->cu->sim);
     /* per wave, not per instruction: a U-MGPU kernel's waves run in several partitions */
-    __atomic_add_fetch(&w->wg->k->n_instr, w->walk.dyn, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&w->wg->k->n_instr, w->walk.dyn + w->walk.dyn_extra - w->walk.dyn_skipped, __ATOMIC_RELAXED);
+    if (w->walk.aw_iters) {
+        __atomic_add_fetch(&w->wg->k->spin_iterations, w->walk.aw_iters, __ATOMIC_RELAXED);
+        rp_chk(w->cu->sim)->spin_iterations += w->walk.aw_iters;
+    }
     if (w->fetch) {
         w->fetch->w = NULL; /* lands unclaimed */
         w->fetch = NULL;
@@ -381,6 +385,7 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     a->w = w;
     a->in = in;
     a->op = op;
+    a->poll = w->walk.aw_state == GCN_AW_NONE ? 0 : w->walk.aw_state == GCN_AW_EXIT ? 2 : 1;
     if (op->flags & TRC_MO_ATOMIC)
         atomic_setup(w, in, op, a);
 
@@ -611,6 +616,8 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
         w->cu = cu;
         w->wg = wg;
         gcn_walk_init(&w->walk, k->prog, k->entry_idx, &wg->tw->waves[i]);
+        /* awaits (trace 1.2): the wave polls in the model until its memory changes */
+        gcn_walk_awaits_on(&w->walk, RP_AWAIT_MAX_REPEATS);
         w->simd = i < 64 ? wg->simd_of[i] % s->cfg.simds : 0;
         w->code_base = code_base;
         w->ib_base = k->prog->insn[k->entry_idx].pc & ~(uint64_t)(s->cfg.fetch_bytes - 1);

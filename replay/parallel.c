@@ -513,6 +513,9 @@ int rp_sim_run(rp_sim *s)
         t->d2h_checked += k->d2h_checked;
         t->d2h_mismatches += k->d2h_mismatches;
         t->walk_errors += k->walk_errors;
+        t->polls_checked += k->polls_checked;
+        t->poll_changes += k->poll_changes;
+        t->spin_iterations += k->spin_iterations;
         t->printed += k->printed;
         t->atomic_printed += k->atomic_printed;
         memset(&s->parts[p].check, 0, sizeof s->parts[p].check);

@@ -78,6 +78,23 @@ void rp_check_reporter(void *arg, const rp_hook_ctx *c)
             (unsigned long long)mm->addr, e, g);
 }
 
+/* A poll of an await (rp_access.poll) read data: compared with what was
+ * recorded, a difference is no mismatch but tells the wave's walk that memory
+ * changed (gcn_walk.h awaits). Returns true when a was a poll. The walk reads
+ * aw_diff only after the access completed (s_waitcnt), and performs of
+ * another partition happen before that completion crosses back. */
+static inline bool poll_seen(rp_sim *s, rp_access *a, bool differs)
+{
+    if (!a->poll)
+        return false;
+    rp_chk(s)->polls_checked++;
+    if (differs) {
+        rp_chk(s)->poll_changes++;
+        __atomic_store_n(&a->w->walk.aw_diff, 1, __ATOMIC_RELAXED);
+    }
+    return true;
+}
+
 /* [addr, addr + n) inside an LDS of `size` bytes, without overflow (the
  * addresses come from a trace, which may be hostile: addr + n can wrap). */
 static inline bool lds_fits(uint64_t addr, uint64_t n, uint64_t size) { return addr <= size && n <= size - addr; }
@@ -93,6 +110,8 @@ static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, 
         return;
     }
     memcpy(got, lds + addr, n);
+    if (poll_seen(s, a, memcmp(got, exp, n) != 0))
+        return;
     rp_chk(s)->lds_checked++;
     if (memcmp(got, exp, n)) {
         rp_chk(s)->lds_mismatches++;
@@ -128,6 +147,15 @@ static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *p, uint64_t addr, uint
         }
     }
     uint64_t nv = gcn_atomic_apply((gcn_atomic_op)a->atomic_op, w, old, src, cmp);
+    if (a->poll) {
+        /* an await's atomic: before the recorded way out (poll 1) it changed
+         * nothing in the recording, so it reads only; in that way out it
+         * applies (a lock is taken) */
+        poll_seen(s, a, op->load_data && memcmp(&old, op->load_data + (size_t)k * w, w) != 0);
+        if (a->poll == 2)
+            memcpy(p, &nv, w);
+        return;
+    }
     if (op->load_data) {
         rp_chk(s)->atomics_checked++;
         if (memcmp(&old, op->load_data + (size_t)k * w, w)) {
@@ -242,6 +270,15 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
             if (bm)
                 for (uint64_t i = lo - line; i < lo - line + len; i++)
                     bm[i >> 3] |= (uint8_t)(1u << (i & 7));
+            continue;
+        }
+        if (a->poll) { /* an await's poll: counted apart, a difference tells the walk */
+            if (lo == addr)
+                rp_chk(s)->polls_checked += j - k;
+            if (memcmp(d, x, len)) {
+                rp_chk(s)->poll_changes++;
+                __atomic_store_n(&a->w->walk.aw_diff, 1, __ATOMIC_RELAXED);
+            }
             continue;
         }
         if (lo == addr) /* counted where the lane's first byte is */

@@ -47,7 +47,14 @@ typedef struct rp_access {
     rp_time done;             /* LDS completion time */
     uint64_t xmask;           /* perform.c: active-lane ordinals whose bytes cross a line boundary */
     uint8_t xmask_done;       /* xmask computed (accesses are zeroed when taken from the free list) */
+    uint8_t poll;             /* a poll of an await (gcn_walk.h): 1 before/in the template (atomics read
+                               * only), 2 in the iteration after it; other data than recorded is no
+                               * mismatch but tells the walk that memory changed */
 } rp_access;
+
+/* Iterations one await may repeat in the replay before the wave is reported
+ * as waiting forever (an estimate: about 10^9 cycles of polling). */
+#define RP_AWAIT_MAX_REPEATS (1ull << 22)
 
 enum rp_wave_state { RP_W_RUN = 0, RP_W_WAITCNT, RP_W_BARRIER, RP_W_ENDING, RP_W_DONE, RP_W_FETCH };
 

@@ -34,6 +34,8 @@ typedef struct rp_check {
     uint64_t lds_checked, lds_mismatches, lds_unchecked;
     uint64_t d2h_checked, d2h_mismatches;       /* device-to-host copies, per 64-byte block */
     uint64_t walk_errors;     /* trace/program inconsistencies */
+    uint64_t polls_checked, poll_changes; /* loads of awaits (trace 1.2) and those that saw memory change */
+    uint64_t spin_iterations; /* wait iterations the replay polled (awaits: the model's waiting) */
     uint64_t printed;
     uint64_t atomic_printed;
 } rp_check;

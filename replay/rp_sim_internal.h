@@ -84,6 +84,7 @@ struct rp_kernel {
     rp_time start, end;
     uint64_t n_instr;         /* wavefront instructions replayed */
     uint64_t mismatches, atomic_mismatches, walk_errors;
+    uint64_t spin_iterations; /* wait iterations polled (awaits, trace 1.2: the model's waiting) */
     rp_ksum sum0, sum1;
     uint64_t *snap0;          /* counters at start; at end replaced by deltas */
     bool done;

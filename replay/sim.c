@@ -746,6 +746,11 @@ void rp_sim_report(rp_sim *s, FILE *f)
             (unsigned long long)c->lds_checked, (unsigned long long)c->lds_mismatches,
             (unsigned long long)c->lds_unchecked, (unsigned long long)c->d2h_checked,
             (unsigned long long)c->d2h_mismatches, (unsigned long long)c->walk_errors);
+    if (c->polls_checked || c->spin_iterations)
+        fprintf(f,
+                "awaits: %llu polls read (%llu saw memory change), %llu wait iterations polled (trace 1.2)\n",
+                (unsigned long long)c->polls_checked, (unsigned long long)c->poll_changes,
+                (unsigned long long)c->spin_iterations);
     print_summary(s, f);
 }
 
@@ -786,6 +791,7 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
         json_object_set_new(o, "load_mismatches", json_integer((json_int_t)k->mismatches));
         json_object_set_new(o, "atomic_order_mismatches", json_integer((json_int_t)k->atomic_mismatches));
         json_object_set_new(o, "walk_errors", json_integer((json_int_t)k->walk_errors));
+        json_object_set_new(o, "spin_iterations", json_integer((json_int_t)k->spin_iterations));
         if (k->snap0 && k->done)
             for (size_t j = 0; j < s->stats.n; j++)
                 if (k->snap0[j])
@@ -835,6 +841,9 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     json_object_set_new(chk, "d2h_checked", json_integer((json_int_t)c->d2h_checked));
     json_object_set_new(chk, "d2h_mismatches", json_integer((json_int_t)c->d2h_mismatches));
     json_object_set_new(chk, "walk_errors", json_integer((json_int_t)c->walk_errors));
+    json_object_set_new(chk, "polls_checked", json_integer((json_int_t)c->polls_checked));
+    json_object_set_new(chk, "poll_changes", json_integer((json_int_t)c->poll_changes));
+    json_object_set_new(chk, "spin_iterations", json_integer((json_int_t)c->spin_iterations));
     json_object_set_new(root, "check", chk);
     /* written next to path and renamed over it: a failed write (full disk)
      * never leaves a truncated file in place of an earlier result */

@@ -799,6 +799,13 @@ static int dump_wg(trc_reader *r, progs *ps, const trc_launch *l, const trc_wg *
                 dump_mem(&w->mem[m], m, 1, "");
             }
             printf("]");
+            if (w->n_await) {
+                printf(", \"awaits\": [");
+                for (uint32_t k = 0; k < w->n_await; k++)
+                    printf("%s{\"at\": %" PRIu64 ", \"len\": %" PRIu64 ", \"head\": \"0x%" PRIx64 "\"}", k ? ", " : "",
+                           w->await_at[k], w->await_len[k], w->await_pc[k]);
+                printf("]");
+            }
             if (o->instr && dump_instr(pg, entry, w, 1, err, errlen)) return -1;
             printf("}");
             wfirst = 0;
@@ -814,6 +821,9 @@ static int dump_wg(trc_reader *r, progs *ps, const trc_launch *l, const trc_wg *
         for (uint32_t k = 0; k < w->n_indirect; k++) printf("    indirect -> 0x%" PRIx64 "\n", w->indirect_target[k]);
         for (uint32_t k = 0; k < w->n_exec; k++)
             printf("    exec @%" PRIu64 " = 0x%016" PRIx64 "\n", w->exec_at[k], w->exec_val[k]);
+        for (uint32_t k = 0; k < w->n_await; k++)
+            printf("    await @%" PRIu64 " len %" PRIu64 " head 0x%" PRIx64 "\n", w->await_at[k], w->await_len[k],
+                   w->await_pc[k]);
         for (uint32_t m = 0; m < w->n_mem; m++) dump_mem(&w->mem[m], m, 0, "    ");
         if (o->instr && dump_instr(pg, entry, w, 0, err, errlen)) return -1;
     }

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define TRC_FORMAT_MAJOR 1
-#define TRC_FORMAT_MINOR 1
+#define TRC_FORMAT_MINOR 2
 
 /* ---- Shared record types -------------------------------------------------- */
 
@@ -147,6 +147,13 @@ typedef struct trc_wave {
     const uint64_t *exec_val;  /* EXEC value; exec_at[0] == 0 gives the initial EXEC */
     uint32_t n_mem;
     const trc_mem_op *mem;     /* in execution order */
+    /* 1.2: awaits, sorted (docs/trace-format.md "awaits"): await i is one
+     * iteration of a wait loop whose head is at ELF vaddr await_pc[i], the
+     * dynamic instructions [await_at[i], await_at[i] + await_len[i]) of the
+     * record, which the emulator saw repeat without a change (the repeats are
+     * not in the record). Absent (n_await 0) in older traces. */
+    uint32_t n_await;
+    const uint64_t *await_at, *await_len, *await_pc;
 } trc_wave;
 
 typedef struct trc_wg {
@@ -206,6 +213,25 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
 void trc_rec_wave_end(trc_wg_rec *g, uint32_t wave, uint64_t n_instr);
 /* Compress and append the workgroup; thread-safe. Returns 0 or -1. */
 int trc_wg_commit(trc_writer *w, trc_wg_rec *g);
+
+/* Awaits (format 1.2, docs/trace-format.md "awaits"). `dyn` is the
+ * emulator's count of the wave's executed instructions (the index of the next
+ * one), at a loop head in each call; the recorder turns it into a record
+ * index (instructions it dropped are not counted).
+ *  - trc_rec_await_mark: the wave is at a loop head: an await's template may
+ *    start here.
+ *  - trc_rec_await_commit: back at the head (ELF vaddr head_pc) with the
+ *    state of the mark: the iteration since the mark becomes an await (start,
+ *    length, head); 1, or 0 when it was not kept (it holds an atomic without
+ *    return: not the same iteration again).
+ *  - trc_rec_await_drop: back at the head with the same state again: the
+ *    iteration since the template's end (or the previous drop) is removed
+ *    from the record.
+ *  - trc_rec_await_end: the state changed; what follows is recorded as usual. */
+void trc_rec_await_mark(trc_wg_rec *g, uint32_t wave, uint64_t dyn);
+int trc_rec_await_commit(trc_wg_rec *g, uint32_t wave, uint64_t dyn, uint64_t head_pc);
+void trc_rec_await_drop(trc_wg_rec *g, uint32_t wave, uint64_t dyn);
+void trc_rec_await_end(trc_wg_rec *g, uint32_t wave);
 
 /* ---- Reader --------------------------------------------------------------- */
 

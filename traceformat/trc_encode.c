@@ -94,7 +94,8 @@ static size_t enc_bound_wg(const wgview *g)
     for (uint32_t i = 0; i < g->n_waves; i++) {
         const wave_rec *v = &g->w[i];
         b += 128 + v->branch.n +
-             10 * (v->indirect.n + 2 * v->exec_val.n + 5 * v->mflags.n + v->astride.n + v->adelta.n);
+             10 * (v->indirect.n + 2 * v->exec_val.n + 5 * v->mflags.n + v->astride.n + v->adelta.n +
+                   3 * v->await_len.n);
     }
     return b;
 }
@@ -140,6 +141,9 @@ static uint8_t *enc_workgroup(uint8_t *q, const wgview *g)
         PUT_PACKED(b, 12, v->abase.p, v->abase.n, enc_sint);
         PUT_PACKED(b, 13, v->astride.p, v->astride.n, enc_sint);
         PUT_PACKED(b, 14, v->adelta.p, v->adelta.n, enc_sint);
+        PUT_PACKED(b, 15, v->await_at_delta.p, v->await_at_delta.n, enc_varint);
+        PUT_PACKED(b, 16, v->await_len.p, v->await_len.n, enc_varint);
+        PUT_PACKED(b, 17, v->await_pc.p, v->await_pc.n, enc_varint);
         q = len_close(hole, b);
     }
     return q;

@@ -36,6 +36,7 @@ void trc_free_waves(wave_rec *w, uint32_t cap)
         free(v->mflags.p); free(v->mbytes.p); free(v->akind.p); free(v->mexec.p);
         free(v->abase.p); free(v->astride.p); free(v->adelta.p);
         free(v->load_len.p); free(v->store_len.p); free(v->load.p); free(v->store.p);
+        free(v->await_at_delta.p); free(v->await_len.p); free(v->await_pc.p);
     }
     free(w);
 }
@@ -88,6 +89,9 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
         v->abase.n = v->astride.n = v->adelta.n = 0;
         v->last_base = 0;
         v->load_len.n = v->store_len.n = v->load.n = v->store.n = 0;
+        v->await_at_delta.n = v->await_len.n = v->await_pc.n = 0;
+        v->last_await_at = v->dyn_dropped = 0;
+        v->await_state = 0;
     }
 }
 
@@ -99,6 +103,17 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
             grow((void **)&(vec).p, &(vec).cap, (vec).n + 1, sizeof *(vec).p) < 0) { \
             trc_rec_bad(g, "out of memory recording", wave);                            \
             return;                                                                 \
+        }                                                                           \
+        (vec).p[(vec).n++] = (val);                                                 \
+    } while (0)
+
+/* PUSH for functions that return a value: 0 when the vector cannot grow. */
+#define PUSH_OR(g, wave, vec, val)                                                  \
+    do {                                                                            \
+        if ((vec).n == (vec).cap &&                                                 \
+            grow((void **)&(vec).p, &(vec).cap, (vec).n + 1, sizeof *(vec).p) < 0) { \
+            trc_rec_bad(g, "out of memory recording", wave);                            \
+            return 0;                                                               \
         }                                                                           \
         (vec).p[(vec).n++] = (val);                                                 \
     } while (0)
@@ -133,6 +148,7 @@ void trc_rec_exec(trc_wg_rec *g, uint32_t wave, uint64_t dyn_index, uint64_t exe
 {
     wave_rec *v = wave_of(g, wave);
     if (!v) return;
+    dyn_index -= v->dyn_dropped; /* record index (trc_rec_await_drop) */
     if (dyn_index < v->last_exec_at) {
         trc_rec_bad(g, "EXEC changes recorded out of order", wave);
         return;
@@ -262,7 +278,98 @@ void trc_rec_wave_end(trc_wg_rec *g, uint32_t wave, uint64_t n_instr)
         trc_rec_bad(g, "wave ended twice", wave);
         return;
     }
-    v->n_instr = n_instr;
+    v->n_instr = n_instr - v->dyn_dropped;
     v->ended = 1;
+}
+
+/* ---- awaits (format 1.2) ------------------------------------------------------ */
+
+static void mark(const wave_rec *v, struct trc_rec_mark *m)
+{
+    m->n_branch = v->n_branch;
+    m->branch = v->branch.n;
+    m->indirect = v->indirect.n;
+    m->exec_at_delta = v->exec_at_delta.n;
+    m->mem = v->mflags.n;
+    m->astride = v->astride.n;
+    m->adelta = v->adelta.n;
+    m->load = v->load.n;
+    m->store = v->store.n;
+    m->last_exec_at = v->last_exec_at;
+    m->last_base = v->last_base;
+}
+
+static void rewind_to(wave_rec *v, const struct trc_rec_mark *m)
+{
+    v->n_branch = m->n_branch;
+    v->branch.n = m->branch;
+    if (m->n_branch & 7) /* bits recorded after the mark in the last byte */
+        v->branch.p[m->branch - 1] &= (uint8_t)((1u << (m->n_branch & 7)) - 1);
+    v->indirect.n = m->indirect;
+    v->exec_at_delta.n = v->exec_val.n = m->exec_at_delta;
+    v->mflags.n = v->mbytes.n = v->akind.n = v->mexec.n = v->abase.n = m->mem;
+    v->load_len.n = v->store_len.n = m->mem;
+    v->astride.n = m->astride;
+    v->adelta.n = m->adelta;
+    v->load.n = m->load;
+    v->store.n = m->store;
+    v->last_exec_at = m->last_exec_at;
+    v->last_base = m->last_base;
+}
+
+void trc_rec_await_mark(trc_wg_rec *g, uint32_t wave, uint64_t dyn)
+{
+    wave_rec *v = wave_of(g, wave);
+    if (!v) return;
+    mark(v, &v->await_mark);
+    v->await_dyn = dyn - v->dyn_dropped;
+    v->await_state = 1;
+}
+
+int trc_rec_await_commit(trc_wg_rec *g, uint32_t wave, uint64_t dyn, uint64_t head_pc)
+{
+    wave_rec *v = wave_of(g, wave);
+    if (!v || v->await_state != 1) return 0;
+    v->await_head = head_pc;
+    uint64_t at = v->await_dyn, now = dyn - v->dyn_dropped;
+    /* an atomic that returns nothing changed memory whatever it read: its
+     * repeats are not the same iteration again (the wait is kept as is) */
+    for (size_t j = v->await_mark.mem; j < v->mflags.n; j++)
+        if ((v->mflags.p[j] & TRC_MO_ATOMIC) && !(v->mflags.p[j] & TRC_MO_LOAD)) {
+            v->await_state = 0;
+            return 0;
+        }
+    uint64_t prev_end = v->await_len.n ? v->last_await_at + v->await_len.p[v->await_len.n - 1] : 0;
+    if (now <= at || at < prev_end) {
+        v->await_state = 0;
+        return 0;
+    }
+    PUSH_OR(g, wave, v->await_at_delta, at - v->last_await_at);
+    PUSH_OR(g, wave, v->await_len, now - at);
+    PUSH_OR(g, wave, v->await_pc, v->await_head);
+    v->last_await_at = at;
+    mark(v, &v->await_mark);
+    v->await_dyn = now;
+    v->await_state = 2;
+    return 1;
+}
+
+void trc_rec_await_drop(trc_wg_rec *g, uint32_t wave, uint64_t dyn)
+{
+    wave_rec *v = wave_of(g, wave);
+    if (!v || v->await_state != 2) return;
+    uint64_t now = dyn - v->dyn_dropped;
+    if (now < v->await_dyn) {
+        trc_rec_bad(g, "await: an iteration dropped before its template ended", wave);
+        return;
+    }
+    rewind_to(v, &v->await_mark);
+    v->dyn_dropped += now - v->await_dyn;
+}
+
+void trc_rec_await_end(trc_wg_rec *g, uint32_t wave)
+{
+    wave_rec *v = wave_of(g, wave);
+    if (v) v->await_state = 0;
 }
 

@@ -54,6 +54,19 @@ typedef struct wave_rec {
     uint64_t last_base;
     u32v load_len, store_len;
     u8v load, store;
+    /* 1.2 awaits (trc_rec_await_*): entries as encoded (at as delta from the
+     * previous await's at), the await being captured, and the instructions
+     * dropped so far (subtracted from later dynamic indices) */
+    u64v await_at_delta, await_len, await_pc;
+    uint64_t last_await_at, dyn_dropped;
+    int await_state;          /* 0 none, 1 capturing the template, 2 dropping repeats */
+    uint64_t await_dyn;       /* record index of the template start (1) or end (2) */
+    uint64_t await_head;      /* pc of the loop head */
+    struct trc_rec_mark {     /* column lengths at the template start (1) or end (2) */
+        uint32_t n_branch;
+        size_t branch, indirect, exec_at_delta, mem, astride, adelta, load, store;
+        uint64_t last_exec_at, last_base;
+    } await_mark;
 } wave_rec;
 
 

@@ -63,7 +63,15 @@ static void rec_mem(void *ctx, uint32_t wave, uint32_t flags, uint32_t bpl, uint
     trc_rec_mem(ctx, wave, flags, bpl, exec, addr, load, store);
 }
 static void rec_wave_end(void *ctx, uint32_t wave, uint64_t n) { trc_rec_wave_end(ctx, wave, n); }
-static const gcn_recorder_ops trace_recorder = {rec_branch, rec_indirect, rec_exec, rec_mem, rec_wave_end};
+static void rec_await_mark(void *ctx, uint32_t wave, uint64_t dyn) { trc_rec_await_mark(ctx, wave, dyn); }
+static int rec_await_commit(void *ctx, uint32_t wave, uint64_t dyn, uint64_t pc)
+{
+    return trc_rec_await_commit(ctx, wave, dyn, pc);
+}
+static void rec_await_drop(void *ctx, uint32_t wave, uint64_t dyn) { trc_rec_await_drop(ctx, wave, dyn); }
+static void rec_await_end(void *ctx, uint32_t wave) { trc_rec_await_end(ctx, wave); }
+static const gcn_recorder_ops trace_recorder = {rec_branch, rec_indirect, rec_exec, rec_mem, rec_wave_end,
+                                                rec_await_mark, rec_await_commit, rec_await_drop, rec_await_end};
 
 /* Layout of the TRC_MEM_KERNARG allocation of one dispatch. */
 enum {
@@ -115,6 +123,17 @@ void gcn_wave_init_state(gcn_worker *wk, const struct gcn_launch_job *job, gcn_w
     w->trapsts = 0;
     w->status = GCN_WAVE_RUNNING;
     w->n_instr = 0;
+    /* forward progress and awaits start afresh (gcn_wave.h) */
+    w->slice_end = 0;
+    w->preempt = NULL;
+    w->stuck = 0;
+    w->spin_valid = 0;
+    w->spin_hits = w->spin_miss = 0;
+    w->spin_pc = w->sleep_pc = 0;
+    w->spin_shash = w->spin_hash = w->sleep_hash = w->state_hash = w->yield_hash = 0;
+    w->aw_state = 0;
+    w->aw_have = 0;
+    w->aw_pc = 0;
     w->prog = job->mod->prog;
     w->image_base = (uint64_t)(uintptr_t)job->mod->image;
     w->kernel_name = job->k->name;

@@ -2609,6 +2609,62 @@ static uint64_t vector_hash(const gcn_wave *w, uint64_t h)
 
 uint64_t gcn_wave_state_hash(const gcn_wave *w) { return vector_hash(w, scalar_hash(w)); }
 
+static void await_stop(gcn_wave *w)
+{
+    if (w->aw_state == 2 && w->rec.ops && w->rec.ops->await_end)
+        w->rec.ops->await_end(w->rec.ctx, w->wave_in_wg);
+    w->aw_state = 0;
+}
+
+/* Awaits (gcn_wave.h): a recorded wave took a back-edge to w->pc. At each
+ * return to the same loop head it compares the state with the previous one
+ * (the scalar half first); an iteration that left the state as it found it
+ * becomes an await's template, and each further one that does so is dropped
+ * from the record, until the state changes or another loop is entered. */
+static __attribute__((noinline)) void await_edge(gcn_wave *w)
+{
+    const gcn_recorder_ops *ops = w->rec.ops;
+    if (!ops->await_mark || !ops->await_commit || !ops->await_drop || !ops->await_end)
+        return;
+    void *ctx = w->rec.ctx;
+    uint32_t wv = w->wave_in_wg;
+    uint64_t dyn = w->n_instr;
+    if (w->pc != w->aw_pc) { /* another loop head */
+        await_stop(w);
+        w->aw_pc = w->pc;
+        w->aw_have = 0;
+        ops->await_mark(ctx, wv, dyn);
+        w->aw_dyn = dyn;
+        return;
+    }
+    uint64_t hs = scalar_hash(w), h = 0;
+    int have_h = 0;
+    if (w->aw_state == 2) {
+        if (hs == w->aw_shash && dyn - w->aw_dyn == w->aw_len && (h = vector_hash(w, hs)) == w->aw_hash) {
+            ops->await_drop(ctx, wv, dyn); /* the same iteration again */
+            w->aw_dyn = dyn;
+            return;
+        }
+        await_stop(w); /* it saw memory change: recorded from here on as usual */
+        w->aw_have = 0;
+    }
+    if ((w->aw_have & 1) && hs == w->aw_shash) {
+        h = vector_hash(w, hs);
+        have_h = 1;
+        if ((w->aw_have & 2) && h == w->aw_hash && ops->await_commit(ctx, wv, dyn, w->pc)) {
+            w->aw_state = 2; /* the iteration since the last mark is the template */
+            w->aw_len = dyn - w->aw_dyn;
+            w->aw_dyn = dyn;
+            return;
+        }
+    }
+    w->aw_shash = hs;
+    w->aw_hash = h;
+    w->aw_have = (uint8_t)(1 | (have_h ? 2 : 0));
+    ops->await_mark(ctx, wv, dyn);
+    w->aw_dyn = dyn;
+}
+
 /* The forward-progress test of gcn_wave.h, at every 16th return to the loop
  * head followed and at every 64th back-edge elsewhere (back_edge below): the
  * time slice and the preempt flag, then following a new loop head or
@@ -2650,8 +2706,10 @@ static __attribute__((noinline)) int back_edge_check(gcn_wave *w)
 /* A taken branch went back to w->pc (a loop head): count it; the test itself
  * runs every GCN_SPIN_CHECK_EVERY-th time at the followed loop head and every
  * 64th time elsewhere, so a loop pays one compare and one increment. */
-static inline __attribute__((always_inline)) int back_edge(gcn_wave *w)
+static inline __attribute__((always_inline)) int back_edge(gcn_wave *w, const int rec)
 {
+    if (rec)
+        await_edge(w); /* recorded waves only: awaits */
     if (w->pc == w->spin_pc) {
         w->spin_miss = 0;
         if (++w->spin_hits % GCN_SPIN_CHECK_EVERY)
@@ -2707,7 +2765,7 @@ static inline __attribute__((always_inline)) gcn_wave_status run(gcn_wave *w, co
             idx++;
             continue;
         }
-        if (w->pc <= in->pc && back_edge(w))
+        if (w->pc <= in->pc && back_edge(w, rec))
             return GCN_WAVE_SPIN;
         off = w->pc - p->vaddr;
         idx = (off < p->size && !(off & 3)) ? p->index_of[off >> 2] : UINT32_MAX;

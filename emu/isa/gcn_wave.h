@@ -64,6 +64,17 @@ typedef struct gcn_recorder_ops {
     void (*mem)(void *ctx, uint32_t wave, uint32_t flags, uint32_t bytes_per_lane, uint64_t exec,
                 const uint64_t *addr, const void *load, const void *store);
     void (*wave_end)(void *ctx, uint32_t wave, uint64_t n_instr);
+    /* Awaits (optional: NULL, no awaits are recorded; "Awaits" below). dyn
+     * is n_instr at a loop head. await_mark: the wave is at the head of a
+     * loop (a possible template starts here); await_commit: back at the head
+     * at head_pc with the same state, the iteration since the last mark is an
+     * await's template (returns 1, or 0 when the recorder does not keep it);
+     * await_drop: one more identical iteration ended at dyn, forget it;
+     * await_end: the state changed. */
+    void (*await_mark)(void *ctx, uint32_t wave, uint64_t dyn);
+    int (*await_commit)(void *ctx, uint32_t wave, uint64_t dyn, uint64_t head_pc);
+    void (*await_drop)(void *ctx, uint32_t wave, uint64_t dyn);
+    void (*await_end)(void *ctx, uint32_t wave);
 } gcn_recorder_ops;
 typedef struct gcn_recorder {
     const gcn_recorder_ops *ops; /* NULL: not recording */
@@ -130,7 +141,18 @@ typedef enum gcn_wave_status {
  * is set (stuck = 0; looked at with the loop test, so within 64 back-edges),
  * so a wait on a clock also ends. The scheduler (emu/exec) decides from the
  * stuck waves' hashes across its rounds whether the whole dispatch deadlocked.
- * Waves that never spin run exactly as without these checks.
+ *
+ * Awaits (recorded waves, when the recorder has the await ops): at every
+ * taken back-edge the interpreter compares the wave's state at the loop head
+ * with its state at the previous return to the same head (scalar half first,
+ * VGPRs only when that is equal). An iteration that left the state as it
+ * found it (its loads returned what they returned before, nothing else
+ * changed) becomes the template of an await (await_commit), and every further
+ * iteration that does so again is dropped from the record (await_drop): the
+ * trace holds the wait once, after at most two recorded iterations, and the
+ * replay repeats it until its own memory changes (trace format 1.2). The
+ * first iteration that ends with another state (the wave saw memory change)
+ * ends the await and is recorded. Waves that are not recorded pay nothing.
  */
 #define GCN_SPIN_CHECK_EVERY 16u
 
@@ -159,6 +181,11 @@ typedef struct gcn_wave {
     uint64_t spin_pc;          /* loop head watched */
     uint64_t spin_shash, spin_hash; /* scalar-state / whole-state hash at the last check at spin_pc */
     uint64_t sleep_pc, sleep_hash; /* the same for s_sleep */
+    uint8_t aw_state;          /* await: 0 none, 2 dropping repeats of a template */
+    uint8_t aw_have;           /* await: bit 0 aw_shash, bit 1 aw_hash hold the last arrival's */
+    uint64_t aw_pc;            /* await: the loop head last returned to */
+    uint64_t aw_shash, aw_hash; /* await: scalar / whole state hash at the last arrival */
+    uint64_t aw_dyn, aw_len;   /* await: n_instr at the last arrival at the head; template length */
 
     /* set by exec at creation, read by the interpreter */
     const gcn_program *prog;   /* decoded code object text */

@@ -1,14 +1,15 @@
 /*
- * 504-golden - golden traces pin format 1.1 (docs/trace-format.md), and the
- * 1.0 golden file stays readable.
+ * 504-golden - golden traces pin format 1.2 (docs/trace-format.md), and the
+ * 1.0 and 1.1 golden files stay readable.
  *
- * tests/trace/data/golden-1.1.gtrace was written by the checked-in
+ * tests/trace/data/golden-1.2.gtrace was written by the checked-in
  * generator tests/trace/data/gen.h (run `504-golden --generate
  * tests/trace/data` to rewrite it, then update the two constants below and
  * say why in the commit: a changed golden file is a format change).
  * golden-1.0.gtrace is the file the 1.0 writer made from the same generator
- * (before code objects carried their load address): it is never rewritten,
- * and the reader must decode it to the content it always had.
+ * (before code objects carried their load address), golden-1.1.gtrace the
+ * 1.1 writer's (before awaits): they are never rewritten, and the reader must
+ * decode them to the content they always had.
  *
  *  - the file's bytes are pinned by GOLDEN_FILE_FNV;
  *  - what the reader decodes from it (every field of every record) is
@@ -35,9 +36,13 @@
 
 #include "tests/trace/data/gen.h"
 
-#define GOLDEN_NAME "golden-1.1.gtrace"
-#define GOLDEN_FILE_FNV 0x1f4273df0620a8b9ull
-#define GOLDEN_CONTENT  0x308def0087b4a1cbull
+#define GOLDEN_NAME "golden-1.2.gtrace"
+#define GOLDEN_FILE_FNV 0x20869949b4e7a46dull
+#define GOLDEN_CONTENT  0xb94fb0eb3786f8ebull
+/* format 1.1, frozen since 1.2 (awaits): bytes and decoded content */
+#define GOLDEN11_NAME "golden-1.1.gtrace"
+#define GOLDEN11_FILE_FNV 0x1f4273df0620a8b9ull
+#define GOLDEN11_CONTENT  0x308def0087b4a1cbull
 /* format 1.0, frozen: bytes and decoded content */
 #define GOLDEN10_NAME "golden-1.0.gtrace"
 #define GOLDEN10_FILE_FNV 0x6c1f31b2088e588full
@@ -176,6 +181,56 @@ static void test_golden_1_0(void **state)
     trc_reader_close(r);
 }
 
+/* The frozen 1.1 file (before awaits): same bytes, same content, no awaits. */
+static void test_golden_1_1(void **state)
+{
+    (void)state;
+    size_t n;
+    const char *p = golden_path_of(GOLDEN11_NAME);
+    uint8_t *b = slurp(p, &n);
+    if (!b) fail_msg("%s missing (it is never regenerated: restore it from git)", p);
+    uint64_t fnv = gen_fnv(0xcbf29ce484222325ull, b, n);
+    free(b);
+    if (fnv != GOLDEN11_FILE_FNV)
+        fail_msg("%s changed: FNV-1a 0x%016llx, pinned 0x%016llx", p, (unsigned long long)fnv,
+                 (unsigned long long)GOLDEN11_FILE_FNV);
+    uint64_t c = content_of(p);
+    if (c != GOLDEN11_CONTENT)
+        fail_msg("decoded content of %s: 0x%016llx, pinned 0x%016llx", p, (unsigned long long)c,
+                 (unsigned long long)GOLDEN11_CONTENT);
+    char err[512];
+    trc_reader *r = trc_reader_open(p, err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    assert_int_equal(trc_reader_header(r)->format_minor, 1);
+    trc_wg *g = trc_reader_load_wg(r, 0, 0, err, sizeof err);
+    if (!g) fail_msg("%s", err);
+    for (uint32_t v = 0; v < g->n_waves; v++)
+        assert_int_equal(g->waves[v].n_await, 0);
+    trc_wg_free(g);
+    trc_reader_close(r);
+}
+
+/* The 1.2 file holds the generator's awaits (wave 1 of every workgroup). */
+static void test_golden_awaits(void **state)
+{
+    (void)state;
+    char err[512];
+    trc_reader *r = trc_reader_open(golden_path(), err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    assert_int_equal(trc_reader_header(r)->format_minor, 2);
+    trc_wg *g = trc_reader_load_wg(r, 0, 0, err, sizeof err);
+    if (!g) fail_msg("%s", err);
+    assert_true(g->n_waves >= 2);
+    const trc_wave *w = &g->waves[1];
+    assert_int_equal(w->n_await, 1);
+    assert_int_equal(w->await_len[0], 2);   /* one iteration of two instructions */
+    assert_int_equal(w->await_at[0], 5 + 1 + 1); /* after the EXEC change of wave 1 */
+    assert_int_equal(w->n_instr, 30 + 0 + 1 - 2); /* the dropped repeat is not counted */
+    assert_int_equal(g->waves[0].n_await, 0);
+    trc_wg_free(g);
+    trc_reader_close(r);
+}
+
 /* Same bytes for any commit order, committing thread count and compressor
  * mode. */
 static void test_deterministic(void **state)
@@ -228,6 +283,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden),
         cmocka_unit_test(test_golden_1_0),
+        cmocka_unit_test(test_golden_1_1),
+        cmocka_unit_test(test_golden_awaits),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,6 +77,20 @@ static inline void gen_record_wg(trc_wg_rec *g, uint32_t k, uint32_t lin)
         for (int l = 0; l < 64; l++) addr[l] = 0x80000 + (gen_mix(s * 64 + (uint64_t)l) & 0xfff8);
         gen_bytes(ld, 8 * 32, s * 31 + 3);
         trc_rec_mem(g, v, TRC_MO_LOAD, 8, ex, addr, ld, NULL);
+        if (v == 1) {
+            /* 1.2: an await: a wait-loop iteration (a taken back-edge and a
+             * poll) kept as the template, one identical repeat dropped */
+            uint64_t a = dyn + 1, poll = 0xb0000 + 4ull * k;
+            uint8_t z[64 * 8] = {0};
+            trc_rec_await_mark(g, v, a);
+            trc_rec_mem(g, v, TRC_MO_LOAD, 8, ex, addr, z, NULL);
+            trc_rec_branch(g, v, 1);
+            if (!trc_rec_await_commit(g, v, a + 2, 0x1100 + poll % 64)) return;
+            trc_rec_mem(g, v, TRC_MO_LOAD, 8, ex, addr, z, NULL);
+            trc_rec_branch(g, v, 1);
+            trc_rec_await_drop(g, v, a + 4);
+            trc_rec_await_end(g, v);
+        }
         /* broadcast atomic add and compare-swap (stride 0) */
         for (int l = 0; l < 64; l++) addr[l] = 0x90000 + 8ull * k;
         gen_bytes(ld, 4 * 32, s * 31 + 4);
@@ -315,6 +329,11 @@ static inline uint64_t gen_content_hash(trc_reader *r, size_t nco, size_t ne, si
                     if (o->store_data) h = gen_fnv(h, o->store_data, trc_mo_store_len(o->flags, n, o->bytes_per_lane));
                     uint8_t has = (uint8_t)((o->load_data ? 1 : 0) | (o->store_data ? 2 : 0));
                     GEN_H(h, has);
+                }
+                if (w->n_await) { /* 1.2 (older files have none: their content hashes stay) */
+                    h = gen_fnv(h, w->await_at, 8 * (size_t)w->n_await);
+                    h = gen_fnv(h, w->await_len, 8 * (size_t)w->n_await);
+                    h = gen_fnv(h, w->await_pc, 8 * (size_t)w->n_await);
                 }
             }
             trc_wg_free(wg);
