@@ -207,6 +207,7 @@ test-asan:
 	$(MAKE) $(ASAN_FLAGS) all
 	ASAN_OPTIONS=abort_on_error=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(MAKE) $(ASAN_FLAGS) unit
+	BUILD=$(BUILD) ASAN_BUILD=build-asan bash tests/asan/programs.sh
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan out

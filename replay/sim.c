@@ -348,6 +348,8 @@ void rp_sim_fini(rp_sim *s)
         free(gp->dram);
         free(gp->disp.cus);
         free(gp->disp.res);
+        free(gp->disp.gpu_in);    /* U-MGPU: links of the unified dispatcher (parallel.c) */
+        free(gp->disp.gpu_flush);
     }
     free(s->gpus);
     for (size_t i = 0; i < s->n_progs; i++)
