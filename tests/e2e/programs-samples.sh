@@ -20,7 +20,7 @@ ok()  { pass=$((pass+1)); echo "  ok   $*"; }
 bad() { fail=$((fail+1)); echo "  FAIL $*"; }
 why() { tail -n 3 "$@" 2>/dev/null | grep -v '^==>' | tr '\n' ' '; }
 
-SAMPLES="streams_events warp_ops coop_groups dyn_shared peer_copy zero_copy pitch2d oob_store managed cas_own handles contexts"
+SAMPLES="streams_events warp_ops coop_groups dyn_shared peer_copy zero_copy pitch2d oob_store managed cas_own handles contexts rocprim_ops"
 for bin in "$EMU" "$REPLAY" "$TRACE"; do
   [ -x "$bin" ] || { echo "programs-samples: $bin missing (make BUILD=$BUILD all)"; exit 1; }
 done
