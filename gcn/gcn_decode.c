@@ -714,6 +714,15 @@ gcn_program *gcn_program_decode(const gcn_target *t, const uint8_t *text, size_t
         i += k;
     }
     free(words);
+    /* loop heads: targets of backward branches (the emulator's awaits) */
+    for (size_t j = 0; j < p->n_insn; j++) {
+        const gcn_insn *b = &p->insn[j];
+        if (!(b->flags & (GCN_IF_BR_COND | GCN_IF_BR_JUMP)) || b->target > b->pc || b->target < vaddr)
+            continue;
+        uint64_t off = b->target - vaddr;
+        if (off / 4 < len / 4 && !(off & 3) && p->index_of[off / 4] != UINT32_MAX)
+            p->insn[p->index_of[off / 4]].flags |= GCN_IF_LOOP_HEAD;
+    }
     return p;
 }
 

@@ -61,6 +61,8 @@ enum {
     GCN_IF_INVALID     = 1u << 16, /* word(s) that do not decode; executing it is an error */
     GCN_IF_GDS         = 1u << 17, /* DS with gds=1 (unsupported: error when executed) */
     GCN_IF_MEM_FENCE   = 1u << 18, /* buffer_wbinvl1(_vol): L1 invalidate */
+    GCN_IF_LOOP_HEAD   = 1u << 19, /* target of a backward branch of the program (set by
+                                    * gcn_program_decode, not by the instruction table) */
 };
 
 

@@ -70,6 +70,40 @@ static int await_next(gcn_walk *w)
     }
     w->aw_head = (uint32_t)(h - w->prog->insn);
     w->aw_back = UINT32_MAX;
+    w->aw_kind = tw->await_kind ? tw->await_kind[w->aw_i] : TRC_AWAIT_WAIT;
+    return 0;
+}
+
+/* A RETRY await: the loop's only recorded iteration [at, end). */
+static int await_retry(gcn_walk *w, uint64_t at, uint64_t end)
+{
+    if (w->aw_state == GCN_AW_NONE) {
+        if (w->dyn != at)
+            return 0;
+        if (w->idx != w->aw_head)
+            return gcn_walk_fail(w, "await %u starts at instruction %" PRIu64 " away from its loop head 0x%" PRIx64,
+                                 w->aw_i, at, w->tw->await_pc[w->aw_i]);
+        pos_save(w, &w->aw_pos);
+        w->aw_state = GCN_AW_TEMPLATE;
+        w->aw_diff = 0;
+        w->aw_iters++;
+        return 0;
+    }
+    if (w->dyn != end)
+        return 0;
+    if (!w->aw_diff || w->aw_n >= GCN_WALK_MAX_RETRY) { /* read what was recorded (or gave up): on */
+        if (w->aw_diff)
+            w->aw_gave_up++;
+        w->aw_i++;
+        return await_next(w);
+    }
+    /* memory was not yet what the recording saw: the loop runs again */
+    w->aw_n++;
+    w->aw_repeats++;
+    w->aw_iters++;
+    w->dyn_extra += w->dyn - at;
+    pos_restore(w, &w->aw_pos);
+    w->aw_diff = 0;
     return 0;
 }
 
@@ -112,6 +146,8 @@ int gcn_walk_await_point(gcn_walk *w)
 {
     const trc_wave *tw = w->tw;
     uint64_t at = tw->await_at[w->aw_i], end = at + tw->await_len[w->aw_i];
+    if (w->aw_kind == TRC_AWAIT_RETRY)
+        return await_retry(w, at, end);
     switch (w->aw_state) {
     case GCN_AW_NONE:
         if (w->idx != w->aw_head || w->dyn > at)

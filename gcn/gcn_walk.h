@@ -73,6 +73,8 @@ typedef struct gcn_walk {
     uint64_t dyn_skipped;      /* recorded wait iterations skipped (executed = dyn + dyn_extra - dyn_skipped) */
     uint64_t aw_max;           /* iterations one await may repeat before the walk fails */
     uint64_t aw_n;             /* iterations the current await repeated */
+    uint32_t aw_kind;          /* TRC_AWAIT_* of the current await */
+    uint64_t aw_gave_up;       /* RETRY awaits given up after max_retry (the recorded data never came) */
     gcn_walk_pos aw_pos;       /* the template's start */
     char err[192];      /* the last inconsistency */
 } gcn_walk;
@@ -99,6 +101,12 @@ enum {
  * recording's. max_repeats bounds one await (a wait that never ends fails the
  * walk). */
 void gcn_walk_awaits_on(gcn_walk *w, uint64_t max_repeats);
+
+/* RETRY awaits (the only iteration of a loop, recorded as a poll): the walk
+ * repeats it while a poll of it read other data than recorded (the loop would
+ * have run again), at most GCN_WALK_MAX_RETRY times; then it goes on as
+ * recorded and counts aw_gave_up (the caller reports it as a difference). */
+#define GCN_WALK_MAX_RETRY (1u << 14)
 
 /* Cold path of gcn_walk_insn at an await boundary: -1 on an inconsistency. */
 int gcn_walk_await_point(gcn_walk *w);

@@ -83,6 +83,11 @@ static void wave_finish(rp_wave *w, rp_engine *e)
     RP_HOOK_FIRE(&w->cu->sim->hooks, RP_HOOK_WAVE_RETIRE, e->now, w->cu->gpu, w->cu->id, w, NULL, w->cu->sim);
     /* per wave, not per instruction: a U-MGPU kernel's waves run in several partitions */
     __atomic_add_fetch(&w->wg->k->n_instr, w->walk.dyn + w->walk.dyn_extra - w->walk.dyn_skipped, __ATOMIC_RELAXED);
+    if (w->walk.aw_gave_up) {
+        /* a retried poll never read what the recording saw: a difference */
+        rp_chk(w->cu->sim)->await_give_ups += w->walk.aw_gave_up;
+        __atomic_add_fetch(&w->wg->k->mismatches, w->walk.aw_gave_up, __ATOMIC_RELAXED);
+    }
     if (w->walk.aw_iters) {
         __atomic_add_fetch(&w->wg->k->spin_iterations, w->walk.aw_iters, __ATOMIC_RELAXED);
         rp_chk(w->cu->sim)->spin_iterations += w->walk.aw_iters;
@@ -385,7 +390,9 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     a->w = w;
     a->in = in;
     a->op = op;
-    a->poll = w->walk.aw_state == GCN_AW_NONE ? 0 : w->walk.aw_state == GCN_AW_EXIT ? 2 : 1;
+    a->poll = w->walk.aw_state == GCN_AW_NONE                                        ? 0
+              : w->walk.aw_state == GCN_AW_EXIT || w->walk.aw_kind == TRC_AWAIT_RETRY ? 2
+                                                                                      : 1;
     if (op->flags & TRC_MO_ATOMIC)
         atomic_setup(w, in, op, a);
 

@@ -373,7 +373,8 @@ static int replay_one(const char *argv0, const char *topo, const char *stats, co
         status = 2;
     }
     const rp_check *c = &sum.check;
-    if (!status && (c->load_mismatches || c->lds_mismatches || c->d2h_mismatches || c->walk_errors))
+    if (!status && (c->load_mismatches || c->lds_mismatches || c->d2h_mismatches || c->walk_errors ||
+                    c->await_give_ups))
         status = 1;
     if (quiet && status == 1)
         fprintf(stderr, "mgpu-replay: data check failed: %llu load, %llu LDS, %llu D2H mismatches, %llu walk errors\n",

@@ -516,6 +516,7 @@ int rp_sim_run(rp_sim *s)
         t->polls_checked += k->polls_checked;
         t->poll_changes += k->poll_changes;
         t->spin_iterations += k->spin_iterations;
+        t->await_give_ups += k->await_give_ups;
         t->printed += k->printed;
         t->atomic_printed += k->atomic_printed;
         memset(&s->parts[p].check, 0, sizeof s->parts[p].check);

@@ -750,9 +750,10 @@ void rp_sim_report(rp_sim *s, FILE *f)
             (unsigned long long)c->d2h_mismatches, (unsigned long long)c->walk_errors);
     if (c->polls_checked || c->spin_iterations)
         fprintf(f,
-                "awaits: %llu polls read (%llu saw memory change), %llu wait iterations polled (trace 1.2)\n",
+                "awaits: %llu polls read (%llu saw memory change), %llu wait iterations polled, %llu retried "
+                "polls gave up (differences) (trace 1.2)\n",
                 (unsigned long long)c->polls_checked, (unsigned long long)c->poll_changes,
-                (unsigned long long)c->spin_iterations);
+                (unsigned long long)c->spin_iterations, (unsigned long long)c->await_give_ups);
     print_summary(s, f);
 }
 
@@ -846,6 +847,7 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     json_object_set_new(chk, "polls_checked", json_integer((json_int_t)c->polls_checked));
     json_object_set_new(chk, "poll_changes", json_integer((json_int_t)c->poll_changes));
     json_object_set_new(chk, "spin_iterations", json_integer((json_int_t)c->spin_iterations));
+    json_object_set_new(chk, "await_give_ups", json_integer((json_int_t)c->await_give_ups));
     json_object_set_new(root, "check", chk);
     /* written next to path and renamed over it: a failed write (full disk)
      * never leaves a truncated file in place of an earlier result */

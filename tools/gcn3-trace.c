@@ -802,8 +802,9 @@ static int dump_wg(trc_reader *r, progs *ps, const trc_launch *l, const trc_wg *
             if (w->n_await) {
                 printf(", \"awaits\": [");
                 for (uint32_t k = 0; k < w->n_await; k++)
-                    printf("%s{\"at\": %" PRIu64 ", \"len\": %" PRIu64 ", \"head\": \"0x%" PRIx64 "\"}", k ? ", " : "",
-                           w->await_at[k], w->await_len[k], w->await_pc[k]);
+                    printf("%s{\"at\": %" PRIu64 ", \"len\": %" PRIu64 ", \"head\": \"0x%" PRIx64 "\", \"kind\": \"%s\"}",
+                           k ? ", " : "", w->await_at[k], w->await_len[k], w->await_pc[k],
+                           w->await_kind[k] == TRC_AWAIT_RETRY ? "retry" : "wait");
                 printf("]");
             }
             if (o->instr && dump_instr(pg, entry, w, 1, err, errlen)) return -1;
@@ -822,8 +823,8 @@ static int dump_wg(trc_reader *r, progs *ps, const trc_launch *l, const trc_wg *
         for (uint32_t k = 0; k < w->n_exec; k++)
             printf("    exec @%" PRIu64 " = 0x%016" PRIx64 "\n", w->exec_at[k], w->exec_val[k]);
         for (uint32_t k = 0; k < w->n_await; k++)
-            printf("    await @%" PRIu64 " len %" PRIu64 " head 0x%" PRIx64 "\n", w->await_at[k], w->await_len[k],
-                   w->await_pc[k]);
+            printf("    await @%" PRIu64 " len %" PRIu64 " head 0x%" PRIx64 "%s\n", w->await_at[k], w->await_len[k],
+                   w->await_pc[k], w->await_kind[k] == TRC_AWAIT_RETRY ? " retry" : "");
         for (uint32_t m = 0; m < w->n_mem; m++) dump_mem(&w->mem[m], m, 0, "    ");
         if (o->instr && dump_instr(pg, entry, w, 0, err, errlen)) return -1;
     }

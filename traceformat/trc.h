@@ -154,7 +154,11 @@ typedef struct trc_wave {
      * not in the record). Absent (n_await 0) in older traces. */
     uint32_t n_await;
     const uint64_t *await_at, *await_len, *await_pc;
+    const uint32_t *await_kind; /* TRC_AWAIT_WAIT or TRC_AWAIT_RETRY */
 } trc_wave;
+
+/* Kinds of an await (docs/trace-format.md "awaits"). */
+enum { TRC_AWAIT_WAIT = 0, TRC_AWAIT_RETRY = 1 };
 
 typedef struct trc_wg {
     uint32_t kernel_id;
@@ -230,6 +234,14 @@ int trc_wg_commit(trc_writer *w, trc_wg_rec *g);
  *  - trc_rec_await_end: the state changed; what follows is recorded as usual. */
 void trc_rec_await_mark(trc_wg_rec *g, uint32_t wave, uint64_t dyn);
 int trc_rec_await_commit(trc_wg_rec *g, uint32_t wave, uint64_t dyn, uint64_t head_pc);
+/* Retry awaits: trc_rec_retry_mark: the wave entered a loop head (not by its
+ * back-edge); trc_rec_retry_commit: it left that loop (head_pc) at dyn after
+ * that one iteration: the iteration becomes a RETRY await if it is a pure
+ * poll (it loads, stores nothing, no atomic without return, no
+ * compare-and-swap whose compare value a load just before it returned) and
+ * overlaps no other await; returns 1 when kept. */
+void trc_rec_retry_mark(trc_wg_rec *g, uint32_t wave, uint64_t dyn);
+int trc_rec_retry_commit(trc_wg_rec *g, uint32_t wave, uint64_t dyn, uint64_t head_pc);
 void trc_rec_await_drop(trc_wg_rec *g, uint32_t wave, uint64_t dyn);
 void trc_rec_await_end(trc_wg_rec *g, uint32_t wave);
 

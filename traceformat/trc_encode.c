@@ -95,7 +95,7 @@ static size_t enc_bound_wg(const wgview *g)
         const wave_rec *v = &g->w[i];
         b += 128 + v->branch.n +
              10 * (v->indirect.n + 2 * v->exec_val.n + 5 * v->mflags.n + v->astride.n + v->adelta.n +
-                   3 * v->await_len.n);
+                   4 * v->await_len.n);
     }
     return b;
 }
@@ -144,6 +144,7 @@ static uint8_t *enc_workgroup(uint8_t *q, const wgview *g)
         PUT_PACKED(b, 15, v->await_at_delta.p, v->await_at_delta.n, enc_varint);
         PUT_PACKED(b, 16, v->await_len.p, v->await_len.n, enc_varint);
         PUT_PACKED(b, 17, v->await_pc.p, v->await_pc.n, enc_varint);
+        PUT_PACKED(b, 18, v->await_kind.p, v->await_kind.n, enc_varint);
         q = len_close(hole, b);
     }
     return q;

@@ -755,13 +755,18 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
     /* 1.2 awaits: equal lengths, each at least one instruction, sorted and
      * non-overlapping inside the wave's instructions (overflow-safe) */
     size_t na = w->n_await_at_delta;
-    if (w->n_await_len != na || w->n_await_pc != na || na > UINT32_MAX) {
+    if (w->n_await_len != na || w->n_await_pc != na || na > UINT32_MAX ||
+        (w->n_await_kind && w->n_await_kind != na)) {
         snprintf(why, whylen, "wave %u: await columns have different lengths", i);
         return -1;
     }
     uint64_t end = 0, at = 0;
     for (size_t j = 0; j < na; j++) {
         uint64_t d = w->await_at_delta[j], len = w->await_len[j];
+        if (w->n_await_kind && w->await_kind[j] > TRC_AWAIT_RETRY) {
+            snprintf(why, whylen, "wave %u await %zu: unknown kind %u", i, j, w->await_kind[j]);
+            return -1;
+        }
         if (d > w->n_instr || at > w->n_instr - d || (j && at + d < end) || len == 0 ||
             len > w->n_instr - (at + d)) {
             snprintf(why, whylen, "wave %u await %zu: instructions outside the wave's %llu or overlapping", i, j,
@@ -773,7 +778,7 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
     }
     uint64_t sz = al8(m * sizeof(trc_mem_op)) + al8(8 * (uint64_t)w->n_indirect_target) +
                   2 * al8(8 * (uint64_t)w->n_exec_val) + al8(8 * n_addr) +
-                  al8(w->branch_bits.len) + al8(want_load) + al8(want_store) + 3 * al8(8 * (uint64_t)na);
+                  al8(w->branch_bits.len) + al8(want_load) + al8(want_store) + 3 * al8(8 * (uint64_t)na) + al8(4 * (uint64_t)na);
     return (int64_t)sz;
 }
 
@@ -802,13 +807,16 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
     o->exec_val = ev;
     size_t na = w->n_await_at_delta;
     uint64_t *aa = take(a, 8 * na), *al = take(a, 8 * na), *ap = take(a, 8 * na);
+    uint32_t *ak = take(a, 4 * na);
     uint64_t aat = 0;
     for (size_t j = 0; j < na; j++) {
         aat += w->await_at_delta[j];
         aa[j] = aat;
         al[j] = w->await_len[j];
         ap[j] = w->await_pc[j];
+        ak[j] = w->n_await_kind ? w->await_kind[j] : TRC_AWAIT_WAIT;
     }
+    o->await_kind = ak;
     o->n_await = (uint32_t)na;
     o->await_at = aa;
     o->await_len = al;

@@ -36,7 +36,7 @@ void trc_free_waves(wave_rec *w, uint32_t cap)
         free(v->mflags.p); free(v->mbytes.p); free(v->akind.p); free(v->mexec.p);
         free(v->abase.p); free(v->astride.p); free(v->adelta.p);
         free(v->load_len.p); free(v->store_len.p); free(v->load.p); free(v->store.p);
-        free(v->await_at_delta.p); free(v->await_len.p); free(v->await_pc.p);
+        free(v->await_at_delta.p); free(v->await_len.p); free(v->await_pc.p); free(v->await_kind.p);
     }
     free(w);
 }
@@ -89,7 +89,8 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
         v->abase.n = v->astride.n = v->adelta.n = 0;
         v->last_base = 0;
         v->load_len.n = v->store_len.n = v->load.n = v->store.n = 0;
-        v->await_at_delta.n = v->await_len.n = v->await_pc.n = 0;
+        v->await_at_delta.n = v->await_len.n = v->await_pc.n = v->await_kind.n = 0;
+        v->retry_set = 0;
         v->last_await_at = v->dyn_dropped = 0;
         v->await_state = 0;
     }
@@ -103,6 +104,17 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
             grow((void **)&(vec).p, &(vec).cap, (vec).n + 1, sizeof *(vec).p) < 0) { \
             trc_rec_bad(g, "out of memory recording", wave);                            \
             return;                                                                 \
+        }                                                                           \
+        (vec).p[(vec).n++] = (val);                                                 \
+    } while (0)
+
+/* PUSH for functions that return -1 when the vector cannot grow. */
+#define PUSH_NEG(g, wave, vec, val)                                                 \
+    do {                                                                            \
+        if ((vec).n == (vec).cap &&                                                 \
+            grow((void **)&(vec).p, &(vec).cap, (vec).n + 1, sizeof *(vec).p) < 0) { \
+            trc_rec_bad(g, "out of memory recording", wave);                            \
+            return -1;                                                              \
         }                                                                           \
         (vec).p[(vec).n++] = (val);                                                 \
     } while (0)
@@ -317,6 +329,25 @@ static void rewind_to(wave_rec *v, const struct trc_rec_mark *m)
     v->last_base = m->last_base;
 }
 
+/* Append await (at, len, pc, kind); the kinds column is written only once a
+ * RETRY exists (all WAIT before it). 0 or -1 (out of memory). */
+static int push_await(trc_wg_rec *g, uint32_t wave, wave_rec *v, uint64_t at, uint64_t len, uint64_t pc,
+                      uint32_t kind)
+{
+    if (kind != TRC_AWAIT_WAIT && v->await_kind.n < v->await_len.n) {
+        /* the first RETRY: the earlier awaits get their WAIT entries */
+        while (v->await_kind.n < v->await_len.n)
+            PUSH_NEG(g, wave, v->await_kind, TRC_AWAIT_WAIT);
+    }
+    PUSH_NEG(g, wave, v->await_at_delta, at - v->last_await_at);
+    PUSH_NEG(g, wave, v->await_len, len);
+    PUSH_NEG(g, wave, v->await_pc, pc);
+    if (v->await_kind.n || kind != TRC_AWAIT_WAIT)
+        PUSH_NEG(g, wave, v->await_kind, kind);
+    v->last_await_at = at;
+    return 0;
+}
+
 void trc_rec_await_mark(trc_wg_rec *g, uint32_t wave, uint64_t dyn)
 {
     wave_rec *v = wave_of(g, wave);
@@ -344,10 +375,8 @@ int trc_rec_await_commit(trc_wg_rec *g, uint32_t wave, uint64_t dyn, uint64_t he
         v->await_state = 0;
         return 0;
     }
-    PUSH_OR(g, wave, v->await_at_delta, at - v->last_await_at);
-    PUSH_OR(g, wave, v->await_len, now - at);
-    PUSH_OR(g, wave, v->await_pc, v->await_head);
-    v->last_await_at = at;
+    if (push_await(g, wave, v, at, now - at, v->await_head, TRC_AWAIT_WAIT) < 0)
+        return 0;
     mark(v, &v->await_mark);
     v->await_dyn = now;
     v->await_state = 2;
@@ -365,6 +394,72 @@ void trc_rec_await_drop(trc_wg_rec *g, uint32_t wave, uint64_t dyn)
     }
     rewind_to(v, &v->await_mark);
     v->dyn_dropped += now - v->await_dyn;
+    v->retry_set = 0; /* a retry mark inside what was dropped is gone with it */
+}
+
+void trc_rec_retry_mark(trc_wg_rec *g, uint32_t wave, uint64_t dyn)
+{
+    wave_rec *v = wave_of(g, wave);
+    if (!v) return;
+    mark(v, &v->retry_mark);
+    v->retry_dyn = dyn - v->dyn_dropped;
+    v->retry_set = 1;
+}
+
+/* First-lane address, load bytes and store bytes of the recorded ops
+ * [from, v->mflags.n), walking the columns backwards. */
+typedef struct op_view { uint64_t addr; const uint8_t *ld, *st; } op_view;
+static void view_ops(const wave_rec *v, size_t from, op_view *o)
+{
+    uint64_t base = v->last_base;
+    size_t lo = v->load.n, so = v->store.n;
+    for (size_t j = v->mflags.n; j-- > from;) {
+        lo -= v->load_len.p[j];
+        so -= v->store_len.p[j];
+        o[j - from] = (op_view){base, v->load_len.p[j] ? v->load.p + lo : NULL,
+                                v->store_len.p[j] ? v->store.p + so : NULL};
+        base -= (uint64_t)v->abase.p[j];
+    }
+}
+
+#define RETRY_LOOKBACK 8u /* ops before the iteration searched for a compare value's source */
+
+int trc_rec_retry_commit(trc_wg_rec *g, uint32_t wave, uint64_t dyn, uint64_t head_pc)
+{
+    wave_rec *v = wave_of(g, wave);
+    if (!v || !v->retry_set) return 0;
+    v->retry_set = 0;
+    uint64_t at = v->retry_dyn, now = dyn - v->dyn_dropped;
+    size_t m0 = v->retry_mark.mem, n = v->mflags.n;
+    uint64_t prev_end = v->await_len.n ? v->last_await_at + v->await_len.p[v->await_len.n - 1] : 0;
+    if (now <= at || at < prev_end || m0 >= n || n - m0 > 64)
+        return 0;
+    int loads = 0;
+    for (size_t j = m0; j < n; j++) {
+        uint32_t f = v->mflags.p[j];
+        if (((f & TRC_MO_STORE) && !(f & TRC_MO_ATOMIC)) || ((f & TRC_MO_ATOMIC) && !(f & TRC_MO_LOAD)))
+            return 0; /* not a pure poll */
+        loads += (f & TRC_MO_LOAD) != 0;
+    }
+    if (!loads)
+        return 0;
+    /* a compare-and-swap whose compare value an earlier load of the same
+     * address returned recomputes its operands when it fails (a CAS loop):
+     * repeating the recorded one would wait for a value that may never come */
+    size_t from = m0 > RETRY_LOOKBACK ? m0 - RETRY_LOOKBACK : 0;
+    op_view o[64 + RETRY_LOOKBACK];
+    view_ops(v, from, o);
+    for (size_t j = m0; j < n; j++) {
+        uint32_t f = v->mflags.p[j], b = v->mbytes.p[j];
+        if (!(f & TRC_MO_CMPSWAP) || !o[j - from].st || b > 8)
+            continue;
+        const uint8_t *cmp = o[j - from].st + b;
+        for (size_t i = from; i < j; i++)
+            if (o[i - from].addr == o[j - from].addr && o[i - from].ld && v->mbytes.p[i] >= b &&
+                !memcmp(o[i - from].ld, cmp, b))
+                return 0;
+    }
+    return push_await(g, wave, v, at, now - at, head_pc, TRC_AWAIT_RETRY) == 0;
 }
 
 void trc_rec_await_end(trc_wg_rec *g, uint32_t wave)

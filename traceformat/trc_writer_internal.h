@@ -58,6 +58,9 @@ typedef struct wave_rec {
      * previous await's at), the await being captured, and the instructions
      * dropped so far (subtracted from later dynamic indices) */
     u64v await_at_delta, await_len, await_pc;
+    u32v await_kind;
+    uint64_t retry_dyn;       /* record index of the retry mark (retry_mark: column lengths there) */
+    int retry_set;
     uint64_t last_await_at, dyn_dropped;
     int await_state;          /* 0 none, 1 capturing the template, 2 dropping repeats */
     uint64_t await_dyn;       /* record index of the template start (1) or end (2) */
@@ -66,7 +69,7 @@ typedef struct wave_rec {
         uint32_t n_branch;
         size_t branch, indirect, exec_at_delta, mem, astride, adelta, load, store;
         uint64_t last_exec_at, last_base;
-    } await_mark;
+    } await_mark, retry_mark;
 } wave_rec;
 
 

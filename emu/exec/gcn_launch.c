@@ -70,8 +70,14 @@ static int rec_await_commit(void *ctx, uint32_t wave, uint64_t dyn, uint64_t pc)
 }
 static void rec_await_drop(void *ctx, uint32_t wave, uint64_t dyn) { trc_rec_await_drop(ctx, wave, dyn); }
 static void rec_await_end(void *ctx, uint32_t wave) { trc_rec_await_end(ctx, wave); }
+static void rec_retry_mark(void *ctx, uint32_t wave, uint64_t dyn) { trc_rec_retry_mark(ctx, wave, dyn); }
+static int rec_retry_commit(void *ctx, uint32_t wave, uint64_t dyn, uint64_t pc)
+{
+    return trc_rec_retry_commit(ctx, wave, dyn, pc);
+}
 static const gcn_recorder_ops trace_recorder = {rec_branch, rec_indirect, rec_exec, rec_mem, rec_wave_end,
-                                                rec_await_mark, rec_await_commit, rec_await_drop, rec_await_end};
+                                                rec_await_mark, rec_await_commit, rec_await_drop, rec_await_end,
+                                                rec_retry_mark, rec_retry_commit};
 
 /* Layout of the TRC_MEM_KERNARG allocation of one dispatch. */
 enum {
@@ -117,6 +123,10 @@ void gcn_wave_init_state(gcn_worker *wk, const struct gcn_launch_job *job, gcn_w
     w->v = wk->vgprs + (size_t)wi * job->n_vgpr;
     memset(w->v, 0, (size_t)job->n_vgpr * sizeof(*w->v));
     w->n_vgpr = job->n_vgpr;
+    {
+        uint32_t ns = kd->sgpr_count > job->k->sgpr_count ? kd->sgpr_count : job->k->sgpr_count;
+        w->n_sgpr = ns && ns < 102 ? ns : 0;
+    }
     w->pc = job->k->entry_vaddr;
     w->scc = 0;
     w->mode = job->mode;
@@ -134,6 +144,8 @@ void gcn_wave_init_state(gcn_worker *wk, const struct gcn_launch_job *job, gcn_w
     w->aw_state = 0;
     w->aw_have = 0;
     w->aw_pc = 0;
+    w->rt_head = 0;
+    w->at_back_edge = 0;
     w->prog = job->mod->prog;
     w->image_base = (uint64_t)(uintptr_t)job->mod->image;
     w->kernel_name = job->k->name;

@@ -341,7 +341,7 @@ static void pr_mem(void *ctx, uint32_t wave, uint32_t flags, uint32_t bpl, uint6
         p->n++;
     }
 }
-static const gcn_recorder_ops probe_ops = {pr_branch, pr_indirect, pr_exec, pr_mem, pr_end, NULL, NULL, NULL, NULL};
+static const gcn_recorder_ops probe_ops = {pr_branch, pr_indirect, pr_exec, pr_mem, pr_end, NULL, NULL, NULL, NULL, NULL, NULL};
 
 /* Run a waiting wave once more (the dispatch is stopping: it yields at its
  * next back-edge) with a recorder that notes what its wait loop reads. */

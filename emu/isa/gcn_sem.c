@@ -2609,6 +2609,35 @@ static uint64_t vector_hash(const gcn_wave *w, uint64_t h)
 
 uint64_t gcn_wave_state_hash(const gcn_wave *w) { return vector_hash(w, scalar_hash(w)); }
 
+/* The awaits' first filter: the SGPRs the kernel uses, the special
+ * registers, SCC, pc, and one lane of every VGPR (the first lane in EXEC; a
+ * loop that counts in VGPRs differs here already). Equal states give equal
+ * values; vector_hash(w, await_hash(w)) then decides. */
+static uint64_t lane_hash(const gcn_wave *w, uint64_t h);
+static uint64_t await_hash(const gcn_wave *w)
+{
+    uint32_t ns = w->n_sgpr ? w->n_sgpr : 102;
+    uint64_t h = hash_mix(0x13198a2e03707344ull, w->pc);
+    h = hash_mix(h, (uint64_t)w->scc << 32 | w->mode);
+    uint32_t i = 0;
+    for (; i + 1 < ns; i += 2)
+        h = hash_mix(h, (uint64_t)w->s[i] | (uint64_t)w->s[i + 1] << 32);
+    if (i < ns)
+        h = hash_mix(h, w->s[i]);
+    for (i = 102; i < 128; i += 2)
+        h = hash_mix(h, (uint64_t)w->s[i] | (uint64_t)w->s[i + 1] << 32);
+    return lane_hash(w, h);
+}
+
+static uint64_t lane_hash(const gcn_wave *w, uint64_t h)
+{
+    uint64_t ex = gcn_exec_mask(w);
+    unsigned lane = ex ? (unsigned)__builtin_ctzll(ex) : 0;
+    for (uint32_t r = 0; w->v && r < w->n_vgpr; r++)
+        h = hash_mix(h, w->v[r][lane]);
+    return h;
+}
+
 static void await_stop(gcn_wave *w)
 {
     if (w->aw_state == 2 && w->rec.ops && w->rec.ops->await_end)
@@ -2629,15 +2658,18 @@ static __attribute__((noinline)) void await_edge(gcn_wave *w)
     void *ctx = w->rec.ctx;
     uint32_t wv = w->wave_in_wg;
     uint64_t dyn = w->n_instr;
-    if (w->pc != w->aw_pc) { /* another loop head */
+    if (w->pc != w->aw_pc) { /* another loop head: its scalar state, to compare at the next return
+                              * (the VGPRs only once that repeats: hashing them at every loop
+                              * entry made recording conv 68% slower) */
         await_stop(w);
         w->aw_pc = w->pc;
-        w->aw_have = 0;
+        w->aw_shash = await_hash(w);
+        w->aw_have = 1;
         ops->await_mark(ctx, wv, dyn);
         w->aw_dyn = dyn;
         return;
     }
-    uint64_t hs = scalar_hash(w), h = 0;
+    uint64_t hs = await_hash(w), h = 0;
     int have_h = 0;
     if (w->aw_state == 2) {
         if (hs == w->aw_shash && dyn - w->aw_dyn == w->aw_len && (h = vector_hash(w, hs)) == w->aw_hash) {
@@ -2663,6 +2695,29 @@ static __attribute__((noinline)) void await_edge(gcn_wave *w)
     w->aw_have = (uint8_t)(1 | (have_h ? 2 : 0));
     ops->await_mark(ctx, wv, dyn);
     w->aw_dyn = dyn;
+}
+
+/* Retry awaits (gcn_wave.h): a recorded wave is at a loop head (in) */
+static __attribute__((noinline)) void loop_head(gcn_wave *w, const gcn_insn *in, int came_back)
+{
+    const gcn_recorder_ops *ops = w->rec.ops;
+    if (!ops->retry_mark || !ops->retry_commit)
+        return;
+    if (came_back) { /* the loop runs again: not a single iteration */
+        if (in->pc == w->rt_head)
+            w->rt_head = 0;
+        return;
+    }
+    ops->retry_mark(w->rec.ctx, w->wave_in_wg, w->n_instr);
+    w->rt_head = in->pc;
+}
+
+/* ... and left the loop at its not-taken back-edge in */
+static __attribute__((noinline)) void loop_exit(gcn_wave *w, const gcn_insn *in)
+{
+    if (in->target == w->rt_head && w->rec.ops->retry_commit)
+        w->rec.ops->retry_commit(w->rec.ctx, w->wave_in_wg, w->n_instr, in->target);
+    w->rt_head = 0;
 }
 
 /* The forward-progress test of gcn_wave.h, at every 16th return to the loop
@@ -2734,8 +2789,14 @@ static inline __attribute__((always_inline)) gcn_wave_status run(gcn_wave *w, co
     if (idx == UINT32_MAX)
         return bad_pc(w);
     uint64_t n_instr = w->n_instr;
+    int came_back = w->at_back_edge; /* recording: the last taken branch went backwards */
+    w->at_back_edge = 0;
     for (;;) {
         const gcn_insn *in = &insn[idx];
+        if (rec && __builtin_expect((in->flags & GCN_IF_LOOP_HEAD) != 0, 0)) {
+            w->n_instr = n_instr;
+            loop_head(w, in, came_back);
+        }
         gcn_exec_fn h = gcn_sem_handlers[in->op];
         if (__builtin_expect(!h || (in->flags & GCN_IF_INVALID), 0)) {
             w->n_instr = n_instr;
@@ -2762,11 +2823,17 @@ static inline __attribute__((always_inline)) gcn_wave_status run(gcn_wave *w, co
         }
         n_instr = w->n_instr;
         if (__builtin_expect(w->pc == next_pc && idx + 1 < n_insn, 1)) {
+            if (rec && __builtin_expect((in->flags & GCN_IF_BR_COND) && in->target <= in->pc, 0))
+                loop_exit(w, in);
+            came_back = 0;
             idx++;
             continue;
         }
-        if (w->pc <= in->pc && back_edge(w, rec))
+        came_back = w->pc <= in->pc;
+        if (w->pc <= in->pc && back_edge(w, rec)) {
+            w->at_back_edge = 1;
             return GCN_WAVE_SPIN;
+        }
         off = w->pc - p->vaddr;
         idx = (off < p->size && !(off & 3)) ? p->index_of[off >> 2] : UINT32_MAX;
         if (idx == UINT32_MAX)

@@ -75,6 +75,11 @@ typedef struct gcn_recorder_ops {
     int (*await_commit)(void *ctx, uint32_t wave, uint64_t dyn, uint64_t head_pc);
     void (*await_drop)(void *ctx, uint32_t wave, uint64_t dyn);
     void (*await_end)(void *ctx, uint32_t wave);
+    /* Retry awaits (optional): retry_mark, the wave entered a loop head other
+     * than by its back-edge; retry_commit, it left that loop (head_pc) after
+     * that single iteration, at dyn (returns 1 when the recorder kept it). */
+    void (*retry_mark)(void *ctx, uint32_t wave, uint64_t dyn);
+    int (*retry_commit)(void *ctx, uint32_t wave, uint64_t dyn, uint64_t head_pc);
 } gcn_recorder_ops;
 typedef struct gcn_recorder {
     const gcn_recorder_ops *ops; /* NULL: not recording */
@@ -153,6 +158,14 @@ typedef enum gcn_wave_status {
  * replay repeats it until its own memory changes (trace format 1.2). The
  * first iteration that ends with another state (the wave saw memory change)
  * ends the await and is recorded. Waves that are not recorded pay nothing.
+ *
+ * Retry awaits: a loop that a recorded wave entered and left after a single
+ * iteration (a look-back whose predecessor was already done, a lock that was
+ * free) is offered to the recorder (retry_mark at the head, which the decoder
+ * marks GCN_IF_LOOP_HEAD; retry_commit at the not-taken back-edge): if the
+ * iteration is a pure poll, the replay repeats it while its polls read other
+ * data than recorded, i.e. while on the configured machine the wave would
+ * still be waiting.
  */
 #define GCN_SPIN_CHECK_EVERY 16u
 
@@ -162,6 +175,7 @@ typedef struct gcn_wave {
     uint32_t s[128];           /* scalar registers by operand code (see above) */
     uint32_t (*v)[GCN_WAVE_LANES]; /* v[r][lane]; storage owned by exec */
     uint32_t n_vgpr;           /* allocated VGPRs (from the kernel descriptor) */
+    uint32_t n_sgpr;           /* SGPRs the kernel uses (s0..), for the await hashes; 0: all 102 */
     uint64_t pc;               /* ELF vaddr of the next instruction */
     uint32_t scc;              /* 0 or 1 */
     uint32_t mode;             /* HW_REG_MODE (ISA manual Sec. 3.5.2 / Table 3.4) */
@@ -184,8 +198,12 @@ typedef struct gcn_wave {
     uint8_t aw_state;          /* await: 0 none, 2 dropping repeats of a template */
     uint8_t aw_have;           /* await: bit 0 aw_shash, bit 1 aw_hash hold the last arrival's */
     uint64_t aw_pc;            /* await: the loop head last returned to */
-    uint64_t aw_shash, aw_hash; /* await: scalar / whole state hash at the last arrival */
+    uint64_t aw_shash, aw_hash; /* await: scalar (+ one lane of the VGPRs) / whole state hash at the last arrival */
     uint64_t aw_dyn, aw_len;   /* await: n_instr at the last arrival at the head; template length */
+    uint64_t rt_head;          /* retry await: loop head entered (not by its back-edge) and not
+                                * returned to since; 0: none */
+    uint8_t at_back_edge;      /* the wave yielded (SPIN) at a back-edge: it resumes at a loop head
+                                * it came back to */
 
     /* set by exec at creation, read by the interpreter */
     const gcn_program *prog;   /* decoded code object text */

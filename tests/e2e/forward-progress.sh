@@ -17,6 +17,9 @@
 #    and replay on r9nano, m-sgpu, u-mgpu and d-mgpu with 0 differences of
 #    every kind; the consumers poll longer on u-mgpu (the flag is remote) than
 #    on r9nano: the waits are the timing model's, not the recording's
+#  - retry awaits: the CAS spin lock recorded with one thread (every
+#    acquisition succeeded at once) is waited for in the replay: its waves poll
+#    the lock until it is free, with no give-up and no walk error
 set -uo pipefail
 BUILD=${BUILD:-build}
 EMU=$BUILD/bin/gcn3-emu
@@ -107,6 +110,23 @@ s1=$(jget "$OUT/aw-producer-r9nano.json" spin_iterations); s4=$(jget "$OUT/aw-pr
 if [ "${s1:-0}" -gt 0 ] && [ "${s4:-0}" -gt "${s1:-0}" ]; then
   ok "producer: the consumers poll longer on u-mgpu ($s4 iterations) than on r9nano ($s1): the waits come from the timing model"
 else bad "producer: spin iterations r9nano ${s1:-?}, u-mgpu ${s4:-?} (u-mgpu must poll longer: the flag is remote)"; fi
+
+echo "== retry awaits: a lock that was free in the emulator is waited for in the replay"
+timeout 120 "$EMU" --quiet --threads 1 --record "$OUT/lock.gtrace" -- "$BIN" lock >"$OUT/lock-rec.out" 2>"$OUT/lock-rec.err"
+nr=$("$TRACE" dump "$OUT/lock.gtrace" 2>/dev/null | grep -c 'await @.* retry$')
+if [ "${nr:-0}" -ge 512 ]; then ok "lock --threads 1: $nr retry awaits (every acquisition succeeded at once in the emulator)"
+else bad "lock --threads 1: ${nr:-0} retry awaits, want 512 $(why "$OUT/lock-rec.err")"; fi
+for topo in r9nano u-mgpu; do
+  timeout 300 "$REPLAY" --topo $topo --stats "$OUT/lock-$topo.json" "$OUT/lock.gtrace" >"$OUT/lock-$topo.out" 2>"$OUT/lock-$topo.err"
+  rc=$?
+  sp=$(jget "$OUT/lock-$topo.json" spin_iterations); gu=$(jget "$OUT/lock-$topo.json" await_give_ups)
+  we=$(jget "$OUT/lock-$topo.json" walk_errors); lm=$(jget "$OUT/lock-$topo.json" load_mismatches)
+  # the counter under the lock is read and written with the recorded values,
+  # in the model's acquisition order: those loads (and the final value) differ
+  if { [ $rc = 0 ] || [ $rc = 1 ]; } && [ "${sp:-0}" -gt 512 ] && [ "$gu$we" = 00 ]; then
+    ok "lock replay $topo: the waves wait for the lock ($sp polls), 0 give-ups, 0 walk errors (order-dependent counter loads: ${lm:-?})"
+  else bad "lock replay $topo (exit $rc): polls ${sp:-?} give-ups ${gu:-?} walk ${we:-?} $(why "$OUT/lock-$topo.err")"; fi
+done
 
 echo "== rocPRIM (librocprim-dev): look-back scan and radix sort"
 RP=$BUILD/programs/rocprim_ops

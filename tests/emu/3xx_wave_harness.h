@@ -133,7 +133,7 @@ static void log_wave_end(void *g, uint32_t wave, uint64_t n)
 
 /* the recorder the interpreter reports to when a test records */
 static const gcn_recorder_ops g_log_ops = {log_branch, log_indirect, log_exec, log_mem, log_wave_end,
-                                           NULL, NULL, NULL, NULL};
+                                           NULL, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- wave construction ---- */
 typedef struct harness {

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -167,6 +168,63 @@ static void test_endless_wait_fails(void **state)
     gcn_program_free(f.p);
 }
 
+/* A RETRY await: the loop's only recorded iteration (dyn 1-4 of a record
+ * whose back-edge was not taken: s_mov, iteration, s_endpgm = 6) repeats
+ * while its poll reads other data, and goes on when it reads the recorded
+ * value; one that never does gives up after GCN_WALK_MAX_RETRY and counts it. */
+static const uint8_t once[] = {0x0}; /* n */
+static const uint64_t rt_at[] = {1}, rt_len[] = {4};
+static const uint32_t rt_kind[] = {TRC_AWAIT_RETRY};
+
+static void setup_retry(fixture *f)
+{
+    setup(f, 0);
+    f->tw.n_instr = 6;
+    f->tw.n_branch = 1;
+    f->tw.branch_taken = once;
+    f->tw.n_mem = 1;
+    f->tw.await_at = rt_at;
+    f->tw.await_len = rt_len;
+    f->tw.await_kind = rt_kind;
+}
+
+static void test_retry_repeats_while_memory_differs(void **state)
+{
+    (void)state;
+    fixture f;
+    setup_retry(&f);
+    gcn_walk w;
+    int polls, d[] = {1, 2, 3};
+    long n = walk(&w, &f, 1, 100, d, 3, &polls);
+    if (n < 0) fail_msg("%s", w.err);
+    assert_int_equal(polls, 4);          /* three differ: three more walks, the fourth reads the recorded value */
+    assert_int_equal(n, 1 + 4 * 4 + 1);
+    assert_int_equal(w.aw_repeats, 3);
+    assert_int_equal(w.aw_gave_up, 0);
+    /* off, or nothing differs: the record as it is */
+    assert_int_equal(walk(&w, &f, 1, 100, NULL, 0, &polls), 6);
+    assert_int_equal(walk(&w, &f, 0, 0, d, 3, &polls), 6);
+    gcn_program_free(f.p);
+}
+
+static void test_retry_gives_up(void **state)
+{
+    (void)state;
+    fixture f;
+    setup_retry(&f);
+    gcn_walk w;
+    int polls;
+    int *d = malloc(sizeof(int) * (GCN_WALK_MAX_RETRY + 2));
+    for (int i = 0; i < (int)GCN_WALK_MAX_RETRY + 2; i++)
+        d[i] = i + 1;
+    long n = walk(&w, &f, 1, 100, d, (int)GCN_WALK_MAX_RETRY + 2, &polls);
+    free(d);
+    if (n < 0) fail_msg("%s", w.err);
+    assert_int_equal(w.aw_gave_up, 1);
+    assert_int_equal(w.aw_repeats, GCN_WALK_MAX_RETRY);
+    gcn_program_free(f.p);
+}
+
 static void test_template_away_from_its_head(void **state)
 {
     (void)state;
@@ -188,6 +246,8 @@ int main(void)
         cmocka_unit_test(test_failed_way_out_waits_again),
         cmocka_unit_test(test_endless_wait_fails),
         cmocka_unit_test(test_template_away_from_its_head),
+        cmocka_unit_test(test_retry_repeats_while_memory_differs),
+        cmocka_unit_test(test_retry_gives_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
