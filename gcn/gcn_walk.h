@@ -15,6 +15,8 @@
  *     consumes the next recorded memory op, except a vector one under EXEC = 0
  *     (which some emulator paths do not record): it consumes the next op only
  *     if that op's exec is 0 too.
+ *   - ds_gws_barrier (the grid barrier of a cooperative launch) is walked as an
+ *     instruction without a memory op; the other GDS ops are refused.
  *   - s_endpgm ends the wave; by then every recorded instruction, branch
  *     outcome, indirect target and memory op must have been used.
  *
@@ -138,7 +140,9 @@ static inline const gcn_insn *gcn_walk_insn(gcn_walk *w)
     while (w->exec_i < tw->n_exec && tw->exec_at[w->exec_i] <= w->dyn)
         w->exec = tw->exec_val[w->exec_i++];
     const gcn_insn *in = &w->prog->insn[w->idx];
-    if (in->flags & (GCN_IF_INVALID | GCN_IF_GDS)) {
+    if (__builtin_expect((in->flags & (GCN_IF_INVALID | GCN_IF_GDS)) != 0, 0) &&
+        ((in->flags & GCN_IF_INVALID) || in->op != GCN_OP_ds_gws_barrier)) {
+        /* of the GDS ops only the grid barrier (cooperative launches) runs */
         gcn_walk_fail(w, in->flags & GCN_IF_GDS ? "GDS instruction (unsupported)" : "invalid instruction");
         return NULL;
     }

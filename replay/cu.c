@@ -463,6 +463,48 @@ static bool needs_now(const gcn_insn *in)
     }
 }
 
+/* ds_gws_barrier: the grid barrier of a cooperative launch. HIP's grid sync
+ * (ROCm 5.2 ockl __ockl_grid_sync for gfx803) has one wave of every
+ * workgroup execute it with data0 = workgroups - 1, and the Global Wave Sync
+ * unit releases them when all arrived (emu/exec gcn_launch.c run_coop): the
+ * replay releases the waiting waves when one per recorded workgroup arrived,
+ * after barrier_latency. The waves of a kernel spread over the partitions of
+ * a unified multi-GPU topology cannot be released here: refused there.
+ * Returns false after rp_sim_fail. */
+static bool gws_arrive(rp_wave *w, rp_time t, rp_engine *e)
+{
+    rp_sim *s = w->cu->sim;
+    rp_kernel *k = w->wg->k;
+    if (k->gpu_count > 1 && s->n_parts > 1) {
+        char kn[128];
+        rp_sim_fail(s, "kernel %u (%s): a grid barrier (ds_gws_barrier, cooperative launch) across the %u GPUs "
+                    "of a unified topology is not modelled; replay it on r9nano, m-sgpu or d-mgpu",
+                    k->launch.kernel_id, rp_printable(kn, sizeof kn, k->launch.kernel_name), k->gpu_count);
+        return false;
+    }
+    if (k->gws_n == k->gws_cap) {
+        uint32_t nc = k->gws_cap ? 2 * k->gws_cap : 64;
+        rp_wave **nw = realloc(k->gws_wait, nc * sizeof *nw);
+        if (!nw) {
+            rp_sim_fail(s, "out of memory for the grid barrier");
+            return false;
+        }
+        k->gws_wait = nw;
+        k->gws_cap = nc;
+    }
+    w->state = RP_W_GWS;
+    k->gws_wait[k->gws_n++] = w;
+    if (k->gws_n < k->n_wg)
+        return true;
+    rp_time rt = t + rp_lat_ps(s->cfg.barrier_latency, s->clk);
+    for (uint32_t i = 0; i < k->gws_n; i++) {
+        k->gws_wait[i]->state = RP_W_RUN;
+        rp_engine_schedule(e, &k->gws_wait[i]->ev, rt);
+    }
+    k->gws_n = 0;
+    return true;
+}
+
 static void wave_run(rp_event *ev, rp_engine *e)
 {
     rp_wave *w = ev->owner;
@@ -548,6 +590,11 @@ static void wave_run(rp_event *ev, rp_engine *e)
             w->state = RP_W_ENDING;
             if (w->vmcnt == 0 && w->lgkmcnt == 0)
                 wave_finish(w, e);
+            return;
+        }
+        if (__builtin_expect(in->op == GCN_OP_ds_gws_barrier, 0)) {
+            if (!gws_arrive(w, t_next, e))
+                rp_wave_abort(w, e);
             return;
         }
         if (fl & GCN_IF_BARRIER) {

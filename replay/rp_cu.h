@@ -56,7 +56,7 @@ typedef struct rp_access {
  * as waiting forever (an estimate: about 10^9 cycles of polling). */
 #define RP_AWAIT_MAX_REPEATS (1ull << 22)
 
-enum rp_wave_state { RP_W_RUN = 0, RP_W_WAITCNT, RP_W_BARRIER, RP_W_ENDING, RP_W_DONE, RP_W_FETCH };
+enum rp_wave_state { RP_W_RUN = 0, RP_W_WAITCNT, RP_W_BARRIER, RP_W_ENDING, RP_W_DONE, RP_W_FETCH, RP_W_GWS };
 
 struct rp_wave {
     rp_event ev;

@@ -357,6 +357,7 @@ void rp_sim_fini(rp_sim *s)
     free(s->progs);
     for (size_t i = 0; i < s->n_kernels; i++) {
         free(s->kernels[i]->snap0);
+        free(s->kernels[i]->gws_wait);
         free(s->kernels[i]);
     }
     free(s->kernels);
