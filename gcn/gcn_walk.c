@@ -150,7 +150,10 @@ int gcn_walk_await_point(gcn_walk *w)
         return await_retry(w, at, end);
     switch (w->aw_state) {
     case GCN_AW_NONE:
-        if (w->idx != w->aw_head || w->dyn > at)
+        /* the wait's own loop run: at most two iterations of the template's
+         * length before it (the emulator keeps no more), not an earlier run
+         * of the same loop */
+        if (w->idx != w->aw_head || w->dyn > at || (at - w->dyn) % (end - at) != 0 || at - w->dyn > 2 * (end - at))
             return 0;
         w->aw_state = GCN_AW_REGION; /* at the loop head: the wave polls */
         /* fall through */
@@ -222,6 +225,9 @@ int gcn_walk_end(gcn_walk *w)
                              tw->n_indirect);
     if (w->mem_i != tw->n_mem)
         return gcn_walk_fail(w, "wave ended with %u of %u recorded memory ops used", w->mem_i, tw->n_mem);
+    if (w->aw_check && w->aw_i < tw->n_await)
+        return gcn_walk_fail(w, "await %u (instruction %" PRIu64 ") was never reached at its loop head 0x%" PRIx64,
+                             w->aw_i, tw->await_at[w->aw_i], tw->await_pc[w->aw_i]);
     return 0;
 }
 

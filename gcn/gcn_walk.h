@@ -90,8 +90,9 @@ enum {
                       * data before the wave leaves the loop, the walk goes back to the template */
 };
 
-/* Turn awaits on (the replay). From the wave's first arrival at an await's
- * loop head, its memory ops are polls (aw_state != NONE) and the caller
+/* Turn awaits on (the replay). From the wave's arrival at an await's loop
+ * head one or two template lengths before the template (the iterations the
+ * emulator recorded before it saw the state repeat), its memory ops are polls (aw_state != NONE) and the caller
  * reports through w->aw_diff when one read other data than recorded (memory
  * changed). The recorded iterations before the template are walked while
  * nothing changes; when something did, the walk skips to the recorded
