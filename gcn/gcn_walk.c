@@ -91,7 +91,7 @@ static int await_retry(gcn_walk *w, uint64_t at, uint64_t end)
     }
     if (w->dyn != end)
         return 0;
-    if (!w->aw_diff || w->aw_n >= GCN_WALK_MAX_RETRY) { /* read what was recorded (or gave up): on */
+    if (!w->aw_diff || w->aw_n >= GCN_WALK_MAX_RETRY || w->aw_n >= w->aw_max) { /* read what was recorded (or gave up): on */
         if (w->aw_diff)
             w->aw_gave_up++;
         w->aw_i++;

@@ -107,7 +107,7 @@ void gcn_walk_awaits_on(gcn_walk *w, uint64_t max_repeats);
 
 /* RETRY awaits (the only iteration of a loop, recorded as a poll): the walk
  * repeats it while a poll of it read other data than recorded (the loop would
- * have run again), at most GCN_WALK_MAX_RETRY times; then it goes on as
+ * have run again), at most GCN_WALK_MAX_RETRY (and max_repeats) times; then it goes on as
  * recorded and counts aw_gave_up (the caller reports it as a difference). */
 #define GCN_WALK_MAX_RETRY (1u << 14)
 

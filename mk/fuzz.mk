@@ -12,6 +12,8 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -pthread -Wall -Wextra -Wno-unused-
 FUZZ_LIB_SRC := $(TRC_SRC)
 FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_LIB_SRC)) \
 	$(patsubst $(BUILD)/gen/%.c,$(BUILD)/fuzz/obj/gen/%.o,$(PROTO_C))
+# replay_fuzz also drives the replay: the gcn room and the replay, instrumented too
+FUZZ_RP_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(GCN_SRC) $(RP_SRC))
 FUZZ_TARGETS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard fuzz/*_fuzz.c))
 
 .PHONY: fuzz
@@ -25,6 +27,10 @@ $(BUILD)/fuzz/obj/%.o: %.c $(PROTO_H)
 $(BUILD)/fuzz/obj/gen/%.o: $(BUILD)/gen/%.c $(PROTO_H)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/fuzz/replay_fuzz: $(BUILD)/fuzz/obj/fuzz/replay_fuzz.o $(FUZZ_LIB_OBJ) $(FUZZ_RP_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -pthread -o $@ $^ $(LDLIBS)
 
 $(BUILD)/fuzz/%: $(BUILD)/fuzz/obj/fuzz/%.o $(FUZZ_LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -62,15 +62,25 @@ static const uint8_t rp_want_data;
 
 /* ---- line buffers ------------------------------------------------------------------ */
 
+#define LBUF_HDR 16 /* keeps the buffer 16-byte aligned */
+
 uint8_t *rp_lbuf_get(rp_lbufs *p, uint32_t line)
 {
     if (!p->line)
         p->line = line < 16 ? 16 : line;
     uint8_t *b = p->free;
-    if (b)
+    if (b) {
         memcpy(&p->free, b, sizeof p->free);
-    else if (!(b = malloc(p->line + p->line / 8)))
-        return NULL;
+    } else {
+        /* a header links every buffer ever made (freed at rp_lbufs_fini even
+         * when a run stopped with buffers in flight) */
+        uint8_t *blk = malloc(LBUF_HDR + p->line + p->line / 8);
+        if (!blk)
+            return NULL;
+        memcpy(blk, &p->all, sizeof p->all);
+        p->all = blk;
+        b = blk + LBUF_HDR;
+    }
     p->live++;
     return b;
 }
@@ -86,7 +96,7 @@ void rp_lbuf_put(rp_lbufs *p, uint8_t *b)
 
 void rp_lbufs_fini(rp_lbufs *p)
 {
-    for (uint8_t *b = p->free, *n; b; b = n) {
+    for (uint8_t *b = p->all, *n; b; b = n) {
         memcpy(&n, b, sizeof n);
         free(b);
     }

@@ -188,6 +188,10 @@ static const param params[] = {
      "runtime cost of a kernel launch: the host is busy this long before the kernel is queued"},
     {"sim.watchdog", PT_LAT, F(watchdog), "10ms", 0, 0, "cycles or time",
      "stop with a state dump when simulated time advances this long without progress (0 = off)"},
+    {"sim.await_max_polls", PT_UINT, F(await_max_polls), "4194304", 1, 1000000000, "count",
+     "iterations one wave may poll in one await (trace 1.2) before the replay stops it as a wait that never "
+     "ends here, e.g. a configuration with too few CUs for the workgroups a wait needs (an estimate: about "
+     "10^9 cycles of polling); retried single iterations give up after at most 16384"},
     {"check.print", PT_UINT, F(check_print), "10", 0, 1000000, "count", "data mismatches printed in full"},
     {"debug.skip_l2_flush", PT_UINT, F(debug_skip_l2_flush), "0", 0, 1, "0 or 1",
      "test hook (injected model bug): 1 = the L2 write-back flush at kernel end and before a device-to-host "

@@ -55,12 +55,20 @@ static rp_access *acc_get(rp_cu *cu)
     rp_access *a = cu->acc_free;
     if (a) {
         cu->acc_free = a->next;
+        rp_access *all = a->all_next;
         memset(a, 0, sizeof *a);
+        a->all_next = all;
         return a;
     }
     a = calloc(1, sizeof *a);
-    if (!a)
+    if (!a) {
         rp_sim_fail(cu->sim, "%s: out of memory", cu->name);
+        return NULL;
+    }
+    /* every access the CU allocated, in flight or free: freed at the end
+     * even when a run stopped with accesses in flight */
+    a->all_next = cu->acc_all;
+    cu->acc_all = a;
     return a;
 }
 
@@ -671,7 +679,7 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
         w->wg = wg;
         gcn_walk_init(&w->walk, k->prog, k->entry_idx, &wg->tw->waves[i]);
         /* awaits (trace 1.2): the wave polls in the model until its memory changes */
-        gcn_walk_awaits_on(&w->walk, RP_AWAIT_MAX_REPEATS);
+        gcn_walk_awaits_on(&w->walk, s->cfg.await_max_polls);
         w->simd = i < 64 ? wg->simd_of[i] % s->cfg.simds : 0;
         w->code_base = code_base;
         w->ib_base = k->prog->insn[k->entry_idx].pc & ~(uint64_t)(s->cfg.fetch_bytes - 1);

@@ -134,6 +134,10 @@ static void disp_run(rp_event *ev, rp_engine *e)
                 rp_sim_fail(s, "dispatcher: out of memory");
                 return;
             }
+            wg->live_next = d->live;
+            if (d->live)
+                d->live->live_prev = wg;
+            d->live = wg;
             wg->k = k;
             wg->index = d->next_wg++;
             wg->cu = d->cus[c];
@@ -183,6 +187,12 @@ static void disp_in(rp_port *p, rp_engine *e)
         if (m->type == RP_MSG_WG_DONE) {
             rp_wg *wg = m->ctx;
             wg_release(d, wg);
+            if (wg->live_prev)
+                wg->live_prev->live_next = wg->live_next;
+            else
+                d->live = wg->live_next;
+            if (wg->live_next)
+                wg->live_next->live_prev = wg->live_prev;
             free(wg);
             d->wgs_done++;
         } else if (m->type == RP_MSG_FLUSH_ACK) {

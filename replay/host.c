@@ -56,6 +56,39 @@ static const gcn_program *program_of(rp_sim *s, uint32_t co_id)
     return s->progs[co_id];
 }
 
+/* [addr, addr + size) inside one allocation of the trace (overflow-safe: the
+ * addresses come from a trace, which may be hostile). */
+static bool in_alloc(const rp_sim *s, uint64_t addr, uint64_t size)
+{
+    size_t lo = 0, hi = s->n_allocs;
+    while (lo < hi) { /* last allocation starting at or below addr */
+        size_t mid = (lo + hi) / 2;
+        if (s->allocs[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!lo)
+        return false;
+    const rp_alloc *a = &s->allocs[lo - 1];
+    return addr - a->addr <= a->size && size <= a->size - (addr - a->addr);
+}
+
+/* A host event that writes device memory must stay inside an allocation:
+ * a damaged or hostile trace could otherwise make the functional memory
+ * grow without bound. Fails the run with the event named. */
+static bool host_write_ok(rp_sim *s, const trc_event *ev)
+{
+    bool writes = ev->kind == TRC_EV_MEMSET ||
+                  (ev->kind == TRC_EV_COPY && ev->copy_kind != TRC_COPY_D2H);
+    if (!writes || !ev->size || in_alloc(s, ev->addr, ev->size))
+        return true;
+    rp_sim_fail(s, "trace event %zu: a %s of %llu bytes at 0x%llx lies outside every allocation of the trace "
+                "(damaged trace?)", s->next_event, ev->kind == TRC_EV_MEMSET ? "memset" : "copy",
+                (unsigned long long)ev->size, (unsigned long long)ev->addr);
+    return false;
+}
+
 static int add_alloc(rp_sim *s, uint64_t addr, uint64_t size, uint32_t gpu)
 {
     if (s->n_allocs == s->cap_allocs) {
@@ -301,6 +334,8 @@ void rp_host_run(rp_event *hev, rp_engine *e)
         case TRC_EV_COPY:
         case TRC_EV_MEMSET:
         case TRC_EV_SYNC: {
+            if (!host_write_ok(s, ev))
+                return;
             if (ev->kind == TRC_EV_COPY && ev->copy_kind == TRC_COPY_INIT) {
                 /* Runtime-side initialisation goes to memory no running
                  * kernel uses and does not wait: otherwise the kernarg write

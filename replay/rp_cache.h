@@ -60,6 +60,7 @@ typedef struct rp_mshr {
  * are malloc'd one by one, so any pool may take back any buffer. */
 typedef struct rp_lbufs {
     void *free;
+    void *all;               /* every buffer block made (header link), for rp_lbufs_fini */
     uint32_t line;           /* data bytes per buffer (0 until first use) */
     uint64_t live;           /* handed out, not yet returned */
 } rp_lbufs;

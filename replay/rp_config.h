@@ -75,6 +75,7 @@ typedef struct rp_config {
     rp_lat host_link_latency; rp_bw host_link_bandwidth;
     rp_lat host_copy_overhead, host_launch_overhead;
     rp_lat watchdog;
+    uint32_t await_max_polls;     /* sim.await_max_polls: one await's iterations before a wave is stopped */
     uint32_t check_print;
     uint32_t debug_skip_l2_flush; /* test hook: 1 = the L2 write-back flush writes nothing back */
 } rp_config;

@@ -47,14 +47,11 @@ typedef struct rp_access {
     rp_time done;             /* LDS completion time */
     uint64_t xmask;           /* perform.c: active-lane ordinals whose bytes cross a line boundary */
     uint8_t xmask_done;       /* xmask computed (accesses are zeroed when taken from the free list) */
+    struct rp_access *all_next; /* the CU's list of every access it allocated (kept across reuse) */
     uint8_t poll;             /* a poll of an await (gcn_walk.h): 1 before/in the template (atomics read
                                * only), 2 in the iteration after it; other data than recorded is no
                                * mismatch but tells the walk that memory changed */
 } rp_access;
-
-/* Iterations one await may repeat in the replay before the wave is reported
- * as waiting forever (an estimate: about 10^9 cycles of polling). */
-#define RP_AWAIT_MAX_REPEATS (1ull << 22)
 
 enum rp_wave_state { RP_W_RUN = 0, RP_W_WAITCNT, RP_W_BARRIER, RP_W_ENDING, RP_W_DONE, RP_W_FETCH, RP_W_GWS };
 
@@ -80,6 +77,7 @@ struct rp_wave {
 
 struct rp_wg {
     rp_wg *next;
+    rp_wg *live_prev, *live_next; /* the dispatcher's workgroups not yet done (freed at the end) */
     rp_kernel *k;
     rp_cu *cu;
     uint32_t index;           /* commit-order index in the trace */
@@ -114,6 +112,7 @@ struct rp_cu {
     rp_event fetch_ev;
     uint64_t st_fetches, st_fetch_stall_cycles;
     rp_access *acc_free;
+    rp_access *acc_all;       /* every access allocated (acc_get), for rp_sim_fini */
     rp_access *lds_head, *lds_tail; /* LDS completions in time order */
     rp_event lds_ev;
     uint32_t last_kernel;     /* kernel id of the last WG: L1V invalidated on change */

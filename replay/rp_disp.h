@@ -29,6 +29,7 @@ typedef struct rp_cu_res {    /* dispatcher's view of a CU's free resources */
 typedef struct rp_disp {
     rp_component comp;
     rp_sim *sim;
+    struct rp_wg *live;       /* workgroups placed and not yet done (rp_sim_fini frees what a failed run left) */
     rp_engine *eng;
     uint32_t gpu;
     rp_event ev;

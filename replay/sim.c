@@ -330,8 +330,8 @@ void rp_sim_fini(rp_sim *s)
         rp_gpu *gp = &s->gpus[g];
         for (uint32_t i = 0; gp->cus && i < gp->n_cus; i++) {
             rp_cache_fini(&gp->cus[i].l1v);
-            for (rp_access *a = gp->cus[i].acc_free, *n; a; a = n) {
-                n = a->next;
+            for (rp_access *a = gp->cus[i].acc_all, *n; a; a = n) {
+                n = a->all_next;
                 free(a);
             }
         }
@@ -348,6 +348,13 @@ void rp_sim_fini(rp_sim *s)
         free(gp->dram);
         free(gp->disp.cus);
         free(gp->disp.res);
+        for (rp_wg *wg = gp->disp.live, *n; wg; wg = n) { /* a run that stopped early */
+            n = wg->live_next;
+            trc_wg_free(wg->tw);
+            free(wg->waves);
+            free(wg->lds);
+            free(wg);
+        }
         free(gp->disp.gpu_in);    /* U-MGPU: links of the unified dispatcher (parallel.c) */
         free(gp->disp.gpu_flush);
     }
