@@ -217,11 +217,16 @@ static void test_retry_gives_up(void **state)
     int *d = malloc(sizeof(int) * (GCN_WALK_MAX_RETRY + 2));
     for (int i = 0; i < (int)GCN_WALK_MAX_RETRY + 2; i++)
         d[i] = i + 1;
-    long n = walk(&w, &f, 1, 100, d, (int)GCN_WALK_MAX_RETRY + 2, &polls);
-    free(d);
+    long n = walk(&w, &f, 1, 1u << 30, d, (int)GCN_WALK_MAX_RETRY + 2, &polls);
     if (n < 0) fail_msg("%s", w.err);
     assert_int_equal(w.aw_gave_up, 1);
     assert_int_equal(w.aw_repeats, GCN_WALK_MAX_RETRY);
+    /* a smaller max_repeats (sim.await_max_polls) bounds it too */
+    n = walk(&w, &f, 1, 100, d, (int)GCN_WALK_MAX_RETRY + 2, &polls);
+    free(d);
+    if (n < 0) fail_msg("%s", w.err);
+    assert_int_equal(w.aw_gave_up, 1);
+    assert_int_equal(w.aw_repeats, 100);
     gcn_program_free(f.p);
 }
 
