@@ -82,6 +82,18 @@ if [ $rc = 2 ] && grep -q '20100 points (more than 10000): add --yes' "$OUT/huge
   ok "a 20100-point sweep without --yes does not start"
 else bad "20100-point sweep: exit $rc: $(head -n 2 "$OUT/huge.out" | tr '\n' ' ')"; fi
 
+echo "== sweep ranges are parsed strictly"
+nbad=0; nrej=0
+for spec in "10..x" "4x" "-5..10" "10..20+0" "10..20*1" "10..20+-1" "1e3..2e3" "1..4,," "20..10" "0x10..0x20"; do
+  printf '[sweep]\nbase = r9nano\n[params]\nl2.latency = %s\n' "$spec" >"$OUT/range.ini"
+  timeout 60 "$REPLAY" --sweep "$OUT/range.ini" --out "$OUT/range" "$tr" >"$OUT/range.out" 2>&1; rc=$?
+  nbad=$((nbad+1))
+  if [ $rc = 2 ] && grep -q "range.ini:4: l2.latency" "$OUT/range.out"; then nrej=$((nrej+1))
+  else echo "    '$spec': exit $rc $(head -n 1 "$OUT/range.out")"; fi
+done
+if [ $nrej = $nbad ]; then ok "$nbad malformed sweep values (signs, suffixes, zero steps, reversed ranges, empty items) refused naming file, line and key"
+else bad "sweep values: $nrej of $nbad refused"; fi
+
 echo "== a program without HIP calls, recorded"
 rm -f "$OUT/ls.gtrace"
 "$EMU" --record "$OUT/ls.gtrace" -- /bin/true >"$OUT/ls.out" 2>"$OUT/ls.err"; rc=$?
