@@ -199,6 +199,7 @@ test-tsan:
 	$(MAKE) $(TSAN_FLAGS) all
 	@fail=0; for t in $(TSAN_TESTS); do echo "== build-tsan/tests/$$t"; \
 	  TSAN_OPTIONS=halt_on_error=1:exitcode=66 TEST_BUILD=build-tsan build-tsan/tests/$$t || fail=1; done; \
+	BUILD=$(BUILD) TSAN_BUILD=build-tsan bash tests/tsan/programs.sh || fail=1; \
 	[ $$fail = 0 ] || { echo "test-tsan FAILED"; exit 1; }
 
 # the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (make test

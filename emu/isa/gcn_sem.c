@@ -1496,12 +1496,23 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
             if (!p0) { probe_undo(w); return 0; }
             uintptr_t b = (uintptr_t)p0 - mnl; /* host address of offset 0 of the window */
             if (n == 4 && !w->rec.ops) {
+                /* aligned dwords single-copy atomic (see below) */
+                uintptr_t mis = b;
+                LANES mis |= a[l];
                 if (wr) {
                     const uint32_t *s = vreg(w, in, in->src[1], 1);
-                    LANES memcpy((void *)(b + a[l]), &s[l], 4);
+                    if (!(mis & 3)) {
+                        LANES __atomic_store_n((uint32_t *)(b + a[l]), s[l], __ATOMIC_RELAXED);
+                    } else {
+                        LANES memcpy((void *)(b + a[l]), &s[l], 4);
+                    }
                 } else {
                     uint32_t *d = vreg(w, in, in->dst[0], 1);
-                    LANES memcpy(&d[l], (const void *)(b + a[l]), 4);
+                    if (!(mis & 3)) {
+                        LANES d[l] = __atomic_load_n((const uint32_t *)(b + a[l]), __ATOMIC_RELAXED);
+                    } else {
+                        LANES memcpy(&d[l], (const void *)(b + a[l]), 4);
+                    }
                 }
                 return 1;
             }
@@ -1537,7 +1548,19 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
     const void *rdat = rbuf;
     uint32_t *r = wr ? vreg(w, in, in->src[1], (n + 3) / 4) : vreg(w, in, in->dst[0], (n + 3) / 4);
     if (n == 4) {
-        if (wr) {
+        /* naturally aligned dwords are single-copy atomic, as on the GPU:
+         * another wave's concurrent access sees the old or the new value,
+         * never a mix (relaxed atomics: plain moves on x86, and no C data
+         * race for ThreadSanitizer when a program polls a flag) */
+        uintptr_t mis = 0;
+        LANES mis |= (uintptr_t)hp[l];
+        if (!(mis & 3)) {
+            if (wr) {
+                LANES __atomic_store_n((uint32_t *)(void *)hp[l], r[l], __ATOMIC_RELAXED);
+            } else {
+                LANES r[l] = __atomic_load_n((const uint32_t *)(const void *)hp[l], __ATOMIC_RELAXED);
+            }
+        } else if (wr) {
             LANES memcpy(hp[l], &r[l], 4);
         } else {
             LANES memcpy(&r[l], hp[l], 4);

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# HIP programs under ThreadSanitizer (issue 20): programs whose workgroups
+# communicate through memory (spin_wait: a flag, a CAS lock, an LDS flag;
+# cas_own) run with 2 emulator threads, recorded, under the TSan build of
+# gcn3-emu and libamdhip64 ($TSAN_BUILD; the runtime preloaded because the
+# program itself is not built with it). Guest accesses must not be C data
+# races (aligned dwords and atomics are single-copy atomic, as on the GPU);
+# any ThreadSanitizer report fails. make test-tsan runs it.
+set -uo pipefail
+BUILD=${BUILD:-build}
+TSAN_BUILD=${TSAN_BUILD:-build-tsan}
+OUT=$TSAN_BUILD/tsan-programs
+mkdir -p "$OUT"
+TS=$(gcc -print-file-name=libtsan.so)
+pass=0; fail=0
+[ -x "$TSAN_BUILD/bin/gcn3-emu" ] || { echo "tsan-programs: $TSAN_BUILD/bin/gcn3-emu missing (make test-tsan builds it)"; exit 1; }
+for r in "spin_wait producer" "spin_wait sleepy" "spin_wait lock" "spin_wait lds" "cas_own"; do
+  set -- $r; prog=$1; shift
+  name="$prog${1:+-$1}"
+  bin=$BUILD/programs/$prog
+  if [ ! -x "$bin" ]; then fail=$((fail+1)); echo "  FAIL $name: $bin missing (make programs)"; continue; fi
+  LD_PRELOAD="$TS" TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=0" timeout 600 \
+    "$TSAN_BUILD/bin/gcn3-emu" --quiet --threads 2 --record "$OUT/$name.gtrace" -- "$bin" "$@" >"$OUT/$name.out" 2>&1
+  rc=$?
+  nr=$(grep -c 'WARNING: ThreadSanitizer' "$OUT/$name.out")
+  if [ $rc = 0 ] && [ "$nr" = 0 ] && grep -q PASS "$OUT/$name.out"; then pass=$((pass+1)); echo "  ok   $name: 2 threads, recorded, no ThreadSanitizer report"
+  else fail=$((fail+1)); echo "  FAIL $name (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/$name.out" | grep -m1 '#0')"; fi
+done
+echo "tsan-programs: $pass passed, $fail failed"
+[ $fail = 0 ]
