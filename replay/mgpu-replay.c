@@ -31,10 +31,11 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mgpu-replay [--topo r9nano|m-sgpu|u-mgpu|d-mgpu|FILE.ini] [--gpus N] [--set key=value]...\n"
             "                   [--stats FILE.json] [--threads T] [--quiet] [--list-stats] [--observe-counts]\n"
-            "                   [--timeline FILE.json [--timeline-budget N]] TRACE\n"
+            "                   [--timeline FILE.json [--timeline-budget N]] [--progress|--no-progress] TRACE\n"
             "       mgpu-replay --sweep SWEEP.ini [--jobs J] [--out DIR] [--trace-cache SIZE] [--quiet] [--yes] TRACE\n"
             "       mgpu-replay --list-params [--markdown]\n"
-            "  --topo defaults to the r9nano preset\n");
+            "  --topo defaults to the r9nano preset\n"
+            "  --progress        a progress line on stderr (default: when stderr is a terminal)\n");
 }
 
 /* a and b name the same existing file (device and inode, not names). */
@@ -247,6 +248,33 @@ out:
 
 /* One replay of TRACE on one machine: the configuration (--topo, --gpus,
  * --set), the run, the report and the stats JSON. Exit status as main's. */
+/* The progress line (--progress): on a terminal one line rewritten in place
+ * and cleared at the end, otherwise one line per report and a last one when
+ * the run ends (for logs). */
+static void show_progress(void *arg, const rp_progress *p)
+{
+    int tty = *(const int *)arg;
+    if (p->final && tty) {
+        fputs("\r\033[K", stderr);
+        return;
+    }
+    double done = (double)p->instr_done, total = (double)p->instr_total;
+    double frac = p->final ? 1.0 : total > 0 ? (done < total ? done / total : 1.0) : 0.0;
+    double rate = p->wall_s > 0 ? done / p->wall_s : 0;
+    char eta[32] = "-";
+    if (p->final)
+        snprintf(eta, sizeof eta, "0 s (ended after %.1f s)", p->wall_s);
+    else if (rate > 0 && done < total)
+        snprintf(eta, sizeof eta, "%.0f s", (total - done) / rate);
+    fprintf(stderr, "%smgpu-replay: %5.1f%%  %u/%u kernels  %.2f of %.2f M wavefront-instr  %.2f M/s  "
+                    "%.3f us simulated  ETA %s%s",
+            tty ? "\r\033[K" : "", 100 * frac, p->kernels_done, p->kernels_total, done * 1e-6, total * 1e-6,
+            rate * 1e-6, (double)p->sim_ps * 1e-6, eta, tty ? "" : "\n");
+    fflush(stderr);
+}
+
+static int progress_mode = -1; /* --progress 1, --no-progress 0, default -1: when stderr is a terminal */
+
 static int replay_one(const char *argv0, const char *topo, const char *stats, const char *trace, const char **sets,
                       int n_sets, long gpus, long threads, int quiet, int list_stats, int observe,
                       const char *timeline, long tl_budget)
@@ -326,6 +354,10 @@ static int replay_one(const char *argv0, const char *topo, const char *stats, co
         return 0;
     }
     rp_sim_set_threads(s, threads ? (uint32_t)threads : 1);
+    static int tty;
+    tty = isatty(STDERR_FILENO);
+    if (progress_mode == 1 || (progress_mode < 0 && tty))
+        rp_sim_set_progress(s, show_progress, &tty, 0.5);
     static uint64_t seen[RP_HOOK_COUNT];
     if (observe)
         for (int p = 0; p < RP_HOOK_COUNT; p++)
@@ -425,6 +457,10 @@ int main(int argc, char **argv)
             stats = argv[++i];
         else if (!strcmp(a, "--quiet"))
             quiet = 1;
+        else if (!strcmp(a, "--progress"))
+            progress_mode = 1;
+        else if (!strcmp(a, "--no-progress"))
+            progress_mode = 0;
         else if (!strcmp(a, "--sweep") && i + 1 < argc)
             sweep = argv[++i];
         else if (!strcmp(a, "--out") && i + 1 < argc)

@@ -189,6 +189,34 @@ void rp_parts_fini(rp_sim *s)
 
 void rp_sim_set_threads(rp_sim *s, uint32_t threads) { s->threads = threads ? threads : 1; }
 
+void rp_sim_set_progress(rp_sim *s, void (*fn)(void *arg, const rp_progress *p), void *arg, double every_s)
+{
+    s->progress_fn = fn;
+    s->progress_arg = arg;
+    s->progress_every = every_s > 0 ? every_s : 0.5;
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Between windows (or at the end): every partition is stopped, so the
+ * kernels' counters are read without a race. */
+static void report_progress(rp_sim *s, double t0, uint64_t instr_total, int final)
+{
+    rp_progress p = {.instr_total = instr_total, .kernels_total = (uint32_t)trc_reader_n_kernels(s->rd),
+                     .sim_ps = (uint64_t)rp_sim_now(s), .wall_s = wall_now() - t0, .final = final};
+    for (size_t i = 0; i < s->n_kernels; i++)
+        p.kernels_done += s->kernels[i]->done;
+    for (uint32_t g = 0; g < s->n_gpus; g++) /* instructions issued so far, every CU */
+        for (uint32_t c = 0; c < s->gpus[g].n_cus; c++)
+            p.instr_done += s->gpus[g].cus[c].st_instr;
+    s->progress_fn(s->progress_arg, &p);
+}
+
 void rp_kernel_note(rp_sim *s, rp_kernel *k, int end)
 {
     rp_part *p = rp_part_tls ? rp_part_tls : s->gpus[k->gpu].part;
@@ -433,6 +461,14 @@ int rp_sim_run(rp_sim *s)
         s->parts[p].next = rp_engine_next_time(&s->parts[p].eng);
     rp_engine_schedule(&s->eng, &s->host_ev, 0);
     uint32_t sense = 0;
+    double t0 = s->progress_fn ? wall_now() : 0, next_report = t0 + (s->progress_fn ? s->progress_every : 0);
+    uint64_t instr_total = 0;
+    if (s->progress_fn)
+        for (uint32_t k = 0; k < trc_reader_n_kernels(s->rd); k++) {
+            trc_kernel_stats st;
+            if (trc_reader_kernel_stats(s->rd, k, &st) == 0)
+                instr_total += st.n_instr;
+        }
     uint64_t last_progress = progress(s);
     rp_time last_progress_t = 0, wd = rp_lat_ps(s->cfg.watchdog, s->clk);
     for (;;) {
@@ -471,6 +507,10 @@ int rp_sim_run(rp_sim *s)
             rp_sim_fail(s, "%s", s->eng.err);
             break;
         }
+        if (s->progress_fn && (s->windows & 63) == 0 && wall_now() >= next_report) {
+            report_progress(s, t0, instr_total, 0);
+            next_report = wall_now() + s->progress_every;
+        }
         c.t_lim = t_dev + s->lookahead_ps;
         if (t_host != RP_TIME_MAX && t_host + 1 < c.t_lim)
             c.t_lim = t_host + 1;
@@ -496,6 +536,8 @@ int rp_sim_run(rp_sim *s)
     for (uint32_t i = 1; i <= started; i++)
         pthread_join(tid[i], NULL);
     free(tid);
+    if (s->progress_fn)
+        report_progress(s, t0, instr_total, 1);
     for (uint32_t p = 0; p < s->n_parts; p++)
         flush_out(s, &s->parts[p]);
     rp_net_sum(s->net);

@@ -62,6 +62,21 @@ typedef struct rp_sim_summary {
 rp_sim *rp_sim_create(const rp_config *cfg, trc_reader *rd, FILE *out, char *err, size_t errlen);
 /* Replay with `threads` worker threads (>= 1; default 1). Before rp_sim_run. */
 void rp_sim_set_threads(rp_sim *s, uint32_t threads);
+
+/* Progress of a run (rp_sim_set_progress). Counts, picoseconds, seconds. */
+typedef struct rp_progress {
+    uint64_t instr_done, instr_total;   /* wavefront instructions replayed / recorded in the trace
+                                         * (awaits make the replayed count differ from the recorded) */
+    uint32_t kernels_done, kernels_total;
+    uint64_t sim_ps;                    /* simulated time */
+    double wall_s;                      /* wall time since rp_sim_run started */
+    int final;                          /* 1: the last call, when the run ends */
+} rp_progress;
+
+/* Call fn(arg, p) from the thread that runs rp_sim_run, between
+ * synchronisation windows, at most every `every_s` seconds of wall time, and
+ * once more when the run ends (p->final = 1). NULL fn: none (the default). */
+void rp_sim_set_progress(rp_sim *s, void (*fn)(void *arg, const rp_progress *p), void *arg, double every_s);
 /* Replay the whole host timeline. 0 on success (even with data mismatches;
  * see the summary's check), -1 on a fatal error (rp_sim_error). */
 int rp_sim_run(rp_sim *s);

@@ -174,6 +174,9 @@ struct rp_sim {
     rp_time lookahead_ps;     /* synchronisation window: smallest latency of a link between partitions */
     rp_time notify_ps;        /* kernel completion seen by the host this long after the end */
     uint64_t windows;         /* synchronisation windows run */
+    void (*progress_fn)(void *arg, const rp_progress *p); /* rp_sim_set_progress */
+    void *progress_arg;
+    double progress_every;
     int fail_lock_init;
     void *fail_lock;          /* pthread_mutex_t, for rp_sim_fail from several threads */
     rp_hooks hooks;           /* observation points (rp_hooks.h); the engines point here */

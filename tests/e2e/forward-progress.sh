@@ -168,5 +168,13 @@ if [ -x "$RP" ]; then
   else bad "rocprim_ops replay r9nano (exit $rc): d2h ${hm:-?} walk ${we:-?} $(why "$OUT/rocprim.err")"; fi
 else bad "rocprim_ops: $RP missing (make programs; needs librocprim-dev from make deps)"; fi
 
+echo "== mgpu-replay --progress"
+timeout 120 "$REPLAY" --topo r9nano --progress --stats "$OUT/prog-on.json" "$OUT/aw-producer-1.gtrace" >"$OUT/prog-on.out" 2>"$OUT/prog-on.err"
+timeout 120 "$REPLAY" --topo r9nano --stats "$OUT/prog-off.json" "$OUT/aw-producer-1.gtrace" >"$OUT/prog-off.out" 2>"$OUT/prog-off.err"
+if grep -q "^mgpu-replay: 100.0%  1/1 kernels .* ETA 0 s (ended after" "$OUT/prog-on.err" && [ ! -s "$OUT/prog-off.err" ] \
+   && cmp -s "$OUT/prog-on.json" "$OUT/prog-off.json"; then
+  ok "--progress (not a terminal): a last line at the end; off by default; the statistics are the same"
+else bad "--progress: $(tail -n 1 "$OUT/prog-on.err") / default stderr $(wc -c <"$OUT/prog-off.err") bytes / JSON $(cmp "$OUT/prog-on.json" "$OUT/prog-off.json")"; fi
+
 echo "forward-progress: $pass passed, $fail failed"
 [ $fail = 0 ]
