@@ -38,6 +38,8 @@ static const char usage[] =
     "  --timeout S      stop the program after S seconds (SIGTERM: where every wave is\n"
     "                   is printed and the trace closed; exit status 124)\n"
     "  --quiet          no per-kernel summary on stderr\n"
+    "  --progress       a progress line for long kernels (default: when stderr is a terminal);\n"
+    "  --no-progress    none\n"
     "  --help           this text\n";
 
 static volatile sig_atomic_t alarm_fired;
@@ -71,7 +73,7 @@ static int parse_count(const char *opt, const char *v, long lo, long hi)
 int main(int argc, char **argv)
 {
     const char *gpus = NULL, *threads = NULL, *record = NULL;
-    int quiet = 0, i = 1, timeout_s = 0;
+    int quiet = 0, i = 1, timeout_s = 0, progress = -1;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) {
@@ -82,6 +84,10 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = 1;
+        } else if (!strcmp(a, "--progress")) {
+            progress = 1;
+        } else if (!strcmp(a, "--no-progress")) {
+            progress = 0;
         } else if (!strcmp(a, "--gpus") || !strcmp(a, "--threads") || !strcmp(a, "--record") ||
                    !strcmp(a, "--timeout")) {
             if (i + 1 >= argc)
@@ -161,6 +167,7 @@ int main(int argc, char **argv)
     }
     if (quiet)
         setenv("GCN3EMU_QUIET", "1", 1);
+    setenv("GCN3EMU_PROGRESS", progress == 1 || (progress < 0 && isatty(STDERR_FILENO)) ? "1" : "0", 1);
 
     /* Command line for the trace header: the program and its arguments. */
     size_t cl = 1;

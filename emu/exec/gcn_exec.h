@@ -38,6 +38,10 @@ typedef struct gcn_machine_config {
      * run here. NULL: nothing to service. */
     void (*on_wave_sleep)(void *arg);
     void *on_wave_sleep_arg;
+    /* 1: a kernel that runs longer than half a second shows a progress line on
+     * stderr (workgroups done, resident, seconds), rewritten in place when
+     * progress_tty, else one line per report; cleared (tty) when it ends. */
+    int progress, progress_tty;
 } gcn_machine_config;
 
 /* NULL on failure (message in err). */

@@ -558,6 +558,39 @@ static void write_dispatch_state(uint8_t *ka, uint64_t ka_base, const gcn_module
     wr32(q, 0xb0, private_size);                   /* scratch_workitem_byte_size */
 }
 
+/* Wait for the workers (pool_lock held), printing a progress line every half
+ * second once the kernel has run that long (gcn_machine_config.progress). */
+static void wait_with_progress(gcn_machine *m, struct gcn_launch_job *job, const struct timespec *t0)
+{
+    int shown = 0;
+    while (m->workers_busy > 0) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_nsec += 500000000L;
+        if (dl.tv_nsec >= 1000000000L) {
+            dl.tv_sec++;
+            dl.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&m->pool_done, &m->pool_lock, &dl);
+        if (m->workers_busy == 0)
+            break;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double s = (double)(now.tv_sec - t0->tv_sec) + 1e-9 * (double)(now.tv_nsec - t0->tv_nsec);
+        if (s < 0.5)
+            continue;
+        uint32_t next = atomic_load(&job->next_wg), res = atomic_load(&job->resident);
+        uint32_t adm = next < job->n_wg ? next : job->n_wg;
+        fprintf(stderr, "%sgcn3-emu: kernel %.60s: %u of %u workgroups done, %u resident, %.1f s%s",
+                m->cfg.progress_tty ? "\r\033[K" : "", job->k->name, adm > res ? adm - res : 0, job->n_wg, res, s,
+                m->cfg.progress_tty ? "" : "\n");
+        fflush(stderr);
+        shown = 1;
+    }
+    if (shown && m->cfg.progress_tty)
+        fputs("\r\033[K", stderr);
+}
+
 static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, const gcn_kernel *k,
                                      const gcn_launch_params *p, gcn_launch_result *res, int coop)
 {
@@ -751,8 +784,12 @@ static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, cons
         m->job_seq++;
         m->workers_busy = m->n_workers;
         pthread_cond_broadcast(&m->pool_wake);
-        while (m->workers_busy > 0)
-            pthread_cond_wait(&m->pool_done, &m->pool_lock);
+        if (!m->cfg.progress || coop) {
+            while (m->workers_busy > 0)
+                pthread_cond_wait(&m->pool_done, &m->pool_lock);
+        } else {
+            wait_with_progress(m, &jx.job, &t0);
+        }
         m->job = NULL;
         pthread_mutex_unlock(&m->pool_lock);
         atomic_store(&m->stop_flag, NULL);

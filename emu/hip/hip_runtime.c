@@ -5,7 +5,9 @@
  * launcher (emu/gcn3-emu.c): GCN3EMU_GPUS (devices, default 1),
  * GCN3EMU_THREADS (emulator worker threads, default: online CPUs),
  * GCN3EMU_RECORD (trace path; no recording when unset), GCN3EMU_QUIET (no
- * per-kernel summary), GCN3EMU_CMDLINE (command line stored in the trace).
+ * per-kernel summary), GCN3EMU_CMDLINE (command line stored in the trace),
+ * GCN3EMU_PROGRESS (1: a progress line for kernels that run longer than
+ * half a second).
  *
  * Initialisation happens once, at the first HIP call (usually
  * __hipRegisterFatBinary from the program's constructors). The trace is
@@ -169,6 +171,9 @@ static void do_init(void)
     }
     gcn_machine_config cfg = {.n_gpus = gpus, .n_threads = threads, .trace = rt.trace,
                               .on_wave_sleep = hip_hostcall_serve};
+    const char *pg = getenv("GCN3EMU_PROGRESS"); /* set by gcn3-emu: --progress, or stderr is a terminal */
+    cfg.progress = pg && !strcmp(pg, "1");
+    cfg.progress_tty = isatty(STDERR_FILENO);
     char err[512] = "";
     rt.m = gcn_machine_create(&cfg, err, sizeof err);
     if (!rt.m) {

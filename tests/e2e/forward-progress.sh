@@ -78,13 +78,16 @@ echo "== a wait that never repeats its state ends only by --timeout"
 tr=$OUT/endless.gtrace
 rm -f "$tr"
 start=$(date +%s)
-timeout 60 "$EMU" --quiet --timeout 3 --record "$tr" -- "$BIN" endless >"$OUT/endless.out" 2>"$OUT/endless.err"
+timeout 60 "$EMU" --quiet --progress --timeout 3 --record "$tr" -- "$BIN" endless >"$OUT/endless.out" 2>"$OUT/endless.err"
 rc=$?; took=$(( $(date +%s) - start ))
 if [ $rc = 124 ] && [ $took -le 20 ] && grep -q "still runs after --timeout 3 s" "$OUT/endless.err" \
    && grep -q "gcn3-emu: interrupted: kernel .*wg (0,0,0) wave 0 runs at pc 0x" "$OUT/endless.err" \
    && grep -q "interrupted by signal 15" "$OUT/endless.err" && "$TRACE" stats "$tr" >/dev/null 2>&1; then
   ok "endless: --timeout 3 stopped it after ${took} s with exit status 124, printed where the wave was, the trace is readable"
 else bad "endless --timeout 3 (exit $rc after ${took} s): $(why "$OUT/endless.err")"; fi
+np=$(grep -c "^gcn3-emu: kernel .*endless.*: 0 of 1 workgroups done, 1 resident, [0-9.]* s$" "$OUT/endless.err")
+if [ "${np:-0}" -ge 2 ]; then ok "gcn3-emu --progress (not a terminal): $np progress lines for the kernel that ran 3 s"
+else bad "gcn3-emu --progress: ${np:-0} progress lines $(grep -m2 'workgroups done' "$OUT/endless.err")"; fi
 
 echo "== awaits: waits recorded once, replayed by the timing model"
 jget() { sed -n "s/^ *\"$2\": \([0-9]*\),\{0,1\}$/\1/p" "$1" | tail -n 1; }
