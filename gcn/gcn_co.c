@@ -169,9 +169,99 @@ static gcn_ld_status parse_args(const msgpack_object *args, gcn_kernel *k, unsig
     return GCN_LD_OK;
 }
 
+static uint64_t be_n(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Walk one msgpack object at p[0..n) without allocating (msgpack spec,
+ * github.com/msgpack/msgpack/blob/master/spec.md): the bytes it takes, or 0
+ * when it is malformed, nests deeper than 64, or declares more elements or
+ * bytes than remain. msgpack-c allocates what a header declares before it
+ * reads the elements, so a damaged or hostile note could ask for gigabytes:
+ * checked first (found by fuzz/replay_fuzz.c). */
+static size_t mp_size(const uint8_t *p, size_t n, int depth)
+{
+    if (!n || depth > 64)
+        return 0;
+    uint8_t b = p[0];
+    size_t hdr = 1;
+    uint64_t elems = 0, payload = 0;
+    if (b <= 0x7f || b >= 0xe0)
+        return 1; /* positive / negative fixint */
+    if ((b & 0xf0) == 0x80)
+        elems = 2ull * (b & 0x0f); /* fixmap */
+    else if ((b & 0xf0) == 0x90)
+        elems = b & 0x0f; /* fixarray */
+    else if ((b & 0xe0) == 0xa0)
+        payload = b & 0x1f; /* fixstr */
+    else {
+        static const uint8_t fixed[32] = {
+            /* 0xc0 nil, c1 never, c2 false, c3 true: sizes; 0 = variable or invalid */
+            1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 5, 9, 2, 3, 5, 9,   /* c0..cf: float32/64, uint8..64 */
+            2, 3, 5, 9, 3, 4, 6, 10, 18, 0, 0, 0, 0, 0, 0, 0, /* d0..df: int8..64, fixext1..16 */
+        };
+        if (fixed[b - 0xc0])
+            return fixed[b - 0xc0] <= n ? fixed[b - 0xc0] : 0;
+        unsigned lw;
+        switch (b) {
+        case 0xc4: case 0xd9: lw = 1; break;          /* bin8, str8 */
+        case 0xc5: case 0xda: lw = 2; break;          /* bin16, str16 */
+        case 0xc6: case 0xdb: lw = 4; break;          /* bin32, str32 */
+        case 0xc7: case 0xc8: case 0xc9:              /* ext8/16/32: length, type, data */
+            lw = b == 0xc7 ? 1 : b == 0xc8 ? 2 : 4;
+            if (n < 2 + lw)
+                return 0;
+            payload = be_n(p + 1, lw) + 1;
+            hdr = 1 + lw;
+            return payload <= n - hdr ? hdr + payload : 0;
+        case 0xdc: case 0xdd:                         /* array16/32 */
+            lw = b == 0xdc ? 2 : 4;
+            if (n < 1 + lw)
+                return 0;
+            elems = be_n(p + 1, lw);
+            hdr = 1 + lw;
+            goto container;
+        case 0xde: case 0xdf:                         /* map16/32 */
+            lw = b == 0xde ? 2 : 4;
+            if (n < 1 + lw)
+                return 0;
+            elems = 2 * be_n(p + 1, lw);
+            hdr = 1 + lw;
+            goto container;
+        default:
+            return 0;
+        }
+        if (n < 1 + lw)
+            return 0;
+        payload = be_n(p + 1, lw);
+        hdr = 1 + lw;
+    }
+    if (!elems)
+        return payload <= n - hdr ? hdr + payload : 0;
+container:
+    if (elems > n - hdr) /* every element takes at least one byte */
+        return 0;
+    size_t off = hdr;
+    for (uint64_t i = 0; i < elems; i++) {
+        size_t k = mp_size(p + off, n - off, depth + 1);
+        if (!k)
+            return 0;
+        off += k;
+    }
+    return off;
+}
+
 static gcn_ld_status parse_metadata(gcn_code_object *co, const uint8_t *desc, size_t len, char *err,
                                     size_t errlen)
 {
+    if (!mp_size(desc, len, 0))
+        return gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
+                           "code object metadata: NT_AMDGPU_METADATA note is not valid msgpack (a header declares "
+                           "more than the %zu-byte note holds, or it nests too deep)", len);
     msgpack_unpacked u;
     msgpack_unpacked_init(&u);
     size_t off = 0;

@@ -241,8 +241,9 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
     const char *isa = trc_reader_header(rd)->isa_target;
     s->target = gcn_target_find(isa);
     if (!s->target) {
-        snprintf(s->err, sizeof s->err, "trace ISA target '%.64s': this build replays %s traces only", isa,
-                 gcn_target_names());
+        char pi[80]; /* the header is the trace's: printed escaped (a name may hold anything) */
+        snprintf(s->err, sizeof s->err, "trace ISA target '%s': this build replays %s traces only",
+                 rp_printable(pi, sizeof pi, isa), gcn_target_names());
         return -1;
     }
     if (rp_engine_init(&s->eng)) {
