@@ -29,16 +29,7 @@
 #include "replay/rp_config.h"
 #include "replay/rp_sim.h"
 #include "traceformat/trc.h"
-
-static void check_msg(const char *err, size_t cap, const char *what)
-{
-    size_t n = strnlen(err, cap);
-    if (n == 0 || n == cap || memchr(err, '\n', n)) {
-        fprintf(stderr, "fuzz property failed: %s: error message empty, unterminated or multi-line: '%.*s'\n", what,
-                (int)(n < cap ? n : cap - 1), err);
-        abort();
-    }
-}
+#include "fuzz/fuzz_check.h"
 
 static const char *const small[] = {"gpu.shader_arrays=2", "gpu.cus_per_sa=1", "sim.watchdog=200us",
                                     "l2.banks=2", "dram.channels=2", "sim.await_max_polls=64"};

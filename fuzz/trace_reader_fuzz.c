@@ -41,6 +41,7 @@
 
 #include "traceformat/gtrace.pb-c.h"
 #include "traceformat/trc.h"
+#include "fuzz/fuzz_check.h"
 #include "traceformat/trc_format.h"
 
 #pragma weak trc_salvage
@@ -57,16 +58,6 @@ static void touch(const void *p, uint64_t n)
     uint64_t s = 0;
     for (uint64_t i = 0; i < n; i++) s += b[i];
     sink += s;
-}
-
-static void check_msg(const char *err, size_t cap, const char *what)
-{
-    size_t n = strnlen(err, cap);
-    if (n == 0 || n == cap || memchr(err, '\n', n)) {
-        fprintf(stderr, "fuzz property failed: %s: error message empty, unterminated or multi-line: '%.*s'\n", what,
-                (int)(n < cap ? n : cap - 1), err);
-        abort();
-    }
 }
 
 static void touch_wave(const trc_wave *w)

@@ -82,12 +82,13 @@ void rp_check_reporter(void *arg, const rp_hook_ctx *c)
  * recorded, a difference is no mismatch but tells the wave's walk that memory
  * changed (gcn_walk.h awaits). Returns true when a was a poll. The walk reads
  * aw_diff only after the access completed (s_waitcnt), and performs of
- * another partition happen before that completion crosses back. */
-static inline bool poll_seen(rp_sim *s, rp_access *a, bool differs)
+ * another partition happen before that completion crosses back. `checked`:
+ * lanes this comparison covers (0 for a later part of a lane). */
+static inline bool poll_seen(rp_sim *s, rp_access *a, uint64_t checked, bool differs)
 {
     if (!a->poll)
         return false;
-    rp_chk(s)->polls_checked++;
+    rp_chk(s)->polls_checked += checked;
     if (differs) {
         rp_chk(s)->poll_changes++;
         __atomic_store_n(&a->w->walk.aw_diff, 1, __ATOMIC_RELAXED);
@@ -110,7 +111,7 @@ static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, 
         return;
     }
     memcpy(got, lds + addr, n);
-    if (poll_seen(s, a, memcmp(got, exp, n) != 0))
+    if (poll_seen(s, a, 1, memcmp(got, exp, n) != 0))
         return;
     rp_chk(s)->lds_checked++;
     if (memcmp(got, exp, n)) {
@@ -151,7 +152,7 @@ static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *p, uint64_t addr, uint
         /* an await's atomic: before the recorded way out (poll 1) it changed
          * nothing in the recording, so it reads only; in that way out it
          * applies (a lock is taken) */
-        poll_seen(s, a, op->load_data && memcmp(&old, op->load_data + (size_t)k * w, w) != 0);
+        poll_seen(s, a, 1, op->load_data && memcmp(&old, op->load_data + (size_t)k * w, w) != 0);
         if (a->poll == 2)
             memcpy(p, &nv, w);
         return;
@@ -272,15 +273,9 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
                     bm[i >> 3] |= (uint8_t)(1u << (i & 7));
             continue;
         }
-        if (a->poll) { /* an await's poll: counted apart, a difference tells the walk */
-            if (lo == addr)
-                rp_chk(s)->polls_checked += j - k;
-            if (memcmp(d, x, len)) {
-                rp_chk(s)->poll_changes++;
-                __atomic_store_n(&a->w->walk.aw_diff, 1, __ATOMIC_RELAXED);
-            }
+        /* an await's poll: counted apart, a difference tells the walk */
+        if (poll_seen(s, a, lo == addr ? j - k : 0, memcmp(d, x, len) != 0))
             continue;
-        }
         if (lo == addr) /* counted where the lane's first byte is */
             rp_chk(s)->loads_checked += j - k;
         if (!memcmp(d, x, len))

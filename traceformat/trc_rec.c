@@ -97,38 +97,18 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
 }
 
 /* Append helpers; a failed growth marks the workgroup bad (reported at
- * commit). The `likely` path is one compare and one store. */
-#define PUSH(g, wave, vec, val)                                                     \
+ * commit) and returns from the caller with `...` (empty in a void function).
+ * The `likely` path is one compare and one store. */
+#define PUSH_RET(g, wave, vec, val, ...)                                            \
     do {                                                                            \
         if ((vec).n == (vec).cap &&                                                 \
             grow((void **)&(vec).p, &(vec).cap, (vec).n + 1, sizeof *(vec).p) < 0) { \
             trc_rec_bad(g, "out of memory recording", wave);                            \
-            return;                                                                 \
+            return __VA_ARGS__;                                                     \
         }                                                                           \
         (vec).p[(vec).n++] = (val);                                                 \
     } while (0)
-
-/* PUSH for functions that return -1 when the vector cannot grow. */
-#define PUSH_NEG(g, wave, vec, val)                                                 \
-    do {                                                                            \
-        if ((vec).n == (vec).cap &&                                                 \
-            grow((void **)&(vec).p, &(vec).cap, (vec).n + 1, sizeof *(vec).p) < 0) { \
-            trc_rec_bad(g, "out of memory recording", wave);                            \
-            return -1;                                                              \
-        }                                                                           \
-        (vec).p[(vec).n++] = (val);                                                 \
-    } while (0)
-
-/* PUSH for functions that return a value: 0 when the vector cannot grow. */
-#define PUSH_OR(g, wave, vec, val)                                                  \
-    do {                                                                            \
-        if ((vec).n == (vec).cap &&                                                 \
-            grow((void **)&(vec).p, &(vec).cap, (vec).n + 1, sizeof *(vec).p) < 0) { \
-            trc_rec_bad(g, "out of memory recording", wave);                            \
-            return 0;                                                               \
-        }                                                                           \
-        (vec).p[(vec).n++] = (val);                                                 \
-    } while (0)
+#define PUSH(g, wave, vec, val) PUSH_RET(g, wave, vec, val, )
 
 static inline wave_rec *wave_of(trc_wg_rec *g, uint32_t wave)
 {
@@ -337,13 +317,13 @@ static int push_await(trc_wg_rec *g, uint32_t wave, wave_rec *v, uint64_t at, ui
     if (kind != TRC_AWAIT_WAIT && v->await_kind.n < v->await_len.n) {
         /* the first RETRY: the earlier awaits get their WAIT entries */
         while (v->await_kind.n < v->await_len.n)
-            PUSH_NEG(g, wave, v->await_kind, TRC_AWAIT_WAIT);
+            PUSH_RET(g, wave, v->await_kind, TRC_AWAIT_WAIT, -1);
     }
-    PUSH_NEG(g, wave, v->await_at_delta, at - v->last_await_at);
-    PUSH_NEG(g, wave, v->await_len, len);
-    PUSH_NEG(g, wave, v->await_pc, pc);
+    PUSH_RET(g, wave, v->await_at_delta, at - v->last_await_at, -1);
+    PUSH_RET(g, wave, v->await_len, len, -1);
+    PUSH_RET(g, wave, v->await_pc, pc, -1);
     if (v->await_kind.n || kind != TRC_AWAIT_WAIT)
-        PUSH_NEG(g, wave, v->await_kind, kind);
+        PUSH_RET(g, wave, v->await_kind, kind, -1);
     v->last_await_at = at;
     return 0;
 }

@@ -62,7 +62,7 @@ typedef struct wave_rec {
     uint64_t retry_dyn;       /* record index of the retry mark (retry_mark: column lengths there) */
     int retry_set;
     uint64_t last_await_at, dyn_dropped;
-    int await_state;          /* 0 none, 1 capturing the template, 2 dropping repeats */
+    int await_state;          /* 0 none, 1 a loop head marked (a template may start there), 2 dropping repeats */
     uint64_t await_dyn;       /* record index of the template start (1) or end (2) */
     uint64_t await_head;      /* pc of the loop head */
     struct trc_rec_mark {     /* column lengths at the template start (1) or end (2) */

@@ -2608,12 +2608,19 @@ static inline uint64_t hash_mix(uint64_t h, uint64_t x)
     return h ^ (h >> 29);
 }
 
-/* The scalar half of the state hash: pc, SCC, MODE, s[]. */
+/* The scalar half of the state hash: pc, SCC, MODE, the SGPRs the kernel
+ * uses (s0..s[n_sgpr-1]; all 102 when n_sgpr is 0) and the special registers
+ * s[102..127] (VCC, M0, EXEC, ...). The others cannot change. */
 static uint64_t scalar_hash(const gcn_wave *w)
 {
+    uint32_t ns = w->n_sgpr ? w->n_sgpr : 102, i = 0;
     uint64_t h = hash_mix(0x243f6a8885a308d3ull, w->pc);
     h = hash_mix(h, (uint64_t)w->scc << 32 | w->mode);
-    for (int i = 0; i < 128; i += 2)
+    for (; i + 1 < ns; i += 2)
+        h = hash_mix(h, (uint64_t)w->s[i] | (uint64_t)w->s[i + 1] << 32);
+    if (i < ns)
+        h = hash_mix(h, w->s[i]);
+    for (i = 102; i < 128; i += 2)
         h = hash_mix(h, (uint64_t)w->s[i] | (uint64_t)w->s[i + 1] << 32);
     return h;
 }
@@ -2632,29 +2639,12 @@ static uint64_t vector_hash(const gcn_wave *w, uint64_t h)
 
 uint64_t gcn_wave_state_hash(const gcn_wave *w) { return vector_hash(w, scalar_hash(w)); }
 
-/* The awaits' first filter: the SGPRs the kernel uses, the special
- * registers, SCC, pc, and one lane of every VGPR (the first lane in EXEC; a
- * loop that counts in VGPRs differs here already). Equal states give equal
- * values; vector_hash(w, await_hash(w)) then decides. */
-static uint64_t lane_hash(const gcn_wave *w, uint64_t h);
+/* The awaits' first filter: the scalar half and one lane of every VGPR (the
+ * first lane in EXEC: a loop that counts in VGPRs differs here already).
+ * Equal states give equal values; vector_hash(w, await_hash(w)) decides. */
 static uint64_t await_hash(const gcn_wave *w)
 {
-    uint32_t ns = w->n_sgpr ? w->n_sgpr : 102;
-    uint64_t h = hash_mix(0x13198a2e03707344ull, w->pc);
-    h = hash_mix(h, (uint64_t)w->scc << 32 | w->mode);
-    uint32_t i = 0;
-    for (; i + 1 < ns; i += 2)
-        h = hash_mix(h, (uint64_t)w->s[i] | (uint64_t)w->s[i + 1] << 32);
-    if (i < ns)
-        h = hash_mix(h, w->s[i]);
-    for (i = 102; i < 128; i += 2)
-        h = hash_mix(h, (uint64_t)w->s[i] | (uint64_t)w->s[i + 1] << 32);
-    return lane_hash(w, h);
-}
-
-static uint64_t lane_hash(const gcn_wave *w, uint64_t h)
-{
-    uint64_t ex = gcn_exec_mask(w);
+    uint64_t h = scalar_hash(w), ex = gcn_exec_mask(w);
     unsigned lane = ex ? (unsigned)__builtin_ctzll(ex) : 0;
     for (uint32_t r = 0; w->v && r < w->n_vgpr; r++)
         h = hash_mix(h, w->v[r][lane]);

@@ -134,8 +134,9 @@ typedef enum gcn_wave_status {
  * The interpreter watches the targets of taken backward branches (loops): it
  * follows one loop head (the back-edge target seen most recently after 64
  * back-edges elsewhere) and every GCN_SPIN_CHECK_EVERY-th time the loop comes
- * back to that head it hashes the wave's whole state (pc, SCC, every SGPR incl.
- * EXEC/VCC/M0, and, once the scalar state repeated, every VGPR of every lane). When the hash equals the one of the
+ * back to that head it hashes the wave's whole state (gcn_wave_state_hash:
+ * pc, SCC, the SGPRs incl. EXEC/VCC/M0, and, once the scalar state repeated,
+ * every VGPR of every lane). When the hash equals the one of the
  * previous check the loop made no progress in those iterations (its loads
  * returned what they returned before and it computed the same registers:
  * a fixed point that only another wave's store can end), and the wave yields
@@ -239,7 +240,8 @@ static inline uint64_t gcn_vcc(const gcn_wave *w)
     return (uint64_t)w->s[GCN_SREG_VCC_LO] | ((uint64_t)w->s[GCN_SREG_VCC_HI] << 32);
 }
 
-/* Hash of the whole architectural state of a wave (pc, SCC, MODE, s[0..127],
+/* Hash of the whole architectural state of a wave (pc, SCC, MODE, the SGPRs
+ * s[0..n_sgpr) the kernel uses and the special registers s[102..127],
  * v[0..n_vgpr) of all 64 lanes): equal states give equal hashes. */
 uint64_t gcn_wave_state_hash(const gcn_wave *w);
 

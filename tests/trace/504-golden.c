@@ -155,28 +155,36 @@ static void test_golden(void **state)
     unlink(p);
 }
 
+/* A frozen golden file: its bytes and decoded content are the pinned ones;
+ * returns it opened (the caller checks what its version lacks). */
+static trc_reader *open_frozen(const char *name, uint64_t file_fnv, uint64_t content, uint32_t minor)
+{
+    size_t n;
+    const char *p = golden_path_of(name);
+    uint8_t *b = slurp(p, &n);
+    if (!b) fail_msg("%s missing (it is never regenerated: restore it from git)", p);
+    uint64_t fnv = gen_fnv(0xcbf29ce484222325ull, b, n);
+    free(b);
+    if (fnv != file_fnv)
+        fail_msg("%s changed: FNV-1a 0x%016llx, pinned 0x%016llx", p, (unsigned long long)fnv,
+                 (unsigned long long)file_fnv);
+    uint64_t c = content_of(p);
+    if (c != content)
+        fail_msg("decoded content of %s: 0x%016llx, pinned 0x%016llx", p, (unsigned long long)c,
+                 (unsigned long long)content);
+    char err[512];
+    trc_reader *r = trc_reader_open(p, err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    assert_int_equal(trc_reader_header(r)->format_minor, minor);
+    return r;
+}
+
 /* The frozen 1.0 file: same bytes, read to the same content (its code objects
  * have no load address: the replay falls back to the allocation order). */
 static void test_golden_1_0(void **state)
 {
     (void)state;
-    size_t n;
-    const char *p = golden_path_of(GOLDEN10_NAME);
-    uint8_t *b = slurp(p, &n);
-    if (!b) fail_msg("%s missing (it is never regenerated: restore it from git)", p);
-    uint64_t fnv = gen_fnv(0xcbf29ce484222325ull, b, n);
-    free(b);
-    if (fnv != GOLDEN10_FILE_FNV)
-        fail_msg("%s changed: FNV-1a 0x%016llx, pinned 0x%016llx", p, (unsigned long long)fnv,
-                 (unsigned long long)GOLDEN10_FILE_FNV);
-    uint64_t c = content_of(p);
-    if (c != GOLDEN10_CONTENT)
-        fail_msg("decoded content of %s: 0x%016llx, pinned 0x%016llx", p, (unsigned long long)c,
-                 (unsigned long long)GOLDEN10_CONTENT);
-    char err[512];
-    trc_reader *r = trc_reader_open(p, err, sizeof err);
-    if (!r) fail_msg("%s", err);
-    assert_int_equal(trc_reader_header(r)->format_minor, 0);
+    trc_reader *r = open_frozen(GOLDEN10_NAME, GOLDEN10_FILE_FNV, GOLDEN10_CONTENT, 0);
     assert_int_equal(trc_reader_code_object_addr(r, 0), 0);
     trc_reader_close(r);
 }
@@ -185,23 +193,8 @@ static void test_golden_1_0(void **state)
 static void test_golden_1_1(void **state)
 {
     (void)state;
-    size_t n;
-    const char *p = golden_path_of(GOLDEN11_NAME);
-    uint8_t *b = slurp(p, &n);
-    if (!b) fail_msg("%s missing (it is never regenerated: restore it from git)", p);
-    uint64_t fnv = gen_fnv(0xcbf29ce484222325ull, b, n);
-    free(b);
-    if (fnv != GOLDEN11_FILE_FNV)
-        fail_msg("%s changed: FNV-1a 0x%016llx, pinned 0x%016llx", p, (unsigned long long)fnv,
-                 (unsigned long long)GOLDEN11_FILE_FNV);
-    uint64_t c = content_of(p);
-    if (c != GOLDEN11_CONTENT)
-        fail_msg("decoded content of %s: 0x%016llx, pinned 0x%016llx", p, (unsigned long long)c,
-                 (unsigned long long)GOLDEN11_CONTENT);
     char err[512];
-    trc_reader *r = trc_reader_open(p, err, sizeof err);
-    if (!r) fail_msg("%s", err);
-    assert_int_equal(trc_reader_header(r)->format_minor, 1);
+    trc_reader *r = open_frozen(GOLDEN11_NAME, GOLDEN11_FILE_FNV, GOLDEN11_CONTENT, 1);
     trc_wg *g = trc_reader_load_wg(r, 0, 0, err, sizeof err);
     if (!g) fail_msg("%s", err);
     for (uint32_t v = 0; v < g->n_waves; v++)
