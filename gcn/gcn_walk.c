@@ -92,8 +92,11 @@ static int await_retry(gcn_walk *w, uint64_t at, uint64_t end)
     if (w->dyn != end)
         return 0;
     if (!w->aw_diff || w->aw_n >= GCN_WALK_MAX_RETRY || w->aw_n >= w->aw_max) { /* read what was recorded (or gave up): on */
-        if (w->aw_diff)
+        if (w->aw_diff) {
+            if (!w->aw_gave_up)
+                w->aw_gave_up_pc = w->tw->await_pc[w->aw_i];
             w->aw_gave_up++;
+        }
         w->aw_i++;
         return await_next(w);
     }
@@ -199,12 +202,20 @@ int gcn_walk_await_point(gcn_walk *w)
     default:
         return 0;
     }
+    if (w->aw_n >= w->aw_max) {
+        /* max_repeats polls and memory never showed what the recording saw:
+         * the configured machine does not end this wait. Give up: go on as
+         * recorded (from the template's end the way out, from inside the way
+         * out the rest of it), counted for the caller to report. */
+        if (!w->aw_gave_up)
+            w->aw_gave_up_pc = tw->await_pc[w->aw_i];
+        w->aw_gave_up++;
+        w->aw_i++;
+        return await_next(w);
+    }
+    w->aw_n++;
     w->aw_repeats++;
     w->aw_iters++;
-    if (++w->aw_n > w->aw_max)
-        return gcn_walk_fail(w, "await %u (loop at 0x%" PRIx64 ") repeated %" PRIu64
-                             " times without memory showing what the recording saw: the wait never ends here",
-                             w->aw_i, tw->await_pc[w->aw_i], w->aw_max);
     w->dyn_extra += w->dyn - at;
     pos_restore(w, &w->aw_pos);
     w->aw_state = GCN_AW_TEMPLATE;

@@ -76,7 +76,9 @@ typedef struct gcn_walk {
     uint64_t aw_max;           /* iterations one await may repeat before the walk fails */
     uint64_t aw_n;             /* iterations the current await repeated */
     uint32_t aw_kind;          /* TRC_AWAIT_* of the current await */
-    uint64_t aw_gave_up;       /* RETRY awaits given up after max_retry (the recorded data never came) */
+    uint64_t aw_gave_up;       /* awaits given up (the recorded data never came): RETRY after max_retry
+                                * tries, WAIT after max_repeats polls */
+    uint64_t aw_gave_up_pc;    /* loop head of the first await given up */
     gcn_walk_pos aw_pos;       /* the template's start */
     char err[192];      /* the last inconsistency */
 } gcn_walk;
@@ -101,8 +103,10 @@ enum {
  * way out reads other data before the wave leaves the loop (memory changed,
  * but not to what the recording saw), it goes back to the template. So the
  * number of wait iterations is the caller's (its timing), not the
- * recording's. max_repeats bounds one await (a wait that never ends fails the
- * walk). */
+ * recording's. max_repeats bounds one await: a wait that memory never ends
+ * gives up after max_repeats repetitions of its template, goes on as recorded
+ * (the way out) and counts aw_gave_up (the caller reports it as a
+ * difference), so the rest of the wave is still replayed. */
 void gcn_walk_awaits_on(gcn_walk *w, uint64_t max_repeats);
 
 /* RETRY awaits (the only iteration of a loop, recorded as a poll): the walk

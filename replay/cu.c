@@ -92,9 +92,21 @@ static void wave_finish(rp_wave *w, rp_engine *e)
     /* per wave, not per instruction: a U-MGPU kernel's waves run in several partitions */
     __atomic_add_fetch(&w->wg->k->n_instr, w->walk.dyn + w->walk.dyn_extra - w->walk.dyn_skipped, __ATOMIC_RELAXED);
     if (w->walk.aw_gave_up) {
-        /* a retried poll never read what the recording saw: a difference */
-        rp_chk(w->cu->sim)->await_give_ups += w->walk.aw_gave_up;
+        /* polls never read what the recording saw: a difference */
+        rp_sim *s = w->cu->sim;
+        rp_chk(s)->await_give_ups += w->walk.aw_gave_up;
         __atomic_add_fetch(&w->wg->k->mismatches, w->walk.aw_gave_up, __ATOMIC_RELAXED);
+        if (rp_out(s) && rp_chk(s)->printed < s->cfg.check_print) {
+            rp_chk(s)->printed++;
+            const rp_wg *wg = w->wg;
+            fprintf(rp_out(s),
+                    "mismatch: await kernel %u wg (%u,%u,%u) wave %u: %llu wait(s) gave up, the first at loop 0x%llx: "
+                    "memory never showed what the recording saw (sim.await_max_polls polls; at most 16384 for a "
+                    "retried iteration); went on as recorded\n",
+                    wg->k->launch.kernel_id, wg->tw->wg_id[0], wg->tw->wg_id[1], wg->tw->wg_id[2],
+                    w->walk.tw->wave_in_wg, (unsigned long long)w->walk.aw_gave_up,
+                    (unsigned long long)w->walk.aw_gave_up_pc);
+        }
     }
     if (w->walk.aw_iters) {
         __atomic_add_fetch(&w->wg->k->spin_iterations, w->walk.aw_iters, __ATOMIC_RELAXED);

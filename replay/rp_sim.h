@@ -36,7 +36,7 @@ typedef struct rp_check {
     uint64_t walk_errors;     /* trace/program inconsistencies */
     uint64_t polls_checked, poll_changes; /* loads of awaits (trace 1.2) and those that saw memory change */
     uint64_t spin_iterations; /* wait iterations the replay polled (awaits: the model's waiting) */
-    uint64_t await_give_ups;  /* retried polls that never read the recorded data (counted as differences) */
+    uint64_t await_give_ups;  /* awaits whose polls never read the recorded data (differences) */
     uint64_t printed;
     uint64_t atomic_printed;
 } rp_check;

@@ -759,8 +759,8 @@ void rp_sim_report(rp_sim *s, FILE *f)
             (unsigned long long)c->d2h_mismatches, (unsigned long long)c->walk_errors);
     if (c->polls_checked || c->spin_iterations)
         fprintf(f,
-                "awaits: %llu polls read (%llu saw memory change), %llu wait iterations polled, %llu retried "
-                "polls gave up (differences) (trace 1.2)\n",
+                "awaits: %llu polls read (%llu saw memory change), %llu wait iterations polled, %llu waits "
+                "gave up (differences) (trace 1.2)\n",
                 (unsigned long long)c->polls_checked, (unsigned long long)c->poll_changes,
                 (unsigned long long)c->spin_iterations, (unsigned long long)c->await_give_ups);
     print_summary(s, f);

@@ -5,7 +5,7 @@
  * caller's polls reporting "memory changed" at chosen polls: the template
  * repeats while nothing changed, a change in the prefix skips to the way out,
  * a way out whose poll reads other data goes back to the template, a wait
- * that never ends fails after max_repeats, and a template that does not
+ * that never ends gives up after max_repeats and goes on as recorded, and a template that does not
  * start at its loop head is an inconsistency. Instruction counts are checked
  * as executed = dyn + dyn_extra - dyn_skipped.
  */
@@ -156,15 +156,45 @@ static void test_failed_way_out_waits_again(void **state)
     gcn_program_free(f.p);
 }
 
-static void test_endless_wait_fails(void **state)
+/* A wait whose polls never read other data: after max_repeats repetitions
+ * of the template the walk gives up, goes on with the recorded way out and
+ * counts it (the rest of the wave is walked, no walk error). */
+static void test_endless_wait_gives_up(void **state)
 {
     (void)state;
     fixture f;
     setup(&f, aw_at[0]);
     gcn_walk w;
     int polls;
-    assert_int_equal(walk(&w, &f, 1, 50, NULL, 0, &polls), -1);
-    assert_non_null(strstr(w.err, "repeated 50 times"));
+    long n = walk(&w, &f, 1, 50, NULL, 0, &polls);
+    if (n < 0) fail_msg("%s", w.err);
+    assert_int_equal(w.aw_gave_up, 1);
+    assert_int_equal(w.aw_gave_up_pc, 0x104);
+    assert_int_equal(w.aw_repeats, 50);
+    /* prefix, template, 50 repeats; the way out after a give-up is no poll (a
+     * plain load: its data is checked) */
+    assert_int_equal(polls, 1 + 1 + 50);
+    assert_int_equal(n, 1 + 4 + 4 + 50 * 4 + 4 + 1);
+    assert_int_equal(w.aw_check, 0);
+    gcn_program_free(f.p);
+}
+
+/* The way out's poll keeps reading other data (memory changed, never to what
+ * the recording saw): back to the template each time, then given up from
+ * inside the way out. */
+static void test_way_out_that_never_matches_gives_up(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, aw_at[0]);
+    gcn_walk w;
+    int polls, d[64];
+    for (int i = 0; i < 64; i++)
+        d[i] = i + 2; /* every poll after the prefix's reads other data */
+    long n = walk(&w, &f, 1, 3, d, 64, &polls);
+    if (n < 0) fail_msg("%s", w.err);
+    assert_int_equal(w.aw_gave_up, 1);
+    assert_int_equal(w.aw_repeats, 3);
     gcn_program_free(f.p);
 }
 
@@ -249,7 +279,8 @@ int main(void)
         cmocka_unit_test(test_template_repeats_until_a_change),
         cmocka_unit_test(test_change_in_prefix_skips_to_the_way_out),
         cmocka_unit_test(test_failed_way_out_waits_again),
-        cmocka_unit_test(test_endless_wait_fails),
+        cmocka_unit_test(test_endless_wait_gives_up),
+        cmocka_unit_test(test_way_out_that_never_matches_gives_up),
         cmocka_unit_test(test_template_away_from_its_head),
         cmocka_unit_test(test_retry_repeats_while_memory_differs),
         cmocka_unit_test(test_retry_gives_up),
