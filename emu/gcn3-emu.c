@@ -4,7 +4,8 @@
  *   gcn3-emu [--gpus N] [--threads T] [--record FILE] [--timeout S] [--quiet] -- PROG ARGS...
  *
  * The launcher only sets up the environment: it finds our libamdhip64.so.5 in
- * ../lib relative to its own executable (/proc/self/exe), puts that
+ * ../lib/gcn3sim (installed) or ../lib (build tree) relative to its own
+ * executable (/proc/self/exe), puts that
  * directory first on LD_LIBRARY_PATH (hipcc binaries have no RPATH, FACTS.md),
  * passes the options to the runtime in GCN3EMU_* variables and runs the
  * program, so its output and exit status pass through unchanged (a program
@@ -29,6 +30,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gcn3sim_version.h"
+
 static const char usage[] =
     "usage: gcn3-emu [--gpus N] [--threads T] [--record FILE.gtrace] [--quiet] -- PROG [ARGS...]\n"
     "Run a HIP program built with hipcc --offload-arch=gfx803 on the GCN3 emulator.\n"
@@ -40,7 +43,9 @@ static const char usage[] =
     "  --quiet          no per-kernel summary on stderr\n"
     "  --progress       a progress line for long kernels (default: when stderr is a terminal);\n"
     "  --no-progress    none\n"
-    "  --help           this text\n";
+    "  --help           this text\n"
+    "  --version        version and commit\n"
+    "The HIP runtime is <prefix>/lib/gcn3sim/libamdhip64.so.5 (installed) or <build>/lib (build tree).\n";
 
 static volatile sig_atomic_t alarm_fired;
 static void on_alarm(int sig)
@@ -82,6 +87,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage, stdout);
             return 0;
+        } else if (!strcmp(a, "--version")) {
+            printf("gcn3-emu %s (commit %s)\n", GCN3SIM_VERSION, GCN3SIM_COMMIT);
+            return 0;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = 1;
         } else if (!strcmp(a, "--progress")) {
@@ -116,7 +124,8 @@ int main(int argc, char **argv)
     if (i >= argc)
         return bad_usage("%s", "no program given after --");
 
-    /* <prefix>/bin/gcn3-emu -> <prefix>/lib */
+    /* <prefix>/bin/gcn3-emu -> <prefix>/lib/gcn3sim (make install), else
+     * <build>/bin/gcn3-emu -> <build>/lib */
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) {
@@ -127,14 +136,19 @@ int main(int argc, char **argv)
     char *slash = strrchr(exe, '/');
     if (slash)
         *slash = 0;
-    char libdir[PATH_MAX + 8];
-    snprintf(libdir, sizeof libdir, "%s/../lib", exe);
-    char lib[PATH_MAX + 32];
-    snprintf(lib, sizeof lib, "%s/libamdhip64.so.5", libdir);
+    char libdir[PATH_MAX + 16];
+    char lib[PATH_MAX + 48];
     struct stat sb;
+    snprintf(libdir, sizeof libdir, "%s/../lib/gcn3sim", exe);
+    snprintf(lib, sizeof lib, "%s/libamdhip64.so.5", libdir);
     if (stat(lib, &sb) != 0) {
-        fprintf(stderr, "gcn3-emu: %s not found (%s); build it with make\n", lib, strerror(errno));
-        return 2;
+        snprintf(libdir, sizeof libdir, "%s/../lib", exe);
+        snprintf(lib, sizeof lib, "%s/libamdhip64.so.5", libdir);
+        if (stat(lib, &sb) != 0) {
+            fprintf(stderr, "gcn3-emu: %s/../lib/gcn3sim/libamdhip64.so.5 not found, nor %s (%s); build it with make\n",
+                    exe, lib, strerror(errno));
+            return 2;
+        }
     }
     char real[PATH_MAX];
     const char *dir = realpath(libdir, real) ? real : libdir;

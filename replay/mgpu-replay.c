@@ -24,6 +24,7 @@
 #include "replay/rp_config.h"
 #include "replay/rp_sim.h"
 #include "replay/rp_sweep.h"
+#include "gcn3sim_version.h"
 #include "traceformat/trc.h"
 
 static void usage(FILE *f)
@@ -34,6 +35,9 @@ static void usage(FILE *f)
             "                   [--timeline FILE.json [--timeline-budget N]] [--progress|--no-progress] TRACE\n"
             "       mgpu-replay --sweep SWEEP.ini [--jobs J] [--out DIR] [--trace-cache SIZE] [--quiet] [--yes] TRACE\n"
             "       mgpu-replay --list-params [--markdown]\n"
+            "       mgpu-replay --version\n"
+            "Replay a gcn3-emu trace on a cycle-level timing model of one or more GCN3 GPUs and check the\n"
+            "data values its memory model delivers against the recording (docs/user-guide.md).\n"
             "  --topo defaults to the r9nano preset\n"
             "  --progress        a progress line on stderr (default: when stderr is a terminal)\n");
 }
@@ -508,6 +512,9 @@ int main(int argc, char **argv)
             md = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            printf("mgpu-replay %s (commit %s)\n", GCN3SIM_VERSION, GCN3SIM_COMMIT);
             return 0;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "mgpu-replay: unknown option '%s'\n", a);

@@ -28,6 +28,7 @@
 #include "gcn/gcn_isa.h"
 #include "gcn/gcn_operand.h"
 #include "emu/isa/gcn_sem.h"
+#include "gcn3sim_version.h"
 
 enum { F_NATIVE, F_E64, F_SDWA, F_DPP, F_N };
 typedef struct cnt { unsigned n[F_N], ok[F_N]; } cnt;
@@ -72,6 +73,16 @@ static const char *fmt_name(unsigned f)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: gcn3-isa-coverage CORPUS   (tests/isa/gfx803-corpus.s)\n"
+               "Decode every line of an llvm-mc -show-encoding corpus with the emulator's decoder and\n"
+               "report, per instruction format, which instructions it knows. --help, --version.\n");
+        return 0;
+    }
+    if (argc == 2 && !strcmp(argv[1], "--version")) {
+        printf("gcn3-isa-coverage %s (commit %s)\n", GCN3SIM_VERSION, GCN3SIM_COMMIT);
+        return 0;
+    }
     if (argc != 2) {
         fprintf(stderr, "usage: gcn3-isa-coverage CORPUS   (tests/isa/gfx803-corpus.s)\n");
         return 2;

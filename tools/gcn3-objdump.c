@@ -33,6 +33,7 @@
 
 #include "gcn/gcn_isa.h"
 #include "gcn/gcn_loader.h"
+#include "gcn3sim_version.h"
 
 #ifndef EM_AMDGPU
 #define EM_AMDGPU 224
@@ -388,7 +389,18 @@ static int dump_file(const char *file)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        printf("usage: %s FILE...   (gfx803 code object, offload bundle or HIP executable)\n"
+               "Disassemble the gfx803 kernels of each FILE with the emulator's own decoder, in\n"
+               "llvm-objdump's syntax. --help, --version.\n",
+               prog);
+        return 0;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "--version")) {
+        printf("%s %s (commit %s)\n", prog, GCN3SIM_VERSION, GCN3SIM_COMMIT);
+        return 0;
+    }
+    if (argc < 2) {
         fprintf(stderr, "usage: %s FILE...   (gfx803 code object, offload bundle or HIP executable)\n", prog);
         return 2;
     }

@@ -33,6 +33,8 @@
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_getFrameHeader */
 #include <zstd.h>
 
+#include "gcn3sim_version.h"
+
 #include "gcn/gcn_isa.h"
 #include "gcn/gcn_operand.h"
 #include "gcn/gcn_loader.h"
@@ -395,20 +397,27 @@ typedef struct opts {
     int json, with_data, instr, no_walk;
 } opts;
 
-static int usage(void)
+static int usage_to(FILE *f, int rc)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: gcn3-trace info TRACE [--json]\n"
             "       gcn3-trace dump TRACE [--kernel K] [--wg N] [--wave W] [--no-data] [--instr] [--json]\n"
             "       gcn3-trace stats TRACE [--kernel K] [--json]\n"
             "       gcn3-trace verify TRACE [--no-walk]\n"
             "       gcn3-trace salvage IN OUT\n"
-            "  --kernel K  kernel id (launch order)   --wg N  workgroup index in grid order (z, y, x)\n"
-            "  --wave W    wavefront in the workgroup --no-data  do not read data values\n"
+            "  --kernel K  kernel id (launch order)\n"
+            "  --wg N      workgroup index in grid order (z, y, x)\n"
+            "  --wave W    wavefront in the workgroup\n"
+            "  --no-data   do not read data values\n"
             "  --instr     also list each wave's dynamic instructions (walked through the code object)\n"
-            "  --no-walk   verify: skip the code objects and the wavefront walks (format checks only)\n");
-    return 2;
+            "  --no-walk   verify: skip the code objects and the wavefront walks (format checks only)\n"
+            "Inspect a gcn3-emu .gtrace trace: header and host events (info), wavefront records (dump),\n"
+            "per-kernel statistics (stats), a full consistency check (verify), or copy what a damaged\n"
+            "trace still holds into a readable one (salvage). --help, --version.\n");
+    return rc;
 }
+
+static int usage(void) { return usage_to(stderr, 2); }
 
 static int parse_num(const char *s, long *out)
 {
@@ -1542,6 +1551,11 @@ int main(int argc, char **argv)
 {
     if (argc < 2) return usage();
     const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) return usage_to(stdout, 0);
+    if (!strcmp(cmd, "--version")) {
+        printf("gcn3-trace %s (commit %s)\n", GCN3SIM_VERSION, GCN3SIM_COMMIT);
+        return 0;
+    }
     int is_info = !strcmp(cmd, "info"), is_dump = !strcmp(cmd, "dump"), is_stats = !strcmp(cmd, "stats"),
         is_verify = !strcmp(cmd, "verify"), is_salvage = !strcmp(cmd, "salvage");
     if (!is_info && !is_dump && !is_stats && !is_verify && !is_salvage) {

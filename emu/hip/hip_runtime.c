@@ -32,6 +32,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gcn3sim_version.h"
+
 hip_rt hip_rt_state = {.mu = PTHREAD_MUTEX_INITIALIZER};
 #define rt hip_rt_state
 
@@ -158,7 +160,7 @@ static void do_init(void)
         trc_header_info h;
         memset(&h, 0, sizeof h);
         snprintf(h.producer, sizeof h.producer, "gcn3-emu");
-        snprintf(h.producer_version, sizeof h.producer_version, "0.1");
+        snprintf(h.producer_version, sizeof h.producer_version, "%s", GCN3SIM_VERSION);
         snprintf(h.isa_target, sizeof h.isa_target, "amdgcn-amd-amdhsa--gfx803");
         h.device_count = gpus;
         read_cmdline(h.command_line, sizeof h.command_line);
