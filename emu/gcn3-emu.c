@@ -38,6 +38,8 @@ static const char usage[] =
     "  --gpus N         number of emulated GPUs (1-16, default 1)\n"
     "  --threads T      emulator worker threads (default: online CPUs)\n"
     "  --record FILE    record a trace for mgpu-replay\n"
+    "  --timeline FILE  write the host events and the kernels' emulation spans as Chrome\n"
+    "                   trace-event JSON (Perfetto UI, chrome://tracing); wall-clock time\n"
     "  --timeout S      stop the program after S seconds (SIGTERM: where every wave is\n"
     "                   is printed and the trace closed; exit status 124)\n"
     "  --quiet          no per-kernel summary on stderr\n"
@@ -62,6 +64,24 @@ static int bad_usage(const char *fmt, const char *arg)
     return 2;
 }
 
+/* The runtime opens the file: an absolute path survives the program's chdir.
+ * NULL unsets the variable. */
+static void set_path_env(const char *name, const char *path)
+{
+    if (!path) {
+        unsetenv(name);
+        return;
+    }
+    char abs[PATH_MAX];
+    if (path[0] != '/' && getcwd(abs, sizeof abs) && strlen(abs) + strlen(path) + 2 < sizeof abs) {
+        strcat(abs, "/");
+        strcat(abs, path);
+        setenv(name, abs, 1);
+    } else {
+        setenv(name, path, 1);
+    }
+}
+
 static int parse_count(const char *opt, const char *v, long lo, long hi)
 {
     char *end;
@@ -77,7 +97,7 @@ static int parse_count(const char *opt, const char *v, long lo, long hi)
 
 int main(int argc, char **argv)
 {
-    const char *gpus = NULL, *threads = NULL, *record = NULL;
+    const char *gpus = NULL, *threads = NULL, *record = NULL, *timeline = NULL;
     int quiet = 0, i = 1, timeout_s = 0, progress = -1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -97,7 +117,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--no-progress")) {
             progress = 0;
         } else if (!strcmp(a, "--gpus") || !strcmp(a, "--threads") || !strcmp(a, "--record") ||
-                   !strcmp(a, "--timeout")) {
+                   !strcmp(a, "--timeout") || !strcmp(a, "--timeline")) {
             if (i + 1 >= argc)
                 return bad_usage("%s needs a value", a);
             const char *v = argv[++i];
@@ -112,6 +132,8 @@ int main(int argc, char **argv)
             } else if (!strcmp(a, "--timeout")) {
                 if ((timeout_s = parse_count(a, v, 1, 100000000)) < 0)
                     return 2;
+            } else if (!strcmp(a, "--timeline")) {
+                timeline = v;
             } else {
                 record = v;
             }
@@ -165,20 +187,8 @@ int main(int argc, char **argv)
         setenv("GCN3EMU_GPUS", gpus, 1);
     if (threads)
         setenv("GCN3EMU_THREADS", threads, 1);
-    if (record) {
-        /* The runtime opens the file; an absolute path survives a chdir. */
-        char abs[PATH_MAX];
-        if (record[0] != '/' && getcwd(abs, sizeof abs) &&
-            strlen(abs) + strlen(record) + 2 < sizeof abs) {
-            strcat(abs, "/");
-            strcat(abs, record);
-            setenv("GCN3EMU_RECORD", abs, 1);
-        } else {
-            setenv("GCN3EMU_RECORD", record, 1);
-        }
-    } else {
-        unsetenv("GCN3EMU_RECORD");
-    }
+    set_path_env("GCN3EMU_RECORD", record);
+    set_path_env("GCN3EMU_TIMELINE", timeline);
     if (quiet)
         setenv("GCN3EMU_QUIET", "1", 1);
     setenv("GCN3EMU_PROGRESS", progress == 1 || (progress < 0 && isatty(STDERR_FILENO)) ? "1" : "0", 1);

@@ -581,6 +581,7 @@ typedef struct runner {
     rp_sweep_row *rows;
     size_t *mine, n_mine, next, done;
     uint64_t trace_bytes;
+    double t0; /* wall clock at the start (s): the progress lines' ETA */
     pthread_mutex_t mu;
     rp_sweep_summary *sum;
 } runner;
@@ -797,15 +798,23 @@ static void run_point(runner *R, size_t i)
         point_desc(R->sw, i, desc, sizeof desc);
         if (o->nranks > 1)
             snprintf(who, sizeof who, " rank %u", o->rank);
+        /* progress (issue 18): the wall time so far and, from its mean per
+         * point done, what the remaining points need */
+        char eta[64] = "";
+        if (k < R->n_mine) {
+            double el = now_s() - R->t0;
+            snprintf(eta, sizeof eta, "; %.0f s elapsed, ETA %.0f s", el, el / (double)k * (double)(R->n_mine - k));
+        }
         if (row->status == RP_SWEEP_ERROR)
-            fprintf(o->log, "sweep%s: [%zu/%zu] point %zu (%s): error: %s\n", who, k, R->n_mine, i, desc, err);
+            fprintf(o->log, "sweep%s: [%zu/%zu] point %zu (%s): error: %s%s\n", who, k, R->n_mine, i, desc, err, eta);
         else
-            fprintf(o->log, "sweep%s: [%zu/%zu] point %zu (%s): %" PRIu64 " cycles, %s, %s%s\n", who, k,
+            fprintf(o->log, "sweep%s: [%zu/%zu] point %zu (%s): %" PRIu64 " cycles, %s, %s%s%s\n", who, k,
                     R->n_mine, i, desc, row->time_ps / (row->period_ps ? row->period_ps : 1),
                     status_name(row->status), row->reused ? "reused " : "",
-                    row->reused ? path : (snprintf(err, sizeof err, "%.2f s", row->wall_s), err));
+                    row->reused ? path : (snprintf(err, sizeof err, "%.2f s", row->wall_s), err), eta);
         if (existed && !row->reused && row->status != RP_SWEEP_ERROR)
             fprintf(o->log, "sweep%s: %s was incomplete or from another sweep: ran the point again\n", who, path);
+
         fflush(o->log);
     }
     pthread_mutex_unlock(&R->mu);
@@ -856,6 +865,7 @@ int rp_sweep_run(const rp_sweep *sw, trc_reader *rd, const rp_sweep_opts *o, rp_
     if (jobs > R.n_mine)
         jobs = R.n_mine ? (unsigned)R.n_mine : 1;
     double t0 = now_s();
+    R.t0 = t0;
     pthread_t *th = calloc(jobs, sizeof *th);
     unsigned started = 0;
     if (th && jobs > 1)

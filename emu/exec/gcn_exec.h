@@ -42,6 +42,10 @@ typedef struct gcn_machine_config {
      * stderr (workgroups done, resident, seconds), rewritten in place when
      * progress_tty, else one line per report; cleared (tty) when it ends. */
     int progress, progress_tty;
+    /* Called with every host event the machine itself makes (allocations
+     * and frees), recorded or not, from the allocating thread: the runtime's
+     * timeline. NULL: none. */
+    void (*on_event)(const trc_event *ev);
 } gcn_machine_config;
 
 /* NULL on failure (message in err). */

@@ -33,6 +33,8 @@ static uint64_t page_size(void)
 
 int gcn_trace_event(gcn_machine *m, const trc_event *ev)
 {
+    if (m->cfg.on_event)
+        m->cfg.on_event(ev);
     if (!m->cfg.trace)
         return 0;
     pthread_mutex_lock(&m->trace_lock);

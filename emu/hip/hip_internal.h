@@ -136,6 +136,21 @@ int hip_current_device(void);
 void hip_trace_event(const trc_event *ev);
 /* Report a trace writer failure once (name of file + message). */
 void hip_trace_failed(const char *msg);
+
+/* gcn3-emu --timeline (hip_timeline.c): Chrome trace-event JSON of the host
+ * events and the kernels' emulation spans. hip_tl_open(path) at init (NULL or
+ * "": off); hip_tl_event(ev) for every host event (instants on the host's
+ * stream tracks); hip_tl_kernel(...) one span per kernel, times from
+ * hip_tl_now() (us of wall clock since open; 0 when off); hip_tl_close at
+ * exit writes the file (-1 on a write error, reported on stderr). */
+void hip_tl_open(const char *path);
+int hip_tl_on(void);
+double hip_tl_now(void);
+void hip_tl_event(const trc_event *ev);
+void hip_tl_kernel(uint32_t device, uint32_t stream, const char *name, const uint32_t grid[3],
+                   const uint32_t wg_size[3], double t0_us, double t1_us, uint64_t waves, uint64_t wave_instructions,
+                   const char *status);
+int hip_tl_close(const char *command_line);
 /* Stream id of a hipStream_t (0 = null stream and hipStreamPerThread); s
  * must have passed hip_stream_check. */
 uint32_t hip_stream_id(hipStream_t s);

@@ -407,8 +407,18 @@ static hipError_t launch_locked_ex(const void *host_fn, dim3 grid, dim3 block, v
     gcn_launch_result res;
     memset(&res, 0, sizeof res);
     hip_host_memory_before_launch();
+    double tl0 = hip_tl_now();
     gcn_launch_status st = coop ? gcn_launch_cooperative(rt.m, mod->loaded, k, &p, &res)
                                 : gcn_launch(rt.m, mod->loaded, k, &p, &res);
+    if (hip_tl_on()) {
+        static const char *const stn[] = {"ok", "memory fault", "illegal instruction", "trap", "bad configuration",
+                                          "trace error", "out of memory", "deadlock", "interrupted"};
+        char *tf;
+        const char *dn = demangle(k->name, &tf);
+        hip_tl_kernel(p.device, p.stream, dn, p.grid, p.wg_size, tl0, hip_tl_now(), res.waves, res.wave_instructions,
+                      (unsigned)st < sizeof stn / sizeof stn[0] ? stn[st] : "failed");
+        free(tf);
+    }
     hip_host_memory_after_launch();
     if (ka != stackbuf)
         free(ka);

@@ -100,6 +100,7 @@ static void at_exit(int status, void *arg)
         /* The writer is not destroyed: emulator threads or late callers may
          * still hold it; the process is ending anyway. */
     }
+    hip_tl_close(getenv("GCN3EMU_CMDLINE"));
     pthread_mutex_unlock(&rt.mu);
     /* The program ran as it would without recording: its exit status stands. */
     if (bad)
@@ -152,6 +153,7 @@ static void do_init(void)
     rt.n_threads = threads;
     const char *q = getenv("GCN3EMU_QUIET");
     rt.quiet = q && *q && strcmp(q, "0") != 0;
+    hip_tl_open(getenv("GCN3EMU_TIMELINE"));
     const char *rec = getenv("GCN3EMU_RECORD");
     if (rec && *rec) {
         rt.trace_path = strdup(rec);
@@ -172,7 +174,7 @@ static void do_init(void)
         }
     }
     gcn_machine_config cfg = {.n_gpus = gpus, .n_threads = threads, .trace = rt.trace,
-                              .on_wave_sleep = hip_hostcall_serve};
+                              .on_wave_sleep = hip_hostcall_serve, .on_event = hip_tl_event};
     const char *pg = getenv("GCN3EMU_PROGRESS"); /* set by gcn3-emu: --progress, or stderr is a terminal */
     cfg.progress = pg && !strcmp(pg, "1");
     cfg.progress_tty = isatty(STDERR_FILENO);
@@ -251,6 +253,7 @@ void hip_trace_failed(const char *msg)
 
 void hip_trace_event(const trc_event *ev)
 {
+    hip_tl_event(ev);
     if (!rt.trace || rt.trace_failed)
         return;
     if (trc_writer_event(rt.trace, ev) != 0)
