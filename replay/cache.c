@@ -580,7 +580,14 @@ static void cache_run(rp_event *ev, rp_engine *e)
     if (m) {
         handle_bottom(c, m, now);
     } else if (!c->stalled && (m = rp_port_pop(&c->top))) {
-        if (!handle_top(c, m, now)) {
+        uint64_t h0 = c->st_read_hits + c->st_write_hits, m0 = c->st_read_misses + c->st_write_misses;
+        bool took = handle_top(c, m, now);
+        if (took) {
+            int hit = c->st_read_hits + c->st_write_hits != h0;
+            if (hit || c->st_read_misses + c->st_write_misses != m0)
+                RP_HOOK_FIRE(e->hooks, RP_HOOK_CACHE_ACCESS, now, c->gpu, UINT32_MAX, c, &hit, e->hook_sim);
+        }
+        if (!took) {
             /* Put it back at the head and sleep until a fill frees an MSHR. */
             m->next = c->top.head;
             c->top.head = m;

@@ -293,6 +293,7 @@ int rp_dram_init_spec(rp_dram *d, rp_engine *e, const char *name, const rp_dram_
     rp_event_init(&d->done_ev, dram_done, d, RP_PRIO_COMPONENT);
     rp_link_init(&d->in, e, &d->top, 0, 0, 0);
     rp_engine_add_component(e, &d->comp, name, dram_dump);
+    d->in.name = d->comp.name; /* "gpu[g].dram[c]": a timeline's DRAM bandwidth */
     return 0;
 }
 

@@ -359,6 +359,7 @@ void rp_host_run(rp_event *hev, rp_engine *e)
             if (r)
                 break;
             rp_time done = start_transfer(s, ev, g, now);
+            RP_HOOK_FIRE(&s->hooks, RP_HOOK_HOST_COPY, now, g, UINT32_MAX, ev, &done, s);
             h->st_copy_ps += done - now;
             for (uint32_t i = 0; i < s->n_gpus && i < 64; i++)
                 if ((mask >> i & 1) && h->gpu_busy_until[i] < done)

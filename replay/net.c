@@ -100,6 +100,7 @@ static uint32_t add_link(rp_net *n, uint32_t from, uint32_t to, rp_time lat, uin
     k->from = from;
     k->to = to;
     snprintf(k->name, sizeof k->name, "%s", name);
+    k->l.name = k->name;
     return i;
 }
 

@@ -100,6 +100,7 @@ struct rp_cache {
     bool no_allocate;        /* l1v.bypass: read fills serve their MSHR's waiters but are not installed,
                               * so nothing is kept between accesses (MGSim Sec. VII-A) */
     rp_time mshr_t;          /* time of the last change of mshr_used */
+    uint32_t gpu;            /* the GPU it belongs to (RP_HOOK_CACHE_ACCESS); set by its builder */
     /* MSHR lookup without scanning (cache.c): busy MSHRs per hash of their
      * line and, where exactly one, its index; free MSHR indices as a stack */
     uint16_t mshr_hcnt[256], mshr_hidx[256];

@@ -280,6 +280,7 @@ struct rp_link {
     rp_msg *head, *tail;
     rp_port *dst;          /* default destination */
     uint64_t st_msgs, st_bytes; /* statistics */
+    const char *name;      /* set on links a timeline shows as bandwidth (inter-GPU links, DRAM inputs); else NULL */
 };
 
 void rp_link_init(rp_link *l, rp_engine *e, rp_port *dst, rp_time latency_ps,

@@ -28,6 +28,10 @@ typedef enum rp_hook_point {
     RP_HOOK_ACCESS_DONE,      /* item: rp_access; its last line (or LDS operation) completed */
     RP_HOOK_LINK_SEND,        /* item: rp_link, detail: rp_msg (m->arrive set); a message enters a link */
     RP_HOOK_MISMATCH,         /* item: rp_access (NULL: a device-to-host copy), detail: rp_mismatch */
+    RP_HOOK_CACHE_ACCESS,     /* item: rp_cache, detail: const int * (1 hit, 0 miss); a request from above was
+                               * looked up (gpu: the cache's GPU; MSHR merges count as misses, as in its statistics) */
+    RP_HOOK_HOST_COPY,        /* item: trc_event (a copy or memset of the program), detail: const rp_time_ps * (its
+                               * transfer's end); the host starts it (gpu: the device it names) */
     RP_HOOK_COUNT
 } rp_hook_point;
 

@@ -175,6 +175,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
             return -1;
         rp_link_init(&g->l2_links[b], &g->part->eng, &g->l2[b].top, noc, nbw, c->header_bytes);
         g->l2[b].lbufs = &g->part->lbufs;
+        g->l2[b].gpu = id;
         rp_cache_register_stats(&g->l2[b], &s->stats);
     }
     rp_cache_spec l1s = {c->l1s_size, c->l1s_assoc, c->l1v_line, c->l1s_mshrs,
@@ -185,6 +186,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
             return -1;
         rp_link_init(&g->l1s_links[a], &g->part->eng, &g->l1s[a].top, 0, 0, 0);
         g->l1s[a].lbufs = &g->part->lbufs;
+        g->l1s[a].gpu = id;
         rp_cache_register_stats(&g->l1s[a], &s->stats);
     }
     rp_cache_spec l1v = {c->l1v_size, c->l1v_assoc, c->l1v_line, c->l1v_mshrs,
@@ -197,6 +199,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
             return -1;
         cu->l1v.no_allocate = c->l1v_bypass != 0;
         cu->l1v.lbufs = &g->part->lbufs;
+        cu->l1v.gpu = id;
         rp_link_init(&cu->l1v_link, &g->part->eng, &cu->l1v.top, 0, 0, 0);
         cu->l1s_link = &g->l1s_links[cu->sa];
         rp_cache_register_stats(&cu->l1v, &s->stats);

@@ -13,6 +13,17 @@
  * counter too, and the file says how many spans it left out. Deterministic
  * for any --threads: observers append under a lock, spans are sorted before
  * writing.
+ *
+ * Counter tracks, per interval of simulated time (at most TL_BINS intervals:
+ * the interval starts at 10 ns and doubles, merging pairs, whenever the run
+ * outgrows it, so the result depends on the last event's time only): per GPU
+ * "IPC" (wavefront instructions issued per GPU cycle, all CUs), "L2 hit rate"
+ * (hits / requests of its L2 banks; intervals without requests are not
+ * written) and "DRAM GB/s" (bytes into its DRAM channels: line reads and
+ * written data); per inter-GPU link "<link> GB/s" in an "interconnect"
+ * process (bytes sent, headers included). The host is a process of its own
+ * with a span per copy and memset on the track of its stream, from its start
+ * to the end of its transfer.
  */
 #include "rp_sim_internal.h"
 
@@ -30,8 +41,32 @@ typedef struct tl_span {
     uint32_t wg_id[3];
 } tl_span;
 
+#define TL_BINS 1000
+#define TL_BIN0_PS 10000 /* the first interval: 10 ns */
+enum { TL_IPC, TL_L2, TL_BW };
+typedef struct tl_series {
+    char name[64];             /* counter name */
+    uint32_t pid, kind;
+    const void *key;           /* a link (TL_BW: several DRAM links share a GPU's series by name) */
+    uint64_t a[TL_BINS], b[TL_BINS]; /* IPC: instructions; L2: hits, requests; BW: bytes */
+} tl_series;
+
+typedef struct tl_copy {
+    rp_time t0, t1;
+    uint64_t bytes, index;     /* index: host event (program order) */
+    uint32_t device, stream, kind; /* kind: TRC_COPY_* or UINT32_MAX for a memset */
+} tl_copy;
+
 struct rp_timeline {
     pthread_mutex_t mu;
+    rp_time bin_ps, period_ps;
+    uint32_t dram_line;
+    tl_series **ser;           /* 0..2*n_gpus-1: IPC and L2 of each GPU; then bandwidth series */
+    size_t nser;
+    struct { const void *link; size_t ser; } *lmap; /* named link -> its series */
+    size_t nlmap;
+    tl_copy *cp;
+    size_t ncp, capcp;
     uint64_t budget;
     tl_span *v;               /* kernel spans (few: all kept) */
     size_t n, cap;
@@ -139,6 +174,124 @@ static void on_end(void *arg, const rp_hook_ctx *c)
     add_span(t, &sp);
 }
 
+/* The interval of time t, merging pairs of intervals until t fits (under t->mu). */
+static size_t bin_of(rp_timeline *t, rp_time at)
+{
+    while (at / t->bin_ps >= TL_BINS) {
+        for (size_t k = 0; k < t->nser; k++) {
+            tl_series *x = t->ser[k];
+            for (size_t i = 0; i < TL_BINS / 2; i++) {
+                x->a[i] = x->a[2 * i] + x->a[2 * i + 1];
+                x->b[i] = x->b[2 * i] + x->b[2 * i + 1];
+            }
+            memset(x->a + TL_BINS / 2, 0, sizeof x->a / 2);
+            memset(x->b + TL_BINS / 2, 0, sizeof x->b / 2);
+        }
+        t->bin_ps *= 2;
+    }
+    return (size_t)(at / t->bin_ps);
+}
+
+static tl_series *series_new(rp_timeline *t, const char *name, uint32_t pid, uint32_t kind)
+{
+    tl_series **ns = realloc(t->ser, (t->nser + 1) * sizeof *ns);
+    if (!ns)
+        return NULL;
+    t->ser = ns;
+    tl_series *x = calloc(1, sizeof *x);
+    if (!x)
+        return NULL;
+    snprintf(x->name, sizeof x->name, "%s", name);
+    x->pid = pid, x->kind = kind;
+    t->ser[t->nser++] = x;
+    return x;
+}
+
+static void on_issue(void *arg, const rp_hook_ctx *c)
+{
+    rp_timeline *t = arg;
+    if (c->gpu >= t->n_gpus)
+        return;
+    pthread_mutex_lock(&t->mu);
+    t->ser[2 * c->gpu]->a[bin_of(t, c->now)]++;
+    pthread_mutex_unlock(&t->mu);
+}
+
+static void on_cache(void *arg, const rp_hook_ctx *c)
+{
+    rp_timeline *t = arg;
+    const rp_cache *ca = c->item;
+    if (!ca->spec.perform_atomic || c->gpu >= t->n_gpus) /* the L2 (point of coherence) only */
+        return;
+    pthread_mutex_lock(&t->mu);
+    size_t i = bin_of(t, c->now);
+    tl_series *x = t->ser[2 * c->gpu + 1];
+    x->a[i] += *(const int *)c->detail != 0;
+    x->b[i]++;
+    pthread_mutex_unlock(&t->mu);
+}
+
+static void on_link(void *arg, const rp_hook_ctx *c)
+{
+    rp_timeline *t = arg;
+    const rp_link *l = c->item;
+    if (!l->name)
+        return;
+    const rp_msg *m = c->detail;
+    pthread_mutex_lock(&t->mu);
+    size_t k = 0;
+    while (k < t->nlmap && t->lmap[k].link != l)
+        k++;
+    if (k == t->nlmap) { /* first message on this link: find or make its series */
+        char name[64];
+        uint32_t pid = t->n_gpus + 1, g;
+        if (sscanf(l->name, "gpu[%u].dram", &g) == 1 && g < t->n_gpus)
+            snprintf(name, sizeof name, "DRAM GB/s"), pid = g;
+        else
+            snprintf(name, sizeof name, "%.50s GB/s", l->name);
+        size_t j = 2 * (size_t)t->n_gpus;
+        while (j < t->nser && (t->ser[j]->pid != pid || strcmp(t->ser[j]->name, name)))
+            j++;
+        void *nm = realloc(t->lmap, (t->nlmap + 1) * sizeof *t->lmap);
+        if (!nm || (j == t->nser && !series_new(t, name, pid, TL_BW))) {
+            t->failed = 1;
+            pthread_mutex_unlock(&t->mu);
+            return;
+        }
+        t->lmap = nm;
+        t->lmap[t->nlmap].link = l;
+        t->lmap[t->nlmap].ser = j;
+        t->nlmap++;
+    }
+    tl_series *x = t->ser[t->lmap[k].ser];
+    uint64_t bytes = (uint64_t)m->payload + l->header_bytes;
+    if (x->pid < t->n_gpus && m->type == RP_MSG_READ) /* a DRAM read moves a line back */
+        bytes += t->dram_line;
+    x->a[bin_of(t, c->now)] += bytes;
+    pthread_mutex_unlock(&t->mu);
+}
+
+static void on_copy(void *arg, const rp_hook_ctx *c)
+{
+    rp_timeline *t = arg;
+    const trc_event *ev = c->item;
+    rp_sim *s = c->sim;
+    pthread_mutex_lock(&t->mu);
+    if (t->ncp == t->capcp) {
+        size_t nc = t->capcp ? 2 * t->capcp : 64;
+        tl_copy *n = realloc(t->cp, nc * sizeof *n);
+        if (!n) {
+            t->failed = 1;
+            pthread_mutex_unlock(&t->mu);
+            return;
+        }
+        t->cp = n, t->capcp = nc;
+    }
+    t->cp[t->ncp++] = (tl_copy){c->now, *(const rp_time *)c->detail, ev->size, s->next_event, ev->device, ev->stream,
+                                ev->kind == TRC_EV_MEMSET ? UINT32_MAX : ev->copy_kind};
+    pthread_mutex_unlock(&t->mu);
+}
+
 int rp_sim_timeline(rp_sim *s, uint64_t budget)
 {
     if (s->timeline)
@@ -157,11 +310,19 @@ int rp_sim_timeline(rp_sim *s, uint64_t budget)
     /* the heap grows with the spans up to the budget */
     t->h = malloc((t->budget < 65536 ? t->budget : 65536) * sizeof *t->h);
     t->hcap = t->budget < 65536 ? t->budget : 65536;
-    if (!t->busy_ps || !t->h || rp_hooks_attach(&s->hooks, RP_HOOK_WG_END, on_end, t) ||
-        rp_hooks_attach(&s->hooks, RP_HOOK_KERNEL_END, on_end, t)) {
-        free(t->busy_ps);
-        free(t->h);
-        free(t);
+    t->bin_ps = TL_BIN0_PS;
+    t->period_ps = s->clk.period_ps;
+    t->dram_line = s->cfg.l1v_line; /* one line size throughout the hierarchy */
+    int bad = !t->busy_ps || !t->h;
+    for (uint32_t g = 0; g < t->n_gpus && !bad; g++)
+        bad = !series_new(t, "IPC", g, TL_IPC) || !series_new(t, "L2 hit rate", g, TL_L2);
+    if (bad || rp_hooks_attach(&s->hooks, RP_HOOK_WG_END, on_end, t) ||
+        rp_hooks_attach(&s->hooks, RP_HOOK_KERNEL_END, on_end, t) ||
+        rp_hooks_attach(&s->hooks, RP_HOOK_WAVE_ISSUE, on_issue, t) ||
+        rp_hooks_attach(&s->hooks, RP_HOOK_CACHE_ACCESS, on_cache, t) ||
+        rp_hooks_attach(&s->hooks, RP_HOOK_LINK_SEND, on_link, t) ||
+        rp_hooks_attach(&s->hooks, RP_HOOK_HOST_COPY, on_copy, t)) {
+        rp_timeline_free(t);
         return -1;
     }
     s->timeline = t;
@@ -175,6 +336,14 @@ static int span_cmp(const void *a, const void *b)
     CMP(t0); CMP(gpu); CMP(track); CMP(t1); CMP(kernel); CMP(wg);
 #undef CMP
     return 0;
+}
+
+static int series_cmp(const void *a, const void *b)
+{
+    const tl_series *x = *(tl_series *const *)a, *y = *(tl_series *const *)b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return strcmp(x->name, y->name);
 }
 
 static json_t *meta(const char *what, uint32_t pid, int64_t tid, const char *name)
@@ -273,12 +442,77 @@ int rp_sim_write_timeline(rp_sim *s, const char *path)
                 json_array_append_new(ev, e);
             }
     }
+    /* the host: a span per copy and memset, on its stream's track */
+    uint32_t host = t->n_gpus, net = t->n_gpus + 1;
+    json_array_append_new(ev, meta("process_name", host, -1, "host"));
+    static const char *const ck[] = {"copy H2D", "copy D2H", "copy D2D", "copy init"};
+    for (size_t i = 0; i < t->ncp; i++) {
+        const tl_copy *cp = &t->cp[i];
+        json_t *e = json_object(), *a = json_object();
+        json_object_set_new(e, "name", json_string(cp->kind == UINT32_MAX ? "memset" : cp->kind < 4 ? ck[cp->kind] : "copy"));
+        json_object_set_new(e, "cat", json_string("copy"));
+        json_object_set_new(e, "ph", json_string("X"));
+        json_object_set_new(e, "ts", us(cp->t0));
+        json_object_set_new(e, "dur", us(cp->t1 - cp->t0));
+        json_object_set_new(e, "pid", json_integer(host));
+        json_object_set_new(e, "tid", json_integer(cp->stream));
+        json_object_set_new(a, "bytes", json_integer((json_int_t)cp->bytes));
+        json_object_set_new(a, "device", json_integer(cp->device));
+        json_object_set_new(a, "host_event", json_integer((json_int_t)cp->index));
+        json_object_set_new(e, "args", a);
+        json_array_append_new(ev, e);
+    }
+    /* counter tracks, per interval; series sorted by process and name (the
+     * order links first carried a message depends on --threads) */
+    tl_series **so = malloc((t->nser + 1) * sizeof *so);
+    if (!so) {
+        json_decref(root);
+        json_decref(ev);
+        snprintf(s->err, sizeof s->err, "%s: out of memory writing the timeline", path);
+        return -1;
+    }
+    memcpy(so, t->ser, t->nser * sizeof *so);
+    qsort(so, t->nser, sizeof *so, series_cmp);
+    int have_net = 0;
+    for (size_t k = 0; k < t->nser; k++) {
+        const tl_series *x = so[k];
+        size_t last = TL_BINS;
+        while (last > 0 && !x->a[last - 1] && !x->b[last - 1])
+            last--;
+        if (!last)
+            continue;
+        have_net |= x->pid == net;
+        double cycles = (double)t->bin_ps / (double)(t->period_ps ? t->period_ps : 1);
+        for (size_t i = 0; i <= last && i < TL_BINS; i++) {
+            double v;
+            if (x->kind == TL_L2) {
+                if (!x->b[i])
+                    continue;
+                v = (double)x->a[i] / (double)x->b[i];
+            } else if (x->kind == TL_IPC)
+                v = (double)x->a[i] / cycles;
+            else
+                v = (double)x->a[i] * 1000.0 / (double)t->bin_ps; /* bytes/ps = 1000 GB/s */
+            json_t *e = json_object(), *a = json_object();
+            json_object_set_new(e, "name", json_string(x->name));
+            json_object_set_new(e, "ph", json_string("C"));
+            json_object_set_new(e, "ts", us((rp_time)i * t->bin_ps));
+            json_object_set_new(e, "pid", json_integer(x->pid));
+            json_object_set_new(a, "value", json_real(v));
+            json_object_set_new(e, "args", a);
+            json_array_append_new(ev, e);
+        }
+    }
+    free(so);
+    if (have_net)
+        json_array_append_new(ev, meta("process_name", net, -1, "interconnect"));
     json_object_set_new(root, "traceEvents", ev);
     json_object_set_new(root, "displayTimeUnit", json_string("ns"));
     json_t *od = json_object();
     json_object_set_new(od, "producer", json_string("mgpu-replay"));
     json_object_set_new(od, "workgroup_span_budget", json_integer((json_int_t)t->budget));
     json_object_set_new(od, "workgroup_spans_left_out", json_integer((json_int_t)t->left_out));
+    json_object_set_new(od, "counter_interval_ps", json_integer((json_int_t)t->bin_ps));
     json_object_set_new(root, "otherData", od);
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
@@ -297,6 +531,11 @@ void rp_timeline_free(rp_timeline *t)
 {
     if (!t)
         return;
+    for (size_t k = 0; k < t->nser; k++)
+        free(t->ser[k]);
+    free(t->ser);
+    free(t->lmap);
+    free(t->cp);
     pthread_mutex_destroy(&t->mu);
     free(t->v);
     free(t->h);

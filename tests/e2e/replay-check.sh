@@ -156,7 +156,7 @@ PY
 [ $have_red4 = 1 ] && obs_check reduction4-observe reduction4 d-mgpu --threads 2
 [ $have_va = 1 ] && obs_check vectoradd-observe-skipflush vectoradd r9nano --set debug.skip_l2_flush=1
 
-echo "== timeline (--timeline): Chrome trace-event JSON, a span per kernel and per workgroup, deterministic"
+echo "== timeline (--timeline): Chrome trace-event JSON, spans per kernel, workgroup and host copy, counter tracks, deterministic"
 tl_check() { # tag trace topo budget
   local tag=$1 tr=$2 topo=$3 budget=$4 extra=()
   [ "$budget" != 0 ] && extra=(--timeline-budget "$budget")
@@ -176,7 +176,28 @@ if len(wgs) != want: bad.append(f"{len(wgs)} workgroup spans, expected {want}")
 if tl['otherData']['workgroup_spans_left_out'] != n_wg - want: bad.append('left_out wrong')
 if budget and n_wg > budget and not any(e['ph'] == 'C' for e in ev): bad.append('no busy counters over the budget')
 if any(e['dur'] < 0 or e['ts'] < 0 for e in kern + wgs): bad.append('negative time')
-print(('ok   ' if not bad else 'FAIL ') + sys.argv[4] + ': ' + ('; '.join(bad) if bad else f"{len(kern)} kernel and {len(wgs)} workgroup spans of {n_wg}"))
+# kernel spans on the GPU that ran them
+kg = sorted((e['args']['kernel'], e['pid']) for e in kern)
+sg = sorted((k['id'], k['gpu']) for k in st['kernels'])
+if kg != sg: bad.append(f"kernel spans on GPUs {kg[:4]}, the statistics say {sg[:4]}")
+procs = {e['pid']: e['args']['name'] for e in ev if e['ph'] == 'M' and e['name'] == 'process_name'}
+host = [p for p, n in procs.items() if n == 'host']
+copies = [e for e in ev if e.get('cat') == 'copy']
+if not host or not copies or any(e['pid'] != host[0] or e['dur'] < 0 or e['args']['bytes'] <= 0 for e in copies):
+    bad.append(f"host copy spans: {len(copies)} on processes {sorted({e['pid'] for e in copies})}, host {host}")
+cnt = {}
+for e in ev:
+    if e['ph'] == 'C' and not e['name'].endswith(' busy'):
+        cnt.setdefault((procs.get(e['pid']), e['name']), []).append(e['args']['value'])
+gpus_run = sorted({k['gpu'] for k in st['kernels']})
+for g in gpus_run:
+    for name in ('IPC', 'L2 hit rate', 'DRAM GB/s'):
+        v = cnt.get((f'GPU {g}', name))
+        if not v or max(v) <= 0: bad.append(f"GPU {g}: no '{name}' counter")
+if any(not 0 <= x <= 1 for (p, n), v in cnt.items() if n == 'L2 hit rate' for x in v): bad.append('L2 hit rate outside [0, 1]')
+links = [n for (p, n) in cnt if p == 'interconnect']
+if st['totals'].get('inter_gpu_bytes', 0) > 0 and not links: bad.append('inter-GPU traffic but no link counters')
+print(('ok   ' if not bad else 'FAIL ') + sys.argv[4] + ': ' + ('; '.join(bad) if bad else f"{len(kern)} kernel and {len(wgs)} workgroup spans of {n_wg}, {len(copies)} host copies, counters {sorted({n for p, n in cnt})[:6]}"))
 sys.exit(1 if bad else 0)
 PY
   if [ $? = 0 ] && [ $rc = 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); fi
@@ -185,6 +206,7 @@ PY
 }
 [ $have_red4 = 1 ] && tl_check reduction4-timeline reduction4 d-mgpu 0
 [ $have_red4 = 1 ] && tl_check reduction4-timeline-budget reduction4 d-mgpu 100
+[ $have_red = 1 ] && tl_check reduction-umgpu-timeline reduction u-mgpu 0
 
 echo "replay-check: $pass passed, $fail failed"
 [ $fail = 0 ]
