@@ -559,6 +559,10 @@ int rp_sim_run(rp_sim *s)
         t->poll_changes += k->poll_changes;
         t->spin_iterations += k->spin_iterations;
         t->await_give_ups += k->await_give_ups;
+        t->load_order += k->load_order;
+        t->load_adopted += k->load_adopted;
+        t->d2h_order += k->d2h_order;
+        t->d2h_adopted += k->d2h_adopted;
         t->printed += k->printed;
         t->atomic_printed += k->atomic_printed;
         memset(&s->parts[p].check, 0, sizeof s->parts[p].check);

@@ -33,17 +33,18 @@ static void hexbytes(char *buf, size_t n, const uint8_t *p, size_t len)
 static void report(rp_sim *s, const rp_access *a, const char *what, uint64_t addr, const uint8_t *exp,
                    const uint8_t *got, size_t len)
 {
-    rp_mismatch mm = {what, addr, exp, got, (uint32_t)len, !strncmp(what, "atomic", 6), 0, 0};
+    rp_mismatch mm = {what, addr, exp, got, (uint32_t)len, !strncmp(what, "atomic", 6) || strchr(what, '('), 0, 0};
     const rp_cu *cu = a->w->cu;
     RP_HOOK_FIRE(&s->hooks, RP_HOOK_MISMATCH, rp_part_tls ? rp_part_tls->eng.now : s->eng.now, cu->gpu, cu->id, a,
                  &mm, s);
 }
 
 /* The data check's reporter: one "mismatch:" line per difference on the
- * sim's output, at most check.print of them (order-dependent atomic returns
- * are expected to differ between the emulator's and the timing model's
- * interleaving: shown apart as "note:", at most 3). Counts in the running
- * partition's rp_check, so it is safe from any partition's thread. */
+ * sim's output, at most check.print of them (explained differences, those
+ * whose value depends on the order the model chose or on memory the runtime
+ * writes (classify.c), are shown apart as "note:", at most 3). Counts in
+ * the running partition's rp_check, so it is safe from any partition's
+ * thread. */
 void rp_check_reporter(void *arg, const rp_hook_ctx *c)
 {
     (void)arg;
@@ -59,8 +60,8 @@ void rp_check_reporter(void *arg, const rp_hook_ctx *c)
     else
         rp_chk(s)->printed++;
     if (!a) { /* a device-to-host copy */
-        fprintf(out, "mismatch: D2H copy from 0x%llx (%llu bytes): byte at 0x%llx expected 0x%02x got 0x%02x\n",
-                (unsigned long long)mm->copy_src, (unsigned long long)mm->copy_size, (unsigned long long)mm->addr,
+        fprintf(out, "%s: %s from 0x%llx (%llu bytes): byte at 0x%llx expected 0x%02x got 0x%02x\n",
+                atomic ? "note" : "mismatch", mm->what, (unsigned long long)mm->copy_src, (unsigned long long)mm->copy_size, (unsigned long long)mm->addr,
                 mm->expected[0], mm->got[0]);
         return;
     }
@@ -208,9 +209,23 @@ static void check_part(rp_sim *s, rp_access *a, const uint8_t *got, const uint8_
 {
     if (!memcmp(got, exp, n))
         return;
-    rp_chk(s)->load_mismatches++;
-    __atomic_add_fetch(&a->w->wg->k->mismatches, 1, __ATOMIC_RELAXED);
-    report(s, a, "load", lo, exp, got, n);
+    rp_kernel *k = a->w->wg->k;
+    switch (rp_classify_load(s, a->w, lo, n)) {
+    case RP_DIFF_ORDER:
+        rp_chk(s)->load_order++;
+        __atomic_add_fetch(&k->order_loads, 1, __ATOMIC_RELAXED);
+        report(s, a, "load (order-dependent: another wave of the kernel writes it)", lo, exp, got, n);
+        break;
+    case RP_DIFF_ADOPTED:
+        rp_chk(s)->load_adopted++;
+        __atomic_add_fetch(&k->adopted_loads, 1, __ATOMIC_RELAXED);
+        report(s, a, "load (adopted: memory the runtime writes during the kernel)", lo, exp, got, n);
+        break;
+    default:
+        rp_chk(s)->load_mismatches++;
+        __atomic_add_fetch(&k->mismatches, 1, __ATOMIC_RELAXED);
+        report(s, a, "load", lo, exp, got, n);
+    }
 }
 
 bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint8_t *data, uint32_t lb,
@@ -488,10 +503,20 @@ static void d2h_check(rp_sim *s, const trc_event *ev)
         rp_fmem_read(s->mem, ev->src + off, buf, n);
         rp_chk(s)->d2h_checked++;
         if (memcmp(buf, ev->data + off, n)) {
-            rp_chk(s)->d2h_mismatches++;
             for (size_t j = 0; j < n; j++)
                 if (buf[j] != ev->data[off + j]) {
-                    rp_mismatch mm = {"D2H copy", ev->src + off + j, ev->data + off + j, buf + j, 1, 0,
+                    /* the block's first differing byte decides its class */
+                    rp_diff_class cl = rp_classify_d2h(s, ev->src + off + j);
+                    if (cl == RP_DIFF_ORDER)
+                        rp_chk(s)->d2h_order++;
+                    else if (cl == RP_DIFF_ADOPTED)
+                        rp_chk(s)->d2h_adopted++;
+                    else
+                        rp_chk(s)->d2h_mismatches++;
+                    rp_mismatch mm = {cl == RP_DIFF_ORDER     ? "D2H copy (order-dependent: written by several waves)"
+                                      : cl == RP_DIFF_ADOPTED ? "D2H copy (adopted: runtime memory)"
+                                                              : "D2H copy",
+                                      ev->src + off + j, ev->data + off + j, buf + j, 1, cl != RP_DIFF_MISMATCH,
                                       ev->src, ev->size};
                     RP_HOOK_FIRE(&s->hooks, RP_HOOK_MISMATCH, s->eng.now, UINT32_MAX, UINT32_MAX, NULL, &mm, s);
                     break;

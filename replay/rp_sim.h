@@ -37,6 +37,11 @@ typedef struct rp_check {
     uint64_t polls_checked, poll_changes; /* loads of awaits (trace 1.2) and those that saw memory change */
     uint64_t spin_iterations; /* wait iterations the replay polled (awaits: the model's waiting) */
     uint64_t await_give_ups;  /* awaits whose polls never read the recorded data (differences) */
+    /* explained differences (classify.c), not counted in the mismatches above:
+     * loads of locations another wave of the kernel writes (order), loads of
+     * memory the runtime writes during kernels (adopted), D2H blocks whose
+     * differing byte the last kernel wrote from several waves (order) */
+    uint64_t load_order, load_adopted, d2h_order, d2h_adopted;
     uint64_t printed;
     uint64_t atomic_printed;
 } rp_check;

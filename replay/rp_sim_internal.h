@@ -25,6 +25,7 @@
 #ifndef RP_SIM_INTERNAL_H
 #define RP_SIM_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,6 +92,10 @@ struct rp_kernel {
     rp_ksum sum0, sum1;
     uint64_t *snap0;          /* counters at start; at end replaced by deltas */
     bool done;
+    /* the data check's classes (classify.c): loads explained, its write map */
+    uint64_t order_loads, adopted_loads;
+    struct rp_wmap *wmap;
+    bool wmap_failed;
 };
 
 typedef struct rp_alloc {     /* a device allocation from an ALLOC event (D-MGPU placement) */
@@ -165,6 +170,11 @@ struct rp_sim {
     /* D-MGPU placement */
     rp_alloc *allocs;
     size_t n_allocs, cap_allocs;
+    /* the data check's classes (classify.c): memory the runtime writes while
+     * kernels run (sorted), the lock under which write maps are built */
+    rp_alloc *rt_ranges;
+    size_t n_rt_ranges;
+    pthread_mutex_t wmap_mu;
     rp_check check;           /* the host's; after rp_sim_run the total of every partition */
     rp_lbufs lbufs;           /* line buffers carried by fill responses (cache.c) */
     /* partitions (parallel.c) */
@@ -191,6 +201,17 @@ static inline rp_msg_pool *rp_pool(rp_sim *s) { return rp_part_tls ? &rp_part_tl
 static inline rp_check *rp_chk(rp_sim *s) { return rp_part_tls ? &rp_part_tls->check : &s->check; }
 static inline rp_lbufs *rp_lb(rp_sim *s) { return rp_part_tls ? &rp_part_tls->lbufs : &s->lbufs; }
 static inline FILE *rp_out(rp_sim *s) { return rp_part_tls ? rp_part_tls->out : s->out; }
+
+/* The data check's classes (classify.c): a difference is a timing-model bug
+ * (mismatch), depends on the order of waves the model chose (order), or is in
+ * memory the runtime writes while kernels run (adopted). rp_classify_load:
+ * bytes [addr, addr + n) wave w loaded; rp_classify_d2h: one byte a
+ * device-to-host copy read (host thread, all kernels before it done). */
+typedef enum rp_diff_class { RP_DIFF_MISMATCH = 0, RP_DIFF_ORDER, RP_DIFF_ADOPTED } rp_diff_class;
+int rp_classify_init(rp_sim *s);
+void rp_classify_fini(rp_sim *s);
+rp_diff_class rp_classify_load(rp_sim *s, const rp_wave *w, uint64_t addr, uint32_t n);
+rp_diff_class rp_classify_d2h(rp_sim *s, uint64_t addr);
 
 /* Build the machine described by cfg for the trace rd (not owned) into s
  * (rp_sim_create allocates and calls this; tests may use their own storage).

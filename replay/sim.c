@@ -238,6 +238,10 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
     s->rd = rd;
     s->out = out;
     rp_hooks_attach(&s->hooks, RP_HOOK_MISMATCH, rp_check_reporter, NULL);
+    if (rp_classify_init(s)) {
+        snprintf(s->err, sizeof s->err, "out of memory reading the trace's allocations");
+        return -1;
+    }
     if (rp_config_validate(cfg, s->err, sizeof s->err))
         return -1;
     /* the instruction table is the trace's target's (trace header) */
@@ -366,6 +370,7 @@ void rp_sim_fini(rp_sim *s)
     for (size_t i = 0; i < s->n_progs; i++)
         gcn_program_free(s->progs[i]);
     free(s->progs);
+    rp_classify_fini(s);
     for (size_t i = 0; i < s->n_kernels; i++) {
         free(s->kernels[i]->snap0);
         free(s->kernels[i]->gws_wait);
@@ -730,7 +735,7 @@ void rp_sim_report(rp_sim *s, FILE *f)
                      k->sum1.dram_bytes - k->sum0.dram_bytes, k->sum1.link_bytes - k->sum0.link_bytes};
         char name[33];
         rp_printable(name, sizeof name, k->launch.kernel_name);
-        char chk[64];
+        char chk[160];
         if (!k->done)
             snprintf(chk, sizeof chk, "not finished");
         else if (k->mismatches)
@@ -743,6 +748,9 @@ void rp_sim_report(rp_sim *s, FILE *f)
         if (k->walk_errors)
             snprintf(chk + strlen(chk), sizeof chk - strlen(chk), " [%llu walk errors]",
                      (unsigned long long)k->walk_errors);
+        if (k->order_loads || k->adopted_loads)
+            snprintf(chk + strlen(chk), sizeof chk - strlen(chk), " (loads: %llu order-dependent, %llu adopted)",
+                     (unsigned long long)k->order_loads, (unsigned long long)k->adopted_loads);
         fprintf(f, "%-4u %-32s %3u %12llu %12.3f %12llu %6.2f %6.1f %6.1f %12llu %12llu  %s\n", k->launch.kernel_id,
                 name, k->gpu, (unsigned long long)cyc, (double)(k->end - k->start) / 1e6,
                 (unsigned long long)k->n_instr, ratio(k->n_instr, cyc), 100 * ratio(d.l1v_hits, d.l1v_accesses),
@@ -760,6 +768,13 @@ void rp_sim_report(rp_sim *s, FILE *f)
             (unsigned long long)c->lds_checked, (unsigned long long)c->lds_mismatches,
             (unsigned long long)c->lds_unchecked, (unsigned long long)c->d2h_checked,
             (unsigned long long)c->d2h_mismatches, (unsigned long long)c->walk_errors);
+    if (c->load_order || c->load_adopted || c->d2h_order || c->d2h_adopted)
+        fprintf(f,
+                "explained differences (not mismatches): %llu order-dependent loads (another wave of the kernel "
+                "writes the location), %llu adopted loads (memory the runtime writes during kernels), %llu "
+                "order-dependent D2H blocks (last written by several waves), %llu adopted D2H blocks\n",
+                (unsigned long long)c->load_order, (unsigned long long)c->load_adopted,
+                (unsigned long long)c->d2h_order, (unsigned long long)c->d2h_adopted);
     if (c->polls_checked || c->spin_iterations)
         fprintf(f,
                 "awaits: %llu polls read (%llu saw memory change), %llu wait iterations polled, %llu waits "
@@ -805,6 +820,8 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
         json_object_set_new(o, "inter_gpu_bytes", json_integer((json_int_t)(k->sum1.link_bytes - k->sum0.link_bytes)));
         json_object_set_new(o, "load_mismatches", json_integer((json_int_t)k->mismatches));
         json_object_set_new(o, "atomic_order_mismatches", json_integer((json_int_t)k->atomic_mismatches));
+        json_object_set_new(o, "load_order_dependent", json_integer((json_int_t)k->order_loads));
+        json_object_set_new(o, "load_adopted", json_integer((json_int_t)k->adopted_loads));
         json_object_set_new(o, "walk_errors", json_integer((json_int_t)k->walk_errors));
         json_object_set_new(o, "spin_iterations", json_integer((json_int_t)k->spin_iterations));
         if (k->snap0 && k->done)
@@ -860,6 +877,10 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     json_object_set_new(chk, "poll_changes", json_integer((json_int_t)c->poll_changes));
     json_object_set_new(chk, "spin_iterations", json_integer((json_int_t)c->spin_iterations));
     json_object_set_new(chk, "await_give_ups", json_integer((json_int_t)c->await_give_ups));
+    json_object_set_new(chk, "load_order_dependent", json_integer((json_int_t)c->load_order));
+    json_object_set_new(chk, "load_adopted", json_integer((json_int_t)c->load_adopted));
+    json_object_set_new(chk, "d2h_order_dependent", json_integer((json_int_t)c->d2h_order));
+    json_object_set_new(chk, "d2h_adopted", json_integer((json_int_t)c->d2h_adopted));
     json_object_set_new(root, "check", chk);
     /* written next to path and renamed over it: a failed write (full disk)
      * never leaves a truncated file in place of an earlier result */

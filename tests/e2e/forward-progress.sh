@@ -22,7 +22,12 @@
 #    kernel over 4 partitions) refuses it with a message
 #  - retry awaits: the CAS spin lock recorded with one thread (every
 #    acquisition succeeded at once) is waited for in the replay: its waves poll
-#    the lock until it is free, with no give-up and no walk error
+#    the lock until it is free, with no give-up and no walk error, and the data
+#    check explains the counter's loads and final value as order-dependent
+#    (exit status 0)
+#  - rocPRIM's look-back scan and radix sort, recorded with 1 and 2 threads,
+#    replay on r9nano and u-mgpu with 0 mismatches (the look-back's status
+#    loads are order-dependent)
 set -uo pipefail
 BUILD=${BUILD:-build}
 EMU=$BUILD/bin/gcn3-emu
@@ -98,9 +103,33 @@ for mode in producer lds; do
     "$TRACE" dump "$OUT/aw-$mode-$t.gtrace" 2>&1 | grep -v '^event ' >"$OUT/aw-$mode-$t.dump"
   done
   n=$(grep -c 'await @' "$OUT/aw-$mode-1.dump")
+  # Records are thread-independent for waits of three iterations or more; with
+  # two emulator threads a consumer that first polls just as the flag is set
+  # (the OS decides) waits one or two iterations, which leaves no await and a
+  # different record. So: identical, or every differing wave is such a short
+  # wait (no await with 2 threads, an await with 1), checked wave by wave with
+  # the Python reader.
   if [ "${n:-0}" -gt 0 ] && cmp -s "$OUT/aw-$mode-1.dump" "$OUT/aw-$mode-2.dump"; then
     ok "$mode: $n awaits recorded; the wavefront records are identical for --threads 1 and 2"
-  else bad "$mode: $n awaits; records for --threads 1 and 2 differ: $(diff "$OUT/aw-$mode-1.dump" "$OUT/aw-$mode-2.dump" | head -n 2 | tr '\n' ' ')"; fi
+  elif [ "${n:-0}" -gt 0 ] && msg=$(PYTHONPATH=python "${PYTHON:-/usr/bin/python3}" - "$OUT/aw-$mode-1.gtrace" "$OUT/aw-$mode-2.gtrace" <<'PY' 2>&1
+import sys, gcn3sim
+a, b = gcn3sim.open_trace(sys.argv[1]), gcn3sim.open_trace(sys.argv[2])
+same = short = 0
+for k in a.kernels:
+    for ga, gb in zip(a.workgroups(k["kernel_id"], True), b.workgroups(k["kernel_id"], True)):
+        for wa, wb in zip(ga.waves, gb.waves):
+            ka = (wa.n_instr, wa.branches, wa.exec, wa.mem, wa.awaits)
+            kb = (wb.n_instr, wb.branches, wb.exec, wb.mem, wb.awaits)
+            if ka == kb:
+                same += 1
+            elif wa.awaits and not wb.awaits:
+                short += 1
+            else:
+                print("wg %d wave %d differs beyond a short wait" % (ga.index, wa.wave_in_wg)); sys.exit(1)
+print("%d waves identical, %d consumers saw the flag within two iterations with 2 threads (no await)" % (same, short))
+PY
+); then ok "$mode: $n awaits recorded; --threads 2: $msg"
+  else bad "$mode: $n awaits; records for --threads 1 and 2 differ: ${msg:-$(diff "$OUT/aw-$mode-1.dump" "$OUT/aw-$mode-2.dump" | head -n 2 | tr '\n' ' ')}"; fi
   for topo in r9nano m-sgpu u-mgpu d-mgpu; do
     timeout 120 "$REPLAY" --topo $topo --stats "$OUT/aw-$mode-$topo.json" "$OUT/aw-$mode-1.gtrace" >"$OUT/aw-$mode-$topo.out" 2>"$OUT/aw-$mode-$topo.err"
     rc=$?
@@ -127,11 +156,14 @@ for topo in r9nano u-mgpu; do
   rc=$?
   sp=$(jget "$OUT/lock-$topo.json" spin_iterations); gu=$(jget "$OUT/lock-$topo.json" await_give_ups)
   we=$(jget "$OUT/lock-$topo.json" walk_errors); lm=$(jget "$OUT/lock-$topo.json" load_mismatches)
+  lo=$(jget "$OUT/lock-$topo.json" load_order_dependent); ho=$(jget "$OUT/lock-$topo.json" d2h_order_dependent)
   # the counter under the lock is read and written with the recorded values,
-  # in the model's acquisition order: those loads (and the final value) differ
-  if { [ $rc = 0 ] || [ $rc = 1 ]; } && [ "${sp:-0}" -gt 512 ] && [ "$gu$we" = 00 ]; then
-    ok "lock replay $topo: the waves wait for the lock ($sp polls), 0 give-ups, 0 walk errors (order-dependent counter loads: ${lm:-?})"
-  else bad "lock replay $topo (exit $rc): polls ${sp:-?} give-ups ${gu:-?} walk ${we:-?} $(why "$OUT/lock-$topo.err")"; fi
+  # in the model's acquisition order: those loads (and the final value) differ,
+  # and the data check explains them as order-dependent (another wave writes
+  # the counter; several waves stored its final value): exit status 0
+  if [ $rc = 0 ] && [ "${sp:-0}" -gt 512 ] && [ "$gu$we$lm" = 000 ] && [ "${lo:-0}" -gt 0 ]; then
+    ok "lock replay $topo: the waves wait for the lock ($sp polls), 0 mismatches, 0 give-ups, 0 walk errors; order-dependent: $lo counter loads, ${ho:-?} D2H block"
+  else bad "lock replay $topo (exit $rc): polls ${sp:-?} give-ups ${gu:-?} walk ${we:-?} mismatches ${lm:-?} order-dependent ${lo:-?} $(why "$OUT/lock-$topo.err")"; fi
 done
 
 echo "== cooperative grid sync replayed as a barrier of the timing model"
@@ -161,14 +193,21 @@ if [ -x "$RP" ]; then
     if [ $rc = 0 ] && grep -q PASS "$OUT/rocprim-$t.out"; then ok "rocprim_ops --threads $t: $(grep -m1 PASS "$OUT/rocprim-$t.out" | cut -c1-90)"
     else bad "rocprim_ops --threads $t (exit $rc): $(why "$OUT/rocprim-$t.err" "$OUT/rocprim-$t.out")"; fi
   done
-  timeout 300 "$REPLAY" --topo r9nano --stats "$OUT/rocprim.json" "$OUT/rocprim-1.gtrace" >"$OUT/rocprim.out" 2>"$OUT/rocprim.err"
-  rc=$?
-  hm=$(jget "$OUT/rocprim.json" d2h_mismatches); we=$(jget "$OUT/rocprim.json" walk_errors); lm=$(jget "$OUT/rocprim.json" load_mismatches)
-  # the look-back polls that the emulator never had to repeat (its predecessors
-  # were done) are replayed as recorded: their loads are still reported
-  if { [ $rc = 0 ] || [ $rc = 1 ]; } && [ "$hm$we" = 00 ]; then
-    ok "rocprim_ops replay r9nano: D2H 0 mismatches, 0 walk errors (load differences of look-backs the emulator did not wait in: ${lm:-?})"
-  else bad "rocprim_ops replay r9nano (exit $rc): d2h ${hm:-?} walk ${we:-?} $(why "$OUT/rocprim.err")"; fi
+  # the look-back polls that the emulator never had to repeat (its
+  # predecessors were done) are replayed as recorded: their loads differ where
+  # the model's order differs, and are explained as order-dependent (another
+  # workgroup writes the status flag); everything else checks clean
+  for t in 1 2; do
+    for topo in r9nano u-mgpu; do
+      timeout 300 "$REPLAY" --topo $topo --stats "$OUT/rocprim-$t-$topo.json" "$OUT/rocprim-$t.gtrace" >"$OUT/rocprim-$t-$topo.out" 2>"$OUT/rocprim-$t-$topo.err"
+      rc=$?
+      j=$OUT/rocprim-$t-$topo.json
+      hm=$(jget "$j" d2h_mismatches); we=$(jget "$j" walk_errors); lm=$(jget "$j" load_mismatches); lo=$(jget "$j" load_order_dependent)
+      if [ $rc = 0 ] && [ "$hm$we$lm" = 000 ]; then
+        ok "rocprim_ops (recorded with $t thread(s)) replay $topo: 0 mismatches, 0 walk errors (order-dependent look-back loads: ${lo:-?})"
+      else bad "rocprim_ops (--threads $t) replay $topo (exit $rc): load ${lm:-?} d2h ${hm:-?} walk ${we:-?} $(why "$OUT/rocprim-$t-$topo.err")"; fi
+    done
+  done
 else bad "rocprim_ops: $RP missing (make programs; needs librocprim-dev from make deps)"; fi
 
 echo "== mgpu-replay --progress"

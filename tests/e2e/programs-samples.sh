@@ -85,7 +85,8 @@ if [ -x "$BUILD/programs/cas_own" ]; then
     rc=$?
     ac=$(jget "$OUT/cas.json" atomics_checked); lc=$(jget "$OUT/cas.json" lds_checked)
     diffs=""
-    for k in load_mismatches atomic_order_mismatches lds_mismatches lds_unchecked d2h_mismatches walk_errors; do
+    for k in load_mismatches atomic_order_mismatches lds_mismatches lds_unchecked d2h_mismatches walk_errors \
+             load_order_dependent load_adopted d2h_order_dependent; do
       v=$(jget "$OUT/cas.json" $k); [ "$v" = 0 ] || diffs="$diffs $k=${v:-missing}"
     done
     if [ $rc = 0 ] && [ -z "$diffs" ] && [ "${ac:-0}" -ge 24576 ] && [ "${lc:-0}" -gt 0 ]; then
