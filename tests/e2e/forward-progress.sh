@@ -25,6 +25,10 @@
 #    the lock until it is free, with no give-up and no walk error, and the data
 #    check explains the counter's loads and final value as order-dependent
 #    (exit status 0)
+#  - tests/programs/sync_patterns.hip (a decoupled look-back scan, a last-block
+#    reduction with __threadfence, a CAS-loop float atomicAdd) passes with 1
+#    and 2 threads and replays on all four presets with 0 mismatches (the
+#    classes explain the rest: atomic returns + loads + D2H order-dependent)
 #  - rocPRIM's look-back scan and radix sort, recorded with 1 and 2 threads,
 #    replay on r9nano and u-mgpu with 0 mismatches (the look-back's status
 #    loads are order-dependent)
@@ -209,6 +213,30 @@ if [ -x "$RP" ]; then
     done
   done
 else bad "rocprim_ops: $RP missing (make programs; needs librocprim-dev from make deps)"; fi
+
+echo "== sync_patterns: decoupled look-back scan, last-block reduction, CAS-loop float atomicAdd"
+SP=$BUILD/programs/sync_patterns
+if [ -x "$SP" ]; then
+  for m in lookback lastblock casfloat; do
+    for t in 1 2; do
+      timeout 120 "$EMU" --quiet --threads $t --record "$OUT/sp-$m-$t.gtrace" -- "$SP" $m >"$OUT/sp-$m-$t.out" 2>"$OUT/sp-$m-$t.err"
+      rc=$?
+      if [ $rc != 0 ] || ! grep -q "PASS $m" "$OUT/sp-$m-$t.out"; then bad "sync_patterns $m --threads $t (exit $rc): $(why "$OUT/sp-$m-$t.out" "$OUT/sp-$m-$t.err")"; continue; fi
+      res=""
+      for topo in r9nano m-sgpu u-mgpu d-mgpu; do
+        j=$OUT/sp-$m-$t-$topo.json
+        timeout 120 "$REPLAY" --topo $topo --stats "$j" "$OUT/sp-$m-$t.gtrace" >"$OUT/sp-$m-$t-$topo.out" 2>&1
+        rc=$?
+        d="$(jget "$j" load_mismatches)$(jget "$j" lds_mismatches)$(jget "$j" d2h_mismatches)$(jget "$j" walk_errors)$(jget "$j" await_give_ups)"
+        if [ $rc = 0 ] && [ "$d" = 00000 ]; then
+          res="$res $topo: $(jget "$j" spin_iterations) spins, order-dependent $(jget "$j" atomic_order_mismatches)+$(jget "$j" load_order_dependent)+$(jget "$j" d2h_order_dependent);"
+        else res="$res $topo: FAILED (exit $rc, differences $d);"; fi
+      done
+      if [[ $res == *FAILED* ]]; then bad "sync_patterns $m --threads $t:$res"
+      else ok "sync_patterns $m --threads $t: PASS, 0 mismatches on every preset;$res"; fi
+    done
+  done
+else bad "sync_patterns: $SP missing (make programs)"; fi
 
 echo "== mgpu-replay --progress"
 timeout 120 "$REPLAY" --topo r9nano --progress --stats "$OUT/prog-on.json" "$OUT/aw-producer-1.gtrace" >"$OUT/prog-on.out" 2>"$OUT/prog-on.err"
