@@ -58,6 +58,7 @@ static int await_next(gcn_walk *w)
     const trc_wave *tw = w->tw;
     w->aw_state = GCN_AW_NONE;
     w->aw_diff = 0;
+    w->aw_hard = 0;
     w->aw_n = 0;
     w->aw_check = w->aw_i < tw->n_await;
     if (!w->aw_check)
@@ -86,11 +87,17 @@ static int await_retry(gcn_walk *w, uint64_t at, uint64_t end)
         pos_save(w, &w->aw_pos);
         w->aw_state = GCN_AW_TEMPLATE;
         w->aw_diff = 0;
+        w->aw_hard = 0;
         w->aw_iters++;
         return 0;
     }
     if (w->dyn != end)
         return 0;
+    if (w->aw_diff && !w->aw_hard) { /* a set flag, set to another value: the loop ends */
+        w->aw_soft_exits++;
+        w->aw_i++;
+        return await_next(w);
+    }
     if (!w->aw_diff || w->aw_n >= GCN_WALK_MAX_RETRY || w->aw_n >= w->aw_max) { /* read what was recorded (or gave up): on */
         if (w->aw_diff) {
             if (!w->aw_gave_up)
@@ -107,6 +114,7 @@ static int await_retry(gcn_walk *w, uint64_t at, uint64_t end)
     w->dyn_extra += w->dyn - at;
     pos_restore(w, &w->aw_pos);
     w->aw_diff = 0;
+    w->aw_hard = 0;
     return 0;
 }
 
@@ -142,6 +150,7 @@ static int await_skip(gcn_walk *w, uint64_t at, uint64_t end)
     w->dyn_skipped += end - from;
     w->aw_state = GCN_AW_EXIT;
     w->aw_diff = 0;
+    w->aw_hard = 0;
     return 0;
 }
 
@@ -164,8 +173,10 @@ int gcn_walk_await_point(gcn_walk *w)
         if (w->idx == w->aw_head && w->dyn <= at) {
             if (w->dyn < at)
                 w->aw_iters++;
-            if (w->aw_diff) /* a poll of the last iteration saw memory change */
+            if (w->aw_diff) { /* a poll of the last iteration saw memory change */
+                w->aw_tmpl_hard = w->aw_hard;
                 return await_skip(w, at, end);
+            }
         }
         if (w->dyn == at) {
             if (w->idx != w->aw_head)
@@ -174,6 +185,7 @@ int gcn_walk_await_point(gcn_walk *w)
             pos_save(w, &w->aw_pos);
             w->aw_state = GCN_AW_TEMPLATE;
             w->aw_diff = 0;
+            w->aw_hard = 0;
             w->aw_iters++;
         }
         return 0;
@@ -187,7 +199,9 @@ int gcn_walk_await_point(gcn_walk *w)
                                  tw->await_pc[w->aw_i]);
         if (w->aw_diff) {
             w->aw_state = GCN_AW_EXIT; /* memory changed: try the recorded way out */
+            w->aw_tmpl_hard = w->aw_hard;
             w->aw_diff = 0;
+            w->aw_hard = 0;
             return 0;
         }
         break; /* nothing changed: again */
@@ -195,6 +209,13 @@ int gcn_walk_await_point(gcn_walk *w)
         if (w->dyn == end || (w->idx > w->aw_head && w->idx <= w->aw_back))
             return 0; /* still in the loop's first iteration after the template */
         if (!w->aw_diff) { /* it saw what the recording saw: the wait is over */
+            w->aw_i++;
+            return await_next(w);
+        }
+        if (!w->aw_hard && w->aw_tmpl_hard) {
+            /* the flag the template waited on is set, to another value than
+             * the recording's: the loop ends (order-dependent data) */
+            w->aw_soft_exits++;
             w->aw_i++;
             return await_next(w);
         }
@@ -220,6 +241,7 @@ int gcn_walk_await_point(gcn_walk *w)
     pos_restore(w, &w->aw_pos);
     w->aw_state = GCN_AW_TEMPLATE;
     w->aw_diff = 0;
+    w->aw_hard = 0;
     return 0;
 }
 

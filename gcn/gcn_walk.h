@@ -67,6 +67,11 @@ typedef struct gcn_walk {
     uint8_t aw_check;   /* an await is ahead or in progress: gcn_walk_insn looks */
     uint8_t aw_state;   /* GCN_AW_*: where the walk is in the current await */
     uint8_t aw_diff;    /* set by the caller: a poll of this iteration read other data than recorded */
+    uint8_t aw_hard;    /* set by the caller with aw_diff unless every such difference was "soft": a
+                         * single-lane poll of at most 8 bytes, no compare-and-swap, whose data and the
+                         * recorded data are both non-zero (a flag or status word that is set, to
+                         * another value than the recording's) */
+    uint8_t aw_tmpl_hard; /* the change that ended the template (or the iterations before it) was hard */
     uint32_t aw_i;      /* index of that await in tw */
     uint32_t aw_head, aw_back; /* insn index of its loop head and back-edge branch */
     uint64_t aw_repeats;       /* iterations walked again, all awaits */
@@ -79,6 +84,7 @@ typedef struct gcn_walk {
     uint64_t aw_gave_up;       /* awaits given up (the recorded data never came): RETRY after max_retry
                                 * tries, WAIT after max_repeats polls */
     uint64_t aw_gave_up_pc;    /* loop head of the first await given up */
+    uint64_t aw_soft_exits;    /* awaits left by a soft difference (below): order-dependent data */
     gcn_walk_pos aw_pos;       /* the template's start */
     char err[192];      /* the last inconsistency */
 } gcn_walk;
@@ -106,13 +112,27 @@ enum {
  * recording's. max_repeats bounds one await: a wait that memory never ends
  * gives up after max_repeats repetitions of its template, goes on as recorded
  * (the way out) and counts aw_gave_up (the caller reports it as a
- * difference), so the rest of the wave is still replayed. */
+ * difference), so the rest of the wave is still replayed.
+ *
+ * Soft differences (aw_hard clear): when the template's polls saw a hard
+ * change (zero to non-zero: a flag was set) and the way out's poll reads a
+ * non-zero value other than the recorded one, the wave leaves the loop (the
+ * flag is set, to another value: a look-back predecessor that published its
+ * prefix where the recording saw its aggregate) and counts aw_soft_exits
+ * (order-dependent data, reported by the caller) instead of waiting for a
+ * value that may never come. A soft change in the template leaves the exact
+ * rule: a counter that moves from 3 to 4 while the loop waits for 8. */
 void gcn_walk_awaits_on(gcn_walk *w, uint64_t max_repeats);
 
 /* RETRY awaits (the only iteration of a loop, recorded as a poll): the walk
  * repeats it while a poll of it read other data than recorded (the loop would
  * have run again), at most GCN_WALK_MAX_RETRY (and max_repeats) times; then it goes on as
- * recorded and counts aw_gave_up (the caller reports it as a difference). */
+ * recorded and counts aw_gave_up (the caller reports it as a difference). A
+ * soft difference (non-zero data where the recording read other non-zero
+ * data, no compare-and-swap) leaves at once and counts aw_soft_exits: the
+ * recording's one iteration ended on a set flag, and the model's flag is set
+ * too. An estimate of the loop's condition: a loop that waits for a counter
+ * to reach a non-zero value may be left early (docs/timing-model.md). */
 #define GCN_WALK_MAX_RETRY (1u << 14)
 
 /* Cold path of gcn_walk_insn at an await boundary: -1 on an inconsistency. */

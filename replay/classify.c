@@ -175,7 +175,7 @@ static const rp_wmap *wmap_of(rp_sim *s, rp_kernel *k)
 }
 
 /* Is [addr, addr + n) inside an allocation the runtime writes? */
-static bool adopted(const rp_sim *s, uint64_t addr, uint64_t n)
+bool rp_adopted(const rp_sim *s, uint64_t addr, uint64_t n)
 {
     size_t lo = 0, hi = s->n_rt_ranges;
     while (lo < hi) {
@@ -195,7 +195,7 @@ rp_diff_class rp_classify_load(rp_sim *s, const rp_wave *w, uint64_t addr, uint3
 {
     if (!s->rd) /* a component test's machine without a trace: nothing explains */
         return RP_DIFF_MISMATCH;
-    if (adopted(s, addr, n))
+    if (rp_adopted(s, addr, n))
         return RP_DIFF_ADOPTED;
     const rp_wmap *m = wmap_of(s, w->wg->k);
     if (!m || !n)
@@ -213,7 +213,7 @@ rp_diff_class rp_classify_d2h(rp_sim *s, uint64_t addr)
 {
     if (!s->rd)
         return RP_DIFF_MISMATCH;
-    if (adopted(s, addr, 1))
+    if (rp_adopted(s, addr, 1))
         return RP_DIFF_ADOPTED;
     /* the last kernel that wrote the byte decides: several writers, order */
     for (size_t i = s->n_kernels; i-- > 0;) {
@@ -256,7 +256,8 @@ int rp_classify_init(rp_sim *s)
         }
         s->rt_ranges[s->n_rt_ranges++] = (rp_alloc){ev->addr, ev->size, ev->device};
     }
-    qsort(s->rt_ranges, s->n_rt_ranges, sizeof *s->rt_ranges, range_cmp);
+    if (s->n_rt_ranges > 1)
+        qsort(s->rt_ranges, s->n_rt_ranges, sizeof *s->rt_ranges, range_cmp);
     return 0;
 }
 

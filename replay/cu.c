@@ -108,6 +108,12 @@ static void wave_finish(rp_wave *w, rp_engine *e)
                     (unsigned long long)w->walk.aw_gave_up_pc);
         }
     }
+    if (w->walk.aw_soft_exits) {
+        /* waits left on a flag set to another value than the recording's:
+         * the data that follows is the model's order (classify.c) */
+        rp_chk(w->cu->sim)->load_order += w->walk.aw_soft_exits;
+        __atomic_add_fetch(&w->wg->k->order_loads, w->walk.aw_soft_exits, __ATOMIC_RELAXED);
+    }
     if (w->walk.aw_iters) {
         __atomic_add_fetch(&w->wg->k->spin_iterations, w->walk.aw_iters, __ATOMIC_RELAXED);
         rp_chk(w->cu->sim)->spin_iterations += w->walk.aw_iters;

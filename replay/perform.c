@@ -84,14 +84,42 @@ void rp_check_reporter(void *arg, const rp_hook_ctx *c)
  * changed (gcn_walk.h awaits). Returns true when a was a poll. The walk reads
  * aw_diff only after the access completed (s_waitcnt), and performs of
  * another partition happen before that completion crosses back. `checked`:
- * lanes this comparison covers (0 for a later part of a lane). */
-static inline bool poll_seen(rp_sim *s, rp_access *a, uint64_t checked, bool differs)
+ * lanes this comparison covers (0 for a later part of a lane). addr: where
+ * (a poll of runtime-written memory never differs: adopted). got/exp: the
+ * n bytes read and recorded (exp NULL: nothing recorded, no difference). A
+ * difference is soft (gcn_walk.h) when both are non-zero, n <= 8 and the
+ * caller does not force it hard (a compare-and-swap, several lanes at once,
+ * part of a lane); else it sets aw_hard too. */
+static inline bool nonzero(const uint8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (p[i])
+            return true;
+    return false;
+}
+static inline bool poll_seen(rp_sim *s, rp_access *a, uint64_t checked, uint64_t addr, const uint8_t *got,
+                             const uint8_t *exp, uint32_t n, bool hard)
 {
     if (!a->poll)
         return false;
     rp_chk(s)->polls_checked += checked;
-    if (differs) {
+    if (exp && a->kind != RP_ACC_LDS && rp_adopted(s, addr, n)) {
+        /* memory the host writes during the kernel (the hostcall buffer's
+         * ready flags): its writes are not in the trace, so the wait goes as
+         * recorded: the template's poll sees the host's answer come (memory
+         * changed), the way out's reads what the recording read (adopted) */
+        if (memcmp(got, exp, n))
+            rp_chk(s)->load_adopted++;
+        if (a->poll == 1) {
+            __atomic_store_n(&a->w->walk.aw_hard, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&a->w->walk.aw_diff, 1, __ATOMIC_RELAXED);
+        }
+        return true;
+    }
+    if (exp && memcmp(got, exp, n)) {
         rp_chk(s)->poll_changes++;
+        if (hard || n > 8 || !nonzero(got, n) || !nonzero(exp, n))
+            __atomic_store_n(&a->w->walk.aw_hard, 1, __ATOMIC_RELAXED);
         __atomic_store_n(&a->w->walk.aw_diff, 1, __ATOMIC_RELAXED);
     }
     return true;
@@ -112,7 +140,7 @@ static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, 
         return;
     }
     memcpy(got, lds + addr, n);
-    if (poll_seen(s, a, 1, memcmp(got, exp, n) != 0))
+    if (poll_seen(s, a, 1, addr, got, exp, n, false))
         return;
     rp_chk(s)->lds_checked++;
     if (memcmp(got, exp, n)) {
@@ -153,7 +181,8 @@ static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *p, uint64_t addr, uint
         /* an await's atomic: before the recorded way out (poll 1) it changed
          * nothing in the recording, so it reads only; in that way out it
          * applies (a lock is taken) */
-        poll_seen(s, a, 1, op->load_data && memcmp(&old, op->load_data + (size_t)k * w, w) != 0);
+        poll_seen(s, a, 1, addr, (const uint8_t *)&old, op->load_data ? op->load_data + (size_t)k * w : NULL, w,
+                  a->atomic_op == GCN_AT_CMPSWAP);
         if (a->poll == 2)
             memcpy(p, &nv, w);
         return;
@@ -289,7 +318,7 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
             continue;
         }
         /* an await's poll: counted apart, a difference tells the walk */
-        if (poll_seen(s, a, lo == addr ? j - k : 0, memcmp(d, x, len) != 0))
+        if (poll_seen(s, a, lo == addr ? j - k : 0, lo, d, x, len, j > k + 1 || lo != addr || hi != addr + bpl))
             continue;
         if (lo == addr) /* counted where the lane's first byte is */
             rp_chk(s)->loads_checked += j - k;

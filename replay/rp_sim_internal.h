@@ -212,6 +212,8 @@ int rp_classify_init(rp_sim *s);
 void rp_classify_fini(rp_sim *s);
 rp_diff_class rp_classify_load(rp_sim *s, const rp_wave *w, uint64_t addr, uint32_t n);
 rp_diff_class rp_classify_d2h(rp_sim *s, uint64_t addr);
+/* [addr, addr + n) lies in memory the runtime writes while kernels run. */
+bool rp_adopted(const rp_sim *s, uint64_t addr, uint64_t n);
 
 /* Build the machine described by cfg for the trace rd (not owned) into s
  * (rp_sim_create allocates and calls this; tests may use their own storage).

@@ -238,6 +238,22 @@ if [ -x "$SP" ]; then
   done
 else bad "sync_patterns: $SP missing (make programs)"; fi
 
+echo "== a flag on the other GPU (spin_wait remote: peer memory)"
+if timeout 120 "$EMU" --gpus 2 --quiet --threads 2 --record "$OUT/remote.gtrace" -- "$BIN" remote >"$OUT/remote.out" 2>&1 \
+   && grep -q "PASS remote" "$OUT/remote.out"; then
+  ok "remote, --gpus 2 --threads 2: PASS"
+  for topo in d-mgpu u-mgpu; do
+    j=$OUT/remote-$topo.json
+    timeout 120 "$REPLAY" --topo $topo --stats "$j" "$OUT/remote.gtrace" >"$OUT/remote-$topo.out" 2>&1
+    rc=$?
+    d="$(jget "$j" load_mismatches)$(jget "$j" d2h_mismatches)$(jget "$j" walk_errors)$(jget "$j" await_give_ups)"
+    ib=$(sed -n 's/^ *"inter_gpu_bytes": \([0-9]*\),\{0,1\}$/\1/p' "$j" | tail -n 1)
+    if [ $rc = 0 ] && [ "$d" = 0000 ] && [ "${ib:-0}" -gt 0 ]; then
+      ok "remote replay $topo: 0 mismatches, $(jget "$j" spin_iterations) wait iterations, $ib bytes between GPUs"
+    else bad "remote replay $topo (exit $rc): differences $d, inter-GPU bytes ${ib:-?} $(why "$OUT/remote-$topo.out")"; fi
+  done
+else bad "remote: $(why "$OUT/remote.out")"; fi
+
 echo "== mgpu-replay --progress"
 timeout 120 "$REPLAY" --topo r9nano --progress --stats "$OUT/prog-on.json" "$OUT/aw-producer-1.gtrace" >"$OUT/prog-on.out" 2>"$OUT/prog-on.err"
 timeout 120 "$REPLAY" --topo r9nano --stats "$OUT/prog-off.json" "$OUT/aw-producer-1.gtrace" >"$OUT/prog-off.out" 2>"$OUT/prog-off.err"

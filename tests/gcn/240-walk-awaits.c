@@ -58,7 +58,8 @@ static void setup(fixture *f, uint64_t at)
 }
 
 /* Walk to the end; the polls listed in `diff` (1-based, in poll order) report
- * a change. Returns instructions executed, or -1 (w->err). */
+ * a change: a hard one (aw_hard), or a soft one when listed negated.
+ * Returns instructions executed, or -1 (w->err). */
 static long walk(gcn_walk *w, const fixture *f, int on, uint64_t max, const int *diff, int nd, int *polls)
 {
     gcn_walk_init(w, f->p, 0, &f->tw);
@@ -77,8 +78,10 @@ static long walk(gcn_walk *w, const fixture *f, int on, uint64_t max, const int 
             if (w->aw_state != GCN_AW_NONE) {
                 ++*polls;
                 for (int i = 0; i < nd; i++)
-                    if (diff[i] == *polls)
+                    if (diff[i] == *polls || diff[i] == -*polls) {
                         w->aw_diff = 1;
+                        w->aw_hard |= diff[i] > 0;
+                    }
             }
         }
         if (gcn_walk_step(w, in) < 0)
@@ -260,6 +263,63 @@ static void test_retry_gives_up(void **state)
     gcn_program_free(f.p);
 }
 
+/* Soft differences: a flag set to another value than the recording's. After
+ * a hard change in the template (the flag was set), a soft difference in the
+ * way out ends the wait (counted in aw_soft_exits); after a soft change in
+ * the template (a counter that moved), it waits again as before. */
+static void test_soft_way_out_after_a_hard_change_leaves(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, aw_at[0]);
+    gcn_walk w;
+    int polls, d[] = {2, -3};
+    /* 1 prefix; 2 template: hard change -> way out; 3 way out: soft -> done */
+    long n = walk(&w, &f, 1, 100, d, 2, &polls);
+    if (n < 0) fail_msg("%s", w.err);
+    assert_int_equal(polls, 3);
+    assert_int_equal(n, 1 + 4 + 4 + 4 + 1);
+    assert_int_equal(w.aw_soft_exits, 1);
+    assert_int_equal(w.aw_gave_up, 0);
+    gcn_program_free(f.p);
+}
+
+static void test_soft_way_out_after_a_soft_change_waits(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, aw_at[0]);
+    gcn_walk w;
+    int polls, d[] = {-2, -3, 5};
+    /* 1 prefix; 2 template soft change -> way out; 3 way out soft -> back
+     * (the exact rule); 4 template unchanged -> again; 5 hard -> way out; 6
+     * as recorded -> done */
+    long n = walk(&w, &f, 1, 100, d, 3, &polls);
+    if (n < 0) fail_msg("%s", w.err);
+    assert_int_equal(polls, 6);
+    assert_int_equal(w.aw_soft_exits, 0);
+    assert_int_equal(w.aw_repeats, 2);
+    gcn_program_free(f.p);
+}
+
+/* A RETRY await whose poll differs softly (a status word set to another
+ * value) ends at once: no repeat, counted as a soft exit. */
+static void test_retry_soft_difference_leaves(void **state)
+{
+    (void)state;
+    fixture f;
+    setup_retry(&f);
+    gcn_walk w;
+    int polls, d[] = {-1};
+    long n = walk(&w, &f, 1, 100, d, 1, &polls);
+    if (n < 0) fail_msg("%s", w.err);
+    assert_int_equal(polls, 1);
+    assert_int_equal(w.aw_repeats, 0);
+    assert_int_equal(w.aw_soft_exits, 1);
+    assert_int_equal(w.aw_gave_up, 0);
+    gcn_program_free(f.p);
+}
+
 static void test_template_away_from_its_head(void **state)
 {
     (void)state;
@@ -282,6 +342,9 @@ int main(void)
         cmocka_unit_test(test_endless_wait_gives_up),
         cmocka_unit_test(test_way_out_that_never_matches_gives_up),
         cmocka_unit_test(test_template_away_from_its_head),
+        cmocka_unit_test(test_soft_way_out_after_a_hard_change_leaves),
+        cmocka_unit_test(test_soft_way_out_after_a_soft_change_waits),
+        cmocka_unit_test(test_retry_soft_difference_leaves),
         cmocka_unit_test(test_retry_repeats_while_memory_differs),
         cmocka_unit_test(test_retry_gives_up),
     };

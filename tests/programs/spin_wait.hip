@@ -7,6 +7,8 @@
 //                             flag; every other workgroup's work-item 0 spins
 //                             on the flag (no s_sleep), then all read the data
 //   spin_wait sleepy [wgs]    the same with __builtin_amdgcn_s_sleep in the loop
+//   spin_wait remote [wgs]    producer on device 0 with the flag in device 1's
+//                             memory (peer access; gcn3-emu --gpus 2)
 //   spin_wait lock [wgs]      a compare-and-swap spin lock protects a counter
 //                             that work-item 0 of every workgroup increments
 //   spin_wait lds             inside one workgroup wave 0 waits for an LDS flag
@@ -96,10 +98,22 @@ __global__ void endless(unsigned *flag, unsigned long long *out)
     out[blockIdx.x * blockDim.x + threadIdx.x] = n;
 }
 
-static hipError_t run_producer(unsigned wgs, int sleepy)
+static hipError_t run_producer(unsigned wgs, int sleepy, int remote = 0)
 {
     unsigned *flag, *data, *out;
-    CHECK(hipMalloc(&flag, 4));
+    if (remote) {
+        /* the flag lives on device 1; the kernel runs on device 0 and reaches
+         * it through peer access */
+        int n = 0;
+        CHECK(hipGetDeviceCount(&n));
+        EXPECT(n >= 2, "needs 2 GPUs, have %d (run with gcn3-emu --gpus 2)", n);
+        CHECK(hipSetDevice(1));
+        CHECK(hipMalloc(&flag, 4));
+        CHECK(hipSetDevice(0));
+        CHECK(hipDeviceEnablePeerAccess(1, 0));
+    } else {
+        CHECK(hipMalloc(&flag, 4));
+    }
     CHECK(hipMalloc(&data, WG * 4));
     CHECK(hipMalloc(&out, (size_t)wgs * WG * 4));
     CHECK(hipMemset(flag, 0, 4));
@@ -124,6 +138,8 @@ int main(int argc, char **argv)
     unsigned wgs = argc > 2 ? (unsigned)atoi(argv[2]) : 0;
     if (!strcmp(mode, "producer") || !strcmp(mode, "sleepy")) {
         CHECK(run_producer(wgs ? wgs : 256, !strcmp(mode, "sleepy")));
+    } else if (!strcmp(mode, "remote")) {
+        CHECK(run_producer(wgs ? wgs : 256, 0, 1));
     } else if (!strcmp(mode, "lock")) {
         if (!wgs)
             wgs = 512;
@@ -169,7 +185,7 @@ int main(int argc, char **argv)
         printf("FAIL endless: the kernel ended\n");
         return 1;
     } else {
-        printf("usage: spin_wait producer|sleepy|lock|lds|deadlock|toomany|endless [workgroups]\n");
+        printf("usage: spin_wait producer|sleepy|remote|lock|lds|deadlock|toomany|endless [workgroups]\n");
         return 2;
     }
     printf("PASS %s\n", mode);
