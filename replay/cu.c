@@ -495,18 +495,27 @@ static bool needs_now(const gcn_insn *in)
  * unit releases them when all arrived (emu/exec gcn_launch.c run_coop): the
  * replay releases the waiting waves when one per recorded workgroup arrived,
  * after barrier_latency. The waves of a kernel spread over the partitions of
- * a unified multi-GPU topology cannot be released here: refused there.
- * Returns false after rp_sim_fail. */
+ * a unified multi-GPU topology arrive at the kernel's dispatcher instead, as
+ * a message over the link a CU reports a workgroup's end on (across the
+ * interconnect from another GPU); the dispatcher sends each a release over
+ * the link it assigns workgroups on (rp_disp_gws_arrive), and the CU resumes
+ * the wave barrier_latency after it arrives (cu_ctl). Returns false after
+ * rp_sim_fail. */
 static bool gws_arrive(rp_wave *w, rp_time t, rp_engine *e)
 {
     rp_sim *s = w->cu->sim;
     rp_kernel *k = w->wg->k;
     if (k->gpu_count > 1 && s->n_parts > 1) {
-        char kn[128];
-        rp_sim_fail(s, "kernel %u (%s): a grid barrier (ds_gws_barrier, cooperative launch) across the %u GPUs "
-                    "of a unified topology is not modelled; replay it on r9nano, m-sgpu or d-mgpu",
-                    k->launch.kernel_id, rp_printable(kn, sizeof kn, k->launch.kernel_name), k->gpu_count);
-        return false;
+        rp_msg *m = rp_msg_alloc(rp_pool(s));
+        if (!m) {
+            rp_sim_fail(s, "%s: out of memory", w->cu->name);
+            return false;
+        }
+        w->state = RP_W_GWS;
+        m->type = RP_MSG_GWS_ARRIVE;
+        m->ctx = w;
+        rp_link_send(w->cu->done_link, m, t > e->now ? t : e->now);
+        return true;
     }
     if (k->gws_n == k->gws_cap) {
         uint32_t nc = k->gws_cap ? 2 * k->gws_cap : 64;
@@ -736,6 +745,13 @@ static void cu_ctl(rp_port *p, rp_engine *e)
     rp_cu *cu = p->owner;
     rp_msg *m;
     while ((m = rp_port_pop(p))) {
+        if (m->type == RP_MSG_GWS_RELEASE) { /* the grid barrier opened (gws_arrive) */
+            rp_wave *w = m->ctx;
+            rp_msg_free(rp_pool(cu->sim), m);
+            w->state = RP_W_RUN;
+            rp_engine_schedule(e, &w->ev, e->now + rp_lat_ps(cu->sim->cfg.barrier_latency, cu->sim->clk));
+            continue;
+        }
         rp_wg *wg = m->ctx;
         rp_msg_free(rp_pool(cu->sim), m);
         wg_start(cu, wg, e);

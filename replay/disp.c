@@ -195,6 +195,37 @@ static void disp_in(rp_port *p, rp_engine *e)
                 wg->live_next->live_prev = wg->live_prev;
             free(wg);
             d->wgs_done++;
+        } else if (m->type == RP_MSG_GWS_ARRIVE) {
+            /* a wave at the grid barrier of a kernel over several partitions
+             * (cu.c gws_arrive): when one per workgroup arrived, release all */
+            rp_wave *w = m->ctx;
+            rp_kernel *k = w->wg->k;
+            if (k->gws_n == k->gws_cap) {
+                uint32_t nc = k->gws_cap ? 2 * k->gws_cap : 64;
+                struct rp_wave **nw = realloc(k->gws_wait, nc * sizeof *nw);
+                if (!nw) {
+                    rp_msg_free(rp_pool(d->sim), m);
+                    rp_sim_fail(d->sim, "dispatcher: out of memory for the grid barrier");
+                    return;
+                }
+                k->gws_wait = nw;
+                k->gws_cap = nc;
+            }
+            k->gws_wait[k->gws_n++] = w;
+            if (k->gws_n == k->n_wg) {
+                for (uint32_t i = 0; i < k->gws_n; i++) {
+                    rp_msg *r = rp_msg_alloc(rp_pool(d->sim));
+                    if (!r) {
+                        rp_msg_free(rp_pool(d->sim), m);
+                        rp_sim_fail(d->sim, "dispatcher: out of memory for the grid barrier");
+                        return;
+                    }
+                    r->type = RP_MSG_GWS_RELEASE;
+                    r->ctx = k->gws_wait[i];
+                    rp_link_send(&k->gws_wait[i]->cu->ctl_link, r, e->now);
+                }
+                k->gws_n = 0;
+            }
         } else if (m->type == RP_MSG_FLUSH_ACK) {
             if (--d->flush_acks_pending == 0 && d->flushing) {
                 rp_msg_free(rp_pool(d->sim), m);

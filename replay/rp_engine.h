@@ -179,6 +179,7 @@ enum rp_msg_type {
     RP_MSG_FLUSH, RP_MSG_FLUSH_ACK,  /* L2 write-back flush at kernel end */
     RP_MSG_INVAL,                    /* L1 invalidate at kernel start (acked with FLUSH_ACK) */
     RP_MSG_WG_ASSIGN, RP_MSG_WG_DONE, /* dispatcher <-> CU */
+    RP_MSG_GWS_ARRIVE, RP_MSG_GWS_RELEASE, /* grid barrier of a kernel over partitions (cu.c gws_arrive) */
 };
 
 struct rp_access; /* what the requester wants done functionally (rp_gpu.h) */
