@@ -723,16 +723,22 @@ static json_t *summary_json(rp_sim *s, const summary *o, const uint64_t *vals, b
     return j;
 }
 
+/* A kernel's time: 0 for one that did not finish (a failed run), whose end
+ * is not set (it printed as a huge number). */
+static rp_time kspan(const rp_kernel *k) { return k->done && k->end > k->start ? k->end - k->start : 0; }
+
 void rp_sim_report(rp_sim *s, FILE *f)
 {
     fprintf(f, "%-4s %-32s %3s %12s %12s %12s %6s %6s %6s %12s %12s  %s\n", "id", "kernel", "gpu", "cycles",
             "time_us", "wf_instr", "ipc", "l1v%", "l2%", "dram_bytes", "link_bytes", "data");
     for (size_t i = 0; i < s->n_kernels; i++) {
         rp_kernel *k = s->kernels[i];
-        uint64_t cyc = (k->end - k->start) / s->clk.period_ps;
+        uint64_t cyc = kspan(k) / s->clk.period_ps;
         rp_ksum d = {k->sum1.l1v_hits - k->sum0.l1v_hits, k->sum1.l1v_accesses - k->sum0.l1v_accesses,
                      k->sum1.l2_hits - k->sum0.l2_hits, k->sum1.l2_accesses - k->sum0.l2_accesses,
                      k->sum1.dram_bytes - k->sum0.dram_bytes, k->sum1.link_bytes - k->sum0.link_bytes};
+        if (!k->done)
+            memset(&d, 0, sizeof d); /* its end counters were never taken */
         char name[33];
         rp_printable(name, sizeof name, k->launch.kernel_name);
         char chk[160];
@@ -752,7 +758,7 @@ void rp_sim_report(rp_sim *s, FILE *f)
             snprintf(chk + strlen(chk), sizeof chk - strlen(chk), " (loads: %llu order-dependent, %llu adopted)",
                      (unsigned long long)k->order_loads, (unsigned long long)k->adopted_loads);
         fprintf(f, "%-4u %-32s %3u %12llu %12.3f %12llu %6.2f %6.1f %6.1f %12llu %12llu  %s\n", k->launch.kernel_id,
-                name, k->gpu, (unsigned long long)cyc, (double)(k->end - k->start) / 1e6,
+                name, k->gpu, (unsigned long long)cyc, (double)kspan(k) / 1e6,
                 (unsigned long long)k->n_instr, ratio(k->n_instr, cyc), 100 * ratio(d.l1v_hits, d.l1v_accesses),
                 100 * ratio(d.l2_hits, d.l2_accesses), (unsigned long long)d.dram_bytes,
                 (unsigned long long)d.link_bytes, chk);
@@ -799,7 +805,7 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     for (size_t i = 0; i < s->n_kernels; i++) {
         rp_kernel *k = s->kernels[i];
         json_t *o = json_object(), *kc = json_object();
-        uint64_t cyc = (k->end - k->start) / s->clk.period_ps;
+        uint64_t cyc = kspan(k) / s->clk.period_ps;
         json_object_set_new(o, "id", json_integer(k->launch.kernel_id));
         char kn[1024];
         json_object_set_new(o, "name", json_string(rp_printable(kn, sizeof kn, k->launch.kernel_name)));
@@ -809,7 +815,7 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
         json_object_set_new(o, "start_ps", json_integer((json_int_t)k->start));
         json_object_set_new(o, "end_ps", json_integer((json_int_t)k->end));
         json_object_set_new(o, "cycles", json_integer((json_int_t)cyc));
-        json_object_set_new(o, "time_ns", json_real((double)(k->end - k->start) / 1e3));
+        json_object_set_new(o, "time_ns", json_real((double)kspan(k) / 1e3));
         json_object_set_new(o, "wavefront_instructions", json_integer((json_int_t)k->n_instr));
         json_object_set_new(o, "ipc", json_real(ratio(k->n_instr, cyc)));
         json_object_set_new(o, "l1v_hit_rate",
