@@ -92,7 +92,14 @@ struct gcn_machine {
      * address, so that the same program gives the same addresses (and the
      * same trace) run after run and whatever the thread count. When the window
      * is full or the range is taken, mmap chooses (still correct). */
+#if defined(__SANITIZE_ADDRESS__)
+    /* AddressSanitizer's high shadow memory ends at 0x10007fff7fff on x86-64:
+     * the windows start above it (else every allocation falls back to mmap's
+     * placement and addresses are no longer deterministic) */
+#define GCN_VA_BASE   0x100100000000ull /* 16 TiB + 4 GiB */
+#else
 #define GCN_VA_BASE   0x100000000000ull /* 16 TiB */
+#endif
 #define GCN_VA_WINDOW 0x010000000000ull /* 1 TiB per device */
     uint64_t va_next[64];
 
