@@ -71,8 +71,12 @@ static const param params[] = {
      "time from the last wave reaching s_barrier to the release of all"},
     {"dispatcher.latency", PT_LAT, F(dispatch_latency), "10cycles", 0, 0, "cycles or time",
      "dispatcher-to-CU (and CU-to-dispatcher completion) message latency"},
-    {"dispatcher.wg_cycles", PT_UINT, F(dispatch_cycles), "1", 1, 100000, "cycles",
-     "dispatcher occupancy per dispatched workgroup"},
+    {"dispatcher.wg_cycles", PT_UINT, F(dispatch_cycles), "4", 1, 100000, "cycles",
+     "dispatcher occupancy per dispatched workgroup, at least (R9 Nano empty kernel, shared/hw-r9nano: "
+     "4.0 ns per workgroup of 1 to 4 wavefronts at 1 GHz)"},
+    {"dispatcher.wave_cycles", PT_UINT, F(dispatch_wave_cycles), "1", 0, 100000, "cycles",
+     "dispatcher occupancy per wavefront of a workgroup when that is more than wg_cycles (R9 Nano empty "
+     "kernel: 5.0, 6.0, 7.0 ns per workgroup of 5, 6, 7 wavefronts)"},
     {"l1v.size", PT_SIZE, F(l1v_size), "16KiB", 64, 1ull << 30, "bytes", "L1 vector cache per CU (MGSim Table I: 16 KB)"},
     {"l1v.assoc", PT_UINT, F(l1v_assoc), "4", 1, 256, "ways", "L1 vector cache associativity (4-way)"},
     {"l1v.line", PT_SIZE, F(l1v_line), "64B", 16, 4096, "bytes",
@@ -189,9 +193,10 @@ static const param params[] = {
     {"sim.watchdog", PT_LAT, F(watchdog), "10ms", 0, 0, "cycles or time",
      "stop with a state dump when simulated time advances this long without progress (0 = off)"},
     {"sim.await_max_polls", PT_UINT, F(await_max_polls), "4194304", 1, 1000000000, "count",
-     "iterations one wave may poll in one await (trace 1.2) before the replay stops it as a wait that never "
-     "ends here, e.g. a configuration with too few CUs for the workgroups a wait needs (an estimate: about "
-     "10^9 cycles of polling); retried single iterations give up after at most 16384"},
+     "iterations one wave may poll in one await (trace 1.2) before the replay gives the wait up as one that "
+     "never ends here (the wave goes on as recorded; `check.await_give_ups` counts a difference), e.g. a "
+     "configuration with too few CUs for the workgroups a wait needs (an estimate: about 10^9 cycles of "
+     "polling); retried single iterations give up after at most 16384"},
     {"check.print", PT_UINT, F(check_print), "10", 0, 1000000, "count", "data mismatches printed in full"},
     {"debug.skip_l2_flush", PT_UINT, F(debug_skip_l2_flush), "0", 0, 1, "0 or 1",
      "test hook (injected model bug): 1 = the L2 write-back flush at kernel end and before a device-to-host "

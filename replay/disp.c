@@ -147,7 +147,13 @@ static void disp_run(rp_event *ev, rp_engine *e)
             rp_link_send(&d->cus[c]->ctl_link, m, e->now);
             d->st_wgs_dispatched++;
             d->rr = (c + 1) % d->n_cus;
-            d->busy_until = e->now + s->cfg.dispatch_cycles * s->clk.period_ps;
+            /* occupancy: wg_cycles per workgroup, or wave_cycles per
+             * wavefront when that is more (R9 Nano empty-kernel probe) */
+            uint64_t waves = k->launch.waves_per_wg ? k->launch.waves_per_wg : 1;
+            uint64_t occ = waves * s->cfg.dispatch_wave_cycles;
+            if (occ < s->cfg.dispatch_cycles)
+                occ = s->cfg.dispatch_cycles;
+            d->busy_until = e->now + occ * s->clk.period_ps;
             e->progress++;
             if (d->next_wg < k->n_wg)
                 rp_engine_schedule(e, ev, d->busy_until);
