@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # HIP programs under ThreadSanitizer (issue 20): programs whose workgroups
 # communicate through memory (spin_wait: a flag, a CAS lock, an LDS flag;
-# cas_own) run with 2 emulator threads, recorded, under the TSan build of
+# cas_own; a grid barrier; a look-back scan) run with 2 emulator threads,
+# recorded, under the TSan build of
 # gcn3-emu and libamdhip64 ($TSAN_BUILD; the runtime preloaded because the
 # program itself is not built with it). Guest accesses must not be C data
 # races (aligned dwords and atomics are single-copy atomic, as on the GPU);
@@ -14,7 +15,8 @@ mkdir -p "$OUT"
 TS=$(gcc -print-file-name=libtsan.so)
 pass=0; fail=0
 [ -x "$TSAN_BUILD/bin/gcn3-emu" ] || { echo "tsan-programs: $TSAN_BUILD/bin/gcn3-emu missing (make test-tsan builds it)"; exit 1; }
-for r in "spin_wait producer" "spin_wait sleepy" "spin_wait lock" "spin_wait lds" "cas_own"; do
+for r in "spin_wait producer" "spin_wait sleepy" "spin_wait lock" "spin_wait lds" "cas_own" "coop_groups" \
+         "sync_patterns lookback"; do
   set -- $r; prog=$1; shift
   name="$prog${1:+-$1}"
   bin=$BUILD/programs/$prog
@@ -26,5 +28,20 @@ for r in "spin_wait producer" "spin_wait sleepy" "spin_wait lock" "spin_wait lds
   if [ $rc = 0 ] && [ "$nr" = 0 ] && grep -q PASS "$OUT/$name.out"; then pass=$((pass+1)); echo "  ok   $name: 2 threads, recorded, no ThreadSanitizer report"
   else fail=$((fail+1)); echo "  FAIL $name (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/$name.out" | grep -m1 '#0')"; fi
 done
+# The TSan build of mgpu-replay, 2 threads on u-mgpu (4 partitions): the
+# grid barrier's messages across partitions, the data check's write maps
+# built by several partitions at once (the lock's order-dependent counter
+# loads), the awaits' soft exits (the look-back)
+if [ -x "$TSAN_BUILD/bin/mgpu-replay" ]; then
+  for name in coop_groups spin_wait-lock sync_patterns-lookback; do
+    [ -f "$OUT/$name.gtrace" ] || continue # its recording failed above
+    TSAN_OPTIONS="halt_on_error=0" timeout 600 "$TSAN_BUILD/bin/mgpu-replay" --topo u-mgpu --threads 2 --quiet \
+      "$OUT/$name.gtrace" >"$OUT/$name-replay.out" 2>&1
+    rc=$?
+    nr=$(grep -c 'WARNING: ThreadSanitizer' "$OUT/$name-replay.out")
+    if [ $rc = 0 ] && [ "$nr" = 0 ]; then pass=$((pass+1)); echo "  ok   $name: replayed on u-mgpu with 2 threads, no ThreadSanitizer report"
+    else fail=$((fail+1)); echo "  FAIL $name replay (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/$name-replay.out" | grep -m1 '#0')"; fi
+  done
+else fail=$((fail+1)); echo "  FAIL $TSAN_BUILD/bin/mgpu-replay missing (make test-tsan builds it)"; fi
 echo "tsan-programs: $pass passed, $fail failed"
 [ $fail = 0 ]
