@@ -46,6 +46,10 @@ typedef struct gcn_machine_config {
      * and frees), recorded or not, from the allocating thread: the runtime's
      * timeline. NULL: none. */
     void (*on_event)(const trc_event *ev);
+    /* 1: record every loop iteration, no awaits (GCN3EMU_NO_AWAITS=1: to
+     * measure what awaits save; the replay then follows the recording's
+     * interleaving of waits) */
+    int no_awaits;
 } gcn_machine_config;
 
 /* NULL on failure (message in err). */

@@ -78,6 +78,10 @@ static int rec_retry_commit(void *ctx, uint32_t wave, uint64_t dyn, uint64_t pc)
 static const gcn_recorder_ops trace_recorder = {rec_branch, rec_indirect, rec_exec, rec_mem, rec_wave_end,
                                                 rec_await_mark, rec_await_commit, rec_await_drop, rec_await_end,
                                                 rec_retry_mark, rec_retry_commit};
+/* gcn_machine_config.no_awaits: every loop iteration recorded (trace format
+ * 1.2 without awaits, as 1.1 recorded waits), for measuring what awaits save */
+static const gcn_recorder_ops plain_recorder = {rec_branch, rec_indirect, rec_exec, rec_mem, rec_wave_end,
+                                                NULL, NULL, NULL, NULL, NULL, NULL};
 
 /* Layout of the TRC_MEM_KERNARG allocation of one dispatch. */
 enum {
@@ -162,7 +166,9 @@ void gcn_wave_init_state(gcn_worker *wk, const struct gcn_launch_job *job, gcn_w
     w->hw_id = (uint64_t)((wi / 4u) & 15u) | (uint64_t)(wi % 4u) << 4 | (uint64_t)(wg_lin % 16u) << 8 |
                (uint64_t)((wg_lin / 16u) % 2u) << 12 | (uint64_t)((wg_lin / 32u) % 4u) << 13 |
                (uint64_t)(wg_lin % 16u) << 16;
-    w->rec = job->recording && wk->rec ? (gcn_recorder){&trace_recorder, wk->rec} : (gcn_recorder){NULL, NULL};
+    w->rec = job->recording && wk->rec
+                 ? (gcn_recorder){job->m->cfg.no_awaits ? &plain_recorder : &trace_recorder, wk->rec}
+                 : (gcn_recorder){NULL, NULL};
     w->wg = wg;
     w->mem_cache = &wk->cache;
     w->err[0] = 0;

@@ -177,6 +177,8 @@ static void do_init(void)
                               .on_wave_sleep = hip_hostcall_serve, .on_event = hip_tl_event};
     const char *pg = getenv("GCN3EMU_PROGRESS"); /* set by gcn3-emu: --progress, or stderr is a terminal */
     cfg.progress = pg && !strcmp(pg, "1");
+    const char *na = getenv("GCN3EMU_NO_AWAITS");
+    cfg.no_awaits = na && *na && strcmp(na, "0") != 0;
     cfg.progress_tty = isatty(STDERR_FILENO);
     char err[512] = "";
     rt.m = gcn_machine_create(&cfg, err, sizeof err);

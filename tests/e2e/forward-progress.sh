@@ -151,6 +151,13 @@ if [ "${s1:-0}" -gt 0 ] && [ "${s4:-0}" -gt "${s1:-0}" ]; then
   ok "producer: the consumers poll longer on u-mgpu ($s4 iterations) than on r9nano ($s1): the waits come from the timing model"
 else bad "producer: spin iterations r9nano ${s1:-?}, u-mgpu ${s4:-?} (u-mgpu must poll longer: the flag is remote)"; fi
 
+echo "== GCN3EMU_NO_AWAITS=1: every iteration recorded (to measure what awaits save)"
+GCN3EMU_NO_AWAITS=1 timeout 120 "$EMU" --quiet --threads 1 --record "$OUT/na-producer.gtrace" -- "$BIN" producer >"$OUT/na.out" 2>&1
+na=$("$TRACE" dump "$OUT/na-producer.gtrace" --no-data 2>/dev/null | grep -c 'await @')
+if grep -q "PASS producer" "$OUT/na.out" && [ "$na" = 0 ] && [ -f "$OUT/aw-producer-1.gtrace" ]; then
+  ok "producer without awaits: $(stat -c %s "$OUT/na-producer.gtrace") bytes, 0 awaits (with awaits: $(stat -c %s "$OUT/aw-producer-1.gtrace") bytes)"
+else bad "GCN3EMU_NO_AWAITS=1: $na awaits $(why "$OUT/na.out")"; fi
+
 echo "== retry awaits: a lock that was free in the emulator is waited for in the replay"
 timeout 120 "$EMU" --quiet --threads 1 --record "$OUT/lock.gtrace" -- "$BIN" lock >"$OUT/lock-rec.out" 2>"$OUT/lock-rec.err"
 nr=$("$TRACE" dump "$OUT/lock.gtrace" 2>/dev/null | grep -c 'await @.* retry$')
