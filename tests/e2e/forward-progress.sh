@@ -163,7 +163,7 @@ timeout 120 "$EMU" --quiet --threads 1 --record "$OUT/lock.gtrace" -- "$BIN" loc
 nr=$("$TRACE" dump "$OUT/lock.gtrace" 2>/dev/null | grep -c 'await @.* retry$')
 if [ "${nr:-0}" -ge 512 ]; then ok "lock --threads 1: $nr retry awaits (every acquisition succeeded at once in the emulator)"
 else bad "lock --threads 1: ${nr:-0} retry awaits, want 512 $(why "$OUT/lock-rec.err")"; fi
-for topo in r9nano u-mgpu; do
+for topo in r9nano m-sgpu u-mgpu d-mgpu; do
   timeout 300 "$REPLAY" --topo $topo --stats "$OUT/lock-$topo.json" "$OUT/lock.gtrace" >"$OUT/lock-$topo.out" 2>"$OUT/lock-$topo.err"
   rc=$?
   sp=$(jget "$OUT/lock-$topo.json" spin_iterations); gu=$(jget "$OUT/lock-$topo.json" await_give_ups)
