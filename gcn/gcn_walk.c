@@ -52,13 +52,19 @@ static void pos_restore(gcn_walk *w, const gcn_walk_pos *p)
     w->mem_i = p->mem_i;
 }
 
+/* The polls of the current iteration start afresh (the caller sets them). */
+static inline void polls_reset(gcn_walk *w)
+{
+    w->aw_diff = 0;
+    w->aw_hard = 0;
+}
+
 /* Make await w->aw_i the one ahead (or turn the checks off). */
 static int await_next(gcn_walk *w)
 {
     const trc_wave *tw = w->tw;
     w->aw_state = GCN_AW_NONE;
-    w->aw_diff = 0;
-    w->aw_hard = 0;
+    polls_reset(w);
     w->aw_n = 0;
     w->aw_check = w->aw_i < tw->n_await;
     if (!w->aw_check)
@@ -75,6 +81,33 @@ static int await_next(gcn_walk *w)
     return 0;
 }
 
+/* The current await is over; counted as a soft exit or a give-up when it
+ * ended so. Then the next await ahead. */
+static int await_leave(gcn_walk *w, int soft, int gave_up)
+{
+    if (soft)
+        w->aw_soft_exits++;
+    if (gave_up) {
+        if (!w->aw_gave_up)
+            w->aw_gave_up_pc = w->tw->await_pc[w->aw_i];
+        w->aw_gave_up++;
+    }
+    w->aw_i++;
+    return await_next(w);
+}
+
+/* Walk the template (of a RETRY: its only iteration, started at dyn `at`)
+ * again: memory did not yet show what the recording saw. */
+static void await_again(gcn_walk *w, uint64_t at)
+{
+    w->aw_n++;
+    w->aw_repeats++;
+    w->aw_iters++;
+    w->dyn_extra += w->dyn - at;
+    pos_restore(w, &w->aw_pos);
+    polls_reset(w);
+}
+
 /* A RETRY await: the loop's only recorded iteration [at, end). */
 static int await_retry(gcn_walk *w, uint64_t at, uint64_t end)
 {
@@ -86,35 +119,17 @@ static int await_retry(gcn_walk *w, uint64_t at, uint64_t end)
                                  w->aw_i, at, w->tw->await_pc[w->aw_i]);
         pos_save(w, &w->aw_pos);
         w->aw_state = GCN_AW_TEMPLATE;
-        w->aw_diff = 0;
-        w->aw_hard = 0;
+        polls_reset(w);
         w->aw_iters++;
         return 0;
     }
     if (w->dyn != end)
         return 0;
-    if (w->aw_diff && !w->aw_hard) { /* a set flag, set to another value: the loop ends */
-        w->aw_soft_exits++;
-        w->aw_i++;
-        return await_next(w);
-    }
-    if (!w->aw_diff || w->aw_n >= GCN_WALK_MAX_RETRY || w->aw_n >= w->aw_max) { /* read what was recorded (or gave up): on */
-        if (w->aw_diff) {
-            if (!w->aw_gave_up)
-                w->aw_gave_up_pc = w->tw->await_pc[w->aw_i];
-            w->aw_gave_up++;
-        }
-        w->aw_i++;
-        return await_next(w);
-    }
-    /* memory was not yet what the recording saw: the loop runs again */
-    w->aw_n++;
-    w->aw_repeats++;
-    w->aw_iters++;
-    w->dyn_extra += w->dyn - at;
-    pos_restore(w, &w->aw_pos);
-    w->aw_diff = 0;
-    w->aw_hard = 0;
+    if (w->aw_diff && !w->aw_hard) /* a set flag, set to another value: the loop ends */
+        return await_leave(w, 1, 0);
+    if (!w->aw_diff || w->aw_n >= GCN_WALK_MAX_RETRY || w->aw_n >= w->aw_max) /* as recorded (or gave up): on */
+        return await_leave(w, 0, w->aw_diff);
+    await_again(w, at); /* memory was not yet what the recording saw: the loop runs again */
     return 0;
 }
 
@@ -149,8 +164,7 @@ static int await_skip(gcn_walk *w, uint64_t at, uint64_t end)
                              w->tw->await_pc[w->aw_i]);
     w->dyn_skipped += end - from;
     w->aw_state = GCN_AW_EXIT;
-    w->aw_diff = 0;
-    w->aw_hard = 0;
+    polls_reset(w);
     return 0;
 }
 
@@ -184,8 +198,7 @@ int gcn_walk_await_point(gcn_walk *w)
                                      w->aw_i, at, tw->await_pc[w->aw_i]);
             pos_save(w, &w->aw_pos);
             w->aw_state = GCN_AW_TEMPLATE;
-            w->aw_diff = 0;
-            w->aw_hard = 0;
+            polls_reset(w);
             w->aw_iters++;
         }
         return 0;
@@ -200,48 +213,31 @@ int gcn_walk_await_point(gcn_walk *w)
         if (w->aw_diff) {
             w->aw_state = GCN_AW_EXIT; /* memory changed: try the recorded way out */
             w->aw_tmpl_hard = w->aw_hard;
-            w->aw_diff = 0;
-            w->aw_hard = 0;
+            polls_reset(w);
             return 0;
         }
         break; /* nothing changed: again */
     case GCN_AW_EXIT:
         if (w->dyn == end || (w->idx > w->aw_head && w->idx <= w->aw_back))
             return 0; /* still in the loop's first iteration after the template */
-        if (!w->aw_diff) { /* it saw what the recording saw: the wait is over */
-            w->aw_i++;
-            return await_next(w);
-        }
-        if (!w->aw_hard && w->aw_tmpl_hard) {
+        if (!w->aw_diff) /* it saw what the recording saw: the wait is over */
+            return await_leave(w, 0, 0);
+        if (!w->aw_hard && w->aw_tmpl_hard)
             /* the flag the template waited on is set, to another value than
              * the recording's: the loop ends (order-dependent data) */
-            w->aw_soft_exits++;
-            w->aw_i++;
-            return await_next(w);
-        }
+            return await_leave(w, 1, 0);
         break; /* not what the recording saw: back to waiting */
     default:
         return 0;
     }
-    if (w->aw_n >= w->aw_max) {
+    if (w->aw_n >= w->aw_max)
         /* max_repeats polls and memory never showed what the recording saw:
          * the configured machine does not end this wait. Give up: go on as
          * recorded (from the template's end the way out, from inside the way
          * out the rest of it), counted for the caller to report. */
-        if (!w->aw_gave_up)
-            w->aw_gave_up_pc = tw->await_pc[w->aw_i];
-        w->aw_gave_up++;
-        w->aw_i++;
-        return await_next(w);
-    }
-    w->aw_n++;
-    w->aw_repeats++;
-    w->aw_iters++;
-    w->dyn_extra += w->dyn - at;
-    pos_restore(w, &w->aw_pos);
+        return await_leave(w, 0, 1);
+    await_again(w, at);
     w->aw_state = GCN_AW_TEMPLATE;
-    w->aw_diff = 0;
-    w->aw_hard = 0;
     return 0;
 }
 
