@@ -580,9 +580,13 @@ static void cache_run(rp_event *ev, rp_engine *e)
     if (m) {
         handle_bottom(c, m, now);
     } else if (!c->stalled && (m = rp_port_pop(&c->top))) {
-        uint64_t h0 = c->st_read_hits + c->st_write_hits, m0 = c->st_read_misses + c->st_write_misses;
+        /* cache.access: whether the request hit or missed, read off the
+         * statistics handle_top keeps; only when someone observes it */
+        bool observed = e->hooks && e->hooks->n[RP_HOOK_CACHE_ACCESS];
+        uint64_t h0 = observed ? c->st_read_hits + c->st_write_hits : 0;
+        uint64_t m0 = observed ? c->st_read_misses + c->st_write_misses : 0;
         bool took = handle_top(c, m, now);
-        if (took) {
+        if (took && observed) {
             int hit = c->st_read_hits + c->st_write_hits != h0;
             if (hit || c->st_read_misses + c->st_write_misses != m0)
                 RP_HOOK_FIRE(e->hooks, RP_HOOK_CACHE_ACCESS, now, c->gpu, UINT32_MAX, c, &hit, e->hook_sim);

@@ -177,18 +177,7 @@ static const rp_wmap *wmap_of(rp_sim *s, rp_kernel *k)
 /* Is [addr, addr + n) inside an allocation the runtime writes? */
 bool rp_adopted(const rp_sim *s, uint64_t addr, uint64_t n)
 {
-    size_t lo = 0, hi = s->n_rt_ranges;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (s->rt_ranges[mid].addr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (!lo)
-        return false;
-    const rp_alloc *a = &s->rt_ranges[lo - 1];
-    return addr - a->addr < a->size && n <= a->size - (addr - a->addr);
+    return n && rp_alloc_holds(s->rt_ranges, s->n_rt_ranges, addr, n);
 }
 
 rp_diff_class rp_classify_load(rp_sim *s, const rp_wave *w, uint64_t addr, uint32_t n)

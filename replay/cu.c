@@ -501,6 +501,22 @@ static bool needs_now(const gcn_insn *in)
  * the link it assigns workgroups on (rp_disp_gws_arrive), and the CU resumes
  * the wave barrier_latency after it arrives (cu_ctl). Returns false after
  * rp_sim_fail. */
+int rp_gws_add(rp_sim *s, rp_kernel *k, rp_wave *w)
+{
+    if (k->gws_n == k->gws_cap) {
+        uint32_t nc = k->gws_cap ? 2 * k->gws_cap : 64;
+        rp_wave **nw = realloc(k->gws_wait, nc * sizeof *nw);
+        if (!nw) {
+            rp_sim_fail(s, "out of memory for the grid barrier");
+            return -1;
+        }
+        k->gws_wait = nw;
+        k->gws_cap = nc;
+    }
+    k->gws_wait[k->gws_n++] = w;
+    return k->gws_n >= k->n_wg;
+}
+
 static bool gws_arrive(rp_wave *w, rp_time t, rp_engine *e)
 {
     rp_sim *s = w->cu->sim;
@@ -517,20 +533,10 @@ static bool gws_arrive(rp_wave *w, rp_time t, rp_engine *e)
         rp_link_send(w->cu->done_link, m, t > e->now ? t : e->now);
         return true;
     }
-    if (k->gws_n == k->gws_cap) {
-        uint32_t nc = k->gws_cap ? 2 * k->gws_cap : 64;
-        rp_wave **nw = realloc(k->gws_wait, nc * sizeof *nw);
-        if (!nw) {
-            rp_sim_fail(s, "out of memory for the grid barrier");
-            return false;
-        }
-        k->gws_wait = nw;
-        k->gws_cap = nc;
-    }
     w->state = RP_W_GWS;
-    k->gws_wait[k->gws_n++] = w;
-    if (k->gws_n < k->n_wg)
-        return true;
+    int all = rp_gws_add(s, k, w);
+    if (all <= 0)
+        return all == 0;
     rp_time rt = t + rp_lat_ps(s->cfg.barrier_latency, s->clk);
     for (uint32_t i = 0; i < k->gws_n; i++) {
         k->gws_wait[i]->state = RP_W_RUN;

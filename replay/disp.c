@@ -206,19 +206,12 @@ static void disp_in(rp_port *p, rp_engine *e)
              * (cu.c gws_arrive): when one per workgroup arrived, release all */
             rp_wave *w = m->ctx;
             rp_kernel *k = w->wg->k;
-            if (k->gws_n == k->gws_cap) {
-                uint32_t nc = k->gws_cap ? 2 * k->gws_cap : 64;
-                struct rp_wave **nw = realloc(k->gws_wait, nc * sizeof *nw);
-                if (!nw) {
-                    rp_msg_free(rp_pool(d->sim), m);
-                    rp_sim_fail(d->sim, "dispatcher: out of memory for the grid barrier");
-                    return;
-                }
-                k->gws_wait = nw;
-                k->gws_cap = nc;
+            int all = rp_gws_add(d->sim, k, w);
+            if (all < 0) {
+                rp_msg_free(rp_pool(d->sim), m);
+                return;
             }
-            k->gws_wait[k->gws_n++] = w;
-            if (k->gws_n == k->n_wg) {
+            if (all) {
                 for (uint32_t i = 0; i < k->gws_n; i++) {
                     rp_msg *r = rp_msg_alloc(rp_pool(d->sim));
                     if (!r) {

@@ -60,18 +60,7 @@ static const gcn_program *program_of(rp_sim *s, uint32_t co_id)
  * addresses come from a trace, which may be hostile). */
 static bool in_alloc(const rp_sim *s, uint64_t addr, uint64_t size)
 {
-    size_t lo = 0, hi = s->n_allocs;
-    while (lo < hi) { /* last allocation starting at or below addr */
-        size_t mid = (lo + hi) / 2;
-        if (s->allocs[mid].addr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (!lo)
-        return false;
-    const rp_alloc *a = &s->allocs[lo - 1];
-    return addr - a->addr <= a->size && size <= a->size - (addr - a->addr);
+    return rp_alloc_holds(s->allocs, s->n_allocs, addr, size);
 }
 
 /* A host event that writes device memory must stay inside an allocation:

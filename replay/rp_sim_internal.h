@@ -103,6 +103,25 @@ typedef struct rp_alloc {     /* a device allocation from an ALLOC event (D-MGPU
     uint32_t gpu;
 } rp_alloc;
 
+/* Whether [addr, addr + n) lies inside one of the n_v allocations v (sorted
+ * by address), overflow-safe: the addresses come from a trace, which may be
+ * hostile. The last allocation starting at or below addr decides. */
+static inline bool rp_alloc_holds(const rp_alloc *v, size_t n_v, uint64_t addr, uint64_t n)
+{
+    size_t lo = 0, hi = n_v;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!lo)
+        return false;
+    const rp_alloc *a = &v[lo - 1];
+    return addr - a->addr <= a->size && n <= a->size - (addr - a->addr);
+}
+
 /* A kernel's start or end, noted by the dispatcher for the next
  * synchronisation point (parallel.c): per-kernel counters of other
  * partitions are sampled there, and the host learns of the end. */
@@ -212,6 +231,10 @@ int rp_classify_init(rp_sim *s);
 void rp_classify_fini(rp_sim *s);
 rp_diff_class rp_classify_load(rp_sim *s, const rp_wave *w, uint64_t addr, uint32_t n);
 rp_diff_class rp_classify_d2h(rp_sim *s, uint64_t addr);
+/* The grid barrier (cu.c): wave w of kernel k arrived; 1 when one per
+ * workgroup has (the caller releases k->gws_wait[0..gws_n) and clears
+ * gws_n), 0 when more must come, -1 after rp_sim_fail (out of memory). */
+int rp_gws_add(rp_sim *s, rp_kernel *k, struct rp_wave *w);
 /* [addr, addr + n) lies in memory the runtime writes while kernels run. */
 bool rp_adopted(const rp_sim *s, uint64_t addr, uint64_t n);
 
