@@ -27,6 +27,8 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "emu/hip/hip_internal.h"
 #include "gcn3sim_version.h"
 
@@ -104,21 +106,14 @@ static void add(const char *fmt, ...)
     }
 }
 
-/* s as the inside of a JSON string (at most n - 1 bytes of out). */
-static const char *jstr(char *out, size_t n, const char *s)
+/* s as a JSON string literal, quotes included, encoded by jansson (free()
+ * it); "\"?\"" for bytes that are not UTF-8 or out of memory. */
+static char *jstr(const char *s)
 {
-    size_t o = 0;
-    for (; *s && o + 7 < n; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            out[o++] = '\\', out[o++] = (char)c;
-        else if (c < 0x20)
-            o += (size_t)snprintf(out + o, n - o, "\\u%04x", c);
-        else
-            out[o++] = (char)c;
-    }
-    out[o] = 0;
-    return out;
+    json_t *j = json_string(s);
+    char *r = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+    json_decref(j);
+    return r ? r : strdup("\"?\"");
 }
 
 void hip_tl_event(const trc_event *ev)
@@ -167,18 +162,18 @@ void hip_tl_kernel(uint32_t device, uint32_t stream, const char *name, const uin
 {
     if (!tl.path)
         return;
-    char n[512];
-    jstr(n, sizeof n, name);
+    char *n = jstr(name);
     pthread_mutex_lock(&tl.mu);
     if (device < 32)
         tl.gpus_seen |= 1u << device;
-    add("{\"name\": \"%s\", \"cat\": \"kernel\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": %u, \"tid\": 0, "
+    add("{\"name\": %s, \"cat\": \"kernel\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": %u, \"tid\": 0, "
         "\"args\": {\"stream\": %u, \"grid\": [%u, %u, %u], \"wg_size\": [%u, %u, %u], \"workgroups\": %llu, "
         "\"wavefronts\": %llu, \"wavefront_instructions\": %llu, \"status\": \"%s\"}}",
         n, t0_us, t1_us > t0_us ? t1_us - t0_us : 0, 1 + device, stream, grid[0], grid[1], grid[2], wg_size[0],
         wg_size[1], wg_size[2], (unsigned long long)grid[0] * grid[1] * grid[2], (unsigned long long)waves,
         (unsigned long long)wave_instructions, status);
     pthread_mutex_unlock(&tl.mu);
+    free(n);
 }
 
 int hip_tl_close(const char *command_line)
@@ -204,8 +199,7 @@ int hip_tl_close(const char *command_line)
                 "\"kernels\"}}",
                 1 + d);
         }
-    char cl[1024];
-    jstr(cl, sizeof cl, command_line ? command_line : "");
+    char *cl = jstr(command_line ? command_line : "");
     int rc = 0;
     FILE *f = fopen(tl.path, "w");
     if (!f) {
@@ -217,7 +211,7 @@ int hip_tl_close(const char *command_line)
             fwrite(tl.buf, 1, tl.len - 2, f); /* without the last ",\n" */
         fprintf(f,
                 "\n], \"displayTimeUnit\": \"ms\", \"otherData\": {\"producer\": \"gcn3-emu %s (commit %s)\", "
-                "\"clock\": \"wall clock of the emulation, us\", \"command_line\": \"%s\", \"events\": %llu, "
+                "\"clock\": \"wall clock of the emulation, us\", \"command_line\": %s, \"events\": %llu, "
                 "\"dropped_events\": %llu}}\n",
                 GCN3SIM_VERSION, GCN3SIM_COMMIT, cl, (unsigned long long)n_events, (unsigned long long)tl.dropped);
         if (ferror(f) | fclose(f)) {
@@ -229,6 +223,7 @@ int hip_tl_close(const char *command_line)
                     tl.path, (unsigned long long)tl.dropped, (unsigned long long)budget);
         }
     }
+    free(cl);
     free(tl.buf);
     tl.buf = NULL;
     tl.len = tl.cap = 0;
