@@ -82,7 +82,8 @@ static const param params[] = {
     {"l1v.line", PT_SIZE, F(l1v_line), "64B", 16, 4096, "bytes",
      "cache line size of every cache level (GCN3: 64 B; also the coalescing unit)"},
     {"l1v.mshrs", PT_UINT, F(l1v_mshrs), "16", 1, 4096, "entries", "L1V miss status holding registers (MGPUSim: 16)"},
-    {"l1v.latency", PT_LAT, F(l1v_latency), "81cycles", 0, 0, "cycles or time", "L1V hit latency"},
+    {"l1v.latency", PT_LAT, F(l1v_latency), "126cycles", 0, 0, "cycles or time",
+     "L1V pipeline latency (texture address/data path; with l1v.bypass every load pays it on its way to the L2)"},
     {"l1s.size", PT_SIZE, F(l1s_size), "16KiB", 64, 1ull << 30, "bytes",
      "L1 scalar (constant) cache per shader array (MGSim Table I: 16 x 16 KB)"},
     {"l1s.assoc", PT_UINT, F(l1s_assoc), "4", 1, 256, "ways", "L1 scalar cache associativity"},
@@ -92,14 +93,18 @@ static const param params[] = {
      "L1 instruction cache per shader array, shared by its CUs (MGSim Table I: 16 x 32 KB 4-way)"},
     {"l1i.assoc", PT_UINT, F(l1i_assoc), "4", 1, 256, "ways", "L1 instruction cache associativity (4-way)"},
     {"l1i.mshrs", PT_UINT, F(l1i_mshrs), "16", 1, 4096, "entries", "L1 instruction cache MSHRs (outstanding line misses)"},
-    {"l1i.latency", PT_LAT, F(l1i_latency), "16cycles", 0, 0, "cycles or time",
+    {"l1i.latency", PT_LAT, F(l1i_latency), "1cycles", 0, 0, "cycles or time",
      "L1 instruction cache hit latency (a miss adds the L2/DRAM round trip)"},
-    {"cu.ibuffer_entries", PT_UINT, F(ibuffer_entries), "32", 1, 1024, "dwords",
+    {"cu.ibuffer_entries", PT_UINT, F(ibuffer_entries), "64", 1, 1024, "dwords",
      "per-wavefront instruction buffer capacity in 4-byte words (GCN3 instructions are 1 or 2 words)"},
     {"cu.fetch_bytes", PT_UINT, F(fetch_bytes), "64", 4, 4096, "bytes",
      "bytes one instruction fetch brings into a wavefront's buffer (aligned; one fetch in flight per wave)"},
-    {"cu.decode_cycles", PT_UINT, F(decode_cycles), "1", 0, 1000, "cycles",
-     "cycles from an instruction leaving its unit to the wave's next issue (MGSim Sec. IV-B: 1-cycle decode)"},
+    {"cu.fetch_ahead", PT_UINT, F(fetch_ahead), "0", 0, 1, "0 or 1",
+     "1: a wave's next chunk is fetched as soon as its buffer has room; 0: only while the wave waits (s_waitcnt, "
+     "s_barrier, the grid barrier) or when it needs the chunk (a wave issuing back to back fetches on demand)"},
+    {"cu.decode_cycles", PT_UINT, F(decode_cycles), "2", 0, 1000, "cycles",
+     "cycles from an instruction leaving its unit to the wave's next issue (R9 Nano ALU probe: 5.9 ns per "
+     "v_add_f32 inside one I-cache line, ../shared/hw-r9nano)"},
     {"l1v.bypass", PT_UINT, F(l1v_bypass), "1", 0, 1, "0 or 1",
      "1: vector loads never hit in the L1V (every access goes to the L2; MGSim Sec. VII-A finds the L1V "
      "effectively disabled under ROCm); its pipeline latency still applies"},
@@ -108,7 +113,7 @@ static const param params[] = {
     {"l2.banks", PT_UINT, F(l2_banks), "16", 1, 1024, "count", "L2 banks per GPU, address-interleaved"},
     {"l2.assoc", PT_UINT, F(l2_assoc), "16", 1, 256, "ways", "L2 associativity (16-way)"},
     {"l2.mshrs", PT_UINT, F(l2_mshrs), "64", 1, 65536, "entries", "MSHRs per L2 bank"},
-    {"l2.latency", PT_LAT, F(l2_latency), "50cycles", 0, 0, "cycles or time", "L2 bank hit latency"},
+    {"l2.latency", PT_LAT, F(l2_latency), "2cycles", 0, 0, "cycles or time", "L2 bank hit latency"},
     {"l2.interleave", PT_SIZE, F(l2_interleave), "256B", 16, 1ull << 30, "bytes",
      "address interleaving granularity across L2 banks"},
     {"noc.latency", PT_LAT, F(noc_latency), "4cycles", 0, 0, "cycles or time", "on-chip network latency between CU/L1 and L2 banks"},
@@ -118,9 +123,9 @@ static const param params[] = {
     {"dram.channels", PT_UINT, F(dram_channels), "32", 1, 1024, "count",
      "DRAM channels per GPU, each with its own controller, banks and data bus (R9 Nano: 4 HBM1 stacks x 8 "
      "channels)"},
-    {"dram.latency", PT_LAT, F(dram_latency), "280ns", 0, 0, "cycles (GPU) or time",
+    {"dram.latency", PT_LAT, F(dram_latency), "288ns", 0, 0, "cycles (GPU) or time",
      "controller + PHY + fabric latency added to every DRAM access on top of the bank timing (calibrated: "
-     "an L2 miss costs ~460 GPU cycles, MGSim Sec. VII-A)"},
+     "the R9 Nano dram_read probe, 461.1 ns per L2 miss, ../shared/hw-r9nano)"},
     {"dram.bandwidth", PT_BW, F(dram_bandwidth), "16GB/s", 0, 0, "B/s or B/cycle (GPU)",
      "data bus per DRAM channel; a line's burst takes line / bandwidth (HBM1: 128 bits x 1 Gbps = 16 GB/s; "
      "32 x 16 = 512 GB/s, R9 Nano datasheet)"},

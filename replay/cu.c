@@ -575,6 +575,8 @@ static void wave_run(rp_event *ev, rp_engine *e)
             w->wait_lgkm = in->waitcnt_lgkm >= 15 ? 0xffff : in->waitcnt_lgkm;
             if (!waitcnt_ok(w)) {
                 w->state = RP_W_WAITCNT; /* dyn/idx advance when it resumes */
+                if (!cfg->fetch_ahead)
+                    rp_fetch_waiting(w, now);
                 return;
             }
         }
@@ -649,6 +651,8 @@ static void wave_run(rp_event *ev, rp_engine *e)
                         wg->waves[i].state = RP_W_RUN;
                         rp_engine_schedule(e, &wg->waves[i].ev, rt);
                     }
+            } else if (!cfg->fetch_ahead) {
+                rp_fetch_waiting(w, now);
             }
             return;
         }

@@ -7,9 +7,13 @@
  * aligned chunks of `cu.fetch_bytes` from the shader array's L1 instruction
  * cache (rp_l1i below; 32 KB 4-way per 4 CUs, 64-byte lines; misses go to the
  * L2 bank of device address code_base + pc, where code_base is the device
- * address the code object was loaded at). The next sequential chunk is
- * fetched as soon as the buffer has room; a taken branch out of the buffer
- * discards it and refetches at the target. The issue arbiter lets a CU issue
+ * address the code object was loaded at; invalidated at each new kernel,
+ * as the CP does at dispatch). With cu.fetch_ahead = 1 the next sequential
+ * chunk is fetched as soon as the buffer has room; with 0 (r9nano, fitted to
+ * the R9 Nano ALU and l2_read probes, ../shared/hw-r9nano) only while the
+ * wave waits on s_waitcnt or a barrier, and otherwise when the wave needs it:
+ * a wave issuing back to back pays each new line's fetch. A taken branch out
+ * of the buffer discards it and refetches at the target. The issue arbiter lets a CU issue
  * at most one instruction per unit type per cycle (SALU, branch, VMEM, SMEM,
  * LDS; VALU per SIMD via its occupancy); a wave issues its next instruction
  * `cu.decode_cycles` after the previous one left its unit (a lone wave's
@@ -77,6 +81,19 @@ static void l1i_access(rp_l1i *c, rp_fetch *f, rp_time t)
     uint64_t line = (f->w->code_base + f->pc) & ~(lsz - 1);
     uint32_t set = (uint32_t)((line >> c->line_shift) % c->sets);
     uint64_t *tg = &c->tag[(uint64_t)set * c->assoc];
+    uint32_t k = f->w->wg ? f->w->wg->k->launch.kernel_id + 1 : 0;
+    if (k && k != c->kernel) {
+        /* kernel-start invalidate: the dispatch's acquire makes the CP
+         * invalidate the instruction and scalar caches (AMDGPUUsage, memory
+         * model GFX6-GFX9: "invalidated between kernel dispatches by CP"); on
+         * the R9 Nano every repeated launch of the ALU probe pays its line
+         * misses (../shared/hw-r9nano, ALU) */
+        if (c->kernel) {
+            memset(c->tag, 0, (size_t)c->sets * c->assoc * sizeof *c->tag);
+            c->st_invalidations++;
+        }
+        c->kernel = k;
+    }
     for (uint32_t w = 0; w < c->assoc; w++)
         if (tg[w] == line + 1) {
             c->age[(uint64_t)set * c->assoc + w] = ++c->stamp;
@@ -228,6 +245,7 @@ int rp_gpu_frontend_init(rp_sim *s, rp_gpu *g)
         rp_stats_add(&s->stats, p, "read_misses", &c->st_misses, "count", "instruction fetches that missed the L1I");
         rp_stats_add(&s->stats, p, "mshr_merges", &c->st_merges, "count", "fetch misses that joined a pending L1I MSHR");
         rp_stats_add(&s->stats, p, "mshr_stalls", &c->st_mshr_stalls, "count", "fetch misses that waited for a free L1I MSHR");
+        rp_stats_add(&s->stats, p, "invalidations", &c->st_invalidations, "count", "whole-cache invalidations (new kernel)");
     }
     for (uint32_t i = 0; i < g->n_cus; i++) {
         rp_cu *cu = &g->cus[i];
@@ -317,6 +335,14 @@ static void fetch_next(rp_wave *w, rp_time now)
     fetch_start(w, next, now);
 }
 
+/* rp_cu.h: w stopped to wait (s_waitcnt, s_barrier, the grid barrier); with
+ * cu.fetch_ahead = 0 this is when its buffer is refilled ahead of need. */
+void rp_fetch_waiting(rp_wave *w, rp_time now)
+{
+    if (!w->redirect)
+        fetch_next(w, now);
+}
+
 static void fetch_land(rp_wave *w, rp_fetch *f, rp_engine *e)
 {
     rp_cu *cu = w->cu;
@@ -331,8 +357,13 @@ static void fetch_land(rp_wave *w, rp_fetch *f, rp_engine *e)
     }
     if (f->pc == w->ib_base + (uint64_t)w->ib_n * fb)
         w->ib_n++;
-    fetch_next(w, e->now);
-    if (w->state == RP_W_FETCH && rp_insn_buffered(w, &w->walk.prog->insn[w->walk.idx], fb)) {
+    if (cu->sim->cfg.fetch_ahead || w->state == RP_W_WAITCNT || w->state == RP_W_BARRIER || w->state == RP_W_GWS)
+        fetch_next(w, e->now);
+    /* a parked wave runs again when its instruction is buffered; without
+     * fetch-ahead also when it is not (it straddles into the next chunk):
+     * its front end then fetches that chunk on demand */
+    if (w->state == RP_W_FETCH &&
+        (!cu->sim->cfg.fetch_ahead || rp_insn_buffered(w, &w->walk.prog->insn[w->walk.idx], fb))) {
         w->state = RP_W_RUN;
         cu->st_fetch_stall_cycles += (e->now - w->parked) / cu->sim->clk.period_ps;
         rp_engine_schedule(e, &w->ev, e->now);
@@ -372,7 +403,8 @@ bool rp_front_end_slow(rp_wave *w, const gcn_insn *in, rp_time t, rp_engine *e)
             drop = w->ib_n;
         w->ib_base += (uint64_t)drop * fb;
         w->ib_n -= drop;
-        fetch_next(w, e->now);
+        if (cfg->fetch_ahead)
+            fetch_next(w, e->now);
     }
     if (rp_insn_buffered(w, in, fb))
         return true;

@@ -141,6 +141,10 @@ static inline bool rp_insn_buffered(const rp_wave *w, const gcn_insn *in, uint64
  * await its fetch. Returns true when in can issue now; false when the wave
  * was rescheduled (t > now) or parked in RP_W_FETCH. fetch.c. */
 bool rp_front_end_slow(rp_wave *w, const gcn_insn *in, rp_time t, rp_engine *e);
+/* w stopped to wait (s_waitcnt, s_barrier, the grid barrier): fetch ahead if its
+ * buffer has room (fetch.c; the only prefetch with cu.fetch_ahead = 0). */
+void rp_fetch_waiting(rp_wave *w, rp_time now);
+
 /* The same, with the common case inline: in lies in the buffer's first chunk
  * (then nothing is dropped and nothing fetched). */
 static inline bool rp_front_end(rp_wave *w, const gcn_insn *in, rp_time t, rp_engine *e, uint64_t fb)

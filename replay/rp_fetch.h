@@ -51,7 +51,8 @@ typedef struct rp_l1i {
     rp_time latency_ps;
     rp_port bottom;           /* fills from the L2 */
     rp_link fill_link;
-    uint64_t st_hits, st_misses, st_merges, st_mshr_stalls;
+    uint32_t kernel;          /* kernel id + 1 of the last fetch: a new kernel invalidates (0: none yet) */
+    uint64_t st_hits, st_misses, st_merges, st_mshr_stalls, st_invalidations;
 } rp_l1i;
 
 /* Build the L1 instruction caches of GPU g (one per shader array, after its
