@@ -11,16 +11,19 @@
 # Records each program with gcn3-emu, replays with --topo r9nano, takes the
 # kernel cycles from the summary, prints measured vs paper with % error and
 # exits 1 if any figure is off by more than TOL percent (default 5).
-#   BUILD=build bash benchmarks/micro/run.sh [--docs] [--set key=value ...]
-# --docs also prints the Markdown table and writes docs/validation.svg (gnuplot).
+#   BUILD=build bash benchmarks/micro/run.sh [--docs [--table FILE]] [--set key=value ...]
+# --docs also prints the Markdown table (and writes it to FILE) and writes
+# docs/validation.svg (gnuplot).
 set -u
 BUILD=${BUILD:-build}
 TOL=${TOL:-5}
 DOCS=0
+TABLE=
 SETS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --docs) DOCS=1 ;;
+    --table) TABLE=$2; shift ;;
     --set) SETS+=(--set "$2"); shift ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -43,9 +46,9 @@ for p in alu chase; do
   fi
 done
 
-python3 - "$TMP" "$TOL" "$DOCS" <<'PY'
+python3 - "$TMP" "$TOL" "$DOCS" "$TABLE" <<'PY'
 import re, statistics, sys, os
-tmp, tol, docs = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1"
+tmp, tol, docs, table_out = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
 
 def kernels(path):
     """(name, cycles, wf_instr) per kernel row of the replay summary."""
@@ -129,6 +132,9 @@ if docs:
                     f"= {instr / wall / 1e6:.2f} M wavefront-instr/s (single-wavefront kernels: "
                     f"dominated by per-kernel setup, not by instruction throughput).\n")
     print(open(f"{tmp}/table.md").read())
+    if table_out:
+        import shutil
+        shutil.copy(f"{tmp}/table.md", table_out)
 sys.exit(1 if bad else 0)
 PY
 rc=$?
