@@ -95,6 +95,9 @@ static const param params[] = {
     {"l1i.mshrs", PT_UINT, F(l1i_mshrs), "16", 1, 4096, "entries", "L1 instruction cache MSHRs (outstanding line misses)"},
     {"l1i.latency", PT_LAT, F(l1i_latency), "1cycles", 0, 0, "cycles or time",
      "L1 instruction cache hit latency (a miss adds the L2/DRAM round trip)"},
+    {"l1i.launch_prefetch", PT_SIZE, F(l1i_launch_prefetch), "192B", 0, 1ull << 20, "bytes",
+     "bytes of a kernel's code, from its entry, already in every L1I when its first wave fetches (the "
+     "dispatch's code prefetch; fitted: the R9 Nano ALU probe's slope over all N needs its first 3 lines free)"},
     {"cu.ibuffer_entries", PT_UINT, F(ibuffer_entries), "64", 1, 1024, "dwords",
      "per-wavefront instruction buffer capacity in 4-byte words (GCN3 instructions are 1 or 2 words)"},
     {"cu.fetch_bytes", PT_UINT, F(fetch_bytes), "64", 4, 4096, "bytes",

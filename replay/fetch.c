@@ -62,6 +62,8 @@ uint64_t rp_code_base(rp_sim *s, uint32_t co)
     return co < g0->n_co_base ? g0->co_base[co] : 0;
 }
 
+static void l1i_install(rp_l1i *c, uint64_t line);
+
 static void fetch_enqueue(rp_cu *cu, rp_fetch *f)
 {
     rp_fetch **pp = &cu->fetch_head;
@@ -85,14 +87,18 @@ static void l1i_access(rp_l1i *c, rp_fetch *f, rp_time t)
     if (k && k != c->kernel) {
         /* kernel-start invalidate: the dispatch's acquire makes the CP
          * invalidate the instruction and scalar caches (AMDGPUUsage, memory
-         * model GFX6-GFX9: "invalidated between kernel dispatches by CP"); on
-         * the R9 Nano every repeated launch of the ALU probe pays its line
-         * misses (../shared/hw-r9nano, ALU) */
+         * model GFX6-GFX9: "invalidated between kernel dispatches by CP");
+         * then the dispatch's code prefetch (l1i.launch_prefetch bytes from
+         * the kernel's entry) is in place before its first wave fetches */
         if (c->kernel) {
             memset(c->tag, 0, (size_t)c->sets * c->assoc * sizeof *c->tag);
             c->st_invalidations++;
         }
         c->kernel = k;
+        const rp_kernel *kk = f->w->wg->k;
+        uint64_t entry = (f->w->code_base + kk->prog->insn[kk->entry_idx].pc) & ~(lsz - 1);
+        for (uint64_t a = entry; a < entry + s->cfg.l1i_launch_prefetch; a += lsz)
+            l1i_install(c, a);
     }
     for (uint32_t w = 0; w < c->assoc; w++)
         if (tg[w] == line + 1) {
@@ -144,6 +150,23 @@ static void l1i_access(rp_l1i *c, rp_fetch *f, rp_time t)
     rp_link_send(l, m, t + s->clk.period_ps);
 }
 
+/* Put line into c, in its set's invalid or least recently used way. */
+static void l1i_install(rp_l1i *c, uint64_t line)
+{
+    uint32_t set = (uint32_t)((line >> c->line_shift) % c->sets);
+    uint64_t base = (uint64_t)set * c->assoc, v = base;
+    for (uint32_t w = 0; w < c->assoc; w++) {
+        if (c->tag[base + w] == 0) {
+            v = base + w;
+            break;
+        }
+        if (c->age[base + w] < c->age[v])
+            v = base + w;
+    }
+    c->tag[v] = line + 1;
+    c->age[v] = ++c->stamp;
+}
+
 static void l1i_fill(rp_port *p, rp_engine *e)
 {
     rp_l1i *c = p->owner;
@@ -156,18 +179,7 @@ static void l1i_fill(rp_port *p, rp_engine *e)
             return;
         }
         rp_l1i_mshr *ms = &c->mshr[i];
-        uint32_t set = (uint32_t)((ms->line >> c->line_shift) % c->sets);
-        uint64_t base = (uint64_t)set * c->assoc, v = base;
-        for (uint32_t w = 0; w < c->assoc; w++) {
-            if (c->tag[base + w] == 0) {
-                v = base + w;
-                break;
-            }
-            if (c->age[base + w] < c->age[v])
-                v = base + w;
-        }
-        c->tag[v] = ms->line + 1;
-        c->age[v] = ++c->stamp;
+        l1i_install(c, ms->line);
         for (rp_fetch *f = ms->waiters, *nx; f; f = nx) {
             nx = f->next;
             f->done = e->now + c->latency_ps;

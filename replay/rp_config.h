@@ -54,7 +54,7 @@ typedef struct rp_config {
     uint32_t dispatch_wave_cycles; /* per wavefront of a workgroup (the larger of the two counts) */
     uint64_t l1v_size; uint32_t l1v_assoc, l1v_line, l1v_mshrs; rp_lat l1v_latency;
     uint64_t l1s_size; uint32_t l1s_assoc, l1s_mshrs; rp_lat l1s_latency;
-    uint64_t l1i_size; uint32_t l1i_assoc, l1i_mshrs; rp_lat l1i_latency;
+    uint64_t l1i_size, l1i_launch_prefetch; uint32_t l1i_assoc, l1i_mshrs; rp_lat l1i_latency;
     uint32_t ibuffer_entries, fetch_bytes, fetch_ahead, decode_cycles, l1v_bypass;
     uint64_t l2_size; uint32_t l2_banks, l2_assoc, l2_mshrs; rp_lat l2_latency;
     uint64_t l2_interleave;

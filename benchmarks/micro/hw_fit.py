@@ -26,7 +26,7 @@ HW = {
     "l2": ("l2_read, ns per access", 140.4, True),
     "alu_lines": ("ALU, ns per v_add_f32 over whole 64-B lines (N = 32..128 step 16)", 26.6, True),
     "alu_inline": ("ALU, ns per v_add_f32 inside one line (N = 96..108)", 5.9, True),
-    "alu_all": ("ALU, ns per v_add_f32 over all N (0..128)", 22.0, False),
+    "alu_all": ("ALU, ns per v_add_f32 over all N (0..128)", 22.0, True),
 }
 EMPTY_HW = [3.99, 4.00, 4.01, 4.02, 5.02, 6.00, 7.01]  # ns per workgroup, W = 1..7
 

@@ -11,10 +11,9 @@
 //                          the L2), then N steps on v[4:5] from the buffer's
 //                          start (L2 hits): N = 0..128 step 8 (full) or 16
 //   hw_probes alu [full]   N x v_add_f32 v1, v2, v3 straight-line, then
-//                          s_endpgm, N = 0..128 step 4 (full) or N = 32..128
-//                          step 16 and 96..108 step 4, each in eight launch
-//                          shapes spread over the hardware's 1..8 workgroups
-//                          x 1..4 wavefronts
+//                          s_endpgm, N = 0..128 step 4 (full or not), each in
+//                          eight launch shapes spread over the hardware's 1..8
+//                          workgroups x 1..4 wavefronts
 //
 // Every launch runs its own code (each hardware run was a fresh process, so
 // code and data were never in the L2).
@@ -116,10 +115,8 @@ template <int N, int S> static void alu_shape(int w, int g)
 
 /* launch shapes (workgroups, wavefronts per workgroup): a spread over the
  * hardware's 1..8 x 1..4 */
-template <int N> static void alu_shapes(bool full)
+template <int N> static void alu_shapes(bool)
 {
-    if (!full && !((N >= 32 && N % 16 == 0) || (N >= 96 && N <= 108)))
-        return;
     alu_shape<N, 0>(1, 1);
     alu_shape<N, 1>(2, 2);
     alu_shape<N, 2>(4, 1);

@@ -95,19 +95,21 @@ def fit(p):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 figs = [
-    ("ALU slope (cycles per v_add_f32)", slope, 5.9, "R9 Nano ALU probe inside one line (../shared/hw-r9nano; Sec. VII-A's prose rounds it to \"5 cycles\")"),
-    ("ALU step (cycles per L1I miss, every 16 instr)", step, 331.0, "R9 Nano ALU probe: 425 per line - 16 x 5.9 (Sec. VII-A: \"300+ cycles to service a cache miss\")"),
-    ("L1 access (cycles per load, L1V bypassed)", fit(pts["l1"]), 150.0, "Sec. VII-A: \"each L1 hit takes around 150 cycles\""),
-    ("L2 access (cycles per load)", fit(pts["l2"]), 145.0, "Sec. VII-A: \"approximately 140 - 150 cycles\""),
-    ("DRAM access (cycles per load)", fit(pts["dram"]), 460.0, "Sec. VII-A: \"approximately 460 cycles\""),
+    ("ALU slope (cycles per v_add_f32)", slope, 5.9, "R9 Nano ALU probe inside one line (../shared/hw-r9nano; Sec. VII-A's prose rounds it to \"5 cycles\")", True),
+    ("ALU step (cycles per L1I miss, every 16 instr)", step, 331.0, "R9 Nano ALU probe: 425 per line - 16 x 5.9 (Sec. VII-A: \"300+ cycles to service a cache miss\")", True),
+    # not checked: the paper's L1 figure comes from the single-address hardware
+    # probe that issue 21 keeps aside as a held-out check (not to be fitted to)
+    ("L1 access (cycles per load, L1V bypassed)", fit(pts["l1"]), 150.0, "Sec. VII-A: \"each L1 hit takes around 150 cycles\" (held out: reported, not checked)", False),
+    ("L2 access (cycles per load)", fit(pts["l2"]), 145.0, "Sec. VII-A: \"approximately 140 - 150 cycles\"", True),
+    ("DRAM access (cycles per load)", fit(pts["dram"]), 460.0, "Sec. VII-A: \"approximately 460 cycles\"", True),
 ]
 bad = 0
 print(f"{'figure':50s} {'replay':>9s} {'paper':>7s} {'error':>8s}")
-for name, got, want, _ in figs:
+for name, got, want, _, checked in figs:
     err = 100.0 * (got - want) / want
     ok = abs(err) <= tol
-    bad += not ok
-    print(f"{name:50s} {got:9.1f} {want:7.1f} {err:+7.1f}%  {'ok' if ok else 'FAIL'}")
+    bad += checked and not ok
+    print(f"{name:50s} {got:9.1f} {want:7.1f} {err:+7.1f}%  {('ok' if ok else 'FAIL') if checked else 'info'}")
 across = [alu[n + 1] - alu[n] - slope for n in ns if n + 1 in alu and n % 16 == 15]
 print(f"(ALU: long-run average {avg:.2f} cycles/instr; single steps at N = 16k: {', '.join('%.0f' % a for a in across)})")
 
@@ -125,7 +127,7 @@ if docs:
             f.write(f"{n} {alu[n]} {paper}\n")
     with open(f"{tmp}/table.md", "w") as f:
         f.write("| figure | replay | reference | error | source |\n|---|---:|---:|---:|---|\n")
-        for name, got, want, src in figs:
+        for name, got, want, src, _ in figs:
             f.write(f"| {name} | {got:.1f} | {want:.0f} | {100.0 * (got - want) / want:+.1f}% | {src} |\n")
         if wall > 0:
             f.write(f"\nReplay speed on these micro-benchmarks: {instr} wavefront instructions in {wall:.3f} s wall "
