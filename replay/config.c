@@ -71,6 +71,9 @@ static const param params[] = {
      "time from the last wave reaching s_barrier to the release of all"},
     {"dispatcher.latency", PT_LAT, F(dispatch_latency), "10cycles", 0, 0, "cycles or time",
      "dispatcher-to-CU (and CU-to-dispatcher completion) message latency"},
+    {"dispatcher.hw_queues", PT_UINT, F(dispatch_hw_queues), "4", 1, 1024, "queues",
+     "hardware queues the streams of a GPU map onto (stream k > 0 on queue (k - 1) mod hw_queues; ROCm: "
+     "GPU_MAX_HW_QUEUES, default 4); kernels of different queues run concurrently, 1 = one kernel at a time"},
     {"dispatcher.wg_cycles", PT_UINT, F(dispatch_cycles), "4", 1, 100000, "cycles",
      "dispatcher occupancy per dispatched workgroup, at least (R9 Nano empty kernel, shared/hw-r9nano: "
      "4.0 ns per workgroup of 1 to 4 wavefronts at 1 GHz)"},

@@ -3,7 +3,10 @@
  * the host timeline launches on its GPU in order, hands their workgroups to
  * CUs as wavefront slots, VGPRs, SGPRs and LDS allow (round robin over the
  * CUs that fit), and at a kernel's end flushes the L2 banks (write-back)
- * before the kernel counts as done.
+ * before the kernel counts as done. Kernels of different hardware queues
+ * (streams, dispatcher.hw_queues) run concurrently: the next kernel starts
+ * as soon as the one before has handed out its last workgroup, and takes
+ * the CUs' room that is left (may_start).
  */
 #include "rp_sim_internal.h"
 #include "gcn/gcn_occupancy.h"
@@ -64,6 +67,23 @@ static void wg_release(rp_disp *d, rp_wg *wg)
     d->res[c].lds += res_lds(l);
 }
 
+/* Whether k, the head of the queue, may start now: the kernels before it
+ * have handed out all their workgroups (one kernel is dispatched at a time,
+ * in launch order) and none still running is on its hardware queue (a queue
+ * runs its kernels in order; ROCm maps stream k > 0 to queue (k - 1) mod
+ * GPU_MAX_HW_QUEUES). The null stream synchronises with every stream. */
+static bool may_start(const rp_disp *d, const rp_kernel *k)
+{
+    uint32_t nq = d->sim->cfg.dispatch_hw_queues;
+    for (const rp_kernel *a = d->active; a; a = a->next) {
+        if (a->next_wg < a->n_wg || nq <= 1 || !a->stream || !k->stream)
+            return false;
+        if ((a->stream - 1) % nq == (k->stream - 1) % nq)
+            return false;
+    }
+    return true;
+}
+
 static void disp_start_kernel(rp_disp *d, rp_engine *e)
 {
     rp_sim *s = d->sim;
@@ -71,9 +91,13 @@ static void disp_start_kernel(rp_disp *d, rp_engine *e)
     d->queue = k->next;
     if (!d->queue)
         d->queue_tail = NULL;
-    d->cur = k;
-    d->next_wg = d->wgs_done = 0;
-    d->flushing = 0;
+    k->next = NULL;
+    rp_kernel **pp = &d->active;
+    while (*pp)
+        pp = &(*pp)->next;
+    *pp = k;
+    k->next_wg = k->wgs_done = 0;
+    k->flushing = 0;
     k->start = e->now;
     d->st_kernels++;
     rp_kernel_note(s, k, 0); /* per-kernel counters at start */
@@ -91,15 +115,45 @@ static void disp_start_kernel(rp_disp *d, rp_engine *e)
     }
 }
 
-static void disp_kernel_end(rp_disp *d, rp_engine *e)
+static void disp_kernel_end(rp_disp *d, rp_kernel *k, rp_engine *e)
 {
     rp_sim *s = d->sim;
-    rp_kernel *k = d->cur;
     k->end = e->now;
     k->done = true;
     rp_kernel_note(s, k, 1); /* counters at end (deltas); the host learns of it at the next synchronisation point */
     RP_HOOK_FIRE(&s->hooks, RP_HOOK_KERNEL_END, e->now, d->gpu, UINT32_MAX, k, NULL, s);
-    d->cur = NULL;
+    rp_kernel **pp = &d->active;
+    while (*pp && *pp != k)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = k->next;
+    k->next = NULL;
+}
+
+/* Kernel end: write back the L2s of the GPUs k used (release). */
+static void disp_flush(rp_disp *d, rp_kernel *k, rp_engine *e)
+{
+    rp_sim *s = d->sim;
+    k->flushing = 1;
+    k->flush_acks_pending = 0;
+    for (uint32_t g = k->gpu_first; g < k->gpu_first + k->gpu_count; g++) {
+        rp_gpu *gp = &s->gpus[g];
+        for (uint32_t b = 0; b < s->cfg.l2_banks; b++) {
+            rp_msg *m = rp_msg_alloc(rp_pool(s));
+            if (!m) {
+                rp_sim_fail(s, "dispatcher: out of memory");
+                return;
+            }
+            m->type = RP_MSG_FLUSH;
+            m->ctx = k;
+            bool remote = g != d->gpu && d->gpu_flush; /* U-MGPU: over the interconnect */
+            m->reply_link = remote ? &d->gpu_in[g] : &d->in_link;
+            m->reply_port = &d->in;
+            m->dst = &gp->l2[b].top;
+            rp_link_send(remote ? &d->gpu_flush[g] : &gp->l2_links[b], m, e->now);
+            k->flush_acks_pending++;
+        }
+    }
 }
 
 static void disp_run(rp_event *ev, rp_engine *e)
@@ -108,81 +162,68 @@ static void disp_run(rp_event *ev, rp_engine *e)
     rp_sim *s = d->sim;
     if (s->failed)
         return;
-    if (!d->cur) {
-        if (!d->queue)
-            return;
+    while (d->queue && may_start(d, d->queue)) {
         disp_start_kernel(d, e);
         if (s->failed)
             return;
     }
-    rp_kernel *k = d->cur;
-    if (d->flushing)
-        return;
-    if (d->next_wg < k->n_wg) {
-        if (d->busy_until > e->now) {
-            rp_engine_schedule(e, ev, d->busy_until);
-            return;
-        }
-        uint8_t simd_of[64];
-        for (uint32_t i = 0; i < d->n_cus; i++) {
-            uint32_t c = (d->rr + i) % d->n_cus;
-            if (!wg_fits(d, c, k, simd_of))
-                continue;
-            rp_wg *wg = calloc(1, sizeof *wg);
-            rp_msg *m = rp_msg_alloc(rp_pool(s));
-            if (!wg || !m) {
-                rp_sim_fail(s, "dispatcher: out of memory");
+    /* Kernels whose workgroups are all done flush; at most one (the last
+     * started) still hands out workgroups. */
+    rp_kernel *k = NULL;
+    for (rp_kernel *a = d->active; a; a = a->next) {
+        if (a->next_wg < a->n_wg)
+            k = a;
+        else if (!a->flushing && a->wgs_done == a->n_wg) {
+            disp_flush(d, a, e);
+            if (s->failed)
                 return;
-            }
-            wg->live_next = d->live;
-            if (d->live)
-                d->live->live_prev = wg;
-            d->live = wg;
-            wg->k = k;
-            wg->index = d->next_wg++;
-            wg->cu = d->cus[c];
-            memcpy(wg->simd_of, simd_of, sizeof simd_of);
-            m->type = RP_MSG_WG_ASSIGN;
-            m->ctx = wg;
-            rp_link_send(&d->cus[c]->ctl_link, m, e->now);
-            d->st_wgs_dispatched++;
-            d->rr = (c + 1) % d->n_cus;
-            /* occupancy: wg_cycles per workgroup, or wave_cycles per
-             * wavefront when that is more (R9 Nano empty-kernel probe) */
-            uint64_t waves = k->launch.waves_per_wg ? k->launch.waves_per_wg : 1;
-            uint64_t occ = waves * s->cfg.dispatch_wave_cycles;
-            if (occ < s->cfg.dispatch_cycles)
-                occ = s->cfg.dispatch_cycles;
-            d->busy_until = e->now + occ * s->clk.period_ps;
-            e->progress++;
-            if (d->next_wg < k->n_wg)
-                rp_engine_schedule(e, ev, d->busy_until);
+        }
+    }
+    if (!k)
+        return;
+    if (d->busy_until > e->now) {
+        rp_engine_schedule(e, ev, d->busy_until);
+        return;
+    }
+    uint8_t simd_of[64];
+    for (uint32_t i = 0; i < d->n_cus; i++) {
+        uint32_t c = (d->rr + i) % d->n_cus;
+        if (!wg_fits(d, c, k, simd_of))
+            continue;
+        rp_wg *wg = calloc(1, sizeof *wg);
+        rp_msg *m = rp_msg_alloc(rp_pool(s));
+        if (!wg || !m) {
+            rp_sim_fail(s, "dispatcher: out of memory");
             return;
         }
-        return; /* no CU has room: a WG_DONE wakes us */
+        wg->live_next = d->live;
+        if (d->live)
+            d->live->live_prev = wg;
+        d->live = wg;
+        wg->k = k;
+        wg->index = k->next_wg++;
+        wg->cu = d->cus[c];
+        memcpy(wg->simd_of, simd_of, sizeof simd_of);
+        m->type = RP_MSG_WG_ASSIGN;
+        m->ctx = wg;
+        rp_link_send(&d->cus[c]->ctl_link, m, e->now);
+        d->st_wgs_dispatched++;
+        d->rr = (c + 1) % d->n_cus;
+        /* occupancy: wg_cycles per workgroup, or wave_cycles per
+         * wavefront when that is more (R9 Nano empty-kernel probe) */
+        uint64_t waves = k->launch.waves_per_wg ? k->launch.waves_per_wg : 1;
+        uint64_t occ = waves * s->cfg.dispatch_wave_cycles;
+        if (occ < s->cfg.dispatch_cycles)
+            occ = s->cfg.dispatch_cycles;
+        d->busy_until = e->now + occ * s->clk.period_ps;
+        e->progress++;
+        /* more to hand out, or the next kernel may start once this one's
+         * last workgroup is out */
+        if (k->next_wg < k->n_wg || (d->queue && may_start(d, d->queue)))
+            rp_engine_schedule(e, ev, d->busy_until);
+        return;
     }
-    if (d->wgs_done == k->n_wg) {
-        /* Kernel end: write back the L2s of the GPUs it used (release). */
-        d->flushing = 1;
-        d->flush_acks_pending = 0;
-        for (uint32_t g = k->gpu_first; g < k->gpu_first + k->gpu_count; g++) {
-            rp_gpu *gp = &s->gpus[g];
-            for (uint32_t b = 0; b < s->cfg.l2_banks; b++) {
-                rp_msg *m = rp_msg_alloc(rp_pool(s));
-                if (!m) {
-                    rp_sim_fail(s, "dispatcher: out of memory");
-                    return;
-                }
-                m->type = RP_MSG_FLUSH;
-                bool remote = g != d->gpu && d->gpu_flush; /* U-MGPU: over the interconnect */
-                m->reply_link = remote ? &d->gpu_in[g] : &d->in_link;
-                m->reply_port = &d->in;
-                m->dst = &gp->l2[b].top;
-                rp_link_send(remote ? &d->gpu_flush[g] : &gp->l2_links[b], m, e->now);
-                d->flush_acks_pending++;
-            }
-        }
-    }
+    /* no CU has room: a WG_DONE wakes us */
 }
 
 static void disp_in(rp_port *p, rp_engine *e)
@@ -199,8 +240,8 @@ static void disp_in(rp_port *p, rp_engine *e)
                 d->live = wg->live_next;
             if (wg->live_next)
                 wg->live_next->live_prev = wg->live_prev;
+            wg->k->wgs_done++;
             free(wg);
-            d->wgs_done++;
         } else if (m->type == RP_MSG_GWS_ARRIVE) {
             /* a wave at the grid barrier of a kernel over several partitions
              * (cu.c gws_arrive): when one per workgroup arrived, release all */
@@ -226,9 +267,10 @@ static void disp_in(rp_port *p, rp_engine *e)
                 k->gws_n = 0;
             }
         } else if (m->type == RP_MSG_FLUSH_ACK) {
-            if (--d->flush_acks_pending == 0 && d->flushing) {
+            rp_kernel *k = m->ctx;
+            if (k && --k->flush_acks_pending == 0 && k->flushing) {
                 rp_msg_free(rp_pool(d->sim), m);
-                disp_kernel_end(d, e);
+                disp_kernel_end(d, k, e);
                 rp_engine_wake(e, &d->ev, e->now);
                 continue;
             }
@@ -241,13 +283,11 @@ static void disp_in(rp_port *p, rp_engine *e)
 static void disp_dump(rp_component *c, FILE *f)
 {
     rp_disp *d = (rp_disp *)c;
-    if (!d->cur && !d->queue)
-        return;
-    if (d->cur)
-        fprintf(f, "  %s: kernel %u: %u/%u workgroups dispatched, %u done, flushing=%u (%u acks pending)\n",
-                c->name, d->cur->launch.kernel_id, d->next_wg, d->cur->n_wg, d->wgs_done, d->flushing,
-                d->flush_acks_pending);
-    else
+    for (const rp_kernel *k = d->active; k; k = k->next)
+        fprintf(f, "  %s: kernel %u (stream %u): %u/%u workgroups dispatched, %u done, flushing=%u (%u acks pending)\n",
+                c->name, k->launch.kernel_id, k->stream, k->next_wg, k->n_wg, k->wgs_done, k->flushing,
+                k->flush_acks_pending);
+    if (!d->active && d->queue)
         fprintf(f, "  %s: idle with queued kernels\n", c->name);
 }
 

@@ -23,7 +23,7 @@ static uint32_t gpu_of_device(rp_sim *s, uint32_t device)
 static bool gpu_idle(rp_sim *s, uint32_t g)
 {
     rp_disp *d = &s->gpus[g].disp;
-    return !d->cur && !d->queue;
+    return !d->active && !d->queue;
 }
 
 static const gcn_program *program_of(rp_sim *s, uint32_t co_id)
@@ -66,14 +66,14 @@ static bool in_alloc(const rp_sim *s, uint64_t addr, uint64_t size)
 /* A host event that writes device memory must stay inside an allocation:
  * a damaged or hostile trace could otherwise make the functional memory
  * grow without bound. Fails the run with the event named. */
-static bool host_write_ok(rp_sim *s, const trc_event *ev)
+static bool host_write_ok(rp_sim *s, const trc_event *ev, size_t idx)
 {
     bool writes = ev->kind == TRC_EV_MEMSET ||
                   (ev->kind == TRC_EV_COPY && ev->copy_kind != TRC_COPY_D2H);
     if (!writes || !ev->size || in_alloc(s, ev->addr, ev->size))
         return true;
     rp_sim_fail(s, "trace event %zu: a %s of %llu bytes at 0x%llx lies outside every allocation of the trace "
-                "(damaged trace?)", s->next_event, ev->kind == TRC_EV_MEMSET ? "memset" : "copy",
+                "(damaged trace?)", idx, ev->kind == TRC_EV_MEMSET ? "memset" : "copy",
                 (unsigned long long)ev->size, (unsigned long long)ev->addr);
     return false;
 }
@@ -104,6 +104,7 @@ static int enqueue_launch(rp_sim *s, const trc_event *ev)
     if (!k)
         return -1;
     k->launch = ev->launch;
+    k->stream = ev->stream;
     k->launch.kernarg = NULL; /* not kept: lives in the reader, not needed after INIT */
     k->n_wg = ev->n_wg;
     k->n_instr_traced = ev->n_instr;
@@ -177,21 +178,69 @@ static uint64_t involved(rp_sim *s, const trc_event *ev, uint32_t g)
     return m;
 }
 
-/* Latest end of a copy/memset on the GPUs of mask. */
-static rp_time busy_until(rp_sim *s, uint64_t mask)
+/* Whether work of stream a must finish before work of stream b starts (or
+ * the other way round): the same stream, or either is the null stream
+ * (legacy semantics: it synchronises with every stream). */
+static bool streams_ordered(uint32_t a, uint32_t b) { return a == b || !a || !b; }
+
+/* Latest end of a copy/memset on the GPUs of mask that the stream's work
+ * must follow (every copy for the null stream). */
+static rp_time busy_until(rp_sim *s, uint64_t mask, uint32_t stream)
 {
     rp_time t = 0;
-    for (uint32_t i = 0; i < s->n_gpus && i < 64; i++)
-        if ((mask >> i & 1) && s->host.gpu_busy_until[i] > t)
-            t = s->host.gpu_busy_until[i];
+    if (!stream) {
+        for (uint32_t i = 0; i < s->n_gpus && i < 64; i++)
+            if ((mask >> i & 1) && s->host.gpu_busy_until[i] > t)
+                t = s->host.gpu_busy_until[i];
+        return t;
+    }
+    for (size_t i = 0; i < s->host.n_sbusy; i++) {
+        const struct rp_stream_busy *b = &s->host.sbusy[i];
+        if (b->gpu < 64 && (mask >> b->gpu & 1) && streams_ordered(b->stream, stream) && b->until > t)
+            t = b->until;
+    }
     return t;
 }
 
-static bool all_idle(rp_sim *s, uint64_t mask)
+/* Record that stream's copy on GPU g ends at done. 0, or -1 out of memory. */
+static int note_busy(rp_sim *s, uint32_t g, uint32_t stream, rp_time done)
 {
-    for (uint32_t i = 0; i < s->n_gpus && i < 64; i++)
-        if ((mask >> i & 1) && !gpu_idle(s, i))
-            return false;
+    rp_host_tl *h = &s->host;
+    if (h->gpu_busy_until[g] < done)
+        h->gpu_busy_until[g] = done;
+    for (size_t i = 0; i < h->n_sbusy; i++)
+        if (h->sbusy[i].gpu == g && h->sbusy[i].stream == stream) {
+            if (h->sbusy[i].until < done)
+                h->sbusy[i].until = done;
+            return 0;
+        }
+    if (h->n_sbusy == h->cap_sbusy) {
+        size_t nc = h->cap_sbusy ? 2 * h->cap_sbusy : 16;
+        struct rp_stream_busy *v = realloc(h->sbusy, nc * sizeof *v);
+        if (!v)
+            return -1;
+        h->sbusy = v;
+        h->cap_sbusy = nc;
+    }
+    h->sbusy[h->n_sbusy++] = (struct rp_stream_busy){g, stream, done};
+    return 0;
+}
+
+/* Whether no kernel that the stream's work must follow is queued or running
+ * on the GPUs of mask (for the null stream: no kernel at all). */
+static bool all_idle(rp_sim *s, uint64_t mask, uint32_t stream)
+{
+    for (uint32_t i = 0; i < s->n_gpus && i < 64; i++) {
+        if (!(mask >> i & 1))
+            continue;
+        const rp_disp *d = &s->gpus[i].disp;
+        for (const rp_kernel *k = d->active; k; k = k->next)
+            if (streams_ordered(k->stream, stream))
+                return false;
+        for (const rp_kernel *k = d->queue; k; k = k->next)
+            if (streams_ordered(k->stream, stream))
+                return false;
+    }
     return true;
 }
 
@@ -252,33 +301,151 @@ static rp_time start_transfer(rp_sim *s, const trc_event *ev, uint32_t g, rp_tim
     }
 }
 
+/* ---- streams: operations deferred in stream order ---------------------------------- */
+
+static struct rp_hstream *hstream(rp_sim *s, uint32_t stream)
+{
+    rp_host_tl *h = &s->host;
+    for (size_t i = 0; i < h->n_hs; i++)
+        if (h->hs[i].stream == stream)
+            return &h->hs[i];
+    struct rp_hstream *v = realloc(h->hs, (h->n_hs + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    h->hs = v;
+    v[h->n_hs] = (struct rp_hstream){stream, NULL, 0, 0, 0};
+    return &h->hs[h->n_hs++];
+}
+
+static bool hs_empty(rp_sim *s, uint32_t stream)
+{
+    for (size_t i = 0; i < s->host.n_hs; i++)
+        if (s->host.hs[i].head < s->host.hs[i].n && (!stream || s->host.hs[i].stream == stream))
+            return false;
+    return true;
+}
+
+static int hs_push(rp_sim *s, uint32_t stream, size_t idx)
+{
+    struct rp_hstream *q = hstream(s, stream);
+    if (!q)
+        return -1;
+    if (q->head == q->n)
+        q->head = q->n = 0;
+    if (q->n == q->cap) {
+        size_t nc = q->cap ? 2 * q->cap : 16;
+        size_t *v = realloc(q->ev, nc * sizeof *v);
+        if (!v)
+            return -1;
+        q->ev = v;
+        q->cap = nc;
+    }
+    q->ev[q->n++] = idx;
+    return 0;
+}
+
+/* Whether the launch, copy or memset ev of a stream may start at now: the
+ * work of its stream (and of the null stream) before it is done: copies
+ * (busy_until) and, for a copy or memset, kernels (a launch is ordered
+ * behind its stream's kernels by the dispatcher's hardware queues). If it
+ * waits for a copy, *wake is lowered to when that copy ends. */
+static bool op_ready(rp_sim *s, const trc_event *ev, rp_time now, rp_time *wake)
+{
+    uint32_t g = gpu_of_device(s, ev->device);
+    uint64_t mask = ev->kind == TRC_EV_LAUNCH && s->cfg.topo_kind != RP_TOPO_UNIFIED ? 1ull << g : involved(s, ev, g);
+    if (ev->kind != TRC_EV_LAUNCH && !all_idle(s, mask, ev->stream))
+        return false; /* rp_host_kernel_done wakes the host */
+    rp_time b = busy_until(s, mask, ev->stream);
+    if (b > now) {
+        if (b < *wake)
+            *wake = b;
+        return false;
+    }
+    return true;
+}
+
+/* Start the launch, copy or memset ev (trace event idx) at now. For a copy
+ * or memset: its functional effect (rp_host_apply) and its transfer; *done
+ * is when the transfer ends. 0, or -1 after rp_sim_fail or out of memory. */
+static int op_start(rp_sim *s, const trc_event *ev, size_t idx, rp_time now, rp_time *done)
+{
+    *done = now;
+    if (ev->kind == TRC_EV_LAUNCH)
+        return enqueue_launch(s, ev);
+    if (!host_write_ok(s, ev, idx))
+        return -1;
+    if (rp_host_apply(s, ev))
+        return -1;
+    uint32_t g = gpu_of_device(s, ev->device);
+    uint64_t mask = involved(s, ev, g);
+    *done = start_transfer(s, ev, g, now);
+    RP_HOOK_FIRE(&s->hooks, RP_HOOK_HOST_COPY, now, g, UINT32_MAX, ev, done, s);
+    s->host.st_copy_ps += *done - now;
+    for (uint32_t i = 0; i < s->n_gpus && i < 64; i++)
+        if ((mask >> i & 1) && note_busy(s, i, ev->stream, *done))
+            return -1;
+    return 0;
+}
+
+/* Start the deferred operations whose turn has come, each stream in order;
+ * wake the host when a copy they wait for ends. 0, or -1 (failed). */
+static int pump(rp_sim *s, rp_event *hev, rp_engine *e)
+{
+    rp_time wake = RP_TIME_MAX, done;
+    for (size_t i = 0; i < s->host.n_hs; i++) {
+        struct rp_hstream *q = &s->host.hs[i];
+        while (q->head < q->n) {
+            const trc_event *ev = trc_reader_event(s->rd, q->ev[q->head]);
+            if (!op_ready(s, ev, e->now, &wake))
+                break;
+            if (op_start(s, ev, q->ev[q->head], e->now, &done)) {
+                if (!s->failed)
+                    rp_sim_fail(s, "host event %zu: out of memory", q->ev[q->head]);
+                return -1;
+            }
+            q->head++;
+        }
+    }
+    if (wake != RP_TIME_MAX)
+        rp_engine_wake(e, hev, wake);
+    return 0;
+}
+
 /*
- * The host timeline. Each event is handled in program order:
- *  - LAUNCH: waits for copies in flight on its GPU(s), then the host is busy
- *    for host.launch_overhead (runtime and driver work of the launch call)
- *    and the kernel is queued on the dispatcher (which runs it as soon as the
- *    kernels before it are done). The host goes on: launches are asynchronous.
- *  - COPY/MEMSET: waits until the GPUs involved are idle (kernels and earlier
- *    copies done: stream order, conservatively per GPU rather than per
- *    stream), applies the functional effect (rp_host_apply) at the start of
- *    the transfer, then the transfer takes its time (start_transfer). A copy
- *    on the null stream (hipMemcpy, hipMemset) blocks the host until it
- *    completes; one on another stream (the *Async calls) does not, but the
- *    next launch/copy/sync touching its GPUs waits for it. Applying at the
- *    start is equivalent to applying at completion because nothing on the
- *    involved GPUs runs before completion, and it is where a D2H copy reads
- *    the device (after the L2 flush rp_host_apply performs).
+ * The host timeline. The host walks the events in program order; the GPU
+ * side runs each stream's work in order and the streams side by side:
+ *  - LAUNCH: the host is busy for host.launch_overhead (runtime and driver
+ *    work of the launch call). On the null stream it first waits for every
+ *    stream's work before it and for copies in flight on its GPU(s); on
+ *    another stream it goes on at once and the launch waits, in its
+ *    stream's order, for the stream's earlier copies. The kernel is then
+ *    queued on the dispatcher, which runs the kernels of one hardware queue
+ *    in order and those of different queues side by side (disp.c).
+ *  - COPY/MEMSET: starts when the earlier work of its stream is done (its
+ *    kernels and copies; on the null stream: all work on the GPUs involved,
+ *    the legacy default stream's synchronisation). Its functional effect
+ *    (rp_host_apply) is applied at the start, then the transfer takes its
+ *    time (start_transfer). On the null stream (hipMemcpy, hipMemset) the
+ *    host waits for it to complete; an *Async call on another stream only
+ *    queues it behind its stream's work and the host goes on. Applying at
+ *    the start is equivalent to applying at completion because nothing of
+ *    its stream runs before completion, and it is where a D2H copy reads the
+ *    device (after the L2 flush rp_host_apply performs).
  *  - COPY INIT (kernarg segments, code images written by the runtime): small;
- *    applied at once without waiting for idle GPUs and without the copy
- *    overhead; their bytes occupy the host link (h2d) but nobody waits.
- *  - SYNC: waits until the GPUs of the device are idle and their copies done.
- *  At the end of the trace the host waits for every copy in flight.
+ *    applied at once without waiting and without the copy overhead; their
+ *    bytes occupy the host link (h2d) but nobody waits.
+ *  - SYNC: the host waits until the stream's work is done (the null stream:
+ *    all work on the device's GPUs). hipStreamWaitEvent is recorded as a
+ *    SYNC on the event's stream, so the host waits there too.
+ *  At the end of the trace the host waits for every stream and copy.
  */
 void rp_host_run(rp_event *hev, rp_engine *e)
 {
     rp_sim *s = hev->owner;
     rp_host_tl *h = &s->host;
-    rp_time now = e->now;
+    rp_time now = e->now, done;
+    if (pump(s, hev, e))
+        return;
     while (s->next_event < s->n_events && !s->failed) {
         const trc_event *ev = trc_reader_event(s->rd, s->next_event);
         uint32_t g = gpu_of_device(s, ev->device);
@@ -290,8 +457,17 @@ void rp_host_run(rp_event *hev, rp_engine *e)
                 return;
             }
             h->phase = 0;
-            if (ev->kind == TRC_EV_LAUNCH && enqueue_launch(s, ev) && !s->failed)
-                rp_sim_fail(s, "out of memory queueing a launch");
+            if (ev->kind == TRC_EV_LAUNCH) {
+                rp_time wake = RP_TIME_MAX;
+                if (!ev->stream || (hs_empty(s, ev->stream) && op_ready(s, ev, now, &wake)))
+                    r = enqueue_launch(s, ev);
+                else
+                    r = hs_push(s, ev->stream, s->next_event);
+                if (wake != RP_TIME_MAX)
+                    rp_engine_wake(e, hev, wake);
+                if (r && !s->failed)
+                    rp_sim_fail(s, "out of memory queueing a launch");
+            }
             s->next_event++;
             continue;
         }
@@ -302,11 +478,15 @@ void rp_host_run(rp_event *hev, rp_engine *e)
         case TRC_EV_FREE:
             break;
         case TRC_EV_LAUNCH: {
-            uint32_t kg = s->cfg.topo_kind == RP_TOPO_UNIFIED ? 0 : g;
-            rp_time b = busy_until(s, s->cfg.topo_kind == RP_TOPO_UNIFIED ? involved(s, ev, g) : 1ull << kg);
-            if (b > now) {
-                rp_engine_wake(e, hev, b);
-                return;
+            if (!ev->stream) {
+                if (!hs_empty(s, 0))
+                    return; /* the null stream waits for every stream: pump wakes us */
+                uint32_t kg = s->cfg.topo_kind == RP_TOPO_UNIFIED ? 0 : g;
+                rp_time b = busy_until(s, s->cfg.topo_kind == RP_TOPO_UNIFIED ? involved(s, ev, g) : 1ull << kg, 0);
+                if (b > now) {
+                    rp_engine_wake(e, hev, b);
+                    return;
+                }
             }
             h->st_launches++;
             rp_time lo = rp_lat_ps(s->cfg.host_launch_overhead, s->clk);
@@ -316,44 +496,58 @@ void rp_host_run(rp_event *hev, rp_engine *e)
                 rp_engine_wake(e, hev, h->wait_until);
                 return;
             }
-            if (enqueue_launch(s, ev) && !s->failed)
-                rp_sim_fail(s, "out of memory queueing a launch");
-            break;
+            h->phase = 1; /* no overhead: handled as at its end, now */
+            h->wait_until = now;
+            continue;
         }
         case TRC_EV_COPY:
         case TRC_EV_MEMSET:
         case TRC_EV_SYNC: {
-            if (!host_write_ok(s, ev))
-                return;
             if (ev->kind == TRC_EV_COPY && ev->copy_kind == TRC_COPY_INIT) {
                 /* Runtime-side initialisation goes to memory no running
                  * kernel uses and does not wait: otherwise the kernarg write
                  * of a program's second launch on device 0 would hold back
                  * its launches on the other devices. */
+                if (!host_write_ok(s, ev, s->next_event))
+                    return;
                 rp_net_host_copy(s->net, rp_gpu_of(s, ev->addr, g), true, ev->size, now);
                 r = rp_host_apply(s, ev);
                 break;
             }
+            if (ev->kind != TRC_EV_SYNC && ev->stream) {
+                /* an *Async call: queued behind its stream's work */
+                rp_time wake = RP_TIME_MAX;
+                if (hs_empty(s, ev->stream) && op_ready(s, ev, now, &wake)) {
+                    if (op_start(s, ev, s->next_event, now, &done)) {
+                        if (!s->failed)
+                            rp_sim_fail(s, "host event %zu: out of memory", s->next_event);
+                        return;
+                    }
+                } else {
+                    r = hs_push(s, ev->stream, s->next_event);
+                }
+                if (wake != RP_TIME_MAX)
+                    rp_engine_wake(e, hev, wake);
+                break;
+            }
+            if (!hs_empty(s, ev->stream))
+                return; /* pump wakes us */
             uint64_t mask = involved(s, ev, g);
-            if (!all_idle(s, mask))
+            if (!all_idle(s, mask, ev->stream))
                 return; /* rp_host_kernel_done wakes us */
-            rp_time b = busy_until(s, mask);
+            rp_time b = busy_until(s, mask, ev->stream);
             if (b > now) {
                 rp_engine_wake(e, hev, b);
                 return;
             }
             if (ev->kind == TRC_EV_SYNC)
                 break;
-            r = rp_host_apply(s, ev);
-            if (r)
-                break;
-            rp_time done = start_transfer(s, ev, g, now);
-            RP_HOOK_FIRE(&s->hooks, RP_HOOK_HOST_COPY, now, g, UINT32_MAX, ev, &done, s);
-            h->st_copy_ps += done - now;
-            for (uint32_t i = 0; i < s->n_gpus && i < 64; i++)
-                if ((mask >> i & 1) && h->gpu_busy_until[i] < done)
-                    h->gpu_busy_until[i] = done;
-            if (ev->stream == 0 && done > now) {
+            if (op_start(s, ev, s->next_event, now, &done)) {
+                if (!s->failed)
+                    rp_sim_fail(s, "host event %zu: out of memory", s->next_event);
+                return;
+            }
+            if (done > now) { /* a null-stream copy blocks the host */
                 h->phase = 1;
                 h->wait_until = done;
                 rp_engine_wake(e, hev, done);
@@ -370,7 +564,9 @@ void rp_host_run(rp_event *hev, rp_engine *e)
         s->next_event++;
     }
     if (!s->failed) {
-        rp_time b = busy_until(s, ~0ull);
+        if (!hs_empty(s, 0))
+            return; /* pump wakes us */
+        rp_time b = busy_until(s, ~0ull, 0);
         if (b > now) {
             rp_engine_wake(e, hev, b);
             return;

@@ -51,6 +51,7 @@ typedef struct rp_config {
     rp_lat barrier_latency;
     rp_lat dispatch_latency;
     uint32_t dispatch_cycles; /* per workgroup, at least */
+    uint32_t dispatch_hw_queues;
     uint32_t dispatch_wave_cycles; /* per wavefront of a workgroup (the larger of the two counts) */
     uint64_t l1v_size; uint32_t l1v_assoc, l1v_line, l1v_mshrs; rp_lat l1v_latency;
     uint64_t l1s_size; uint32_t l1s_assoc, l1s_mshrs; rp_lat l1s_latency;

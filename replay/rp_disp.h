@@ -43,9 +43,8 @@ typedef struct rp_disp {
     rp_cu **cus;
     rp_cu_res *res;
     uint32_t n_cus, rr;
-    rp_kernel *queue, *queue_tail, *cur;
-    uint32_t next_wg, wgs_done, flush_acks_pending;
-    uint8_t flushing;
+    rp_kernel *queue, *queue_tail; /* launched, not started, in launch order */
+    rp_kernel *active;        /* started and not ended, in start order (rp_kernel.next) */
     rp_time busy_until;
     uint64_t st_wgs_dispatched, st_kernels;
 } rp_disp;

@@ -25,6 +25,16 @@ typedef struct rp_host_tl {
     rp_time wait_until;       /* the current event's operation (or launch call) ends at */
     uint8_t phase;            /* 0: current event not started; 1: started, waiting for wait_until */
     rp_time gpu_busy_until[64]; /* per GPU: end of its latest copy/memset (asynchronous ones included) */
+    struct rp_stream_busy {   /* per GPU and stream: end of the stream's latest copy/memset */
+        uint32_t gpu, stream;
+        rp_time until;
+    } *sbusy;
+    size_t n_sbusy, cap_sbusy;
+    struct rp_hstream {       /* per stream: its operations deferred in stream order (trace event indices) */
+        uint32_t stream;
+        size_t *ev, head, n, cap;
+    } *hs;
+    size_t n_hs;
     uint64_t st_copies, st_copy_bytes, st_copy_ps, st_launches, st_memsets;
 } rp_host_tl;
 

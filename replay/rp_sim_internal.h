@@ -74,7 +74,11 @@ typedef struct rp_ksum {      /* per-kernel summary counters */
 } rp_ksum;
 
 struct rp_kernel {
-    rp_kernel *next;          /* dispatcher queue */
+    rp_kernel *next;          /* dispatcher queue, then its list of started kernels */
+    uint32_t stream;          /* the launch's stream (0: the null stream) */
+    /* dispatch state (disp.c): workgroups handed out and done, the end flush */
+    uint32_t next_wg, wgs_done, flush_acks_pending;
+    uint8_t flushing;
     trc_launch launch;
     uint32_t n_wg;
     uint64_t n_instr_traced;

@@ -378,6 +378,10 @@ void rp_sim_fini(rp_sim *s)
     }
     free(s->kernels);
     free(s->allocs);
+    free(s->host.sbusy);
+    for (size_t i = 0; i < s->host.n_hs; i++)
+        free(s->host.hs[i].ev);
+    free(s->host.hs);
     rp_net_destroy(s->net);
     s->net = NULL;
     rp_timeline_free(s->timeline);
@@ -811,6 +815,7 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
         json_object_set_new(o, "name", json_string(rp_printable(kn, sizeof kn, k->launch.kernel_name)));
         json_object_set_new(o, "device", json_integer(k->launch.device));
         json_object_set_new(o, "gpu", json_integer(k->gpu));
+        json_object_set_new(o, "stream", json_integer(k->stream));
         json_object_set_new(o, "workgroups", json_integer(k->n_wg));
         json_object_set_new(o, "start_ps", json_integer((json_int_t)k->start));
         json_object_set_new(o, "end_ps", json_integer((json_int_t)k->end));

@@ -20,7 +20,7 @@ ok()  { pass=$((pass+1)); echo "  ok   $*"; }
 bad() { fail=$((fail+1)); echo "  FAIL $*"; }
 why() { tail -n 3 "$@" 2>/dev/null | grep -v '^==>' | tr '\n' ' '; }
 
-SAMPLES="streams_events warp_ops coop_groups dyn_shared peer_copy zero_copy pitch2d oob_store managed cas_own handles contexts rocprim_ops"
+SAMPLES="streams_events streams_overlap warp_ops coop_groups dyn_shared peer_copy zero_copy pitch2d oob_store managed cas_own handles contexts rocprim_ops"
 for bin in "$EMU" "$REPLAY" "$TRACE"; do
   [ -x "$bin" ] || { echo "programs-samples: $bin missing (make BUILD=$BUILD all)"; exit 1; }
 done
@@ -93,6 +93,30 @@ if [ -x "$BUILD/programs/cas_own" ]; then
       ok "cas_own replay r9nano: $ac atomic returns, $lc LDS loads, 0 differences"
     else bad "cas_own replay r9nano (exit $rc): atomics_checked=${ac:-?} lds_checked=${lc:-?}$diffs $(why "$OUT/cas-replay.err")"; fi
   else bad "cas_own record: $(why "$OUT/cas-rec.err" "$OUT/cas-rec.out")"; fi
+fi
+
+echo "== streams: two streams overlap copies and kernels (issue 22)"
+PY=${PYTHON:-/usr/bin/python3}
+declare -A SIM
+for m in one two wait; do
+  tr=$OUT/so-$m.gtrace
+  if ! "$EMU" --quiet --record "$tr" -- "$BUILD/programs/streams_overlap" $m >"$OUT/so-$m.out" 2>&1 \
+     || ! grep -q "PASS streams_overlap $m" "$OUT/so-$m.out"; then
+    bad "streams_overlap $m record: $(why "$OUT/so-$m.out")"; continue
+  fi
+  if timeout 120 "$REPLAY" --topo r9nano --stats "$OUT/so-$m.json" "$tr" >"$OUT/so-$m-replay.out" 2>&1 \
+     && grep -q "(0 mismatches)" "$OUT/so-$m-replay.out" && ! grep -q "[1-9][0-9]* mismatches" "$OUT/so-$m-replay.out"; then
+    SIM[$m]=$("$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["totals"]["simulated_ps"] / 1e6)' "$OUT/so-$m.json" 2>/dev/null)
+    ok "streams_overlap $m replay r9nano: ${SIM[$m]:-?} us, data check clean"
+  else bad "streams_overlap $m replay: $(why "$OUT/so-$m-replay.out")"; fi
+done
+if [ -n "${SIM[one]:-}" ] && [ -n "${SIM[two]:-}" ] && [ -n "${SIM[wait]:-}" ]; then
+  if "$PY" -c 'import sys; o,t,w=map(float,sys.argv[1:]); sys.exit(0 if t <= 0.75*o and w > 1.5*t else 1)' "${SIM[one]}" "${SIM[two]}" "${SIM[wait]}"; then
+    ok "two streams take $(awk -v a="${SIM[two]}" -v b="${SIM[one]}" 'BEGIN{printf "%.2f", a/b}') x the one-stream time (<= 0.75); hipStreamWaitEvent orders them again (${SIM[wait]} us)"
+  else bad "streams: one ${SIM[one]} us, two ${SIM[two]} us, wait ${SIM[wait]} us (want two <= 0.75 x one, wait > 1.5 x two)"; fi
+  if "$PY" -c 'import json,sys; k=json.load(open(sys.argv[1]))["kernels"]; sys.exit(0 if len(k)==2 and k[0]["stream"]!=k[1]["stream"] else 1)' "$OUT/so-two.json"; then
+    ok "streams_overlap two: the statistics name each kernel's stream"
+  else bad "streams_overlap two: the kernels' streams are missing or equal in $OUT/so-two.json"; fi
 fi
 
 echo "programs-samples: $pass ok, $fail failed"

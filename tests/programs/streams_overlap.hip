@@ -1,0 +1,99 @@
+// streams_overlap.hip - copies and kernels on two streams, in the style of the
+// public HIP/ROCm stream samples (issue 22). Each of two jobs is a small
+// kernel (4 workgroups of 256 work-items: both fit on the R9 Nano's 64 CUs
+// together) and a 4 MiB host-to-device hipMemcpyAsync; job A launches then
+// copies, job B copies then launches, then each reads its 4 KiB result back
+// with hipMemcpyAsync.
+//   streams_overlap two   job A on stream a, job B on stream b: on the
+//                         hardware B's copy runs on a DMA engine while A's
+//                         kernel computes, and the two kernels run side by side
+//   streams_overlap one   the same calls, all on stream a (the baseline)
+//   streams_overlap wait  as two, but stream b waits (hipStreamWaitEvent) for
+//                         an event recorded after A's kernel
+// Prints "PASS streams_overlap MODE" when the results are right.
+#include "samples_check.h"
+
+#include <cstring>
+#include <vector>
+
+#define N 1024                 /* work-items per kernel: 4 workgroups of 256 */
+#define BIG (4u << 20)         /* bytes of each host-to-device copy */
+#define ITERS 14000            /* dependent multiply-adds per work-item: a kernel about as long as a copy */
+
+__global__ void work(float *x, float mul, int iters)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = x[i];
+    for (int k = 0; k < iters; k++)
+        v = v * mul + 1.0f;
+    x[i] = v;
+}
+
+static float expect(float x0, float mul, int iters)
+{
+    float v = x0;
+    for (int k = 0; k < iters; k++)
+        v = v * mul + 1.0f;
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "two";
+    bool one = !strcmp(mode, "one"), wait = !strcmp(mode, "wait");
+    if (!one && !wait && strcmp(mode, "two")) {
+        printf("usage: streams_overlap one|two|wait\n");
+        return 2;
+    }
+    hipStream_t a, b;
+    CHECK(hipStreamCreate(&a));
+    CHECK(hipStreamCreate(&b));
+    hipStream_t sb = one ? a : b;
+    float *xa, *xb;
+    char *biga, *bigb;
+    CHECK(hipMalloc(&xa, N * sizeof(float)));
+    CHECK(hipMalloc(&xb, N * sizeof(float)));
+    CHECK(hipMalloc(&biga, BIG));
+    CHECK(hipMalloc(&bigb, BIG));
+    std::vector<float> h0(N), ra(N), rb(N);
+    std::vector<char> hbig(BIG);
+    for (int i = 0; i < N; i++)
+        h0[i] = (float)(i % 7) * 0.125f;
+    for (unsigned i = 0; i < BIG; i++)
+        hbig[i] = (char)(i * 13);
+    CHECK(hipMemcpy(xa, h0.data(), N * sizeof(float), hipMemcpyHostToDevice));
+    CHECK(hipMemcpy(xb, h0.data(), N * sizeof(float), hipMemcpyHostToDevice));
+    CHECK(hipDeviceSynchronize());
+
+    hipEvent_t done_a;
+    CHECK(hipEventCreate(&done_a));
+    /* job A: kernel, then its copy */
+    hipLaunchKernelGGL(work, dim3(N / 256), dim3(256), 0, a, xa, 0.5f, ITERS);
+    CHECK(hipGetLastError());
+    CHECK(hipEventRecord(done_a, a));
+    CHECK(hipMemcpyAsync(biga, hbig.data(), BIG, hipMemcpyHostToDevice, a));
+    /* job B: copy, then its kernel */
+    if (wait)
+        CHECK(hipStreamWaitEvent(sb, done_a, 0));
+    CHECK(hipMemcpyAsync(bigb, hbig.data(), BIG, hipMemcpyHostToDevice, sb));
+    hipLaunchKernelGGL(work, dim3(N / 256), dim3(256), 0, sb, xb, 0.25f, ITERS);
+    CHECK(hipGetLastError());
+    CHECK(hipMemcpyAsync(ra.data(), xa, N * sizeof(float), hipMemcpyDeviceToHost, a));
+    CHECK(hipMemcpyAsync(rb.data(), xb, N * sizeof(float), hipMemcpyDeviceToHost, sb));
+    CHECK(hipStreamSynchronize(a));
+    CHECK(hipStreamSynchronize(sb));
+
+    for (int i = 0; i < N; i++) {
+        EXPECT(ra[i] == expect(h0[i], 0.5f, ITERS), "A[%d] = %g", i, ra[i]);
+        EXPECT(rb[i] == expect(h0[i], 0.25f, ITERS), "B[%d] = %g", i, rb[i]);
+    }
+    CHECK(hipEventDestroy(done_a));
+    CHECK(hipFree(xa));
+    CHECK(hipFree(xb));
+    CHECK(hipFree(biga));
+    CHECK(hipFree(bigb));
+    CHECK(hipStreamDestroy(a));
+    CHECK(hipStreamDestroy(b));
+    printf("PASS streams_overlap %s\n", mode);
+    return 0;
+}
