@@ -18,6 +18,10 @@
  *    cannot re-execute), likewise: the final value is whichever wrote last.
  *    Atomic arithmetic is applied by the model, so sums by atomics must check
  *    clean. Atomic returns are order-dependent as before (perform.c);
+ *    A load of a location that a kernel of another stream writes is
+ *    order-dependent too: the model may run the two kernels side by side
+ *    where the emulator ran them one after the other (neither on the null
+ *    stream, which is ordered with every stream);
  *  - mismatch: everything else, always a timing-model bug (exit status 1):
  *    a location no other wave of the kernel writes, read wrong, is stale data
  *    (debug.skip_l2_flush=1 is caught there and in the D2H copies).
@@ -194,6 +198,20 @@ rp_diff_class rp_classify_load(rp_sim *s, const rp_wave *w, uint64_t addr, uint3
         uint32_t who = wm_get(m, d);
         if (who != WM_NONE && (WM_WHO(who) == WM_SEVERAL || WM_WHO(who) != me))
             return RP_DIFF_ORDER;
+    }
+    /* a kernel of another stream (neither on the null stream, which is
+     * ordered with every stream) that writes it: the two may run side by
+     * side in the model where the emulator ran them one after the other.
+     * s->kernels only grows while the host acts alone (parallel.c). */
+    const rp_kernel *k = w->wg->k;
+    for (size_t i = 0; k->stream && i < s->n_kernels; i++) {
+        rp_kernel *k2 = s->kernels[i];
+        if (k2 == k || !k2->stream || k2->stream == k->stream)
+            continue;
+        const rp_wmap *m2 = wmap_of(s, k2);
+        for (uint64_t d = addr >> 2; m2 && d <= (addr + n - 1) >> 2; d++)
+            if (wm_get(m2, d) != WM_NONE)
+                return RP_DIFF_ORDER;
     }
     return RP_DIFF_MISMATCH;
 }

@@ -380,7 +380,17 @@ static int op_start(rp_sim *s, const trc_event *ev, size_t idx, rp_time now, rp_
     uint64_t mask = involved(s, ev, g);
     *done = start_transfer(s, ev, g, now);
     RP_HOOK_FIRE(&s->hooks, RP_HOOK_HOST_COPY, now, g, UINT32_MAX, ev, done, s);
-    s->host.st_copy_ps += *done - now;
+    rp_host_tl *h = &s->host;
+    h->st_copy_ps += *done - now;
+    if (h->n_cspan == h->cap_cspan) {
+        size_t nc = h->cap_cspan ? 2 * h->cap_cspan : 64;
+        struct rp_copy_span *v = realloc(h->cspan, nc * sizeof *v);
+        if (!v)
+            return -1;
+        h->cspan = v;
+        h->cap_cspan = nc;
+    }
+    h->cspan[h->n_cspan++] = (struct rp_copy_span){ev->stream, g, now, *done, ev->size};
     for (uint32_t i = 0; i < s->n_gpus && i < 64; i++)
         if ((mask >> i & 1) && note_busy(s, i, ev->stream, *done))
             return -1;

@@ -243,7 +243,7 @@ static void check_part(rp_sim *s, rp_access *a, const uint8_t *got, const uint8_
     case RP_DIFF_ORDER:
         rp_chk(s)->load_order++;
         __atomic_add_fetch(&k->order_loads, 1, __ATOMIC_RELAXED);
-        report(s, a, "load (order-dependent: another wave of the kernel writes it)", lo, exp, got, n);
+        report(s, a, "load (order-dependent: another wave of the kernel, or a kernel of another stream, writes it)", lo, exp, got, n);
         break;
     case RP_DIFF_ADOPTED:
         rp_chk(s)->load_adopted++;

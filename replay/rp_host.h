@@ -30,6 +30,12 @@ typedef struct rp_host_tl {
         rp_time until;
     } *sbusy;
     size_t n_sbusy, cap_sbusy;
+    struct rp_copy_span {     /* every copy and memset (not runtime INIT), for the per-stream statistics */
+        uint32_t stream, gpu;
+        rp_time start, end;
+        uint64_t bytes;
+    } *cspan;
+    size_t n_cspan, cap_cspan;
     struct rp_hstream {       /* per stream: its operations deferred in stream order (trace event indices) */
         uint32_t stream;
         size_t *ev, head, n, cap;

@@ -379,6 +379,7 @@ void rp_sim_fini(rp_sim *s)
     free(s->kernels);
     free(s->allocs);
     free(s->host.sbusy);
+    free(s->host.cspan);
     for (size_t i = 0; i < s->host.n_hs; i++)
         free(s->host.hs[i].ev);
     free(s->host.hs);
@@ -780,8 +781,8 @@ void rp_sim_report(rp_sim *s, FILE *f)
             (unsigned long long)c->d2h_mismatches, (unsigned long long)c->walk_errors);
     if (c->load_order || c->load_adopted || c->d2h_order || c->d2h_adopted)
         fprintf(f,
-                "explained differences (not mismatches): %llu order-dependent loads (another wave of the kernel "
-                "writes the location), %llu adopted loads (memory the runtime writes during kernels), %llu "
+                "explained differences (not mismatches): %llu order-dependent loads (another wave of the kernel, "
+                "or a kernel of another stream, writes the location), %llu adopted loads (memory the runtime writes during kernels), %llu "
                 "order-dependent D2H blocks (last written by several waves), %llu adopted D2H blocks\n",
                 (unsigned long long)c->load_order, (unsigned long long)c->load_adopted,
                 (unsigned long long)c->d2h_order, (unsigned long long)c->d2h_adopted);
@@ -792,6 +793,102 @@ void rp_sim_report(rp_sim *s, FILE *f)
                 (unsigned long long)c->polls_checked, (unsigned long long)c->poll_changes,
                 (unsigned long long)c->spin_iterations, (unsigned long long)c->await_give_ups);
     print_summary(s, f);
+}
+
+/* ---- streams: overlap and busy time ------------------------------------------------- */
+
+typedef struct { rp_time a, b; } span_t;
+
+static int span_cmp(const void *x, const void *y)
+{
+    const span_t *p = x, *q = y;
+    return p->a != q->a ? (p->a < q->a ? -1 : 1) : (p->b > q->b) - (p->b < q->b);
+}
+
+/* Length of the union of the n intervals v (sorted in place), ps. */
+static rp_time union_len(span_t *v, size_t n)
+{
+    if (!n)
+        return 0;
+    qsort(v, n, sizeof *v, span_cmp);
+    rp_time tot = 0, a = v[0].a, b = v[0].b;
+    for (size_t i = 1; i < n; i++) {
+        if (v[i].a > b) {
+            tot += b - a;
+            a = v[i].a;
+            b = v[i].b;
+        } else if (v[i].b > b) {
+            b = v[i].b;
+        }
+    }
+    return tot + (b - a);
+}
+
+/* How long k ran beside other kernels of its GPU (*kern) and beside copies
+ * or memsets of its device's GPU (*copy), ps; buf holds n_kernels +
+ * n_cspan spans. */
+static void kernel_overlap(const rp_sim *s, const rp_kernel *k, span_t *buf, rp_time *kern, rp_time *copy)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_kernels; i++) {
+        const rp_kernel *o = s->kernels[i];
+        if (o == k || !o->done || o->gpu != k->gpu || o->end <= k->start || o->start >= k->end)
+            continue;
+        buf[n++] = (span_t){o->start > k->start ? o->start : k->start, o->end < k->end ? o->end : k->end};
+    }
+    *kern = union_len(buf, n);
+    n = 0;
+    for (size_t i = 0; i < s->host.n_cspan; i++) {
+        const struct rp_copy_span *c = &s->host.cspan[i];
+        if (c->gpu != k->gpu || c->end <= k->start || c->start >= k->end)
+            continue;
+        buf[n++] = (span_t){c->start > k->start ? c->start : k->start, c->end < k->end ? c->end : k->end};
+    }
+    *copy = union_len(buf, n);
+}
+
+/* Per stream (in order of first appearance: kernels, then copies): its
+ * kernels and their busy time (the union of their spans), its copies and
+ * memsets, their bytes and busy time. */
+static json_t *streams_json(const rp_sim *s, span_t *buf)
+{
+    json_t *arr = json_array();
+    uint32_t *ids = malloc((s->n_kernels + s->host.n_cspan + 1) * sizeof *ids);
+    size_t nid = 0;
+    if (!ids)
+        return arr;
+    for (size_t i = 0; i < s->n_kernels + s->host.n_cspan; i++) {
+        uint32_t id = i < s->n_kernels ? s->kernels[i]->stream : s->host.cspan[i - s->n_kernels].stream;
+        size_t j = 0;
+        while (j < nid && ids[j] != id)
+            j++;
+        if (j == nid)
+            ids[nid++] = id;
+    }
+    for (size_t j = 0; j < nid; j++) {
+        size_t nk = 0, nc = 0;
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < s->n_kernels; i++)
+            if (s->kernels[i]->stream == ids[j] && s->kernels[i]->done)
+                buf[nk++] = (span_t){s->kernels[i]->start, s->kernels[i]->end};
+        rp_time kbusy = union_len(buf, nk);
+        for (size_t i = 0; i < s->host.n_cspan; i++)
+            if (s->host.cspan[i].stream == ids[j]) {
+                buf[nc++] = (span_t){s->host.cspan[i].start, s->host.cspan[i].end};
+                bytes += s->host.cspan[i].bytes;
+            }
+        rp_time cbusy = union_len(buf, nc);
+        json_t *o = json_object();
+        json_object_set_new(o, "stream", json_integer(ids[j]));
+        json_object_set_new(o, "kernels", json_integer((json_int_t)nk));
+        json_object_set_new(o, "kernel_busy_ps", json_integer((json_int_t)kbusy));
+        json_object_set_new(o, "copies", json_integer((json_int_t)nc));
+        json_object_set_new(o, "copy_bytes", json_integer((json_int_t)bytes));
+        json_object_set_new(o, "copy_busy_ps", json_integer((json_int_t)cbusy));
+        json_array_append_new(arr, o);
+    }
+    free(ids);
+    return arr;
 }
 
 static void cfg_json(void *arg, const char *key, const char *val)
@@ -806,6 +903,16 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     rp_config_foreach(&s->cfg, cfg_json, cfg);
     json_object_set_new(root, "trace", json_string(trace_path ? trace_path : ""));
     json_object_set_new(root, "config", cfg);
+    span_t *sbuf = malloc((s->n_kernels + s->host.n_cspan + 1) * sizeof *sbuf);
+    if (!sbuf) {
+        snprintf(s->err, sizeof s->err, "%s: out of memory for the stats JSON", path);
+        json_decref(root);
+        json_decref(ks);
+        json_decref(tot);
+        json_decref(counters);
+        json_decref(chk);
+        return -1;
+    }
     for (size_t i = 0; i < s->n_kernels; i++) {
         rp_kernel *k = s->kernels[i];
         json_t *o = json_object(), *kc = json_object();
@@ -816,6 +923,12 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
         json_object_set_new(o, "device", json_integer(k->launch.device));
         json_object_set_new(o, "gpu", json_integer(k->gpu));
         json_object_set_new(o, "stream", json_integer(k->stream));
+        if (k->done) {
+            rp_time ok_ps, oc_ps;
+            kernel_overlap(s, k, sbuf, &ok_ps, &oc_ps);
+            json_object_set_new(o, "overlap_kernels_ps", json_integer((json_int_t)ok_ps));
+            json_object_set_new(o, "overlap_copies_ps", json_integer((json_int_t)oc_ps));
+        }
         json_object_set_new(o, "workgroups", json_integer(k->n_wg));
         json_object_set_new(o, "start_ps", json_integer((json_int_t)k->start));
         json_object_set_new(o, "end_ps", json_integer((json_int_t)k->end));
@@ -849,6 +962,8 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
         json_array_append_new(ks, o);
     }
     json_object_set_new(root, "kernels", ks);
+    json_object_set_new(root, "streams", streams_json(s, sbuf));
+    free(sbuf);
     for (size_t j = 0; j < s->stats.n; j++)
         json_object_set_new(counters, s->stats.v[j].name, json_integer((json_int_t)*s->stats.v[j].ptr));
     json_object_set_new(tot, "simulated_ps", json_integer((json_int_t)rp_sim_now(s)));

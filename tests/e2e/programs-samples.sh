@@ -97,8 +97,8 @@ fi
 
 echo "== streams: two streams overlap copies and kernels (issue 22)"
 PY=${PYTHON:-/usr/bin/python3}
-declare -A SIM
-for m in one two wait; do
+declare -A SIM ORD
+for m in one two wait race; do
   tr=$OUT/so-$m.gtrace
   if ! "$EMU" --quiet --record "$tr" -- "$BUILD/programs/streams_overlap" $m >"$OUT/so-$m.out" 2>&1 \
      || ! grep -q "PASS streams_overlap $m" "$OUT/so-$m.out"; then
@@ -106,17 +106,28 @@ for m in one two wait; do
   fi
   if timeout 120 "$REPLAY" --topo r9nano --stats "$OUT/so-$m.json" "$tr" >"$OUT/so-$m-replay.out" 2>&1 \
      && grep -q "(0 mismatches)" "$OUT/so-$m-replay.out" && ! grep -q "[1-9][0-9]* mismatches" "$OUT/so-$m-replay.out"; then
-    SIM[$m]=$("$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["totals"]["simulated_ps"] / 1e6)' "$OUT/so-$m.json" 2>/dev/null)
-    ok "streams_overlap $m replay r9nano: ${SIM[$m]:-?} us, data check clean"
+    read -r SIM[$m] ORD[$m] < <("$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["totals"]["simulated_ps"] / 1e6, j["check"]["load_order_dependent"])' "$OUT/so-$m.json" 2>/dev/null)
+    ok "streams_overlap $m replay r9nano: ${SIM[$m]:-?} us, 0 mismatches, ${ORD[$m]:-?} order-dependent loads"
   else bad "streams_overlap $m replay: $(why "$OUT/so-$m-replay.out")"; fi
 done
-if [ -n "${SIM[one]:-}" ] && [ -n "${SIM[two]:-}" ] && [ -n "${SIM[wait]:-}" ]; then
-  if "$PY" -c 'import sys; o,t,w=map(float,sys.argv[1:]); sys.exit(0 if t <= 0.75*o and w > 1.5*t else 1)' "${SIM[one]}" "${SIM[two]}" "${SIM[wait]}"; then
-    ok "two streams take $(awk -v a="${SIM[two]}" -v b="${SIM[one]}" 'BEGIN{printf "%.2f", a/b}') x the one-stream time (<= 0.75); hipStreamWaitEvent orders them again (${SIM[wait]} us)"
-  else bad "streams: one ${SIM[one]} us, two ${SIM[two]} us, wait ${SIM[wait]} us (want two <= 0.75 x one, wait > 1.5 x two)"; fi
-  if "$PY" -c 'import json,sys; k=json.load(open(sys.argv[1]))["kernels"]; sys.exit(0 if len(k)==2 and k[0]["stream"]!=k[1]["stream"] else 1)' "$OUT/so-two.json"; then
-    ok "streams_overlap two: the statistics name each kernel's stream"
-  else bad "streams_overlap two: the kernels' streams are missing or equal in $OUT/so-two.json"; fi
+if [ -n "${SIM[one]:-}" ] && [ -n "${SIM[two]:-}" ]; then
+  if "$PY" -c 'import sys; o,t=map(float,sys.argv[1:]); sys.exit(0 if t <= 0.75*o else 1)' "${SIM[one]}" "${SIM[two]}"; then
+    ok "two streams take $(awk -v a="${SIM[two]}" -v b="${SIM[one]}" 'BEGIN{printf "%.2f", a/b}') x the one-stream time (<= 0.75)"
+  else bad "streams: one ${SIM[one]} us, two ${SIM[two]} us (want two <= 0.75 x one)"; fi
+  if "$PY" -c '
+import json, sys
+j = json.load(open(sys.argv[1])); k = j["kernels"]; st = {x["stream"]: x for x in j["streams"]}
+ok = len(k) == 2 and k[0]["stream"] != k[1]["stream"] and all(x["overlap_copies_ps"] > 0.9 * (x["end_ps"] - x["start_ps"]) for x in k)
+ok = ok and all(st[x["stream"]]["kernels"] == 1 and st[x["stream"]]["copy_bytes"] >= 4 << 20 for x in k)
+sys.exit(0 if ok else 1)' "$OUT/so-two.json"; then
+    ok "streams_overlap two: each kernel names its stream and ran beside the other stream's copy (overlap_copies_ps); per-stream busy time and bytes"
+  else bad "streams_overlap two: per-kernel streams/overlap or per-stream statistics wrong in $OUT/so-two.json"; fi
+fi
+if [ -n "${SIM[wait]:-}" ] && [ -n "${SIM[race]:-}" ]; then
+  if [ "${ORD[wait]}" = 0 ] && [ "${ORD[race]:-0}" -gt 0 ] \
+     && "$PY" -c 'import sys; w,r=map(float,sys.argv[1:]); sys.exit(0 if w > 1.2*r else 1)' "${SIM[wait]}" "${SIM[race]}"; then
+    ok "hipStreamWaitEvent orders the streams: with it ${SIM[wait]} us and 0 order-dependent loads, without it ${SIM[race]} us and ${ORD[race]}"
+  else bad "streams wait/race: wait ${SIM[wait]} us ${ORD[wait]} order-dependent, race ${SIM[race]} us ${ORD[race]} (want the race faster, order-dependent only there)"; fi
 fi
 
 echo "programs-samples: $pass ok, $fail failed"

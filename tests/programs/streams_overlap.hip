@@ -8,8 +8,12 @@
 //                         hardware B's copy runs on a DMA engine while A's
 //                         kernel computes, and the two kernels run side by side
 //   streams_overlap one   the same calls, all on stream a (the baseline)
-//   streams_overlap wait  as two, but stream b waits (hipStreamWaitEvent) for
-//                         an event recorded after A's kernel
+//   streams_overlap wait  job B's kernel reads A's result instead (follow) and
+//                         runs first on stream b, after hipStreamWaitEvent
+//                         for an event recorded after A's kernel
+//   streams_overlap race  the same without the wait: a data race by design
+//                         (B's result is not checked); the replay, which runs
+//                         B beside A, reports B's loads as order-dependent
 // Prints "PASS streams_overlap MODE" when the results are right.
 #include "samples_check.h"
 
@@ -29,6 +33,12 @@ __global__ void work(float *x, float mul, int iters)
     x[i] = v;
 }
 
+__global__ void follow(float *out, const float *in)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i] * 2.0f;
+}
+
 static float expect(float x0, float mul, int iters)
 {
     float v = x0;
@@ -40,9 +50,9 @@ static float expect(float x0, float mul, int iters)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "two";
-    bool one = !strcmp(mode, "one"), wait = !strcmp(mode, "wait");
-    if (!one && !wait && strcmp(mode, "two")) {
-        printf("usage: streams_overlap one|two|wait\n");
+    bool one = !strcmp(mode, "one"), wait = !strcmp(mode, "wait"), race = !strcmp(mode, "race");
+    if (!one && !wait && !race && strcmp(mode, "two")) {
+        printf("usage: streams_overlap one|two|wait|race\n");
         return 2;
     }
     hipStream_t a, b;
@@ -72,12 +82,19 @@ int main(int argc, char **argv)
     CHECK(hipGetLastError());
     CHECK(hipEventRecord(done_a, a));
     CHECK(hipMemcpyAsync(biga, hbig.data(), BIG, hipMemcpyHostToDevice, a));
-    /* job B: copy, then its kernel */
-    if (wait)
-        CHECK(hipStreamWaitEvent(sb, done_a, 0));
-    CHECK(hipMemcpyAsync(bigb, hbig.data(), BIG, hipMemcpyHostToDevice, sb));
-    hipLaunchKernelGGL(work, dim3(N / 256), dim3(256), 0, sb, xb, 0.25f, ITERS);
-    CHECK(hipGetLastError());
+    if (wait || race) {
+        /* job B: a kernel on A's result (after A's event, or racing it), then its copy */
+        if (wait)
+            CHECK(hipStreamWaitEvent(sb, done_a, 0));
+        hipLaunchKernelGGL(follow, dim3(N / 256), dim3(256), 0, sb, xb, xa);
+        CHECK(hipGetLastError());
+        CHECK(hipMemcpyAsync(bigb, hbig.data(), BIG, hipMemcpyHostToDevice, sb));
+    } else {
+        /* job B: copy, then its kernel */
+        CHECK(hipMemcpyAsync(bigb, hbig.data(), BIG, hipMemcpyHostToDevice, sb));
+        hipLaunchKernelGGL(work, dim3(N / 256), dim3(256), 0, sb, xb, 0.25f, ITERS);
+        CHECK(hipGetLastError());
+    }
     CHECK(hipMemcpyAsync(ra.data(), xa, N * sizeof(float), hipMemcpyDeviceToHost, a));
     CHECK(hipMemcpyAsync(rb.data(), xb, N * sizeof(float), hipMemcpyDeviceToHost, sb));
     CHECK(hipStreamSynchronize(a));
@@ -85,7 +102,10 @@ int main(int argc, char **argv)
 
     for (int i = 0; i < N; i++) {
         EXPECT(ra[i] == expect(h0[i], 0.5f, ITERS), "A[%d] = %g", i, ra[i]);
-        EXPECT(rb[i] == expect(h0[i], 0.25f, ITERS), "B[%d] = %g", i, rb[i]);
+        if (wait)
+            EXPECT(rb[i] == 2.0f * ra[i], "B[%d] = %g", i, rb[i]);
+        else if (!race)
+            EXPECT(rb[i] == expect(h0[i], 0.25f, ITERS), "B[%d] = %g", i, rb[i]);
     }
     CHECK(hipEventDestroy(done_a));
     CHECK(hipFree(xa));
