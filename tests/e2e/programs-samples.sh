@@ -130,5 +130,30 @@ if [ -n "${SIM[wait]:-}" ] && [ -n "${SIM[race]:-}" ]; then
   else bad "streams wait/race: wait ${SIM[wait]} us ${ORD[wait]} order-dependent, race ${SIM[race]} us ${ORD[race]} (want the race faster, order-dependent only there)"; fi
 fi
 
+echo "== streams on two GPUs: halos over hipMemcpyPeerAsync beside the compute (d-mgpu)"
+declare -A HSIM
+for m in one two; do
+  tr=$OUT/sh-$m.gtrace
+  if ! "$EMU" --quiet --gpus 2 --record "$tr" -- "$BUILD/programs/streams_halo" $m >"$OUT/sh-$m.out" 2>&1 \
+     || ! grep -q "PASS streams_halo $m" "$OUT/sh-$m.out"; then
+    bad "streams_halo $m record: $(why "$OUT/sh-$m.out")"; continue
+  fi
+  if timeout 120 "$REPLAY" --topo d-mgpu --stats "$OUT/sh-$m.json" "$tr" >"$OUT/sh-$m-replay.out" 2>&1 \
+     && grep -q "(0 mismatches)" "$OUT/sh-$m-replay.out" && ! grep -q "[1-9][0-9]* mismatches" "$OUT/sh-$m-replay.out"; then
+    read -r HSIM[$m] ov < <("$PY" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(j["totals"]["simulated_ps"] / 1e6, sum(k["overlap_copies_ps"] for k in j["kernels"] if k["name"].startswith("_Z8interior")))' "$OUT/sh-$m.json" 2>/dev/null)
+    if { [ $m = two ] && [ "${ov:-0}" -gt 0 ]; } || { [ $m = one ] && [ "${ov:-1}" = 0 ]; }; then
+      ok "streams_halo $m replay d-mgpu: ${HSIM[$m]} us, interior kernels beside halo copies for ${ov} ps, 0 mismatches"
+    else bad "streams_halo $m: interior kernels beside halo copies for ${ov:-?} ps (want > 0 on two streams, 0 on one)"; fi
+  else bad "streams_halo $m replay: $(why "$OUT/sh-$m-replay.out")"; fi
+done
+if [ -n "${HSIM[one]:-}" ] && [ -n "${HSIM[two]:-}" ]; then
+  if "$PY" -c 'import sys; o,t=map(float,sys.argv[1:]); sys.exit(0 if t < o else 1)' "${HSIM[one]}" "${HSIM[two]}"; then
+    ok "halos on their own stream: ${HSIM[two]} us against ${HSIM[one]} us on the compute stream"
+  else bad "streams_halo: two streams ${HSIM[two]} us, one ${HSIM[one]} us (want two < one)"; fi
+fi
+
 echo "programs-samples: $pass ok, $fail failed"
 [ $fail = 0 ]
