@@ -98,13 +98,14 @@ static int add_alloc(rp_sim *s, uint64_t addr, uint64_t size, uint32_t gpu)
     return 0;
 }
 
-static int enqueue_launch(rp_sim *s, const trc_event *ev)
+static int enqueue_launch(rp_sim *s, const trc_event *ev, size_t idx)
 {
     rp_kernel *k = calloc(1, sizeof *k);
     if (!k)
         return -1;
     k->launch = ev->launch;
     k->stream = ev->stream;
+    k->ev_index = idx;
     k->launch.kernarg = NULL; /* not kept: lives in the reader, not needed after INIT */
     k->n_wg = ev->n_wg;
     k->n_instr_traced = ev->n_instr;
@@ -344,6 +345,38 @@ static int hs_push(rp_sim *s, uint32_t stream, size_t idx)
     return 0;
 }
 
+/* Whether the work of `stream` issued before trace event `until` (0: all
+ * of it) on the GPUs of mask is done at now: none of it deferred, queued or
+ * running, no copy of it in flight (then *wake is lowered to its end). The
+ * null stream's work is everything's (it synchronises with every stream). */
+static bool stream_done_before(rp_sim *s, uint32_t stream, uint64_t until, uint64_t mask, rp_time now, rp_time *wake)
+{
+    for (size_t i = 0; i < s->host.n_hs; i++) {
+        const struct rp_hstream *q = &s->host.hs[i];
+        if (q->head < q->n && streams_ordered(q->stream, stream) && (!until || q->ev[q->head] < until))
+            return false;
+    }
+    for (uint32_t g = 0; g < s->n_gpus && g < 64; g++) {
+        if (!(mask >> g & 1))
+            continue;
+        const rp_disp *d = &s->gpus[g].disp;
+        for (int pass = 0; pass < 2; pass++)
+            for (const rp_kernel *k = pass ? d->queue : d->active; k; k = k->next)
+                if (streams_ordered(k->stream, stream) && (!until || k->ev_index < until))
+                    return false;
+    }
+    bool done = true;
+    for (size_t i = 0; i < s->host.n_cspan; i++) {
+        const struct rp_copy_span *c = &s->host.cspan[i];
+        if (c->end > now && streams_ordered(c->stream, stream) && (!until || c->ev < until)) {
+            done = false;
+            if (c->end < *wake)
+                *wake = c->end;
+        }
+    }
+    return done;
+}
+
 /* Whether the launch, copy or memset ev of a stream may start at now: the
  * work of its stream (and of the null stream) before it is done: copies
  * (busy_until) and, for a copy or memset, kernels (a launch is ordered
@@ -352,6 +385,8 @@ static int hs_push(rp_sim *s, uint32_t stream, size_t idx)
 static bool op_ready(rp_sim *s, const trc_event *ev, rp_time now, rp_time *wake)
 {
     uint32_t g = gpu_of_device(s, ev->device);
+    if (ev->kind == TRC_EV_SYNC) /* a stream waits for another's work (hipStreamWaitEvent) */
+        return stream_done_before(s, ev->stream, ev->until_event, involved(s, ev, g), now, wake);
     uint64_t mask = ev->kind == TRC_EV_LAUNCH && s->cfg.topo_kind != RP_TOPO_UNIFIED ? 1ull << g : involved(s, ev, g);
     if (ev->kind != TRC_EV_LAUNCH && !all_idle(s, mask, ev->stream))
         return false; /* rp_host_kernel_done wakes the host */
@@ -370,8 +405,10 @@ static bool op_ready(rp_sim *s, const trc_event *ev, rp_time now, rp_time *wake)
 static int op_start(rp_sim *s, const trc_event *ev, size_t idx, rp_time now, rp_time *done)
 {
     *done = now;
+    if (ev->kind == TRC_EV_SYNC)
+        return 0;
     if (ev->kind == TRC_EV_LAUNCH)
-        return enqueue_launch(s, ev);
+        return enqueue_launch(s, ev, idx);
     if (!host_write_ok(s, ev, idx))
         return -1;
     if (rp_host_apply(s, ev))
@@ -390,7 +427,7 @@ static int op_start(rp_sim *s, const trc_event *ev, size_t idx, rp_time now, rp_
         h->cspan = v;
         h->cap_cspan = nc;
     }
-    h->cspan[h->n_cspan++] = (struct rp_copy_span){ev->stream, g, now, *done, ev->size};
+    h->cspan[h->n_cspan++] = (struct rp_copy_span){ev->stream, g, now, *done, ev->size, idx};
     for (uint32_t i = 0; i < s->n_gpus && i < 64; i++)
         if ((mask >> i & 1) && note_busy(s, i, ev->stream, *done))
             return -1;
@@ -470,7 +507,7 @@ void rp_host_run(rp_event *hev, rp_engine *e)
             if (ev->kind == TRC_EV_LAUNCH) {
                 rp_time wake = RP_TIME_MAX;
                 if (!ev->stream || (hs_empty(s, ev->stream) && op_ready(s, ev, now, &wake)))
-                    r = enqueue_launch(s, ev);
+                    r = enqueue_launch(s, ev, s->next_event);
                 else
                     r = hs_push(s, ev->stream, s->next_event);
                 if (wake != RP_TIME_MAX)
@@ -538,6 +575,27 @@ void rp_host_run(rp_event *hev, rp_engine *e)
                 }
                 if (wake != RP_TIME_MAX)
                     rp_engine_wake(e, hev, wake);
+                break;
+            }
+            if (ev->kind == TRC_EV_SYNC && ev->stream_wait && ev->wait_stream) {
+                /* hipStreamWaitEvent: the waiting stream's later work queues
+                 * behind this wait; the host goes on */
+                rp_time wake = RP_TIME_MAX;
+                if (!hs_empty(s, ev->wait_stream) || !op_ready(s, ev, now, &wake))
+                    r = hs_push(s, ev->wait_stream, s->next_event);
+                if (wake != RP_TIME_MAX)
+                    rp_engine_wake(e, hev, wake);
+                break;
+            }
+            if (ev->kind == TRC_EV_SYNC && ev->until_event) {
+                /* hipEventSynchronize (or the null stream waiting for an
+                 * event): the work before the event's record point */
+                rp_time wake = RP_TIME_MAX;
+                if (!stream_done_before(s, ev->stream, ev->until_event, involved(s, ev, g), now, &wake)) {
+                    if (wake != RP_TIME_MAX)
+                        rp_engine_wake(e, hev, wake);
+                    return; /* a kernel's end, a copy's end or pump wakes us */
+                }
                 break;
             }
             if (!hs_empty(s, ev->stream))

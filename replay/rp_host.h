@@ -34,6 +34,7 @@ typedef struct rp_host_tl {
         uint32_t stream, gpu;
         rp_time start, end;
         uint64_t bytes;
+        size_t ev;            /* its trace event index */
     } *cspan;
     size_t n_cspan, cap_cspan;
     struct rp_hstream {       /* per stream: its operations deferred in stream order (trace event indices) */

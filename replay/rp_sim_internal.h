@@ -76,6 +76,7 @@ typedef struct rp_ksum {      /* per-kernel summary counters */
 struct rp_kernel {
     rp_kernel *next;          /* dispatcher queue, then its list of started kernels */
     uint32_t stream;          /* the launch's stream (0: the null stream) */
+    size_t ev_index;          /* its launch event's index in the trace */
     /* dispatch state (disp.c): workgroups handed out and done, the end flush */
     uint32_t next_wg, wgs_done, flush_acks_pending;
     uint8_t flushing;

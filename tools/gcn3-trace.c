@@ -612,6 +612,10 @@ static void dump_event_text(size_t i, const trc_event *e)
         printf(" dst=0x%" PRIx64 " size=%" PRIu64 " value=0x%02x\n", e->addr, e->size, e->value);
         break;
     case TRC_EV_SYNC:
+        if (e->until_event)
+            printf(" until_event=%" PRIu64, e->until_event);
+        if (e->stream_wait)
+            printf(" waiting_stream=%u", e->wait_stream);
         printf("\n");
         break;
     case TRC_EV_LAUNCH: {

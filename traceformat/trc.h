@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define TRC_FORMAT_MAJOR 1
-#define TRC_FORMAT_MINOR 2
+#define TRC_FORMAT_MINOR 3
 
 /* ---- Shared record types -------------------------------------------------- */
 
@@ -111,6 +111,12 @@ typedef struct trc_event {
     trc_launch launch;
     uint64_t n_instr;         /* LAUNCH, reader side: total wavefront instructions */
     uint32_t n_wg;            /* LAUNCH, reader side: workgroups recorded */
+    /* SYNC (format 1.3): wait for the work of `stream` issued before event
+     * index until_event (0: all of it); stream_wait: stream wait_stream waits
+     * (hipStreamWaitEvent), not the host */
+    uint64_t until_event;
+    uint8_t stream_wait;
+    uint32_t wait_stream;
 } trc_event;
 
 /* Memory-op record flags. */
@@ -194,6 +200,9 @@ int trc_writer_failed(const trc_writer *w);
 int trc_writer_code_object(trc_writer *w, const void *elf, size_t len, uint64_t load_addr);
 
 int trc_writer_event(trc_writer *w, const trc_event *ev); /* ALLOC/FREE/COPY/MEMSET/SYNC */
+/* Host-timeline events written so far: the index the next one gets (a SYNC's
+ * until_event refers to it). Call from the thread that writes events. */
+size_t trc_writer_n_events(const trc_writer *w);
 /* Start a kernel: fills l->kernel_id. Its workgroups are committed with
  * trc_wg_commit() (from any threads) before trc_writer_end_kernel(). */
 int trc_writer_begin_kernel(trc_writer *w, trc_launch *l);

@@ -353,6 +353,8 @@ const char *trc_event_problem(const Gtrace__Event *m)
         return m->launch ? "launch record on a non-launch event" : "launch record missing";
     if (m->launch && (m->launch->n_grid != 3 || m->launch->n_wg_size != 3 || m->launch->kernarg.len > UINT32_MAX))
         return "malformed launch record";
+    if ((m->until_event || m->stream_wait || m->wait_stream) && m->kind != GTRACE__EVENT_KIND__EV_SYNC)
+        return "stream-wait fields on a non-sync event";
     return NULL;
 }
 
@@ -376,6 +378,14 @@ static int take_event(trc_reader *r, size_t i, Gtrace__Event *m, char *err, size
     e->mem_kind = (trc_mem_kind)m->mem_kind;
     e->copy_kind = (trc_copy_kind)m->copy_kind;
     e->value = (uint8_t)m->value;
+    if (m->until_event > i) { /* a point after the sync itself: a damaged or hostile trace */
+        seterr(err, errlen, r->path, "event %zu: sync waits for the work before event %llu, which follows it", i,
+               (unsigned long long)m->until_event);
+        return -1;
+    }
+    e->until_event = m->until_event;
+    e->stream_wait = m->stream_wait != 0;
+    e->wait_stream = m->wait_stream;
     if (m->has_data) { /* trc_event_problem checked: exactly size bytes in one of the two */
         int shuf = m->data_shuf4.len != 0;
         size_t len = shuf ? m->data_shuf4.len : m->data.len;

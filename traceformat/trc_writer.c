@@ -411,6 +411,9 @@ static int64_t put_event(trc_writer *w, const trc_event *ev)
     m.mem_kind = (uint32_t)ev->mem_kind;
     m.copy_kind = (uint32_t)ev->copy_kind;
     m.value = ev->value;
+    m.until_event = ev->until_event;
+    m.stream_wait = ev->stream_wait != 0;
+    m.wait_stream = ev->wait_stream;
     int data_chunk = 0;
     if (ev->kind == TRC_EV_COPY && ev->data) {
         m.has_data = 1;
@@ -483,6 +486,8 @@ int trc_writer_event(trc_writer *w, const trc_event *ev)
     }
     return put_event(w, ev) < 0 ? -1 : 0;
 }
+
+size_t trc_writer_n_events(const trc_writer *w) { return w->event_off.n; }
 
 int trc_writer_begin_kernel(trc_writer *w, trc_launch *l)
 {

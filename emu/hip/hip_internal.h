@@ -78,6 +78,7 @@ struct ihipEvent_t {
     unsigned flags;  /* hipEventCreateWithFlags */
     int device;      /* of the stream it was last recorded on */
     uint32_t stream; /* stream id it was last recorded on */
+    uint64_t trace_pos; /* trace events written before that hipEventRecord (a SYNC's until_event) */
 };
 
 typedef struct hip_alloc {
@@ -134,6 +135,8 @@ hipError_t hip_ret(hipError_t e);
 int hip_current_device(void);
 /* Write an event to the trace if recording; reports a writer failure once. */
 void hip_trace_event(const trc_event *ev);
+/* Trace events written so far (0 when not recording): where a hipEventRecord stands. */
+uint64_t hip_trace_n_events(void);
 /* Report a trace writer failure once (name of file + message). */
 void hip_trace_failed(const char *msg);
 

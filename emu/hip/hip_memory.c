@@ -721,7 +721,9 @@ HIP_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t co
 
 /* ---- synchronisation --------------------------------------------------------- */
 
-static hipError_t sync_event_on(int device, uint32_t stream)
+/* A SYNC event: the host (or, with stream_wait, stream wait_stream) waits
+ * for the work of `stream` issued before trace event until (0: all of it). */
+static hipError_t sync_event_wait(int device, uint32_t stream, uint64_t until, int stream_wait, uint32_t wait_stream)
 {
     hipError_t e = hip_enter();
     if (e != hipSuccess)
@@ -731,11 +733,16 @@ static hipError_t sync_event_on(int device, uint32_t stream)
     ev.kind = TRC_EV_SYNC;
     ev.device = (uint32_t)device;
     ev.stream = stream;
+    ev.until_event = until;
+    ev.stream_wait = (uint8_t)(stream_wait != 0);
+    ev.wait_stream = wait_stream;
     hip_trace_event(&ev);
     e = rt.sticky;
     hip_leave();
     return hip_ret(e);
 }
+
+static hipError_t sync_event_on(int device, uint32_t stream) { return sync_event_wait(device, stream, 0, 0, 0); }
 
 static hipError_t sync_event(uint32_t stream) { return sync_event_on(hip_current_device(), stream); }
 
@@ -881,11 +888,11 @@ HIP_EXPORT hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t ev, unsigned 
     if (!hip_handle_live(HIP_H_EVENT, ev))
         return hip_ret(hipErrorInvalidHandle);
     /* The event's work is already complete. In the trace, s's later work
-     * must follow it: a SYNC on the event's stream orders it (conservatively:
-     * the host waits too). */
+     * must follow the work the event's stream had when it was recorded: a
+     * SYNC with stream_wait (format 1.3; a 1.2 reader makes the host wait). */
     if (!ev->recorded)
         return hipSuccess;
-    return sync_event_on(ev->device, ev->stream);
+    return sync_event_wait(ev->device, ev->stream, ev->trace_pos, 1, hip_stream_id(s));
 }
 
 /* ---- events -------------------------------------------------------------------- */
@@ -924,6 +931,7 @@ HIP_EXPORT hipError_t hipEventRecord(hipEvent_t ev, hipStream_t s)
         return hip_ret(v);
     ev->device = s && s != hipStreamPerThread ? s->device : hip_current_device();
     ev->stream = hip_stream_id(s);
+    ev->trace_pos = hip_trace_n_events();
     /* Host time: elapsed times measure emulation, not modelled GPU time. */
     ev->t = now_s();
     ev->recorded = 1;
@@ -936,7 +944,7 @@ HIP_EXPORT hipError_t hipEventSynchronize(hipEvent_t ev)
         return hip_ret(hipErrorInvalidHandle);
     if (!ev->recorded)
         return hipSuccess;
-    return sync_event_on(ev->device, ev->stream);
+    return sync_event_wait(ev->device, ev->stream, ev->trace_pos, 0, 0);
 }
 
 HIP_EXPORT hipError_t hipEventQuery(hipEvent_t ev)

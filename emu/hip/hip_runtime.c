@@ -262,6 +262,8 @@ void hip_trace_event(const trc_event *ev)
         hip_trace_failed(trc_writer_error(rt.trace));
 }
 
+uint64_t hip_trace_n_events(void) { return rt.trace && !rt.trace_failed ? trc_writer_n_events(rt.trace) : 0; }
+
 uint32_t hip_stream_id(hipStream_t s)
 {
     return s && s != hipStreamPerThread ? s->id : 0;

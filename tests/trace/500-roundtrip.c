@@ -605,6 +605,46 @@ static void test_size(void **state)
 }
 
 /* Recording misuse is reported at commit, naming the workgroup. */
+/* Format 1.3 stream waits: a SYNC's until_event / stream_wait / wait_stream
+ * round-trip; a sync waiting for work after itself is rejected by the reader. */
+static void test_stream_wait(void **state)
+{
+    (void)state;
+    trc_header_info h;
+    fill_header(&h);
+    char err[512];
+    for (int bad = 0; bad < 2; bad++) {
+        trc_writer *w = trc_writer_open(path, &h, err, sizeof err);
+        assert_non_null(w);
+        trc_event e = mk(TRC_EV_SYNC);
+        e.stream = 3;
+        assert_int_equal(trc_writer_n_events(w), 0);
+        assert_int_equal(trc_writer_event(w, &e), 0);
+        assert_int_equal(trc_writer_n_events(w), 1);
+        e.until_event = bad ? 5 : 1;
+        e.stream_wait = 1;
+        e.wait_stream = 7;
+        assert_int_equal(trc_writer_event(w, &e), 0);
+        if (trc_writer_close(w) != 0) fail_msg("close: %s", trc_writer_error(w));
+        trc_writer_destroy(w);
+        trc_reader *r = trc_reader_open(path, err, sizeof err);
+        if (bad) {
+            assert_null(r);
+            assert_non_null(strstr(err, "which follows it"));
+            continue;
+        }
+        if (!r) fail_msg("%s", err);
+        assert_int_equal(trc_reader_n_events(r), 2);
+        const trc_event *a = trc_reader_event(r, 0), *b = trc_reader_event(r, 1);
+        assert_true(!a->until_event && !a->stream_wait && !a->wait_stream);
+        assert_int_equal(b->until_event, 1);
+        assert_int_equal(b->stream_wait, 1);
+        assert_int_equal(b->wait_stream, 7);
+        assert_int_equal(b->stream, 3);
+        trc_reader_close(r);
+    }
+}
+
 static void test_misuse(void **state)
 {
     (void)state;
@@ -778,6 +818,7 @@ int main(void)
         cmocka_unit_test(test_parallel_read),
         cmocka_unit_test(test_size),
         cmocka_unit_test(test_misuse),
+        cmocka_unit_test(test_stream_wait),
         cmocka_unit_test(test_frame_cache),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,14 +1,15 @@
 /*
- * 504-golden - golden traces pin format 1.2 (docs/trace-format.md), and the
- * 1.0 and 1.1 golden files stay readable.
+ * 504-golden - golden traces pin format 1.3 (docs/trace-format.md), and the
+ * 1.0, 1.1 and 1.2 golden files stay readable.
  *
- * tests/trace/data/golden-1.2.gtrace was written by the checked-in
+ * tests/trace/data/golden-1.3.gtrace was written by the checked-in
  * generator tests/trace/data/gen.h (run `504-golden --generate
  * tests/trace/data` to rewrite it, then update the two constants below and
  * say why in the commit: a changed golden file is a format change).
  * golden-1.0.gtrace is the file the 1.0 writer made from the same generator
  * (before code objects carried their load address), golden-1.1.gtrace the
- * 1.1 writer's (before awaits): they are never rewritten, and the reader must
+ * 1.1 writer's (before awaits), golden-1.2.gtrace the 1.2 writer's (before
+ * stream waits): they are never rewritten, and the reader must
  * decode them to the content they always had.
  *
  *  - the file's bytes are pinned by GOLDEN_FILE_FNV;
@@ -36,9 +37,13 @@
 
 #include "tests/trace/data/gen.h"
 
-#define GOLDEN_NAME "golden-1.2.gtrace"
-#define GOLDEN_FILE_FNV 0x20869949b4e7a46dull
-#define GOLDEN_CONTENT  0xb94fb0eb3786f8ebull
+#define GOLDEN_NAME "golden-1.3.gtrace"
+#define GOLDEN_FILE_FNV 0xf398592ea325e4c4ull
+#define GOLDEN_CONTENT  0xf29194f54eb61de1ull
+/* format 1.2, frozen since 1.3 (stream waits): bytes and decoded content */
+#define GOLDEN12_NAME "golden-1.2.gtrace"
+#define GOLDEN12_FILE_FNV 0x20869949b4e7a46dull
+#define GOLDEN12_CONTENT  0xb94fb0eb3786f8ebull
 /* format 1.1, frozen since 1.2 (awaits): bytes and decoded content */
 #define GOLDEN11_NAME "golden-1.1.gtrace"
 #define GOLDEN11_FILE_FNV 0x1f4273df0620a8b9ull
@@ -203,14 +208,51 @@ static void test_golden_1_1(void **state)
     trc_reader_close(r);
 }
 
-/* The 1.2 file holds the generator's awaits (wave 1 of every workgroup). */
+/* The frozen 1.2 file (before stream waits): same bytes, same content, and
+ * no SYNC carries stream-wait fields. */
+static void test_golden_1_2(void **state)
+{
+    (void)state;
+    trc_reader *r = open_frozen(GOLDEN12_NAME, GOLDEN12_FILE_FNV, GOLDEN12_CONTENT, 2);
+    for (size_t i = 0; i < trc_reader_n_events(r); i++) {
+        const trc_event *e = trc_reader_event(r, i);
+        assert_true(!e->until_event && !e->stream_wait && !e->wait_stream);
+    }
+    trc_reader_close(r);
+}
+
+/* The 1.3 file holds the generator's stream wait: stream 4 waits for stream
+ * 3's work before the SYNC just before it. */
+static void test_golden_stream_wait(void **state)
+{
+    (void)state;
+    char err[512];
+    trc_reader *r = trc_reader_open(golden_path(), err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    size_t found = 0;
+    for (size_t i = 0; i < trc_reader_n_events(r); i++) {
+        const trc_event *e = trc_reader_event(r, i);
+        if (!e->stream_wait)
+            continue;
+        found++;
+        assert_int_equal(e->kind, TRC_EV_SYNC);
+        assert_int_equal(e->stream, 3);
+        assert_int_equal(e->wait_stream, 4);
+        assert_int_equal(e->until_event, i - 1);
+        assert_int_equal(trc_reader_event(r, i - 1)->kind, TRC_EV_SYNC);
+    }
+    assert_int_equal(found, 1);
+    trc_reader_close(r);
+}
+
+/* The 1.3 file holds the generator's awaits (wave 1 of every workgroup). */
 static void test_golden_awaits(void **state)
 {
     (void)state;
     char err[512];
     trc_reader *r = trc_reader_open(golden_path(), err, sizeof err);
     if (!r) fail_msg("%s", err);
-    assert_int_equal(trc_reader_header(r)->format_minor, 2);
+    assert_int_equal(trc_reader_header(r)->format_minor, 3);
     trc_wg *g = trc_reader_load_wg(r, 0, 0, err, sizeof err);
     if (!g) fail_msg("%s", err);
     assert_true(g->n_waves >= 2);
@@ -277,6 +319,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_golden),
         cmocka_unit_test(test_golden_1_0),
         cmocka_unit_test(test_golden_1_1),
+        cmocka_unit_test(test_golden_1_2),
+        cmocka_unit_test(test_golden_stream_wait),
         cmocka_unit_test(test_golden_awaits),
         cmocka_unit_test(test_deterministic),
     };

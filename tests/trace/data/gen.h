@@ -243,6 +243,18 @@ static inline int gen_trace(const char *path, uint32_t threads, uint64_t seed, s
     if (rc) goto fail;
     if (gen_kernel(w, 1, threads, seed) != 0) goto fail;
     rc |= gen_event(w, TRC_EV_SYNC, 1, 3, 0, 0, 0, 0, 0, 0, NULL);
+    {
+        /* format 1.3: stream 4 waits for stream 3's work before the sync above */
+        trc_event e;
+        memset(&e, 0, sizeof e);
+        e.kind = TRC_EV_SYNC;
+        e.device = 1;
+        e.stream = 3;
+        e.until_event = trc_writer_n_events(w) - 1;
+        e.stream_wait = 1;
+        e.wait_stream = 4;
+        rc |= trc_writer_event(w, &e);
+    }
     if (rc) goto fail;
     if (gen_kernel(w, 2, threads, seed) != 0) goto fail;
     rc |= gen_event(w, TRC_EV_COPY, 0, 0, 0x7f2000, 0x10000, 300, 0, TRC_COPY_D2H, 0, d + 200);
@@ -296,6 +308,10 @@ static inline uint64_t gen_content_hash(trc_reader *r, size_t nco, size_t ne, si
         uint32_t kind = e->kind, mk = e->mem_kind, ck = e->copy_kind;
         GEN_H(h, kind); GEN_H(h, e->device); GEN_H(h, e->stream); GEN_H(h, e->addr);
         GEN_H(h, e->src); GEN_H(h, e->size); GEN_H(h, mk); GEN_H(h, ck); GEN_H(h, e->value);
+        if (e->until_event || e->stream_wait || e->wait_stream) { /* 1.3; absent before: older hashes stand */
+            uint32_t sw = e->stream_wait;
+            GEN_H(h, e->until_event); GEN_H(h, sw); GEN_H(h, e->wait_stream);
+        }
         if (e->data) h = gen_fnv(h, e->data, (size_t)e->size);
         if (e->kind != TRC_EV_LAUNCH) continue;
         const trc_launch *l = &e->launch;
