@@ -401,8 +401,9 @@ static bool op_ready(rp_sim *s, const trc_event *ev, rp_time now, rp_time *wake)
 
 /* Start the launch, copy or memset ev (trace event idx) at now. For a copy
  * or memset: its functional effect (rp_host_apply) and its transfer; *done
- * is when the transfer ends. 0, or -1 after rp_sim_fail or out of memory. */
-static int op_start(rp_sim *s, const trc_event *ev, size_t idx, rp_time now, rp_time *done)
+ * is when the transfer ends. 0, or -1 after rp_sim_fail or out of memory
+ * (op_start names it). */
+static int op_start_(rp_sim *s, const trc_event *ev, size_t idx, rp_time now, rp_time *done)
 {
     *done = now;
     if (ev->kind == TRC_EV_SYNC)
@@ -434,6 +435,16 @@ static int op_start(rp_sim *s, const trc_event *ev, size_t idx, rp_time now, rp_
     return 0;
 }
 
+/* op_start_, and the run fails naming the event when it does. */
+static int op_start(rp_sim *s, const trc_event *ev, size_t idx, rp_time now, rp_time *done)
+{
+    if (!op_start_(s, ev, idx, now, done))
+        return 0;
+    if (!s->failed)
+        rp_sim_fail(s, "host event %zu: out of memory", idx);
+    return -1;
+}
+
 /* Start the deferred operations whose turn has come, each stream in order;
  * wake the host when a copy they wait for ends. 0, or -1 (failed). */
 static int pump(rp_sim *s, rp_event *hev, rp_engine *e)
@@ -445,11 +456,8 @@ static int pump(rp_sim *s, rp_event *hev, rp_engine *e)
             const trc_event *ev = trc_reader_event(s->rd, q->ev[q->head]);
             if (!op_ready(s, ev, e->now, &wake))
                 break;
-            if (op_start(s, ev, q->ev[q->head], e->now, &done)) {
-                if (!s->failed)
-                    rp_sim_fail(s, "host event %zu: out of memory", q->ev[q->head]);
+            if (op_start(s, ev, q->ev[q->head], e->now, &done))
                 return -1;
-            }
             q->head++;
         }
     }
@@ -565,11 +573,8 @@ void rp_host_run(rp_event *hev, rp_engine *e)
                 /* an *Async call: queued behind its stream's work */
                 rp_time wake = RP_TIME_MAX;
                 if (hs_empty(s, ev->stream) && op_ready(s, ev, now, &wake)) {
-                    if (op_start(s, ev, s->next_event, now, &done)) {
-                        if (!s->failed)
-                            rp_sim_fail(s, "host event %zu: out of memory", s->next_event);
+                    if (op_start(s, ev, s->next_event, now, &done))
                         return;
-                    }
                 } else {
                     r = hs_push(s, ev->stream, s->next_event);
                 }
@@ -610,11 +615,8 @@ void rp_host_run(rp_event *hev, rp_engine *e)
             }
             if (ev->kind == TRC_EV_SYNC)
                 break;
-            if (op_start(s, ev, s->next_event, now, &done)) {
-                if (!s->failed)
-                    rp_sim_fail(s, "host event %zu: out of memory", s->next_event);
+            if (op_start(s, ev, s->next_event, now, &done))
                 return;
-            }
             if (done > now) { /* a null-stream copy blocks the host */
                 h->phase = 1;
                 h->wait_until = done;
