@@ -199,14 +199,14 @@ rp_diff_class rp_classify_load(rp_sim *s, const rp_wave *w, uint64_t addr, uint3
         if (who != WM_NONE && (WM_WHO(who) == WM_SEVERAL || WM_WHO(who) != me))
             return RP_DIFF_ORDER;
     }
-    /* a kernel of another stream (neither on the null stream, which is
-     * ordered with every stream) that writes it: the two may run side by
-     * side in the model where the emulator ran them one after the other.
+    /* a kernel of another stream that writes it (not ordered with this one:
+     * rp_kernels_ordered): the two may run side by side in the model where
+     * the emulator ran them one after the other.
      * s->kernels only grows while the host acts alone (parallel.c). */
     const rp_kernel *k = w->wg->k;
-    for (size_t i = 0; k->stream && i < s->n_kernels; i++) {
+    for (size_t i = 0; i < s->n_kernels; i++) {
         rp_kernel *k2 = s->kernels[i];
-        if (k2 == k || !k2->stream || k2->stream == k->stream)
+        if (k2 == k || rp_kernels_ordered(k, k2))
             continue;
         const rp_wmap *m2 = wmap_of(s, k2);
         for (uint64_t d = addr >> 2; m2 && d <= (addr + n - 1) >> 2; d++)

@@ -71,13 +71,16 @@ static void wg_release(rp_disp *d, rp_wg *wg)
  * have handed out all their workgroups (one kernel is dispatched at a time,
  * in launch order) and none still running is on its hardware queue (a queue
  * runs its kernels in order; ROCm maps stream k > 0 to queue (k - 1) mod
- * GPU_MAX_HW_QUEUES). The null stream synchronises with every stream. */
+ * GPU_MAX_HW_QUEUES). The null stream synchronises with every blocking
+ * stream. */
 static bool may_start(const rp_disp *d, const rp_kernel *k)
 {
     uint32_t nq = d->sim->cfg.dispatch_hw_queues;
     for (const rp_kernel *a = d->active; a; a = a->next) {
-        if (a->next_wg < a->n_wg || nq <= 1 || !a->stream || !k->stream)
+        if (a->next_wg < a->n_wg || nq <= 1 || rp_kernels_ordered(a, k))
             return false;
+        if (!a->stream || !k->stream)
+            continue; /* the null stream beside a non-blocking stream */
         if ((a->stream - 1) % nq == (k->stream - 1) % nq)
             return false;
     }

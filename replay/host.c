@@ -98,6 +98,15 @@ static int add_alloc(rp_sim *s, uint64_t addr, uint64_t size, uint32_t gpu)
     return 0;
 }
 
+/* Whether stream was declared hipStreamNonBlocking (trace 1.3). */
+static bool is_nonblocking(const rp_sim *s, uint32_t stream)
+{
+    for (size_t i = 0; stream && i < s->host.n_nonblocking; i++)
+        if (s->host.nonblocking[i] == stream)
+            return true;
+    return false;
+}
+
 static int enqueue_launch(rp_sim *s, const trc_event *ev, size_t idx)
 {
     rp_kernel *k = calloc(1, sizeof *k);
@@ -106,6 +115,7 @@ static int enqueue_launch(rp_sim *s, const trc_event *ev, size_t idx)
     k->launch = ev->launch;
     k->stream = ev->stream;
     k->ev_index = idx;
+    k->nonblocking = is_nonblocking(s, ev->stream);
     k->launch.kernarg = NULL; /* not kept: lives in the reader, not needed after INIT */
     k->n_wg = ev->n_wg;
     k->n_instr_traced = ev->n_instr;
@@ -180,16 +190,21 @@ static uint64_t involved(rp_sim *s, const trc_event *ev, uint32_t g)
 }
 
 /* Whether work of stream a must finish before work of stream b starts (or
- * the other way round): the same stream, or either is the null stream
- * (legacy semantics: it synchronises with every stream). */
-static bool streams_ordered(uint32_t a, uint32_t b) { return a == b || !a || !b; }
+ * the other way round): the same stream, or one is the null stream and the
+ * other a blocking stream (HIP's legacy default stream synchronises with
+ * every stream not created hipStreamNonBlocking). */
+static bool streams_ordered(const rp_sim *s, uint32_t a, uint32_t b)
+{
+    return a == b || (!a && !is_nonblocking(s, b)) || (!b && !is_nonblocking(s, a));
+}
 
 /* Latest end of a copy/memset on the GPUs of mask that the stream's work
- * must follow (every copy for the null stream). */
+ * must follow (RP_ALL_STREAMS: every copy). */
+#define RP_ALL_STREAMS UINT32_MAX
 static rp_time busy_until(rp_sim *s, uint64_t mask, uint32_t stream)
 {
     rp_time t = 0;
-    if (!stream) {
+    if (stream == RP_ALL_STREAMS) {
         for (uint32_t i = 0; i < s->n_gpus && i < 64; i++)
             if ((mask >> i & 1) && s->host.gpu_busy_until[i] > t)
                 t = s->host.gpu_busy_until[i];
@@ -197,7 +212,7 @@ static rp_time busy_until(rp_sim *s, uint64_t mask, uint32_t stream)
     }
     for (size_t i = 0; i < s->host.n_sbusy; i++) {
         const struct rp_stream_busy *b = &s->host.sbusy[i];
-        if (b->gpu < 64 && (mask >> b->gpu & 1) && streams_ordered(b->stream, stream) && b->until > t)
+        if (b->gpu < 64 && (mask >> b->gpu & 1) && streams_ordered(s, b->stream, stream) && b->until > t)
             t = b->until;
     }
     return t;
@@ -236,10 +251,10 @@ static bool all_idle(rp_sim *s, uint64_t mask, uint32_t stream)
             continue;
         const rp_disp *d = &s->gpus[i].disp;
         for (const rp_kernel *k = d->active; k; k = k->next)
-            if (streams_ordered(k->stream, stream))
+            if (streams_ordered(s, k->stream, stream))
                 return false;
         for (const rp_kernel *k = d->queue; k; k = k->next)
-            if (streams_ordered(k->stream, stream))
+            if (streams_ordered(s, k->stream, stream))
                 return false;
     }
     return true;
@@ -318,10 +333,14 @@ static struct rp_hstream *hstream(rp_sim *s, uint32_t stream)
     return &h->hs[h->n_hs++];
 }
 
+/* Whether no operation is deferred on stream, or on a stream ordered with
+ * it (streams_ordered: for the null stream, every blocking stream);
+ * RP_ALL_STREAMS: on any stream. */
 static bool hs_empty(rp_sim *s, uint32_t stream)
 {
     for (size_t i = 0; i < s->host.n_hs; i++)
-        if (s->host.hs[i].head < s->host.hs[i].n && (!stream || s->host.hs[i].stream == stream))
+        if (s->host.hs[i].head < s->host.hs[i].n &&
+            (stream == RP_ALL_STREAMS || streams_ordered(s, s->host.hs[i].stream, stream)))
             return false;
     return true;
 }
@@ -353,7 +372,7 @@ static bool stream_done_before(rp_sim *s, uint32_t stream, uint64_t until, uint6
 {
     for (size_t i = 0; i < s->host.n_hs; i++) {
         const struct rp_hstream *q = &s->host.hs[i];
-        if (q->head < q->n && streams_ordered(q->stream, stream) && (!until || q->ev[q->head] < until))
+        if (q->head < q->n && streams_ordered(s, q->stream, stream) && (!until || q->ev[q->head] < until))
             return false;
     }
     for (uint32_t g = 0; g < s->n_gpus && g < 64; g++) {
@@ -362,13 +381,13 @@ static bool stream_done_before(rp_sim *s, uint32_t stream, uint64_t until, uint6
         const rp_disp *d = &s->gpus[g].disp;
         for (int pass = 0; pass < 2; pass++)
             for (const rp_kernel *k = pass ? d->queue : d->active; k; k = k->next)
-                if (streams_ordered(k->stream, stream) && (!until || k->ev_index < until))
+                if (streams_ordered(s, k->stream, stream) && (!until || k->ev_index < until))
                     return false;
     }
     bool done = true;
     for (size_t i = 0; i < s->host.n_cspan; i++) {
         const struct rp_copy_span *c = &s->host.cspan[i];
-        if (c->end > now && streams_ordered(c->stream, stream) && (!until || c->ev < until)) {
+        if (c->end > now && streams_ordered(s, c->stream, stream) && (!until || c->ev < until)) {
             done = false;
             if (c->end < *wake)
                 *wake = c->end;
@@ -582,6 +601,19 @@ void rp_host_run(rp_event *hev, rp_engine *e)
                     rp_engine_wake(e, hev, wake);
                 break;
             }
+            if (ev->kind == TRC_EV_SYNC && ev->stream_nonblocking) {
+                /* hipStreamCreateWithFlags(hipStreamNonBlocking): remembered */
+                if (!is_nonblocking(s, ev->stream)) {
+                    uint32_t *v = realloc(h->nonblocking, (h->n_nonblocking + 1) * sizeof *v);
+                    if (!v) {
+                        r = -1;
+                        break;
+                    }
+                    h->nonblocking = v;
+                    h->nonblocking[h->n_nonblocking++] = ev->stream;
+                }
+                break;
+            }
             if (ev->kind == TRC_EV_SYNC && ev->stream_wait && ev->wait_stream) {
                 /* hipStreamWaitEvent: the waiting stream's later work queues
                  * behind this wait; the host goes on */
@@ -634,9 +666,9 @@ void rp_host_run(rp_event *hev, rp_engine *e)
         s->next_event++;
     }
     if (!s->failed) {
-        if (!hs_empty(s, 0))
+        if (!hs_empty(s, RP_ALL_STREAMS))
             return; /* pump wakes us */
-        rp_time b = busy_until(s, ~0ull, 0);
+        rp_time b = busy_until(s, ~0ull, RP_ALL_STREAMS);
         if (b > now) {
             rp_engine_wake(e, hev, b);
             return;

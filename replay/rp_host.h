@@ -37,6 +37,8 @@ typedef struct rp_host_tl {
         size_t ev;            /* its trace event index */
     } *cspan;
     size_t n_cspan, cap_cspan;
+    uint32_t *nonblocking;    /* streams declared hipStreamNonBlocking (trace 1.3) */
+    size_t n_nonblocking;
     struct rp_hstream {       /* per stream: its operations deferred in stream order (trace event indices) */
         uint32_t stream;
         size_t *ev, head, n, cap;

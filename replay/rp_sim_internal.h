@@ -77,6 +77,7 @@ struct rp_kernel {
     rp_kernel *next;          /* dispatcher queue, then its list of started kernels */
     uint32_t stream;          /* the launch's stream (0: the null stream) */
     size_t ev_index;          /* its launch event's index in the trace */
+    bool nonblocking;         /* its stream is hipStreamNonBlocking (trace 1.3): not ordered with the null stream */
     /* dispatch state (disp.c): workgroups handed out and done, the end flush */
     uint32_t next_wg, wgs_done, flush_acks_pending;
     uint8_t flushing;
@@ -102,6 +103,13 @@ struct rp_kernel {
     struct rp_wmap *wmap;
     bool wmap_failed;
 };
+
+/* Whether kernels a and b run in order: the same stream, or one on the null
+ * stream and the other on a blocking stream (HIP's legacy default stream). */
+static inline bool rp_kernels_ordered(const rp_kernel *a, const rp_kernel *b)
+{
+    return a->stream == b->stream || (!a->stream && !b->nonblocking) || (!b->stream && !a->nonblocking);
+}
 
 typedef struct rp_alloc {     /* a device allocation from an ALLOC event (D-MGPU placement) */
     uint64_t addr, size;

@@ -379,6 +379,7 @@ void rp_sim_fini(rp_sim *s)
     free(s->kernels);
     free(s->allocs);
     free(s->host.sbusy);
+    free(s->host.nonblocking);
     free(s->host.cspan);
     for (size_t i = 0; i < s->host.n_hs; i++)
         free(s->host.hs[i].ev);

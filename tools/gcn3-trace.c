@@ -616,6 +616,8 @@ static void dump_event_text(size_t i, const trc_event *e)
             printf(" until_event=%" PRIu64, e->until_event);
         if (e->stream_wait)
             printf(" waiting_stream=%u", e->wait_stream);
+        if (e->stream_nonblocking)
+            printf(" declares_nonblocking");
         printf("\n");
         break;
     case TRC_EV_LAUNCH: {

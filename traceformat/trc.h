@@ -117,6 +117,9 @@ typedef struct trc_event {
     uint64_t until_event;
     uint8_t stream_wait;
     uint32_t wait_stream;
+    /* SYNC (format 1.3): declares `stream` non-blocking (hipStreamNonBlocking:
+     * not synchronised with the null stream); nothing waits */
+    uint8_t stream_nonblocking;
 } trc_event;
 
 /* Memory-op record flags. */

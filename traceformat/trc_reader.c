@@ -353,8 +353,11 @@ const char *trc_event_problem(const Gtrace__Event *m)
         return m->launch ? "launch record on a non-launch event" : "launch record missing";
     if (m->launch && (m->launch->n_grid != 3 || m->launch->n_wg_size != 3 || m->launch->kernarg.len > UINT32_MAX))
         return "malformed launch record";
-    if ((m->until_event || m->stream_wait || m->wait_stream) && m->kind != GTRACE__EVENT_KIND__EV_SYNC)
+    if ((m->until_event || m->stream_wait || m->wait_stream || m->stream_nonblocking) &&
+        m->kind != GTRACE__EVENT_KIND__EV_SYNC)
         return "stream-wait fields on a non-sync event";
+    if (m->stream_nonblocking && (m->until_event || m->stream_wait || !m->stream))
+        return "a non-blocking declaration that also waits, or of the null stream";
     return NULL;
 }
 
@@ -386,6 +389,7 @@ static int take_event(trc_reader *r, size_t i, Gtrace__Event *m, char *err, size
     e->until_event = m->until_event;
     e->stream_wait = m->stream_wait != 0;
     e->wait_stream = m->wait_stream;
+    e->stream_nonblocking = m->stream_nonblocking != 0;
     if (m->has_data) { /* trc_event_problem checked: exactly size bytes in one of the two */
         int shuf = m->data_shuf4.len != 0;
         size_t len = shuf ? m->data_shuf4.len : m->data.len;

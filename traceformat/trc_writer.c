@@ -414,6 +414,7 @@ static int64_t put_event(trc_writer *w, const trc_event *ev)
     m.until_event = ev->until_event;
     m.stream_wait = ev->stream_wait != 0;
     m.wait_stream = ev->wait_stream;
+    m.stream_nonblocking = ev->stream_nonblocking != 0;
     int data_chunk = 0;
     if (ev->kind == TRC_EV_COPY && ev->data) {
         m.has_data = 1;

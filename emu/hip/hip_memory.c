@@ -793,6 +793,17 @@ static hipError_t stream_create(hipStream_t *s, unsigned int flags, int prio)
         st->flags = flags;
         st->priority = prio > PRIO_LEAST ? PRIO_LEAST : prio < PRIO_GREATEST ? PRIO_GREATEST : prio;
     }
+    if (st && (flags & hipStreamNonBlocking)) {
+        /* the trace declares it before its work (format 1.3): the replay
+         * does not synchronise it with the null stream */
+        trc_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = TRC_EV_SYNC;
+        ev.device = (uint32_t)st->device;
+        ev.stream = st->id;
+        ev.stream_nonblocking = 1;
+        hip_trace_event(&ev);
+    }
     hip_leave();
     if (!st || hip_handle_add(HIP_H_STREAM, st)) {
         free(st);

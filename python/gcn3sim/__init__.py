@@ -273,7 +273,8 @@ class Trace:
         elif k == "sync":
             # format 1.3: the work of `stream` before event until_event (0: all of
             # it); with stream_wait, stream wait_stream waits, not the host
-            d.update(until_event=e.until_event, stream_wait=e.stream_wait, wait_stream=e.wait_stream)
+            d.update(until_event=e.until_event, stream_wait=e.stream_wait, wait_stream=e.wait_stream,
+                     stream_nonblocking=e.stream_nonblocking)
         return d
 
     # -- public ----------------------------------------------------------

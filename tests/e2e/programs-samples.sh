@@ -98,7 +98,7 @@ fi
 echo "== streams: two streams overlap copies and kernels (issue 22)"
 PY=${PYTHON:-/usr/bin/python3}
 declare -A SIM ORD
-for m in one two wait race; do
+for m in one two wait race legacy nonblock; do
   tr=$OUT/so-$m.gtrace
   if ! "$EMU" --quiet --record "$tr" -- "$BUILD/programs/streams_overlap" $m >"$OUT/so-$m.out" 2>&1 \
      || ! grep -q "PASS streams_overlap $m" "$OUT/so-$m.out"; then
@@ -128,6 +128,12 @@ if [ -n "${SIM[wait]:-}" ] && [ -n "${SIM[race]:-}" ]; then
      && "$PY" -c 'import sys; w,r=map(float,sys.argv[1:]); sys.exit(0 if w > 1.2*r else 1)' "${SIM[wait]}" "${SIM[race]}"; then
     ok "hipStreamWaitEvent orders the streams: with it ${SIM[wait]} us and 0 order-dependent loads, without it ${SIM[race]} us and ${ORD[race]}"
   else bad "streams wait/race: wait ${SIM[wait]} us ${ORD[wait]} order-dependent, race ${SIM[race]} us ${ORD[race]} (want the race faster, order-dependent only there)"; fi
+fi
+
+if [ -n "${SIM[legacy]:-}" ] && [ -n "${SIM[nonblock]:-}" ]; then
+  if "$PY" -c 'import sys; l,n=map(float,sys.argv[1:]); sys.exit(0 if n <= 0.75*l else 1)' "${SIM[legacy]}" "${SIM[nonblock]}"; then
+    ok "the null stream waits for a blocking stream (${SIM[legacy]} us), not for a hipStreamNonBlocking one (${SIM[nonblock]} us)"
+  else bad "streams legacy ${SIM[legacy]} us, nonblock ${SIM[nonblock]} us (want nonblock <= 0.75 x legacy)"; fi
 fi
 
 echo "== streams on two GPUs: halos over hipMemcpyPeerAsync beside the compute (d-mgpu)"

@@ -14,6 +14,10 @@
 //   streams_overlap race  the same without the wait: a data race by design
 //                         (B's result is not checked); the replay, which runs
 //                         B beside A, reports B's loads as order-dependent
+//   streams_overlap legacy    job A's kernel on stream a, job B's on the null
+//                             stream: HIP's legacy default stream waits for a
+//   streams_overlap nonblock  the same with stream a created
+//                             hipStreamNonBlocking: the two kernels overlap
 // Prints "PASS streams_overlap MODE" when the results are right.
 #include "samples_check.h"
 
@@ -51,12 +55,16 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "two";
     bool one = !strcmp(mode, "one"), wait = !strcmp(mode, "wait"), race = !strcmp(mode, "race");
-    if (!one && !wait && !race && strcmp(mode, "two")) {
-        printf("usage: streams_overlap one|two|wait|race\n");
+    bool legacy = !strcmp(mode, "legacy"), nonblock = !strcmp(mode, "nonblock");
+    if (!one && !wait && !race && !legacy && !nonblock && strcmp(mode, "two")) {
+        printf("usage: streams_overlap one|two|wait|race|legacy|nonblock\n");
         return 2;
     }
     hipStream_t a, b;
-    CHECK(hipStreamCreate(&a));
+    if (nonblock)
+        CHECK(hipStreamCreateWithFlags(&a, hipStreamNonBlocking));
+    else
+        CHECK(hipStreamCreate(&a));
     CHECK(hipStreamCreate(&b));
     hipStream_t sb = one ? a : b;
     float *xa, *xb;
@@ -75,6 +83,22 @@ int main(int argc, char **argv)
     CHECK(hipMemcpy(xb, h0.data(), N * sizeof(float), hipMemcpyHostToDevice));
     CHECK(hipDeviceSynchronize());
 
+    if (legacy || nonblock) {
+        /* job A's kernel on stream a, job B's on the null stream */
+        hipLaunchKernelGGL(work, dim3(N / 256), dim3(256), 0, a, xa, 0.5f, ITERS);
+        CHECK(hipGetLastError());
+        hipLaunchKernelGGL(work, dim3(N / 256), dim3(256), 0, 0, xb, 0.25f, ITERS);
+        CHECK(hipGetLastError());
+        CHECK(hipDeviceSynchronize());
+        CHECK(hipMemcpy(ra.data(), xa, N * sizeof(float), hipMemcpyDeviceToHost));
+        CHECK(hipMemcpy(rb.data(), xb, N * sizeof(float), hipMemcpyDeviceToHost));
+        for (int i = 0; i < N; i++) {
+            EXPECT(ra[i] == expect(h0[i], 0.5f, ITERS), "A[%d] = %g", i, ra[i]);
+            EXPECT(rb[i] == expect(h0[i], 0.25f, ITERS), "B[%d] = %g", i, rb[i]);
+        }
+        printf("PASS streams_overlap %s\n", mode);
+        return 0;
+    }
     hipEvent_t done_a;
     CHECK(hipEventCreate(&done_a));
     /* job A: kernel, then its copy */

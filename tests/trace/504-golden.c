@@ -38,8 +38,8 @@
 #include "tests/trace/data/gen.h"
 
 #define GOLDEN_NAME "golden-1.3.gtrace"
-#define GOLDEN_FILE_FNV 0xf398592ea325e4c4ull
-#define GOLDEN_CONTENT  0xf29194f54eb61de1ull
+#define GOLDEN_FILE_FNV 0x0c6915344fe8ebf5ull
+#define GOLDEN_CONTENT  0x1e30bf4121b4392bull
 /* format 1.2, frozen since 1.3 (stream waits): bytes and decoded content */
 #define GOLDEN12_NAME "golden-1.2.gtrace"
 #define GOLDEN12_FILE_FNV 0x20869949b4e7a46dull
@@ -216,13 +216,14 @@ static void test_golden_1_2(void **state)
     trc_reader *r = open_frozen(GOLDEN12_NAME, GOLDEN12_FILE_FNV, GOLDEN12_CONTENT, 2);
     for (size_t i = 0; i < trc_reader_n_events(r); i++) {
         const trc_event *e = trc_reader_event(r, i);
-        assert_true(!e->until_event && !e->stream_wait && !e->wait_stream);
+        assert_true(!e->until_event && !e->stream_wait && !e->wait_stream && !e->stream_nonblocking);
     }
     trc_reader_close(r);
 }
 
-/* The 1.3 file holds the generator's stream wait: stream 4 waits for stream
- * 3's work before the SYNC just before it. */
+/* The 1.3 file holds the generator's stream wait (stream 4 waits for stream
+ * 3's work before the SYNC just before it) and declares stream 5
+ * non-blocking. */
 static void test_golden_stream_wait(void **state)
 {
     (void)state;
@@ -241,6 +242,13 @@ static void test_golden_stream_wait(void **state)
         assert_int_equal(e->until_event, i - 1);
         assert_int_equal(trc_reader_event(r, i - 1)->kind, TRC_EV_SYNC);
     }
+    assert_int_equal(found, 1);
+    found = 0;
+    for (size_t i = 0; i < trc_reader_n_events(r); i++)
+        if (trc_reader_event(r, i)->stream_nonblocking) {
+            found++;
+            assert_int_equal(trc_reader_event(r, i)->stream, 5);
+        }
     assert_int_equal(found, 1);
     trc_reader_close(r);
 }

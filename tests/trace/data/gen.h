@@ -254,6 +254,13 @@ static inline int gen_trace(const char *path, uint32_t threads, uint64_t seed, s
         e.stream_wait = 1;
         e.wait_stream = 4;
         rc |= trc_writer_event(w, &e);
+        /* and declares stream 5 non-blocking */
+        memset(&e, 0, sizeof e);
+        e.kind = TRC_EV_SYNC;
+        e.device = 1;
+        e.stream = 5;
+        e.stream_nonblocking = 1;
+        rc |= trc_writer_event(w, &e);
     }
     if (rc) goto fail;
     if (gen_kernel(w, 2, threads, seed) != 0) goto fail;
@@ -308,9 +315,9 @@ static inline uint64_t gen_content_hash(trc_reader *r, size_t nco, size_t ne, si
         uint32_t kind = e->kind, mk = e->mem_kind, ck = e->copy_kind;
         GEN_H(h, kind); GEN_H(h, e->device); GEN_H(h, e->stream); GEN_H(h, e->addr);
         GEN_H(h, e->src); GEN_H(h, e->size); GEN_H(h, mk); GEN_H(h, ck); GEN_H(h, e->value);
-        if (e->until_event || e->stream_wait || e->wait_stream) { /* 1.3; absent before: older hashes stand */
-            uint32_t sw = e->stream_wait;
-            GEN_H(h, e->until_event); GEN_H(h, sw); GEN_H(h, e->wait_stream);
+        if (e->until_event || e->stream_wait || e->wait_stream || e->stream_nonblocking) { /* 1.3; absent before: older hashes stand */
+            uint32_t sw = e->stream_wait, nb = e->stream_nonblocking;
+            GEN_H(h, e->until_event); GEN_H(h, sw); GEN_H(h, e->wait_stream); GEN_H(h, nb);
         }
         if (e->data) h = gen_fnv(h, e->data, (size_t)e->size);
         if (e->kind != TRC_EV_LAUNCH) continue;
