@@ -2,8 +2,10 @@
  * timeline.c - a Chrome trace-event JSON timeline of a replay (opens in
  * Perfetto UI and chrome://tracing): an observer of the kernel and workgroup
  * observation points (rp_hooks.h). One process per GPU; in it a "dispatcher"
- * track with one span per kernel and one track per CU with one span per
- * workgroup, named by kernel and workgroup id. Times are simulated
+ * track with one span per null-stream kernel, a track per hardware queue
+ * with the kernels of the streams mapped to it (dispatcher.hw_queues), and
+ * one track per CU with one span per workgroup, named by kernel and
+ * workgroup id. Times are simulated
  * (microseconds in the file, from the model's picoseconds).
  *
  * Bounded: at most `budget` workgroup spans are kept, the earliest ones (by
@@ -34,9 +36,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#define TL_QUEUE_TRACK (1u << 20) /* + q: hardware queue q's kernels */
+
 typedef struct tl_span {
     rp_time t0, t1;
-    uint32_t gpu, track;      /* track 0: dispatcher, c + 1: CU c */
+    uint32_t gpu, track;      /* track 0: dispatcher (null-stream kernels), c + 1: CU c, TL_QUEUE_TRACK + q: queue q */
     uint32_t kernel, wg;      /* kernel id; workgroup index (UINT32_MAX: a kernel span) */
     uint32_t wg_id[3];
 } tl_span;
@@ -167,7 +171,10 @@ static void on_end(void *arg, const rp_hook_ctx *c)
         sp.t0 = k->start;
         sp.t1 = c->now;
         sp.gpu = c->gpu;
-        sp.track = 0;
+        /* the null stream's kernels on the dispatcher track, the others on
+         * their hardware queue's (they may run side by side) */
+        const rp_sim *s = c->sim;
+        sp.track = k->stream ? TL_QUEUE_TRACK + (k->stream - 1) % s->cfg.dispatch_hw_queues : 0;
         sp.kernel = k->launch.kernel_id;
         sp.wg = UINT32_MAX;
     }
@@ -396,6 +403,18 @@ int rp_sim_write_timeline(rp_sim *s, const char *path)
         for (uint32_t c = 0; c < t->n_cus; c++) {
             snprintf(name, sizeof name, "CU %u", c);
             json_array_append_new(ev, meta("thread_name", g, c + 1, name));
+        }
+    }
+    /* a track per hardware queue that ran kernels (t->v is sorted by time: a
+     * queue is named at its first span) */
+    for (size_t i = 0; i < t->n; i++) {
+        const tl_span *sp = &t->v[i];
+        bool seen = sp->track < TL_QUEUE_TRACK;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = t->v[j].gpu == sp->gpu && t->v[j].track == sp->track;
+        if (!seen) {
+            snprintf(name, sizeof name, "hardware queue %u", sp->track - TL_QUEUE_TRACK);
+            json_array_append_new(ev, meta("thread_name", sp->gpu, sp->track, name));
         }
     }
     rp_time end = 0;

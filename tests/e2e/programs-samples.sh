@@ -122,6 +122,14 @@ ok = ok and all(st[x["stream"]]["kernels"] == 1 and st[x["stream"]]["copy_bytes"
 sys.exit(0 if ok else 1)' "$OUT/so-two.json"; then
     ok "streams_overlap two: each kernel names its stream and ran beside the other stream's copy (overlap_copies_ps); per-stream busy time and bytes"
   else bad "streams_overlap two: per-kernel streams/overlap or per-stream statistics wrong in $OUT/so-two.json"; fi
+  if "$REPLAY" --topo r9nano --quiet --timeline "$OUT/so-two.tl.json" "$OUT/so-two.gtrace" >/dev/null 2>&1 && "$PY" -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+tracks = sorted(names.get((e["pid"], e["tid"]), "?") for e in ev if e.get("cat") == "kernel")
+sys.exit(0 if tracks == ["hardware queue 0", "hardware queue 1"] else 1)' "$OUT/so-two.tl.json"; then
+    ok "streams_overlap two: the timeline has a track per hardware queue, one kernel on each"
+  else bad "streams_overlap two: kernels not on their hardware queues' tracks in $OUT/so-two.tl.json"; fi
 fi
 if [ -n "${SIM[wait]:-}" ] && [ -n "${SIM[race]:-}" ]; then
   if [ "${ORD[wait]}" = 0 ] && [ "${ORD[race]:-0}" -gt 0 ] \
