@@ -15,6 +15,21 @@
 
 /* ---- host timeline ------------------------------------------------------------------- */
 
+/* Make room for one more element in the array *v of *cap elements of elem
+ * bytes holding n (doubling, first 16). 0, or -1 out of memory. */
+static int room_for_one(void **v, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? 2 * *cap : 16;
+    void *p = realloc(*v, nc * elem);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = nc;
+    return 0;
+}
+
 static uint32_t gpu_of_device(rp_sim *s, uint32_t device)
 {
     return s->cfg.topo_kind == RP_TOPO_DISCRETE ? device % s->n_gpus : 0;
@@ -230,14 +245,8 @@ static int note_busy(rp_sim *s, uint32_t g, uint32_t stream, rp_time done)
                 h->sbusy[i].until = done;
             return 0;
         }
-    if (h->n_sbusy == h->cap_sbusy) {
-        size_t nc = h->cap_sbusy ? 2 * h->cap_sbusy : 16;
-        struct rp_stream_busy *v = realloc(h->sbusy, nc * sizeof *v);
-        if (!v)
-            return -1;
-        h->sbusy = v;
-        h->cap_sbusy = nc;
-    }
+    if (room_for_one((void **)&h->sbusy, &h->cap_sbusy, h->n_sbusy, sizeof *h->sbusy))
+        return -1;
     h->sbusy[h->n_sbusy++] = (struct rp_stream_busy){g, stream, done};
     return 0;
 }
@@ -352,14 +361,8 @@ static int hs_push(rp_sim *s, uint32_t stream, size_t idx)
         return -1;
     if (q->head == q->n)
         q->head = q->n = 0;
-    if (q->n == q->cap) {
-        size_t nc = q->cap ? 2 * q->cap : 16;
-        size_t *v = realloc(q->ev, nc * sizeof *v);
-        if (!v)
-            return -1;
-        q->ev = v;
-        q->cap = nc;
-    }
+    if (room_for_one((void **)&q->ev, &q->cap, q->n, sizeof *q->ev))
+        return -1;
     q->ev[q->n++] = idx;
     return 0;
 }
@@ -439,14 +442,8 @@ static int op_start_(rp_sim *s, const trc_event *ev, size_t idx, rp_time now, rp
     RP_HOOK_FIRE(&s->hooks, RP_HOOK_HOST_COPY, now, g, UINT32_MAX, ev, done, s);
     rp_host_tl *h = &s->host;
     h->st_copy_ps += *done - now;
-    if (h->n_cspan == h->cap_cspan) {
-        size_t nc = h->cap_cspan ? 2 * h->cap_cspan : 64;
-        struct rp_copy_span *v = realloc(h->cspan, nc * sizeof *v);
-        if (!v)
-            return -1;
-        h->cspan = v;
-        h->cap_cspan = nc;
-    }
+    if (room_for_one((void **)&h->cspan, &h->cap_cspan, h->n_cspan, sizeof *h->cspan))
+        return -1;
     h->cspan[h->n_cspan++] = (struct rp_copy_span){ev->stream, g, now, *done, ev->size, idx};
     for (uint32_t i = 0; i < s->n_gpus && i < 64; i++)
         if ((mask >> i & 1) && note_busy(s, i, ev->stream, *done))
