@@ -6,6 +6,7 @@ SAMPLE_PROGS := streams_events warp_ops coop_groups dyn_shared peer_copy zero_co
 	streams_overlap streams_halo
 # rocPRIM (Debian's librocprim-dev, header-only) needs C++17
 HIPLIBS_rocprim_ops := -std=c++17
+HIPLIBS_streams_overlap := -pthread
 SAMPLE_BINS  := $(patsubst %,$(BUILD)/programs/%,$(SAMPLE_PROGS))
 
 programs: $(SAMPLE_BINS)

@@ -154,8 +154,12 @@ void hip_tl_kernel(uint32_t device, uint32_t stream, const char *name, const uin
                    const uint32_t wg_size[3], double t0_us, double t1_us, uint64_t waves, uint64_t wave_instructions,
                    const char *status);
 int hip_tl_close(const char *command_line);
-/* Stream id of a hipStream_t (0 = null stream and hipStreamPerThread); s
- * must have passed hip_stream_check. */
+/* The stream a hipStream_t names: NULL for the null stream, the calling
+ * thread's own stream on the current device for hipStreamPerThread (made on
+ * first use), else s. s must have passed hip_stream_check. */
+hipStream_t hip_stream_get(hipStream_t s);
+/* Stream id of a hipStream_t (0 = the null stream); s must have passed
+ * hip_stream_check. */
 uint32_t hip_stream_id(hipStream_t s);
 
 /* Live handles: every stream and event the program created and has not

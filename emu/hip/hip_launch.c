@@ -354,7 +354,8 @@ static hipError_t launch_locked_ex(const void *host_fn, dim3 grid, dim3 block, v
 
     gcn_launch_params p;
     memset(&p, 0, sizeof p);
-    p.device = (uint32_t)hip_current_device();
+    hipStream_t rs = hip_stream_get(s); /* a launch runs on its stream's device */
+    p.device = (uint32_t)(rs ? rs->device : hip_current_device());
     p.stream = hip_stream_id(s);
     p.grid[0] = grid.x, p.grid[1] = grid.y, p.grid[2] = grid.z;
     p.wg_size[0] = block.x, p.wg_size[1] = block.y, p.wg_size[2] = block.z;

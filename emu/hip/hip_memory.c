@@ -470,7 +470,7 @@ static hipError_t copy_locked(void *dst, const void *src, size_t n, hipMemcpyKin
         break;
     case hipMemcpyDeviceToDevice:
         /* runs on the stream's device (the current one for the null stream) */
-        ev.device = s ? (uint32_t)s->device : (uint32_t)hip_current_device();
+        ev.device = hip_stream_get(s) ? (uint32_t)hip_stream_get(s)->device : (uint32_t)hip_current_device();
         ev.copy_kind = TRC_COPY_D2D, ev.data = NULL;
         (void)ddev;
         break;
@@ -753,7 +753,8 @@ HIP_EXPORT hipError_t hipStreamSynchronize(hipStream_t s)
     hipError_t v = hip_stream_check(s);
     if (v != hipSuccess)
         return hip_ret(v);
-    return s && s != hipStreamPerThread ? sync_event_on(s->device, s->id) : sync_event(0);
+    s = hip_stream_get(s);
+    return s ? sync_event_on(s->device, s->id) : sync_event(0);
 }
 
 HIP_EXPORT hipError_t hipDeviceReset(void)
@@ -788,7 +789,7 @@ static hipError_t stream_create(hipStream_t *s, unsigned int flags, int prio)
         return hip_ret(e);
     struct ihipStream_t *st = calloc(1, sizeof *st);
     if (st) {
-        st->id = ++rt.next_stream_id;
+        st->id = __atomic_add_fetch(&rt.next_stream_id, 1, __ATOMIC_RELAXED); /* hipStreamPerThread too */
         st->device = hip_current_device();
         st->flags = flags;
         st->priority = prio > PRIO_LEAST ? PRIO_LEAST : prio < PRIO_GREATEST ? PRIO_GREATEST : prio;
@@ -843,7 +844,8 @@ HIP_EXPORT hipError_t hipStreamGetFlags(hipStream_t s, unsigned int *flags)
     hipError_t v = hip_stream_check(s);
     if (v != hipSuccess)
         return hip_ret(v);
-    *flags = s && s != hipStreamPerThread ? s->flags : hipStreamDefault;
+    s = hip_stream_get(s);
+    *flags = s ? s->flags : hipStreamDefault;
     return hipSuccess;
 }
 
@@ -854,7 +856,8 @@ HIP_EXPORT hipError_t hipStreamGetPriority(hipStream_t s, int *prio)
     hipError_t v = hip_stream_check(s);
     if (v != hipSuccess)
         return hip_ret(v);
-    *prio = s && s != hipStreamPerThread ? s->priority : PRIO_LEAST;
+    s = hip_stream_get(s);
+    *prio = s ? s->priority : PRIO_LEAST;
     return hipSuccess;
 }
 
@@ -940,7 +943,8 @@ HIP_EXPORT hipError_t hipEventRecord(hipEvent_t ev, hipStream_t s)
     hipError_t v = hip_stream_check(s);
     if (v != hipSuccess)
         return hip_ret(v);
-    ev->device = s && s != hipStreamPerThread ? s->device : hip_current_device();
+    hipStream_t r = hip_stream_get(s);
+    ev->device = r ? r->device : hip_current_device();
     ev->stream = hip_stream_id(s);
     ev->trace_pos = hip_trace_n_events();
     /* Host time: elapsed times measure emulation, not modelled GPU time. */

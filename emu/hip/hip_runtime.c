@@ -264,9 +264,32 @@ void hip_trace_event(const trc_event *ev)
 
 uint64_t hip_trace_n_events(void) { return rt.trace && !rt.trace_failed ? trc_writer_n_events(rt.trace) : 0; }
 
+/* hipStreamPerThread: each host thread's implicit stream, one per device,
+ * made on first use. It is a blocking stream with an id of its own: it runs
+ * beside the program's other streams and synchronises with the legacy null
+ * stream (HIP API reference, "hipStreamPerThread"; CUDA programming guide,
+ * "Per-thread default stream"). It lives as long as its thread. */
+static __thread struct ihipStream_t tls_per_thread[HIP_MAX_GPUS];
+
+hipStream_t hip_stream_get(hipStream_t s)
+{
+    if (s != hipStreamPerThread)
+        return s;
+    int d = hip_current_device();
+    struct ihipStream_t *p = &tls_per_thread[d];
+    if (!p->id) {
+        p->id = __atomic_add_fetch(&rt.next_stream_id, 1, __ATOMIC_RELAXED);
+        p->device = d;
+        p->flags = hipStreamDefault;
+        p->priority = 0;
+    }
+    return p;
+}
+
 uint32_t hip_stream_id(hipStream_t s)
 {
-    return s && s != hipStreamPerThread ? s->id : 0;
+    s = hip_stream_get(s);
+    return s ? s->id : 0;
 }
 
 /* ---- live handles ---------------------------------------------------------------- */

@@ -98,7 +98,7 @@ fi
 echo "== streams: two streams overlap copies and kernels (issue 22)"
 PY=${PYTHON:-/usr/bin/python3}
 declare -A SIM ORD
-for m in one two wait race legacy nonblock; do
+for m in one two wait race legacy nonblock perthread; do
   tr=$OUT/so-$m.gtrace
   if ! "$EMU" --quiet --record "$tr" -- "$BUILD/programs/streams_overlap" $m >"$OUT/so-$m.out" 2>&1 \
      || ! grep -q "PASS streams_overlap $m" "$OUT/so-$m.out"; then
@@ -130,6 +130,12 @@ tracks = sorted(names.get((e["pid"], e["tid"]), "?") for e in ev if e.get("cat")
 sys.exit(0 if tracks == ["hardware queue 0", "hardware queue 1"] else 1)' "$OUT/so-two.tl.json"; then
     ok "streams_overlap two: the timeline has a track per hardware queue, one kernel on each"
   else bad "streams_overlap two: kernels not on their hardware queues' tracks in $OUT/so-two.tl.json"; fi
+fi
+if [ -n "${SIM[one]:-}" ] && [ -n "${SIM[perthread]:-}" ]; then
+  if "$PY" -c 'import sys; o,t=map(float,sys.argv[1:]); sys.exit(0 if t <= 0.75*o else 1)' "${SIM[one]}" "${SIM[perthread]}" \
+     && [ "$("$TRACE" dump "$OUT/so-perthread.gtrace" | grep '^event [0-9]* launch' | grep -o ' stream=[0-9]*' | sort -u | wc -l)" = 2 ]; then
+    ok "hipStreamPerThread: two host threads' implicit streams are two streams ($(awk -v a="${SIM[perthread]}" -v b="${SIM[one]}" 'BEGIN{printf "%.2f", a/b}') x the one-stream time)"
+  else bad "hipStreamPerThread: ${SIM[perthread]} us against one stream ${SIM[one]} us, or the launches are not on two streams"; fi
 fi
 if [ -n "${SIM[wait]:-}" ] && [ -n "${SIM[race]:-}" ]; then
   if [ "${ORD[wait]}" = 0 ] && [ "${ORD[race]:-0}" -gt 0 ] \

@@ -18,10 +18,16 @@
 //                             stream: HIP's legacy default stream waits for a
 //   streams_overlap nonblock  the same with stream a created
 //                             hipStreamNonBlocking: the two kernels overlap
+//   streams_overlap perthread job A and job B each on a host thread of its
+//                             own, on hipStreamPerThread: each thread's
+//                             implicit stream is a stream of its own, so
+//                             the jobs overlap as in "two"
 // Prints "PASS streams_overlap MODE" when the results are right.
 #include "samples_check.h"
 
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #define N 1024                 /* work-items per kernel: 4 workgroups of 256 */
@@ -51,13 +57,36 @@ static float expect(float x0, float mul, int iters)
     return v;
 }
 
+/* perthread: one job on the calling thread's hipStreamPerThread (kernel then
+ * copy, or copy then kernel), its result read back on the same stream; the
+ * threads wait for each other (issued) before they synchronise, so both
+ * jobs are in flight together whatever order the host threads ran in. */
+static std::atomic<int> issued{0};
+
+static void job(float *x, float mul, char *big, const char *hbig, float *r, bool kernel_first)
+{
+    hipStream_t s = hipStreamPerThread;
+    if (!kernel_first)
+        CHECK(hipMemcpyAsync(big, hbig, BIG, hipMemcpyHostToDevice, s));
+    hipLaunchKernelGGL(work, dim3(N / 256), dim3(256), 0, s, x, mul, ITERS);
+    CHECK(hipGetLastError());
+    if (kernel_first)
+        CHECK(hipMemcpyAsync(big, hbig, BIG, hipMemcpyHostToDevice, s));
+    CHECK(hipMemcpyAsync(r, x, N * sizeof(float), hipMemcpyDeviceToHost, s));
+    issued++;
+    while (issued.load() < 2)
+        std::this_thread::yield();
+    CHECK(hipStreamSynchronize(s));
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "two";
     bool one = !strcmp(mode, "one"), wait = !strcmp(mode, "wait"), race = !strcmp(mode, "race");
     bool legacy = !strcmp(mode, "legacy"), nonblock = !strcmp(mode, "nonblock");
-    if (!one && !wait && !race && !legacy && !nonblock && strcmp(mode, "two")) {
-        printf("usage: streams_overlap one|two|wait|race|legacy|nonblock\n");
+    bool perthread = !strcmp(mode, "perthread");
+    if (!one && !wait && !race && !legacy && !nonblock && !perthread && strcmp(mode, "two")) {
+        printf("usage: streams_overlap one|two|wait|race|legacy|nonblock|perthread\n");
         return 2;
     }
     hipStream_t a, b;
@@ -83,6 +112,18 @@ int main(int argc, char **argv)
     CHECK(hipMemcpy(xb, h0.data(), N * sizeof(float), hipMemcpyHostToDevice));
     CHECK(hipDeviceSynchronize());
 
+    if (perthread) {
+        std::thread ta(job, xa, 0.5f, biga, hbig.data(), ra.data(), true);
+        std::thread tb(job, xb, 0.25f, bigb, hbig.data(), rb.data(), false);
+        ta.join();
+        tb.join();
+        for (int i = 0; i < N; i++) {
+            EXPECT(ra[i] == expect(h0[i], 0.5f, ITERS), "A[%d] = %g", i, ra[i]);
+            EXPECT(rb[i] == expect(h0[i], 0.25f, ITERS), "B[%d] = %g", i, rb[i]);
+        }
+        printf("PASS streams_overlap %s\n", mode);
+        return 0;
+    }
     if (legacy || nonblock) {
         /* job A's kernel on stream a, job B's on the null stream */
         hipLaunchKernelGGL(work, dim3(N / 256), dim3(256), 0, a, xa, 0.5f, ITERS);
