@@ -201,6 +201,12 @@ static const param params[] = {
      "runtime/driver cost of each host-issued copy or memset before its data moves"},
     {"host.launch_overhead", PT_LAT, F(host_launch_overhead), "5us", 0, 0, "cycles or time",
      "runtime cost of a kernel launch: the host is busy this long before the kernel is queued"},
+    {"host.sdma_engines", PT_UINT, F(host_sdma_engines), "2", 1, 64, "count",
+     "copy engines (SDMA) per GPU: each host copy and peer copy holds one until its transfer ends "
+     "(Fiji: 2, Linux amdgpu sdma_v3_0)"},
+    {"host.gap_percent", PT_UINT, F(host_gap_percent), "0", 0, 1000000, "percent",
+     "host time between HIP calls, as recorded (trace 1.4): 0 = the host issues its next call at once, "
+     "100 = as the recording measured it, 50 = a host twice as fast"},
     {"sim.watchdog", PT_LAT, F(watchdog), "10ms", 0, 0, "cycles or time",
      "stop with a state dump when simulated time advances this long without progress (0 = off)"},
     {"sim.await_max_polls", PT_UINT, F(await_max_polls), "4194304", 1, 1000000000, "count",

@@ -298,32 +298,70 @@ static rp_time host_copy(rp_sim *s, uint32_t gpu, bool h2d, uint64_t size, rp_ti
     return done;
 }
 
+/* The copy engine (SDMA) of GPU gpu that frees first, and the time a copy
+ * ready at t0 starts on it: *k is its index in s->host.sdma. -1 out of
+ * memory. Ties go to the lowest engine, so the choice is deterministic. */
+static int sdma_pick(rp_sim *s, uint32_t gpu, rp_time *t0, size_t *k)
+{
+    rp_host_tl *h = &s->host;
+    uint32_t n = s->cfg.host_sdma_engines ? s->cfg.host_sdma_engines : 1;
+    if (!h->sdma && !(h->sdma = calloc((size_t)s->n_gpus * n, sizeof *h->sdma)))
+        return -1;
+    size_t best = (size_t)gpu * n;
+    for (size_t i = best + 1; i < (size_t)(gpu + 1) * n; i++)
+        if (h->sdma[i].free_at < h->sdma[best].free_at)
+            best = i;
+    if (h->sdma[best].free_at > *t0)
+        *t0 = h->sdma[best].free_at;
+    *k = best;
+    return 0;
+}
+
 /* Start the transfer of a COPY (not INIT) or MEMSET at `now`: returns its
- * completion time. Timing: host.copy_overhead, then H2D/D2H over the host
+ * completion time in *done and its transfer's start in *start, 0 or -1
+ * (out of memory). Timing: host.copy_overhead; then H2D, D2H and D2D
+ * between GPUs each wait for a copy engine (SDMA, host.sdma_engines per GPU:
+ * H2D on the destination GPU's, D2H on the source's, a peer copy on the GPU
+ * of its stream) and hold it until the transfer ends: H2D/D2H over the host
  * link (size / host.link_bandwidth + host.link_latency, FIFO per direction),
- * D2D between GPUs over the interconnect path (rp_net_bulk), D2D within a GPU
- * and memsets at the GPU's DRAM bandwidth (a copy reads and writes: 2 x size). */
-static rp_time start_transfer(rp_sim *s, const trc_event *ev, uint32_t g, rp_time now)
+ * D2D between GPUs over the interconnect path (rp_net_bulk). D2D within a
+ * GPU and memsets (blit kernels in ROCm, no engine) take the GPU's DRAM
+ * bandwidth (a copy reads and writes: 2 x size). *engine: the engine's index
+ * in s->host.sdma, UINT32_MAX for none. */
+static int start_transfer(rp_sim *s, const trc_event *ev, uint32_t g, rp_time now, rp_time *start, rp_time *done,
+                          uint32_t *engine)
 {
     rp_time t0 = now + rp_lat_ps(s->cfg.host_copy_overhead, s->clk);
+    *engine = UINT32_MAX;
+    *start = t0;
     if (ev->kind == TRC_EV_MEMSET) {
         s->host.st_memsets++;
-        return t0 + mem_time(ev->size, mem_bw(s));
+        *done = t0 + mem_time(ev->size, mem_bw(s));
+        return 0;
     }
     s->host.st_copies++;
     s->host.st_copy_bytes += ev->size;
-    switch (ev->copy_kind) {
-    case TRC_COPY_H2D:
-        return host_copy(s, rp_gpu_of(s, ev->addr, g), true, ev->size, t0);
-    case TRC_COPY_D2H:
-        return host_copy(s, rp_gpu_of(s, ev->src, g), false, ev->size, t0);
-    default: {
-        uint32_t a = rp_gpu_of(s, ev->src, g), b = rp_gpu_of(s, ev->addr, g);
-        if (s->cfg.topo_kind == RP_TOPO_DISCRETE && a != b)
-            return rp_net_bulk(s->net, a, b, ev->size, t0);
-        return t0 + mem_time(2 * ev->size, mem_bw(s));
+    uint32_t a = rp_gpu_of(s, ev->src, g), b = rp_gpu_of(s, ev->addr, g);
+    bool h2d = ev->copy_kind == TRC_COPY_H2D, d2h = ev->copy_kind == TRC_COPY_D2H;
+    bool peer = !h2d && !d2h && s->cfg.topo_kind == RP_TOPO_DISCRETE && a != b;
+    if (!h2d && !d2h && !peer) {
+        *done = t0 + mem_time(2 * ev->size, mem_bw(s));
+        return 0;
     }
-    }
+    size_t k;
+    if (sdma_pick(s, h2d ? b : d2h ? a : g, &t0, &k))
+        return -1;
+    *start = t0;
+    *done = h2d ? host_copy(s, b, true, ev->size, t0)
+          : d2h ? host_copy(s, a, false, ev->size, t0)
+                : rp_net_bulk(s->net, a, b, ev->size, t0);
+    struct rp_sdma *e = &s->host.sdma[k];
+    e->free_at = *done;
+    e->copies++;
+    e->bytes += ev->size;
+    e->busy_ps += *done - t0;
+    *engine = (uint32_t)k;
+    return 0;
 }
 
 /* ---- streams: operations deferred in stream order ---------------------------------- */
@@ -438,8 +476,15 @@ static int op_start_(rp_sim *s, const trc_event *ev, size_t idx, rp_time now, rp
         return -1;
     uint32_t g = gpu_of_device(s, ev->device);
     uint64_t mask = involved(s, ev, g);
-    *done = start_transfer(s, ev, g, now);
-    RP_HOOK_FIRE(&s->hooks, RP_HOOK_HOST_COPY, now, g, UINT32_MAX, ev, done, s);
+    rp_copy_timing ct;
+    if (start_transfer(s, ev, g, now, &ct.start, &ct.end, &ct.engine))
+        return -1;
+    *done = ct.end;
+    uint32_t n_eng = s->cfg.host_sdma_engines ? s->cfg.host_sdma_engines : 1;
+    ct.engine_gpu = ct.engine == UINT32_MAX ? UINT32_MAX : ct.engine / n_eng;
+    if (ct.engine != UINT32_MAX)
+        ct.engine %= n_eng;
+    RP_HOOK_FIRE(&s->hooks, RP_HOOK_HOST_COPY, now, g, UINT32_MAX, ev, &ct, s);
     rp_host_tl *h = &s->host;
     h->st_copy_ps += *done - now;
     if (room_for_one((void **)&h->cspan, &h->cap_cspan, h->n_cspan, sizeof *h->cspan))
@@ -541,6 +586,21 @@ void rp_host_run(rp_event *hev, rp_engine *e)
             }
             s->next_event++;
             continue;
+        }
+        if (ev->host_gap_ns && s->cfg.host_gap_percent) {
+            /* the program's own host work before this call (trace 1.4),
+             * scaled by host.gap_percent; once per event */
+            if (h->gap_event != s->next_event + 1) {
+                unsigned __int128 ps = (unsigned __int128)ev->host_gap_ns * 10u * s->cfg.host_gap_percent;
+                rp_time gap = ps > RP_TIME_MAX / 2 ? RP_TIME_MAX / 2 : (rp_time)ps;
+                h->gap_event = s->next_event + 1;
+                h->gap_until = now + gap;
+                h->st_host_gap_ps += gap;
+            }
+            if (now < h->gap_until) {
+                rp_engine_wake(e, hev, h->gap_until);
+                return;
+            }
         }
         switch (ev->kind) {
         case TRC_EV_ALLOC:

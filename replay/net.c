@@ -451,6 +451,8 @@ int rp_net_build(rp_sim *s)
     rp_stats_add(&s->stats, "host", "copy_ps", &s->host.st_copy_ps, "ps", "sum of the host copies' durations");
     rp_stats_add(&s->stats, "host", "memsets", &s->host.st_memsets, "count", "memsets timed");
     rp_stats_add(&s->stats, "host", "launches", &s->host.st_launches, "count", "kernel launches");
+    rp_stats_add(&s->stats, "host", "gap_ps", &s->host.st_host_gap_ps, "ps",
+                 "recorded host time between HIP calls replayed (trace 1.4, host.gap_percent)");
     return 0;
 }
 

@@ -76,6 +76,8 @@ typedef struct rp_config {
     rp_lat p2p_latency; rp_bw p2p_bandwidth;       /* p2p-ring / p2p-all: per link and direction */
     rp_lat host_link_latency; rp_bw host_link_bandwidth;
     rp_lat host_copy_overhead, host_launch_overhead;
+    uint32_t host_sdma_engines;  /* copy engines per GPU */
+    uint32_t host_gap_percent;   /* recorded host time between calls replayed, in percent */
     rp_lat watchdog;
     uint32_t await_max_polls;     /* sim.await_max_polls: one await's iterations before a wave is stopped */
     uint32_t check_print;

@@ -30,8 +30,8 @@ typedef enum rp_hook_point {
     RP_HOOK_MISMATCH,         /* item: rp_access (NULL: a device-to-host copy), detail: rp_mismatch */
     RP_HOOK_CACHE_ACCESS,     /* item: rp_cache, detail: const int * (1 hit, 0 miss); a request from above was
                                * looked up (gpu: the cache's GPU; MSHR merges count as misses, as in its statistics) */
-    RP_HOOK_HOST_COPY,        /* item: trc_event (a copy or memset of the program), detail: const rp_time_ps * (its
-                               * transfer's end); the host starts it (gpu: the device it names) */
+    RP_HOOK_HOST_COPY,        /* item: trc_event (a copy or memset of the program), detail: rp_copy_timing;
+                               * the host starts it (gpu: the device it names) */
     RP_HOOK_COUNT
 } rp_hook_point;
 
@@ -45,6 +45,14 @@ typedef struct rp_hook_ctx {
     const void *detail;
     void *sim;                /* the rp_sim (opaque here) */
 } rp_hook_ctx;
+
+/* When a copy or memset moves its data (RP_HOOK_HOST_COPY). */
+typedef struct rp_copy_timing {
+    rp_time_ps start, end;    /* its transfer: after host.copy_overhead and the wait for a copy engine */
+    uint32_t engine_gpu;      /* the GPU whose copy engine (SDMA) ran it; UINT32_MAX: none (memset, copy
+                               * within a GPU) */
+    uint32_t engine;          /* that engine, 0 .. host.sdma_engines - 1 */
+} rp_copy_timing;
 
 /* A data-check difference (RP_HOOK_MISMATCH). */
 typedef struct rp_mismatch {

@@ -44,7 +44,15 @@ typedef struct rp_host_tl {
         size_t *ev, head, n, cap;
     } *hs;
     size_t n_hs;
+    struct rp_sdma {          /* per GPU and copy engine (host.sdma_engines): g * engines + k */
+        rp_time free_at;      /* its last transfer ends */
+        uint64_t copies, bytes;
+        rp_time busy_ps;
+    } *sdma;                  /* NULL until the first copy on an engine */
+    size_t gap_event;         /* host.gap_percent: 1 + the event whose recorded host gap is running (0: none) */
+    rp_time gap_until;        /* ... until then */
     uint64_t st_copies, st_copy_bytes, st_copy_ps, st_launches, st_memsets;
+    rp_time st_host_gap_ps;   /* recorded host time replayed between calls */
 } rp_host_tl;
 
 /* Host timeline event handler (host.c): owner is the rp_sim. */

@@ -380,6 +380,7 @@ void rp_sim_fini(rp_sim *s)
     free(s->allocs);
     free(s->host.sbusy);
     free(s->host.nonblocking);
+    free(s->host.sdma);
     free(s->host.cspan);
     for (size_t i = 0; i < s->host.n_hs; i++)
         free(s->host.hs[i].ev);
@@ -964,6 +965,19 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     }
     json_object_set_new(root, "kernels", ks);
     json_object_set_new(root, "streams", streams_json(s, sbuf));
+    json_t *eng = json_array(); /* per GPU and copy engine (SDMA) */
+    for (uint32_t g = 0; g < s->n_gpus; g++)
+        for (uint32_t k = 0; k < s->cfg.host_sdma_engines; k++) {
+            const struct rp_sdma *e = s->host.sdma ? &s->host.sdma[(size_t)g * s->cfg.host_sdma_engines + k] : NULL;
+            json_t *o = json_object();
+            json_object_set_new(o, "gpu", json_integer(g));
+            json_object_set_new(o, "engine", json_integer(k));
+            json_object_set_new(o, "copies", json_integer(e ? (json_int_t)e->copies : 0));
+            json_object_set_new(o, "bytes", json_integer(e ? (json_int_t)e->bytes : 0));
+            json_object_set_new(o, "busy_ps", json_integer(e ? (json_int_t)e->busy_ps : 0));
+            json_array_append_new(eng, o);
+        }
+    json_object_set_new(root, "copy_engines", eng);
     free(sbuf);
     for (size_t j = 0; j < s->stats.n; j++)
         json_object_set_new(counters, s->stats.v[j].name, json_integer((json_int_t)*s->stats.v[j].ptr));

@@ -25,7 +25,9 @@
  * written data); per inter-GPU link "<link> GB/s" in an "interconnect"
  * process (bytes sent, headers included). The host is a process of its own
  * with a span per copy and memset on the track of its stream, from its start
- * to the end of its transfer.
+ * to the end of its transfer; a copy that ran on a copy engine (SDMA) is also
+ * a span on that engine's track in its GPU's process, from the start of its
+ * transfer to its end.
  */
 #include "rp_sim_internal.h"
 
@@ -37,6 +39,7 @@
 #include <unistd.h>
 
 #define TL_QUEUE_TRACK (1u << 20) /* + q: hardware queue q's kernels */
+#define TL_SDMA_TRACK (1u << 21)  /* + k: copy engine k's transfers */
 
 typedef struct tl_span {
     rp_time t0, t1;
@@ -56,7 +59,8 @@ typedef struct tl_series {
 } tl_series;
 
 typedef struct tl_copy {
-    rp_time t0, t1;
+    rp_time t0, t1, xfer;      /* the call's start, its transfer's end and start */
+    uint32_t engine_gpu, engine; /* rp_copy_timing */
     uint64_t bytes, index;     /* index: host event (program order) */
     uint32_t device, stream, kind; /* kind: TRC_COPY_* or UINT32_MAX for a memset */
 } tl_copy;
@@ -294,8 +298,9 @@ static void on_copy(void *arg, const rp_hook_ctx *c)
         }
         t->cp = n, t->capcp = nc;
     }
-    t->cp[t->ncp++] = (tl_copy){c->now, *(const rp_time *)c->detail, ev->size, s->next_event, ev->device, ev->stream,
-                                ev->kind == TRC_EV_MEMSET ? UINT32_MAX : ev->copy_kind};
+    const rp_copy_timing *ct = c->detail;
+    t->cp[t->ncp++] = (tl_copy){c->now, ct->end, ct->start, ct->engine_gpu, ct->engine, ev->size, s->next_event,
+                                ev->device, ev->stream, ev->kind == TRC_EV_MEMSET ? UINT32_MAX : ev->copy_kind};
     pthread_mutex_unlock(&t->mu);
 }
 
@@ -479,6 +484,24 @@ int rp_sim_write_timeline(rp_sim *s, const char *path)
         json_object_set_new(a, "device", json_integer(cp->device));
         json_object_set_new(a, "host_event", json_integer((json_int_t)cp->index));
         json_object_set_new(e, "args", a);
+        json_array_append_new(ev, e);
+        if (cp->engine_gpu == UINT32_MAX || cp->engine_gpu >= t->n_gpus)
+            continue;
+        /* and its transfer on the copy engine that ran it, in its GPU's process
+         * (t->cp is in start order: an engine is named at its first copy) */
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = t->cp[j].engine_gpu == cp->engine_gpu && t->cp[j].engine == cp->engine;
+        if (!seen) {
+            snprintf(name, sizeof name, "copy engine %u", cp->engine);
+            json_array_append_new(ev, meta("thread_name", cp->engine_gpu, TL_SDMA_TRACK + cp->engine, name));
+        }
+        e = json_deep_copy(e);
+        json_object_set_new(e, "ts", us(cp->xfer));
+        json_object_set_new(e, "dur", us(cp->t1 - cp->xfer));
+        json_object_set_new(e, "pid", json_integer(cp->engine_gpu));
+        json_object_set_new(e, "tid", json_integer(TL_SDMA_TRACK + cp->engine));
+        json_object_set_new(json_object_get(e, "args"), "stream", json_integer(cp->stream));
         json_array_append_new(ev, e);
     }
     /* counter tracks, per interval; series sorted by process and name (the

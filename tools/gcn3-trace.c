@@ -596,6 +596,8 @@ static int cmd_info(trc_reader *r, const char *path, const opts *o)
 static void dump_event_text(size_t i, const trc_event *e)
 {
     printf("event %zu %s dev=%u stream=%u", i, ev_name(e->kind), e->device, e->stream);
+    if (e->host_gap_ns)
+        printf(" host_gap=%" PRIu64 "ns", e->host_gap_ns);
     switch (e->kind) {
     case TRC_EV_ALLOC:
     case TRC_EV_FREE:
@@ -642,6 +644,8 @@ static void dump_event_json(size_t i, const trc_event *e)
 {
     printf("    {\"index\": %zu, \"kind\": \"%s\", \"device\": %u, \"stream\": %u", i, ev_name(e->kind), e->device,
            e->stream);
+    if (e->host_gap_ns)
+        printf(", \"host_gap_ns\": %" PRIu64, e->host_gap_ns);
     switch (e->kind) {
     case TRC_EV_ALLOC:
     case TRC_EV_FREE:
@@ -674,6 +678,11 @@ static void dump_event_json(size_t i, const trc_event *e)
         printf("\", \"n_wg\": %u, \"n_instr\": %" PRIu64, e->n_wg, e->n_instr);
         break;
     }
+    case TRC_EV_SYNC:
+        printf(", \"until_event\": %" PRIu64 ", \"stream_wait\": %s, \"wait_stream\": %u, \"stream_nonblocking\": %s",
+               e->until_event, e->stream_wait ? "true" : "false", e->wait_stream,
+               e->stream_nonblocking ? "true" : "false");
+        break;
     default:
         break;
     }

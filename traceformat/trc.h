@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define TRC_FORMAT_MAJOR 1
-#define TRC_FORMAT_MINOR 3
+#define TRC_FORMAT_MINOR 4
 
 /* ---- Shared record types -------------------------------------------------- */
 
@@ -120,6 +120,11 @@ typedef struct trc_event {
     /* SYNC (format 1.3): declares `stream` non-blocking (hipStreamNonBlocking:
      * not synchronised with the null stream); nothing waits */
     uint8_t stream_nonblocking;
+    /* Reader side (format 1.4): the wall time (ns) the program's host code
+     * ran outside the HIP runtime between the previous HIP call and the one
+     * that wrote this event, as the recording machine measured it; 0 when
+     * not recorded. Writers set it with trc_writer_host_gap(). */
+    uint64_t host_gap_ns;
 } trc_event;
 
 /* Memory-op record flags. */
@@ -206,6 +211,10 @@ int trc_writer_event(trc_writer *w, const trc_event *ev); /* ALLOC/FREE/COPY/MEM
 /* Host-timeline events written so far: the index the next one gets (a SYNC's
  * until_event refers to it). Call from the thread that writes events. */
 size_t trc_writer_n_events(const trc_writer *w);
+/* Host time (ns, format 1.4) the program spent outside the runtime since the
+ * last call: added up, and carried by the next event written (LAUNCH
+ * included) as its host_gap_ns. Call from the thread that writes events. */
+void trc_writer_host_gap(trc_writer *w, uint64_t ns);
 /* Start a kernel: fills l->kernel_id. Its workgroups are committed with
  * trc_wg_commit() (from any threads) before trc_writer_end_kernel(). */
 int trc_writer_begin_kernel(trc_writer *w, trc_launch *l);

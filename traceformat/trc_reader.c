@@ -387,6 +387,7 @@ static int take_event(trc_reader *r, size_t i, Gtrace__Event *m, char *err, size
         return -1;
     }
     e->until_event = m->until_event;
+    e->host_gap_ns = m->host_gap_ns;
     e->stream_wait = m->stream_wait != 0;
     e->wait_stream = m->wait_stream;
     e->stream_nonblocking = m->stream_nonblocking != 0;

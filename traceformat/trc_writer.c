@@ -83,6 +83,7 @@ typedef struct wkernel {
 
 struct trc_writer {
     char *path;
+    uint64_t host_gap_ns;    /* trc_writer_host_gap, not yet carried by an event (event thread) */
     int fd;
     int closed;
     pthread_mutex_t mu;      /* everything below that is shared */
@@ -415,6 +416,8 @@ static int64_t put_event(trc_writer *w, const trc_event *ev)
     m.stream_wait = ev->stream_wait != 0;
     m.wait_stream = ev->wait_stream;
     m.stream_nonblocking = ev->stream_nonblocking != 0;
+    m.host_gap_ns = w->host_gap_ns; /* trc_writer_host_gap: carried by the next event */
+    w->host_gap_ns = 0;
     int data_chunk = 0;
     if (ev->kind == TRC_EV_COPY && ev->data) {
         m.has_data = 1;
@@ -463,6 +466,11 @@ static int64_t put_event(trc_writer *w, const trc_event *ev)
      * owns it, so no lock. */
     w->event_off.p[w->event_off.n] = off;
     return (int64_t)w->event_off.n++;
+}
+
+void trc_writer_host_gap(trc_writer *w, uint64_t ns)
+{
+    w->host_gap_ns = w->host_gap_ns > UINT64_MAX - ns ? UINT64_MAX : w->host_gap_ns + ns;
 }
 
 int trc_writer_event(trc_writer *w, const trc_event *ev)

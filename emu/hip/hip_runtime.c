@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gcn3sim_version.h"
@@ -208,6 +209,19 @@ hipError_t hip_init(void)
     return rt.init_ok ? hipSuccess : hipErrorNotInitialized;
 }
 
+/* Host time between calls (trace format 1.4): when a call last left the
+ * runtime (CLOCK_MONOTONIC ns; 0: none yet), under rt.mu. The time from
+ * there to the next call's entry is the program's own host work (natively
+ * run); it goes to the trace with the next event written. */
+static uint64_t host_left_ns;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 hipError_t hip_enter(void)
 {
     hipError_t e = hip_init();
@@ -218,11 +232,18 @@ hipError_t hip_enter(void)
         pthread_mutex_unlock(&rt.mu);
         return hipErrorDeinitialized;
     }
+    if (host_left_ns && rt.trace && !rt.trace_failed) {
+        uint64_t t = mono_ns();
+        if (t > host_left_ns)
+            trc_writer_host_gap(rt.trace, t - host_left_ns);
+        host_left_ns = 0;
+    }
     return hipSuccess;
 }
 
 void hip_leave(void)
 {
+    host_left_ns = mono_ns();
     pthread_mutex_unlock(&rt.mu);
 }
 

@@ -270,7 +270,10 @@ class Trace:
                      entry=l.entry_vaddr, grid=list(l.grid), wg_size=list(l.wg_size), waves_per_wg=l.waves_per_wg,
                      lds_bytes=l.group_segment_size, scratch_bytes=l.private_segment_size, vgprs=l.vgpr_count,
                      sgprs=l.sgpr_count, kernarg_addr=l.kernarg_addr, kernarg=bytes(l.kernarg))
-        elif k == "sync":
+        if e.host_gap_ns:
+            # format 1.4: host time (ns) outside the runtime before this call
+            d["host_gap_ns"] = e.host_gap_ns
+        if k == "sync":
             # format 1.3: the work of `stream` before event until_event (0: all of
             # it); with stream_wait, stream wait_stream waits, not the host
             d.update(until_event=e.until_event, stream_wait=e.stream_wait, wait_stream=e.wait_stream,

@@ -98,7 +98,7 @@ fi
 echo "== streams: two streams overlap copies and kernels (issue 22)"
 PY=${PYTHON:-/usr/bin/python3}
 declare -A SIM ORD
-for m in one two wait race legacy nonblock perthread; do
+for m in one two wait race legacy nonblock perthread duplex; do
   tr=$OUT/so-$m.gtrace
   if ! "$EMU" --quiet --record "$tr" -- "$BUILD/programs/streams_overlap" $m >"$OUT/so-$m.out" 2>&1 \
      || ! grep -q "PASS streams_overlap $m" "$OUT/so-$m.out"; then
@@ -127,15 +127,43 @@ import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
 tracks = sorted(names.get((e["pid"], e["tid"]), "?") for e in ev if e.get("cat") == "kernel")
-sys.exit(0 if tracks == ["hardware queue 0", "hardware queue 1"] else 1)' "$OUT/so-two.tl.json"; then
-    ok "streams_overlap two: the timeline has a track per hardware queue, one kernel on each"
-  else bad "streams_overlap two: kernels not on their hardware queues' tracks in $OUT/so-two.tl.json"; fi
+copies = [names.get((e["pid"], e["tid"]), "") for e in ev if e.get("cat") == "copy"]
+on_eng = [c for c in copies if c.startswith("copy engine ")]
+sys.exit(0 if tracks == ["hardware queue 0", "hardware queue 1"] and len(on_eng) == 6 and len(copies) == 12 else 1)' "$OUT/so-two.tl.json"; then
+    ok "streams_overlap two: the timeline has a track per hardware queue, one kernel on each, and each copy on its copy engine's track"
+  else bad "streams_overlap two: kernels not on their hardware queues' tracks, or copies not on copy-engine tracks, in $OUT/so-two.tl.json"; fi
 fi
 if [ -n "${SIM[one]:-}" ] && [ -n "${SIM[perthread]:-}" ]; then
   if "$PY" -c 'import sys; o,t=map(float,sys.argv[1:]); sys.exit(0 if t <= 0.75*o else 1)' "${SIM[one]}" "${SIM[perthread]}" \
      && [ "$("$TRACE" dump "$OUT/so-perthread.gtrace" | grep '^event [0-9]* launch' | grep -o ' stream=[0-9]*' | sort -u | wc -l)" = 2 ]; then
     ok "hipStreamPerThread: two host threads' implicit streams are two streams ($(awk -v a="${SIM[perthread]}" -v b="${SIM[one]}" 'BEGIN{printf "%.2f", a/b}') x the one-stream time)"
   else bad "hipStreamPerThread: ${SIM[perthread]} us against one stream ${SIM[one]} us, or the launches are not on two streams"; fi
+fi
+if [ -n "${SIM[duplex]:-}" ]; then
+  # copy engines: a 4 MiB H2D and a 4 MiB D2H on two streams share the full-duplex
+  # host link side by side on two engines (Fiji's 2, the default), one after the other on one
+  one_eng=$(timeout 120 "$REPLAY" --topo r9nano --quiet --set host.sdma_engines=1 --stats "$OUT/so-duplex-1.json" \
+            "$OUT/so-duplex.gtrace" >/dev/null 2>&1 && "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["simulated_ps"] / 1e6)' "$OUT/so-duplex-1.json")
+  if [ -n "$one_eng" ] && "$PY" -c '
+import json, sys
+two, one = float(sys.argv[1]), float(sys.argv[2])
+e = [x for x in json.load(open(sys.argv[3]))["copy_engines"] if x["copies"]]
+ok = one - two > 200 and len(e) == 2 and all(x["bytes"] >= 4 << 20 and x["busy_ps"] > 0 for x in e)
+sys.exit(0 if ok else 1)' "${SIM[duplex]}" "$one_eng" "$OUT/so-duplex.json"; then
+    ok "copy engines: H2D beside D2H on two engines ${SIM[duplex]} us, on one engine $one_eng us; per-engine bytes and busy time"
+  else bad "copy engines: duplex ${SIM[duplex]} us on two engines, ${one_eng:-?} us on one (want > 200 us apart), or copy_engines wrong in $OUT/so-duplex.json"; fi
+fi
+if [ -n "${SIM[two]:-}" ]; then
+  # trace 1.4: the host time between calls, replayed with host.gap_percent=100
+  gaps=$("$TRACE" dump "$OUT/so-two.gtrace" | grep -o 'host_gap=[0-9]*' | sed 's/.*=//' | awk '{s+=$1} END {print s+0}')
+  if timeout 120 "$REPLAY" --topo r9nano --quiet --set host.gap_percent=100 --stats "$OUT/so-two-gap.json" "$OUT/so-two.gtrace" >/dev/null 2>&1 \
+     && "$PY" -c '
+import json, sys
+j = json.load(open(sys.argv[1])); gaps = int(sys.argv[2]) * 1000; base = float(sys.argv[3]) * 1e6
+g = j["totals"]["counters"]["host.gap_ps"]; t = j["totals"]["simulated_ps"]
+sys.exit(0 if gaps > 0 and g == gaps and t >= base + 0.5 * g else 1)' "$OUT/so-two-gap.json" "${gaps:-0}" "${SIM[two]}"; then
+    ok "host time between calls: ${gaps} ns recorded, replayed with host.gap_percent=100 ($(sed -n 's/.*"simulated_ps": \([0-9]*\).*/\1/p' "$OUT/so-two-gap.json" | head -n 1) ps against ${SIM[two]} us)"
+  else bad "host time between calls: ${gaps:-?} ns recorded; replay with host.gap_percent=100 wrong in $OUT/so-two-gap.json"; fi
 fi
 if [ -n "${SIM[wait]:-}" ] && [ -n "${SIM[race]:-}" ]; then
   if [ "${ORD[wait]}" = 0 ] && [ "${ORD[race]:-0}" -gt 0 ] \

@@ -183,8 +183,13 @@ if kg != sg: bad.append(f"kernel spans on GPUs {kg[:4]}, the statistics say {sg[
 procs = {e['pid']: e['args']['name'] for e in ev if e['ph'] == 'M' and e['name'] == 'process_name'}
 host = [p for p, n in procs.items() if n == 'host']
 copies = [e for e in ev if e.get('cat') == 'copy']
-if not host or not copies or any(e['pid'] != host[0] or e['dur'] < 0 or e['args']['bytes'] <= 0 for e in copies):
-    bad.append(f"host copy spans: {len(copies)} on processes {sorted({e['pid'] for e in copies})}, host {host}")
+tnames = {(e['pid'], e['tid']): e['args']['name'] for e in ev if e['ph'] == 'M' and e['name'] == 'thread_name'}
+hc = [e for e in copies if host and e['pid'] == host[0]]
+# a copy that ran on a copy engine is also a span on that engine's track in its GPU's process
+ec = [e for e in copies if e not in hc]
+if not host or not hc or any(e['dur'] < 0 or e['args']['bytes'] <= 0 for e in copies) or len(ec) > len(hc) \
+   or any(not tnames.get((e['pid'], e['tid']), '').startswith('copy engine ') or procs.get(e['pid'], '').find('GPU') != 0 for e in ec):
+    bad.append(f"copy spans: {len(hc)} on the host, {len(ec)} on copy engines of processes {sorted({e['pid'] for e in ec})}, host {host}")
 cnt = {}
 for e in ev:
     if e['ph'] == 'C' and not e['name'].endswith(' busy'):

@@ -22,6 +22,10 @@
 //                             own, on hipStreamPerThread: each thread's
 //                             implicit stream is a stream of its own, so
 //                             the jobs overlap as in "two"
+//   streams_overlap duplex    a 4 MiB host-to-device copy on stream a and a
+//                             4 MiB device-to-host copy on stream b: with two
+//                             copy engines they share the full-duplex link
+//                             side by side, with one they run one after the other
 // Prints "PASS streams_overlap MODE" when the results are right.
 #include "samples_check.h"
 
@@ -84,9 +88,9 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "two";
     bool one = !strcmp(mode, "one"), wait = !strcmp(mode, "wait"), race = !strcmp(mode, "race");
     bool legacy = !strcmp(mode, "legacy"), nonblock = !strcmp(mode, "nonblock");
-    bool perthread = !strcmp(mode, "perthread");
-    if (!one && !wait && !race && !legacy && !nonblock && !perthread && strcmp(mode, "two")) {
-        printf("usage: streams_overlap one|two|wait|race|legacy|nonblock|perthread\n");
+    bool perthread = !strcmp(mode, "perthread"), duplex = !strcmp(mode, "duplex");
+    if (!one && !wait && !race && !legacy && !nonblock && !perthread && !duplex && strcmp(mode, "two")) {
+        printf("usage: streams_overlap one|two|wait|race|legacy|nonblock|perthread|duplex\n");
         return 2;
     }
     hipStream_t a, b;
@@ -112,6 +116,16 @@ int main(int argc, char **argv)
     CHECK(hipMemcpy(xb, h0.data(), N * sizeof(float), hipMemcpyHostToDevice));
     CHECK(hipDeviceSynchronize());
 
+    if (duplex) {
+        std::vector<char> back(BIG);
+        CHECK(hipMemcpy(bigb, hbig.data(), BIG, hipMemcpyHostToDevice));
+        CHECK(hipMemcpyAsync(biga, hbig.data(), BIG, hipMemcpyHostToDevice, a));
+        CHECK(hipMemcpyAsync(back.data(), bigb, BIG, hipMemcpyDeviceToHost, b));
+        CHECK(hipDeviceSynchronize());
+        EXPECT(!memcmp(back.data(), hbig.data(), BIG), "D2H copy differs");
+        printf("PASS streams_overlap %s\n", mode);
+        return 0;
+    }
     if (perthread) {
         std::thread ta(job, xa, 0.5f, biga, hbig.data(), ra.data(), true);
         std::thread tb(job, xb, 0.25f, bigb, hbig.data(), rb.data(), false);

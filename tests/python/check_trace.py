@@ -31,6 +31,12 @@ with gcn3sim.open_trace(path) as t:
     for e, r in zip(t.events, ref["events"]):
         if e["kind"] != r["kind"] or e["device"] != r["device"] or e["stream"] != r["stream"]:
             fail("event %d: %s, gcn3-trace: %s" % (e["index"], e, r))
+        if e.get("host_gap_ns", 0) != r.get("host_gap_ns", 0):
+            fail("event %d: host_gap_ns %s, gcn3-trace %s" % (e["index"], e.get("host_gap_ns"), r.get("host_gap_ns")))
+        if e["kind"] == "sync":
+            for key in ("until_event", "stream_wait", "wait_stream", "stream_nonblocking"):
+                if e[key] != r[key]:
+                    fail("sync %d: %s = %r, gcn3-trace %r" % (e["index"], key, e[key], r[key]))
         key = "dst" if e["kind"] in ("copy", "memset") else "addr"
         if e["kind"] in ("alloc", "free", "copy", "memset") and (e[key] != int(r[key], 16) or e["size"] != r["size"]):
             fail("event %d: addr/size %s, gcn3-trace %s" % (e["index"], e, r))

@@ -1,15 +1,16 @@
 /*
- * 504-golden - golden traces pin format 1.3 (docs/trace-format.md), and the
- * 1.0, 1.1 and 1.2 golden files stay readable.
+ * 504-golden - golden traces pin format 1.4 (docs/trace-format.md), and the
+ * 1.0, 1.1, 1.2 and 1.3 golden files stay readable.
  *
- * tests/trace/data/golden-1.3.gtrace was written by the checked-in
+ * tests/trace/data/golden-1.4.gtrace was written by the checked-in
  * generator tests/trace/data/gen.h (run `504-golden --generate
  * tests/trace/data` to rewrite it, then update the two constants below and
  * say why in the commit: a changed golden file is a format change).
  * golden-1.0.gtrace is the file the 1.0 writer made from the same generator
  * (before code objects carried their load address), golden-1.1.gtrace the
  * 1.1 writer's (before awaits), golden-1.2.gtrace the 1.2 writer's (before
- * stream waits): they are never rewritten, and the reader must
+ * stream waits), golden-1.3.gtrace the 1.3 writer's (before host gaps):
+ * they are never rewritten, and the reader must
  * decode them to the content they always had.
  *
  *  - the file's bytes are pinned by GOLDEN_FILE_FNV;
@@ -37,9 +38,13 @@
 
 #include "tests/trace/data/gen.h"
 
-#define GOLDEN_NAME "golden-1.3.gtrace"
-#define GOLDEN_FILE_FNV 0x0c6915344fe8ebf5ull
-#define GOLDEN_CONTENT  0x1e30bf4121b4392bull
+#define GOLDEN_NAME "golden-1.4.gtrace"
+#define GOLDEN_FILE_FNV 0x9f2fc083aec609ddull
+#define GOLDEN_CONTENT  0xeff492df66555881ull
+/* format 1.3, frozen since 1.4 (host time between calls): bytes and decoded content */
+#define GOLDEN13_NAME "golden-1.3.gtrace"
+#define GOLDEN13_FILE_FNV 0x0c6915344fe8ebf5ull
+#define GOLDEN13_CONTENT  0x1e30bf4121b4392bull
 /* format 1.2, frozen since 1.3 (stream waits): bytes and decoded content */
 #define GOLDEN12_NAME "golden-1.2.gtrace"
 #define GOLDEN12_FILE_FNV 0x20869949b4e7a46dull
@@ -221,7 +226,44 @@ static void test_golden_1_2(void **state)
     trc_reader_close(r);
 }
 
-/* The 1.3 file holds the generator's stream wait (stream 4 waits for stream
+/* The frozen 1.3 file (before host gaps): same bytes, same content, and no
+ * event carries a host gap. */
+static void test_golden_1_3(void **state)
+{
+    (void)state;
+    trc_reader *r = open_frozen(GOLDEN13_NAME, GOLDEN13_FILE_FNV, GOLDEN13_CONTENT, 3);
+    for (size_t i = 0; i < trc_reader_n_events(r); i++)
+        assert_int_equal(trc_reader_event(r, i)->host_gap_ns, 0);
+    trc_reader_close(r);
+}
+
+/* The 1.4 file carries the generator's host gaps: 123,456 ns (two calls
+ * added up) on the launch of kernel 2, 7,000 ns on the copy after it, none
+ * elsewhere. */
+static void test_golden_host_gap(void **state)
+{
+    (void)state;
+    char err[512];
+    trc_reader *r = trc_reader_open(golden_path(), err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    size_t found = 0;
+    for (size_t i = 0; i < trc_reader_n_events(r); i++) {
+        const trc_event *e = trc_reader_event(r, i);
+        if (e->kind == TRC_EV_LAUNCH && e->launch.kernel_id == 2) {
+            assert_int_equal(e->host_gap_ns, 123456);
+            assert_true(i + 1 < trc_reader_n_events(r));
+            assert_int_equal(trc_reader_event(r, i + 1)->host_gap_ns, 7000);
+            found++;
+            i++;
+        } else {
+            assert_int_equal(e->host_gap_ns, 0);
+        }
+    }
+    assert_int_equal(found, 1);
+    trc_reader_close(r);
+}
+
+/* The 1.4 file holds the generator's stream wait (stream 4 waits for stream
  * 3's work before the SYNC just before it) and declares stream 5
  * non-blocking. */
 static void test_golden_stream_wait(void **state)
@@ -253,14 +295,14 @@ static void test_golden_stream_wait(void **state)
     trc_reader_close(r);
 }
 
-/* The 1.3 file holds the generator's awaits (wave 1 of every workgroup). */
+/* The 1.4 file holds the generator's awaits (wave 1 of every workgroup). */
 static void test_golden_awaits(void **state)
 {
     (void)state;
     char err[512];
     trc_reader *r = trc_reader_open(golden_path(), err, sizeof err);
     if (!r) fail_msg("%s", err);
-    assert_int_equal(trc_reader_header(r)->format_minor, 3);
+    assert_int_equal(trc_reader_header(r)->format_minor, 4);
     trc_wg *g = trc_reader_load_wg(r, 0, 0, err, sizeof err);
     if (!g) fail_msg("%s", err);
     assert_true(g->n_waves >= 2);
@@ -328,6 +370,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_golden_1_0),
         cmocka_unit_test(test_golden_1_1),
         cmocka_unit_test(test_golden_1_2),
+        cmocka_unit_test(test_golden_1_3),
+        cmocka_unit_test(test_golden_host_gap),
         cmocka_unit_test(test_golden_stream_wait),
         cmocka_unit_test(test_golden_awaits),
         cmocka_unit_test(test_deterministic),

@@ -263,7 +263,10 @@ static inline int gen_trace(const char *path, uint32_t threads, uint64_t seed, s
         rc |= trc_writer_event(w, &e);
     }
     if (rc) goto fail;
+    trc_writer_host_gap(w, 100000); /* format 1.4: host time before the launch of kernel 2 */
+    trc_writer_host_gap(w, 23456);
     if (gen_kernel(w, 2, threads, seed) != 0) goto fail;
+    trc_writer_host_gap(w, 7000);   /* and before the copy after it */
     rc |= gen_event(w, TRC_EV_COPY, 0, 0, 0x7f2000, 0x10000, 300, 0, TRC_COPY_D2H, 0, d + 200);
     rc |= gen_event(w, TRC_EV_FREE, 0, 0, 0x10000, 0, 0x10000, TRC_MEM_DEVICE, 0, 0, NULL);
     if (rc) goto fail;
@@ -319,6 +322,8 @@ static inline uint64_t gen_content_hash(trc_reader *r, size_t nco, size_t ne, si
             uint32_t sw = e->stream_wait, nb = e->stream_nonblocking;
             GEN_H(h, e->until_event); GEN_H(h, sw); GEN_H(h, e->wait_stream); GEN_H(h, nb);
         }
+        if (e->host_gap_ns) /* 1.4; absent before: older hashes stand */
+            GEN_H(h, e->host_gap_ns);
         if (e->data) h = gen_fnv(h, e->data, (size_t)e->size);
         if (e->kind != TRC_EV_LAUNCH) continue;
         const trc_launch *l = &e->launch;
