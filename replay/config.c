@@ -74,6 +74,10 @@ static const param params[] = {
     {"dispatcher.hw_queues", PT_UINT, F(dispatch_hw_queues), "4", 1, 1024, "queues",
      "hardware queues the streams of a GPU map onto (stream k > 0 on queue (k - 1) mod hw_queues; ROCm: "
      "GPU_MAX_HW_QUEUES, default 4); kernels of different queues run concurrently, 1 = one kernel at a time"},
+    {"dispatcher.policy", PT_STR, F(dispatch_policy), "fifo", 0, 0, "fifo, interleave",
+     "how kernels of different hardware queues share the dispatcher: fifo = a kernel starts once the one "
+     "before it has handed out its last workgroup and takes the room left; interleave = it starts at once "
+     "and the kernels take workgroup turns, round robin (model choices, not measured)"},
     {"dispatcher.wg_cycles", PT_UINT, F(dispatch_cycles), "4", 1, 100000, "cycles",
      "dispatcher occupancy per dispatched workgroup, at least (R9 Nano empty kernel, shared/hw-r9nano: "
      "4.0 ns per workgroup of 1 to 4 wavefronts at 1 GHz)"},
@@ -670,6 +674,10 @@ int rp_config_validate(const rp_config *c, char *err, size_t errlen)
     }
     if (c->l2_interleave < line || c->dram_interleave < line || c->gpu_interleave < line) {
         snprintf(err, errlen, "config: l2.interleave, dram.interleave and mem.gpu_interleave must be >= l1v.line");
+        return -1;
+    }
+    if (strcmp(c->dispatch_policy, "fifo") && strcmp(c->dispatch_policy, "interleave")) {
+        snprintf(err, errlen, "config: dispatcher.policy = '%s': expected fifo or interleave", c->dispatch_policy);
         return -1;
     }
     if (strcmp(c->dram_page_policy, "open") && strcmp(c->dram_page_policy, "closed")) {

@@ -4,9 +4,11 @@
  * CUs as wavefront slots, VGPRs, SGPRs and LDS allow (round robin over the
  * CUs that fit), and at a kernel's end flushes the L2 banks (write-back)
  * before the kernel counts as done. Kernels of different hardware queues
- * (streams, dispatcher.hw_queues) run concurrently: the next kernel starts
- * as soon as the one before has handed out its last workgroup, and takes
- * the CUs' room that is left (may_start).
+ * (streams, dispatcher.hw_queues) run concurrently (may_start). With
+ * dispatcher.policy = fifo the next kernel starts as soon as the one before
+ * has handed out its last workgroup, and takes the CUs' room that is left;
+ * with interleave it starts at once and the kernels handing out workgroups
+ * take turns, one workgroup each, round robin.
  */
 #include "rp_sim_internal.h"
 #include "gcn/gcn_occupancy.h"
@@ -77,7 +79,7 @@ static bool may_start(const rp_disp *d, const rp_kernel *k)
 {
     uint32_t nq = d->sim->cfg.dispatch_hw_queues;
     for (const rp_kernel *a = d->active; a; a = a->next) {
-        if (a->next_wg < a->n_wg || nq <= 1 || rp_kernels_ordered(a, k))
+        if ((a->next_wg < a->n_wg && !d->interleave) || nq <= 1 || rp_kernels_ordered(a, k))
             return false;
         if (!a->stream || !k->stream)
             continue; /* the null stream beside a non-blocking stream */
@@ -170,61 +172,73 @@ static void disp_run(rp_event *ev, rp_engine *e)
         if (s->failed)
             return;
     }
-    /* Kernels whose workgroups are all done flush; at most one (the last
-     * started) still hands out workgroups. */
-    rp_kernel *k = NULL;
+    /* Kernels whose workgroups are all done flush; the others hand out
+     * workgroups (fifo: at most one, the last started). */
+    uint32_t nk = 0;
     for (rp_kernel *a = d->active; a; a = a->next) {
         if (a->next_wg < a->n_wg)
-            k = a;
+            nk++;
         else if (!a->flushing && a->wgs_done == a->n_wg) {
             disp_flush(d, a, e);
             if (s->failed)
                 return;
         }
     }
-    if (!k)
+    if (!nk)
         return;
     if (d->busy_until > e->now) {
         rp_engine_schedule(e, ev, d->busy_until);
         return;
     }
     uint8_t simd_of[64];
-    for (uint32_t i = 0; i < d->n_cus; i++) {
-        uint32_t c = (d->rr + i) % d->n_cus;
-        if (!wg_fits(d, c, k, simd_of))
-            continue;
-        rp_wg *wg = calloc(1, sizeof *wg);
-        rp_msg *m = rp_msg_alloc(rp_pool(s));
-        if (!wg || !m) {
-            rp_sim_fail(s, "dispatcher: out of memory");
+    for (uint32_t t = 0; t < nk; t++) {
+        /* the kernel whose turn it is, then the next ones if it does not fit */
+        uint32_t want = (d->kturn + t) % nk, j = 0;
+        rp_kernel *k = NULL;
+        for (rp_kernel *a = d->active; a && !k; a = a->next)
+            if (a->next_wg < a->n_wg && j++ == want)
+                k = a;
+        for (uint32_t i = 0; i < d->n_cus; i++) {
+            uint32_t c = (d->rr + i) % d->n_cus;
+            if (!wg_fits(d, c, k, simd_of))
+                continue;
+            rp_wg *wg = calloc(1, sizeof *wg);
+            rp_msg *m = rp_msg_alloc(rp_pool(s));
+            if (!wg || !m) {
+                rp_sim_fail(s, "dispatcher: out of memory");
+                return;
+            }
+            wg->live_next = d->live;
+            if (d->live)
+                d->live->live_prev = wg;
+            d->live = wg;
+            wg->k = k;
+            wg->index = k->next_wg++;
+            wg->cu = d->cus[c];
+            memcpy(wg->simd_of, simd_of, sizeof simd_of);
+            m->type = RP_MSG_WG_ASSIGN;
+            m->ctx = wg;
+            rp_link_send(&d->cus[c]->ctl_link, m, e->now);
+            d->st_wgs_dispatched++;
+            d->rr = (c + 1) % d->n_cus;
+            d->kturn = want + 1;
+            /* occupancy: wg_cycles per workgroup, or wave_cycles per
+             * wavefront when that is more (R9 Nano empty-kernel probe) */
+            uint64_t waves = k->launch.waves_per_wg ? k->launch.waves_per_wg : 1;
+            uint64_t occ = waves * s->cfg.dispatch_wave_cycles;
+            if (occ < s->cfg.dispatch_cycles)
+                occ = s->cfg.dispatch_cycles;
+            d->busy_until = e->now + occ * s->clk.period_ps;
+            e->progress++;
+            /* more to hand out, or the next kernel may start once this one's
+             * last workgroup is out */
+            bool more = d->queue && may_start(d, d->queue);
+            for (rp_kernel *a = d->active; a && !more; a = a->next)
+                more = a->next_wg < a->n_wg;
+            if (more)
+                rp_engine_schedule(e, ev, d->busy_until);
             return;
         }
-        wg->live_next = d->live;
-        if (d->live)
-            d->live->live_prev = wg;
-        d->live = wg;
-        wg->k = k;
-        wg->index = k->next_wg++;
-        wg->cu = d->cus[c];
-        memcpy(wg->simd_of, simd_of, sizeof simd_of);
-        m->type = RP_MSG_WG_ASSIGN;
-        m->ctx = wg;
-        rp_link_send(&d->cus[c]->ctl_link, m, e->now);
-        d->st_wgs_dispatched++;
-        d->rr = (c + 1) % d->n_cus;
-        /* occupancy: wg_cycles per workgroup, or wave_cycles per
-         * wavefront when that is more (R9 Nano empty-kernel probe) */
-        uint64_t waves = k->launch.waves_per_wg ? k->launch.waves_per_wg : 1;
-        uint64_t occ = waves * s->cfg.dispatch_wave_cycles;
-        if (occ < s->cfg.dispatch_cycles)
-            occ = s->cfg.dispatch_cycles;
-        d->busy_until = e->now + occ * s->clk.period_ps;
-        e->progress++;
-        /* more to hand out, or the next kernel may start once this one's
-         * last workgroup is out */
-        if (k->next_wg < k->n_wg || (d->queue && may_start(d, d->queue)))
-            rp_engine_schedule(e, ev, d->busy_until);
-        return;
     }
     /* no CU has room: a WG_DONE wakes us */
 }
@@ -300,6 +314,7 @@ void rp_disp_init(rp_disp *d, rp_sim *s, uint32_t gpu)
     memset(d, 0, sizeof *d);
     d->sim = s;
     d->gpu = gpu;
+    d->interleave = !strcmp(s->cfg.dispatch_policy, "interleave");
     rp_event_init(&d->ev, disp_run, d, RP_PRIO_COMPONENT);
     d->in.owner = d;
     d->in.notify = disp_in;

@@ -66,6 +66,7 @@ typedef struct rp_config {
     uint64_t dram_freq;       /* Hz (uint64: PT_FREQ fields are printed as 64-bit) */
     uint32_t dram_banks, dram_queue_depth, dram_row_size, dram_bank_interleave;
     char dram_page_policy[64]; /* open | closed */
+    char dispatch_policy[64];  /* fifo | interleave */
     rp_lat dram_tCL, dram_tCWL, dram_tRCD, dram_tRP, dram_tRAS, dram_tCCD, dram_tRRD, dram_tFAW;
     rp_lat dram_tWR, dram_tRTP, dram_tREFI, dram_tRFC;
     uint64_t gpu_interleave;

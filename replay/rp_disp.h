@@ -43,6 +43,8 @@ typedef struct rp_disp {
     rp_cu **cus;
     rp_cu_res *res;
     uint32_t n_cus, rr;
+    bool interleave;          /* dispatcher.policy = interleave */
+    uint32_t kturn;           /* interleave: the next kernel's turn among those handing out workgroups */
     rp_kernel *queue, *queue_tail; /* launched, not started, in launch order */
     rp_kernel *active;        /* started and not ended, in start order (rp_kernel.next) */
     rp_time busy_until;

@@ -98,7 +98,7 @@ fi
 echo "== streams: two streams overlap copies and kernels (issue 22)"
 PY=${PYTHON:-/usr/bin/python3}
 declare -A SIM ORD
-for m in one two wait race legacy nonblock perthread duplex; do
+for m in one two wait race legacy nonblock perthread duplex share; do
   tr=$OUT/so-$m.gtrace
   if ! "$EMU" --quiet --record "$tr" -- "$BUILD/programs/streams_overlap" $m >"$OUT/so-$m.out" 2>&1 \
      || ! grep -q "PASS streams_overlap $m" "$OUT/so-$m.out"; then
@@ -152,6 +152,23 @@ ok = one - two > 200 and len(e) == 2 and all(x["bytes"] >= 4 << 20 and x["busy_p
 sys.exit(0 if ok else 1)' "${SIM[duplex]}" "$one_eng" "$OUT/so-duplex.json"; then
     ok "copy engines: H2D beside D2H on two engines ${SIM[duplex]} us, on one engine $one_eng us; per-engine bytes and busy time"
   else bad "copy engines: duplex ${SIM[duplex]} us on two engines, ${one_eng:-?} us on one (want > 200 us apart), or copy_engines wrong in $OUT/so-duplex.json"; fi
+fi
+if [ -n "${SIM[share]:-}" ]; then
+  # dispatcher.policy: two kernels of 2,048 workgroups on two streams; fifo (the
+  # default) starts B once A has handed out its last workgroup, interleave at once
+  if timeout 120 "$REPLAY" --topo r9nano --quiet --set dispatcher.policy=interleave --stats "$OUT/so-share-il.json" \
+       "$OUT/so-share.gtrace" >"$OUT/so-share-il.out" 2>&1 \
+     && res=$("$PY" -c '
+import json, sys
+f, i = (json.load(open(p))["kernels"] for p in sys.argv[1:3])
+us = lambda k, key: k[key] / 1e6
+df, di = us(f[1], "start_ps") - us(f[0], "start_ps"), us(i[1], "start_ps") - us(i[0], "start_ps")
+ok = len(f) == len(i) == 2 and di <= 6 and df > 6 and i[0]["end_ps"] > f[0]["end_ps"]
+print("B starts %.1f us after A (fifo: %.1f us); A takes %.1f us (fifo: %.1f us)" % (di, df,
+      us(i[0], "end_ps") - us(i[0], "start_ps"), us(f[0], "end_ps") - us(f[0], "start_ps")))
+sys.exit(0 if ok else 1)' "$OUT/so-share.json" "$OUT/so-share-il.json"); then
+    ok "dispatcher.policy=interleave: $res"
+  else bad "dispatcher.policy: ${res:-replay failed: $(why "$OUT/so-share-il.out")}"; fi
 fi
 if [ -n "${SIM[two]:-}" ]; then
   # trace 1.4: the host time between calls, replayed with host.gap_percent=100

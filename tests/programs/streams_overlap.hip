@@ -26,6 +26,9 @@
 //                             4 MiB device-to-host copy on stream b: with two
 //                             copy engines they share the full-duplex link
 //                             side by side, with one they run one after the other
+//   streams_overlap share     two kernels of 2,048 workgroups each (more than
+//                             the R9 Nano holds at once) on streams a and b:
+//                             how they share the CUs is the dispatcher's policy
 // Prints "PASS streams_overlap MODE" when the results are right.
 #include "samples_check.h"
 
@@ -88,9 +91,9 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "two";
     bool one = !strcmp(mode, "one"), wait = !strcmp(mode, "wait"), race = !strcmp(mode, "race");
     bool legacy = !strcmp(mode, "legacy"), nonblock = !strcmp(mode, "nonblock");
-    bool perthread = !strcmp(mode, "perthread"), duplex = !strcmp(mode, "duplex");
-    if (!one && !wait && !race && !legacy && !nonblock && !perthread && !duplex && strcmp(mode, "two")) {
-        printf("usage: streams_overlap one|two|wait|race|legacy|nonblock|perthread|duplex\n");
+    bool perthread = !strcmp(mode, "perthread"), duplex = !strcmp(mode, "duplex"), share = !strcmp(mode, "share");
+    if (!one && !wait && !race && !legacy && !nonblock && !perthread && !duplex && !share && strcmp(mode, "two")) {
+        printf("usage: streams_overlap one|two|wait|race|legacy|nonblock|perthread|duplex|share\n");
         return 2;
     }
     hipStream_t a, b;
@@ -116,6 +119,30 @@ int main(int argc, char **argv)
     CHECK(hipMemcpy(xb, h0.data(), N * sizeof(float), hipMemcpyHostToDevice));
     CHECK(hipDeviceSynchronize());
 
+    if (share) {
+        const int n = 2048 * 256, iters = 8;
+        float *ya, *yb;
+        std::vector<float> h(n), r(n);
+        for (int i = 0; i < n; i++)
+            h[i] = (float)(i % 5) * 0.5f;
+        CHECK(hipMalloc(&ya, n * sizeof(float)));
+        CHECK(hipMalloc(&yb, n * sizeof(float)));
+        CHECK(hipMemcpy(ya, h.data(), n * sizeof(float), hipMemcpyHostToDevice));
+        CHECK(hipMemcpy(yb, h.data(), n * sizeof(float), hipMemcpyHostToDevice));
+        hipLaunchKernelGGL(work, dim3(n / 256), dim3(256), 0, a, ya, 0.5f, iters);
+        CHECK(hipGetLastError());
+        hipLaunchKernelGGL(work, dim3(n / 256), dim3(256), 0, b, yb, 0.25f, iters);
+        CHECK(hipGetLastError());
+        CHECK(hipDeviceSynchronize());
+        CHECK(hipMemcpy(r.data(), ya, n * sizeof(float), hipMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++)
+            EXPECT(r[i] == expect(h[i], 0.5f, iters), "A[%d] = %g", i, r[i]);
+        CHECK(hipMemcpy(r.data(), yb, n * sizeof(float), hipMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++)
+            EXPECT(r[i] == expect(h[i], 0.25f, iters), "B[%d] = %g", i, r[i]);
+        printf("PASS streams_overlap %s\n", mode);
+        return 0;
+    }
     if (duplex) {
         std::vector<char> back(BIG);
         CHECK(hipMemcpy(bigb, hbig.data(), BIG, hipMemcpyHostToDevice));
