@@ -211,6 +211,22 @@ static const param params[] = {
     {"host.gap_percent", PT_UINT, F(host_gap_percent), "0", 0, 1000000, "percent",
      "host time between HIP calls, as recorded (trace 1.4): 0 = the host issues its next call at once, "
      "100 = as the recording measured it, 50 = a host twice as fast"},
+    {"sample.enable", PT_UINT, F(sample_enable), "0", 0, 1, "0 or 1",
+     "sampled replay (mgpu-replay --sample): each kernel runs in detail until its rate is stable, the rest of "
+     "its workgroups is fast-forwarded (stores applied, time predicted with an error bound); one thread"},
+    {"sample.tolerance", PT_UINT, F(sample_tolerance), "2", 1, 50, "percent",
+     "sampled replay: a kernel's rate is stable when its last sample.stable windows are within this much "
+     "of their mean (model choice)"},
+    {"sample.window", PT_UINT, F(sample_window), "1", 1, 1000, "rounds",
+     "sampled replay: length of a rate-measurement window, in rounds (as many workgroups done as the GPU "
+     "held at once)"},
+    {"sample.warmup", PT_UINT, F(sample_warmup), "1", 0, 1000, "windows",
+     "sampled replay: windows discarded before the rate counts (cold caches)"},
+    {"sample.kernels", PT_UINT, F(sample_kernels), "2", 0, 8, "launches",
+     "sampled replay, kernel level: launches alike (same kernel, grid, workgroup size) replayed in full before "
+     "later ones are fast-forwarded whole; 0 = off"},
+    {"sample.stable", PT_UINT, F(sample_stable), "3", 2, 32, "windows",
+     "sampled replay: windows whose rates must agree before the rest of a kernel is fast-forwarded"},
     {"sim.watchdog", PT_LAT, F(watchdog), "10ms", 0, 0, "cycles or time",
      "stop with a state dump when simulated time advances this long without progress (0 = off)"},
     {"sim.await_max_polls", PT_UINT, F(await_max_polls), "4194304", 1, 1000000000, "count",

@@ -107,6 +107,8 @@ static void disp_start_kernel(rp_disp *d, rp_engine *e)
     d->st_kernels++;
     rp_kernel_note(s, k, 0); /* per-kernel counters at start */
     RP_HOOK_FIRE(&s->hooks, RP_HOOK_KERNEL_START, e->now, d->gpu, UINT32_MAX, k, NULL, s);
+    if (rp_sample_kernel_start(s, k)) /* sampled replay: a launch like earlier ones may be fast-forwarded */
+        return;
     /* A workgroup that can never fit is an error, not a hang. */
     const rp_config *cfg = &s->cfg;
     const trc_launch *l = &k->launch;
@@ -125,6 +127,7 @@ static void disp_kernel_end(rp_disp *d, rp_kernel *k, rp_engine *e)
     rp_sim *s = d->sim;
     k->end = e->now;
     k->done = true;
+    rp_sample_kernel_end(s, k);
     rp_kernel_note(s, k, 1); /* counters at end (deltas); the host learns of it at the next synchronisation point */
     RP_HOOK_FIRE(&s->hooks, RP_HOOK_KERNEL_END, e->now, d->gpu, UINT32_MAX, k, NULL, s);
     rp_kernel **pp = &d->active;
@@ -179,6 +182,20 @@ static void disp_run(rp_event *ev, rp_engine *e)
         if (a->next_wg < a->n_wg)
             nk++;
         else if (!a->flushing && a->wgs_done == a->n_wg) {
+            if (a->smp.switched && !a->smp.held) {
+                /* sampled: the fast-forwarded workgroups' predicted time (sample.c) */
+                a->smp.held = true;
+                a->smp.hold_until = e->now + a->smp.skip_ps;
+            }
+            if (a->smp.held && e->now < a->smp.hold_until) {
+                /* wake at the end, or before the watchdog would take the wait for a hang */
+                rp_time wd = rp_lat_ps(s->cfg.watchdog, s->clk) / 2, t = a->smp.hold_until;
+                if (wd && t - e->now > wd)
+                    t = e->now + wd;
+                e->progress++;
+                rp_engine_wake(e, ev, t);
+                continue;
+            }
             disp_flush(d, a, e);
             if (s->failed)
                 return;
@@ -257,8 +274,13 @@ static void disp_in(rp_port *p, rp_engine *e)
                 d->live = wg->live_next;
             if (wg->live_next)
                 wg->live_next->live_prev = wg->live_prev;
-            wg->k->wgs_done++;
+            rp_kernel *k = wg->k;
+            k->wgs_done++;
             free(wg);
+            if (rp_sample_wg_done(d->sim, k, e->now)) {
+                rp_msg_free(rp_pool(d->sim), m);
+                return;
+            }
         } else if (m->type == RP_MSG_GWS_ARRIVE) {
             /* a wave at the grid barrier of a kernel over several partitions
              * (cu.c gws_arrive): when one per workgroup arrived, release all */

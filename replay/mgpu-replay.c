@@ -32,14 +32,17 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mgpu-replay [--topo r9nano|m-sgpu|u-mgpu|d-mgpu|FILE.ini] [--gpus N] [--set key=value]...\n"
             "                   [--stats FILE.json] [--threads T] [--quiet] [--list-stats] [--observe-counts]\n"
-            "                   [--timeline FILE.json [--timeline-budget N]] [--progress|--no-progress] TRACE\n"
+            "                   [--timeline FILE.json [--timeline-budget N]] [--progress|--no-progress]\n"
+            "                   [--sample[=TOLERANCE]] TRACE\n"
             "       mgpu-replay --sweep SWEEP.ini [--jobs J] [--out DIR] [--trace-cache SIZE] [--quiet] [--yes] TRACE\n"
             "       mgpu-replay --list-params [--markdown]\n"
             "       mgpu-replay --version\n"
             "Replay a gcn3-emu trace on a cycle-level timing model of one or more GCN3 GPUs and check the\n"
             "data values its memory model delivers against the recording (docs/user-guide.md).\n"
             "  --topo defaults to the r9nano preset\n"
-            "  --progress        a progress line on stderr (default: when stderr is a terminal)\n");
+            "  --progress        a progress line on stderr (default: when stderr is a terminal)\n"
+            "  --sample[=TOL]    sampled replay: each kernel in detail until its rate is stable within TOL percent\n"
+            "                    (default 2), the rest fast-forwarded with its time predicted (sample.*; one thread)\n");
 }
 
 /* a and b name the same existing file (device and inode, not names). */
@@ -451,7 +454,18 @@ int main(int argc, char **argv)
                 return 2;
             }
         }
-        else if (!strcmp(a, "--set") && i + 1 < argc) {
+        else if (!strcmp(a, "--sample") || !strncmp(a, "--sample=", 9)) {
+            static char tol[96];
+            if (n_sets > 254) {
+                fprintf(stderr, "mgpu-replay: too many --set options (max 256)\n");
+                return 2;
+            }
+            sets[n_sets++] = "sample.enable=1";
+            if (a[8] == '=') { /* checked with the other settings: sample.tolerance is 1..50 */
+                snprintf(tol, sizeof tol, "sample.tolerance=%.60s", a + 9);
+                sets[n_sets++] = tol;
+            }
+        } else if (!strcmp(a, "--set") && i + 1 < argc) {
             if (n_sets == 256) {
                 fprintf(stderr, "mgpu-replay: too many --set options (max 256)\n");
                 return 2;

@@ -520,6 +520,32 @@ static void update_big(rp_sim *s, uint64_t addr, uint64_t n, uint32_t g)
         }
 }
 
+int rp_mem_functional(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src, uint32_t n, int atomic_op,
+                      uint64_t asrc, uint64_t acmp)
+{
+    uint64_t lb = s->cfg.l1v_line, l = addr & ~(lb - 1);
+    if (n == 0 || n > lb || addr - l > lb - n)
+        return 0; /* crosses a line: not from a well-formed lane (the trace's checks refuse those) */
+    rp_cache *c = l2_bank(s, rp_gpu_of(s, l, g), l);
+    uint8_t *d = c ? rp_cache_line_data(c, l) : NULL;
+    uint8_t v[8];
+    if (atomic_op != GCN_AT_NONE) {
+        if (n != 4 && n != 8)
+            return 0;
+        uint64_t old = 0;
+        if (d)
+            memcpy(&old, d + (addr - l), n);
+        else
+            rp_fmem_read(s->mem, addr, (uint8_t *)&old, n);
+        uint64_t nv = gcn_atomic_apply((gcn_atomic_op)atomic_op, n, old, asrc, acmp);
+        memcpy(v, &nv, n);
+        src = v;
+    }
+    if (d)
+        memcpy(d + (addr - l), src, n);
+    return rp_fmem_write(s->mem, addr, src, n);
+}
+
 /* ---- host memory events ---------------------------------------------------------- */
 
 static void d2h_check(rp_sim *s, const trc_event *ev)

@@ -73,6 +73,26 @@ typedef struct rp_ksum {      /* per-kernel summary counters */
     uint64_t l1v_hits, l1v_accesses, l2_hits, l2_accesses, dram_bytes, link_bytes;
 } rp_ksum;
 
+/* Sampled replay of one kernel (sample.c, sample.enable). */
+#define RP_SAMPLE_WINDOWS 64
+typedef struct rp_ksample {
+    rp_time lat;              /* kernel start to its first workgroup done: about one workgroup's lifetime */
+    uint32_t peak;            /* most workgroups in flight seen */
+    rp_time win_t0;           /* the current window's start */
+    uint64_t win_done;        /* workgroups done in it */
+    uint64_t win_i0;          /* k->n_instr at its start */
+    double rate[RP_SAMPLE_WINDOWS]; /* wavefront instructions per ps of the windows so far (the last ones) */
+    uint32_t n_rate;
+    bool off;                 /* not sampled (awaits, grid barrier, too few workgroups): replayed in full */
+    bool whole;               /* the whole launch was fast-forwarded (kernel level) */
+    bool switched;            /* the rest was fast-forwarded */
+    bool held;                /* the predicted time is running */
+    uint32_t detailed_wgs, skipped_wgs;
+    uint64_t skipped_instr;   /* wavefront instructions of the skipped workgroups (the trace's) */
+    double rate_mean, rate_dev; /* of the windows that decided; dev: largest relative deviation */
+    rp_time t_switch, skip_ps, bound_ps, hold_until;
+} rp_ksample;
+
 struct rp_kernel {
     rp_kernel *next;          /* dispatcher queue, then its list of started kernels */
     uint32_t stream;          /* the launch's stream (0: the null stream) */
@@ -102,6 +122,8 @@ struct rp_kernel {
     uint64_t order_loads, adopted_loads;
     struct rp_wmap *wmap;
     bool wmap_failed;
+    rp_ksample smp;
+    uint64_t kernarg_hash;    /* FNV-1a of the kernarg segment (sample.c groups launches by it) */
 };
 
 /* Whether kernels a and b run in order: the same stream, or one on the null
@@ -198,6 +220,13 @@ struct rp_sim {
     size_t n_progs;
     /* kernels */
     rp_kernel **kernels;
+    struct rp_sgroup {        /* sampled replay, kernel level (sample.c): launches alike */
+        const rp_kernel *first; /* name, grid and workgroup size of the group */
+        uint32_t n_detailed, n_seen; /* ps_per_instr holds the last n_detailed of n_seen full launches */
+        double ps_per_instr[8]; /* of its launches replayed in full (up to sample.kernels) */
+        bool off;             /* a launch of it polled: never skipped */
+    } *sgroups;
+    size_t n_sgroups;
     size_t n_kernels, cap_kernels;
     /* D-MGPU placement */
     rp_alloc *allocs;
@@ -309,6 +338,29 @@ void rp_mem_read_line(rp_sim *s, uint64_t line, uint8_t *dst, uint32_t lb);
  * For host.c before a device-to-host copy (rp_host_apply also writes back
  * the lines a D2H/D2D source covers). Returns the lines written back. */
 uint64_t rp_mem_flush_l2(rp_sim *s, uint32_t gpu);
+/* Sampled replay (sample.c): a store of n bytes (atomic_op GCN_AT_NONE) or
+ * an atomic (gcn_atomic_op, w = 4 or 8 bytes, operands src and cmp) of a
+ * fast-forwarded workgroup on GPU g, applied to the modelled memory at once:
+ * the functional memory and the L2 copy of the line if one holds it (L1s
+ * are write-through and invalidated at the next kernel start). 0, or -1 out
+ * of memory. */
+int rp_mem_functional(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src, uint32_t n, int atomic_op,
+                      uint64_t asrc, uint64_t acmp);
+/* Sampled replay (sample.c), called by the dispatcher when a workgroup of k
+ * is done: measures k's rate over windows of workgroups and, once it is
+ * stable within sample.tolerance, fast-forwards k's workgroups not yet
+ * handed out (their stores reach the memory, their time is predicted:
+ * k->smp). 0, or -1 after rp_sim_fail. */
+int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now);
+/* Sampled replay, kernel level (sample.c), when the dispatcher starts k:
+ * once sample.kernels launches alike (same kernel, grid and workgroup size)
+ * ran in full with times per instruction that agree within
+ * sample.tolerance, k is fast-forwarded whole: every workgroup's stores
+ * reach the memory and its time is predicted from theirs. At k's end
+ * (rp_sample_kernel_end) a launch replayed in full joins its group. 0, or
+ * -1 after rp_sim_fail. */
+int rp_sample_kernel_start(rp_sim *s, rp_kernel *k);
+void rp_sample_kernel_end(rp_sim *s, rp_kernel *k);
 uint32_t rp_gpu_of(rp_sim *s, uint64_t addr, uint32_t accessing_gpu);
 rp_link *rp_route_l1(void *ctx, uint64_t line, rp_port **dst);
 rp_link *rp_route_l2(void *ctx, uint64_t line, rp_port **dst);

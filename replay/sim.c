@@ -381,6 +381,7 @@ void rp_sim_fini(rp_sim *s)
     free(s->host.sbusy);
     free(s->host.nonblocking);
     free(s->host.sdma);
+    free(s->sgroups);
     free(s->host.cspan);
     for (size_t i = 0; i < s->host.n_hs; i++)
         free(s->host.hs[i].ev);
@@ -764,6 +765,10 @@ void rp_sim_report(rp_sim *s, FILE *f)
         if (k->order_loads || k->adopted_loads)
             snprintf(chk + strlen(chk), sizeof chk - strlen(chk), " (loads: %llu order-dependent, %llu adopted)",
                      (unsigned long long)k->order_loads, (unsigned long long)k->adopted_loads);
+        if (k->smp.switched)
+            snprintf(chk + strlen(chk), sizeof chk - strlen(chk),
+                     " [sampled: %u of %u workgroups in detail, the rest predicted %.3f us +- %.3f us]",
+                     k->smp.detailed_wgs, k->n_wg, (double)k->smp.skip_ps / 1e6, (double)k->smp.bound_ps / 1e6);
         fprintf(f, "%-4u %-32s %3u %12llu %12.3f %12llu %6.2f %6.1f %6.1f %12llu %12llu  %s\n", k->launch.kernel_id,
                 name, k->gpu, (unsigned long long)cyc, (double)kspan(k) / 1e6,
                 (unsigned long long)k->n_instr, ratio(k->n_instr, cyc), 100 * ratio(d.l1v_hits, d.l1v_accesses),
@@ -932,6 +937,20 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
             json_object_set_new(o, "overlap_copies_ps", json_integer((json_int_t)oc_ps));
         }
         json_object_set_new(o, "workgroups", json_integer(k->n_wg));
+        if (k->smp.switched) {
+            /* sampled replay (sample.c): end_ps, cycles and time_ns are predictions within bound_ps;
+             * wavefront_instructions and the counters cover the detailed workgroups only */
+            json_t *sm = json_object();
+            json_object_set_new(sm, "detailed_workgroups", json_integer(k->smp.detailed_wgs));
+            json_object_set_new(sm, "skipped_workgroups", json_integer(k->smp.skipped_wgs));
+            json_object_set_new(sm, "skipped_wavefront_instructions", json_integer((json_int_t)k->smp.skipped_instr));
+            json_object_set_new(sm, "switch_ps", json_integer((json_int_t)k->smp.t_switch));
+            json_object_set_new(sm, "rate_per_ns", json_real(k->smp.rate_mean * 1e3));
+            json_object_set_new(sm, "rate_spread", json_real(k->smp.rate_dev));
+            json_object_set_new(sm, "predicted_ps", json_integer((json_int_t)k->smp.skip_ps));
+            json_object_set_new(sm, "bound_ps", json_integer((json_int_t)k->smp.bound_ps));
+            json_object_set_new(o, "sampled", sm);
+        }
         json_object_set_new(o, "start_ps", json_integer((json_int_t)k->start));
         json_object_set_new(o, "end_ps", json_integer((json_int_t)k->end));
         json_object_set_new(o, "cycles", json_integer((json_int_t)cyc));

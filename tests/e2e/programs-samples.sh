@@ -220,5 +220,30 @@ if [ -n "${HSIM[one]:-}" ] && [ -n "${HSIM[two]:-}" ]; then
   else bad "streams_halo: two streams ${HSIM[two]} us, one ${HSIM[one]} us (want two < one)"; fi
 fi
 
+echo "== sampled replay (mgpu-replay --sample, issue 16) of a deep kernel launched four times"
+if [ -x "$BUILD/programs/sample_deep" ]; then
+  tr=$OUT/sample_deep.gtrace
+  if "$EMU" --quiet --record "$tr" -- "$BUILD/programs/sample_deep" >"$OUT/sd.out" 2>&1 && grep -q "PASS sample_deep" "$OUT/sd.out"; then
+    if timeout 300 "$REPLAY" --topo r9nano --quiet --stats "$OUT/sd-full.json" "$tr" >"$OUT/sd-full.out" 2>&1 \
+       && timeout 300 "$REPLAY" --topo r9nano --sample --stats "$OUT/sd-smp.json" "$tr" >"$OUT/sd-smp.out" 2>&1 \
+       && res=$("$PY" -c '
+import json, sys
+f, s = (json.load(open(p)) for p in sys.argv[1:3])
+c = s["check"]
+ok = c["load_mismatches"] == 0 and c["d2h_mismatches"] == 0 and c["d2h_checked"] > 0 and len(f["kernels"]) == len(s["kernels"]) == 4
+sm = [(kf, ks) for kf, ks in zip(f["kernels"], s["kernels"]) if "sampled" in ks]
+wg = [ks for kf, ks in sm if 0 < ks["sampled"]["detailed_workgroups"] < ks["workgroups"]]
+whole = [ks for kf, ks in sm if ks["sampled"]["detailed_workgroups"] == 0]
+dur = lambda k: k["end_ps"] - k["start_ps"]
+tf, ts = sum(map(dur, f["kernels"])), sum(map(dur, s["kernels"]))
+ok = ok and wg and whole and abs(ts - tf) <= 0.03 * tf
+ok = ok and all(abs(dur(ks) - dur(kf)) <= ks["sampled"]["bound_ps"] + 0.01 * dur(kf) for kf, ks in sm)
+print("%d kernels sampled (%d at the workgroup level, %d whole), kernel time %+.2f%% against the full replay, D2H checks clean" % (len(sm), len(wg), len(whole), 100.0 * (ts - tf) / tf))
+sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json") && grep -q "sampled: " "$OUT/sd-smp.out"; then
+      ok "sample_deep --sample: $res"
+    else bad "sample_deep --sample: ${res:-replay failed: $(why "$OUT/sd-smp.out" "$OUT/sd-full.out")}"; fi
+  else bad "sample_deep record: $(why "$OUT/sd.out")"; fi
+fi
+
 echo "programs-samples: $pass ok, $fail failed"
 [ $fail = 0 ]

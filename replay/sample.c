@@ -1,0 +1,263 @@
+/*
+ * sample.c - sampled replay (sample.enable, mgpu-replay --sample), the
+ * workgroup level of issue 16: a kernel runs in detail while its rate
+ * (wavefront instructions per ps) is measured over windows of workgroups;
+ * once the last sample.stable windows agree within sample.tolerance, the
+ * workgroups not yet handed out are fast-forwarded: their stores and atomics
+ * reach the modelled memory at once (functional memory and L2 copies, so
+ * later kernels, copies and the data check see their values; caches stay
+ * warm), and their time is predicted from the measured rate. The workgroups
+ * in flight finish in detail; the kernel then ends skip_ps later, where
+ * skip_ps = (wavefront instructions of the skipped workgroups) / rate.
+ *
+ * Assumption of the prediction: the skipped workgroups run at the measured
+ * steady rate, and the drain of the last resident workgroups (simulated in
+ * detail) happens at the end whatever came before it. The error bound is
+ * skip_ps times the largest relative deviation of the deciding windows'
+ * rates from their mean (at least half of sample.tolerance): the spread the
+ * rate showed while it was measured. It says nothing about a kernel whose
+ * later workgroups behave unlike its first ones (a different path, a
+ * different footprint); such kernels need a full replay (docs/user-guide.md).
+ *
+ * Not sampled (replayed in full): kernels whose waves polled (awaits: the
+ * time depends on other workgroups), cooperative kernels (grid barrier),
+ * kernels that never reach a stable rate before their last workgroup is
+ * handed out. The skipped workgroups' loads are not checked. Sampled replay
+ * runs on one thread (the fast-forward writes every GPU's memory).
+ */
+#include "rp_sim_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Apply a lane's bytes [addr, addr + n) line by line (a lane's access may
+ * cross a line). */
+static int store_bytes(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src, uint32_t n)
+{
+    uint64_t lb = s->cfg.l1v_line;
+    while (n) {
+        uint64_t room = lb - (addr & (lb - 1));
+        uint32_t part = n < room ? n : (uint32_t)room;
+        if (rp_mem_functional(s, g, addr, src, part, GCN_AT_NONE, 0, 0))
+            return -1;
+        addr += part, src += part, n -= part;
+    }
+    return 0;
+}
+
+/* Fast-forward workgroup i of k: walk its waves' records and apply every
+ * global store and atomic to the memory, in wave order; *instr += its
+ * wavefront instructions. A record the walk cannot follow counts as a walk
+ * error of the kernel (as in a detailed replay) and the rest of that wave is
+ * left out. 0, or -1 after rp_sim_fail. */
+static int ff_wg(rp_sim *s, rp_kernel *k, uint32_t i, uint64_t *instr)
+{
+    char err[256];
+    trc_wg *g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, 1, err, sizeof err);
+    if (!g) {
+        rp_sim_fail(s, "sampled replay: kernel %u, workgroup %u: %s", k->launch.kernel_id, i, err);
+        return -1;
+    }
+    int rc = 0;
+    for (uint32_t v = 0; v < g->n_waves && !rc; v++) {
+        const trc_wave *tw = &g->waves[v];
+        *instr += tw->n_instr;
+        gcn_walk wk;
+        gcn_walk_init(&wk, k->prog, k->entry_idx, tw);
+        const gcn_insn *in;
+        const trc_mem_op *op;
+        int r;
+        while ((r = gcn_walk_next(&wk, &in, &op)) > 0) {
+            if (!op || !op->store_data || (op->flags & (TRC_MO_LDS | TRC_MO_SMEM)) ||
+                !(op->flags & (TRC_MO_STORE | TRC_MO_ATOMIC)))
+                continue;
+            uint32_t nl = (uint32_t)__builtin_popcountll(op->exec), bpl = op->bytes_per_lane;
+            if (op->flags & TRC_MO_ATOMIC) {
+                const gcn_op_info *oi = &gcn_op_infos[in->op];
+                unsigned w = oi->elem_bytes == 8 ? 8 : 4;
+                bool cas = oi->aop == GCN_AT_CMPSWAP;
+                if (oi->aop == GCN_AT_NONE || oi->aop == GCN_AT_UNKNOWN || cas != !!(op->flags & TRC_MO_CMPSWAP))
+                    continue; /* the detailed replay reports these as walk errors */
+                for (uint32_t l = 0; l < nl && !rc; l++) {
+                    uint64_t src = 0, cmp = 0;
+                    memcpy(&src, op->store_data + (size_t)l * (cas ? 2 : 1) * w, w);
+                    if (cas)
+                        memcpy(&cmp, op->store_data + (size_t)l * 2 * w + w, w);
+                    rc = rp_mem_functional(s, k->gpu, op->addr[l], NULL, w, oi->aop, src, cmp);
+                }
+            } else {
+                for (uint32_t l = 0; l < nl && !rc; l++)
+                    rc = store_bytes(s, k->gpu, op->addr[l], op->store_data + (size_t)l * bpl, bpl);
+            }
+        }
+        if (r < 0)
+            __atomic_add_fetch(&k->walk_errors, 1, __ATOMIC_RELAXED);
+    }
+    trc_wg_free(g);
+    if (rc)
+        rp_sim_fail(s, "sampled replay: kernel %u, workgroup %u: out of memory", k->launch.kernel_id, i);
+    return rc ? -1 : 0;
+}
+
+int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
+{
+    rp_ksample *m = &k->smp;
+    const rp_config *c = &s->cfg;
+    if (!c->sample_enable || m->off || m->switched)
+        return 0;
+    if (k->spin_iterations || k->gws_cap) {
+        m->off = true; /* its time depends on other workgroups: replayed in full */
+        return 0;
+    }
+    uint32_t inflight = k->next_wg - (k->wgs_done - 1); /* with the one just done */
+    if (inflight > m->peak)
+        m->peak = inflight;
+    if (!m->lat) { /* the first window starts with the kernel's first workgroup done */
+        m->lat = now > k->start ? now - k->start : 1;
+        m->win_t0 = now;
+        m->win_i0 = k->n_instr;
+        return 0;
+    }
+    /* Windows of sample.window rounds: a round is as many workgroups done
+     * as fit at once (the most seen in flight). Workgroups start and end in
+     * waves, so a shorter window would alias with them. */
+    if (++m->win_done < (uint64_t)c->sample_window * m->peak)
+        return 0;
+    m->win_done = 0;
+    if (m->n_rate == RP_SAMPLE_WINDOWS) {
+        memmove(m->rate, m->rate + 1, (RP_SAMPLE_WINDOWS - 1) * sizeof *m->rate);
+        m->n_rate--;
+    }
+    m->rate[m->n_rate++] = (double)(k->n_instr - m->win_i0) / (double)(now - m->win_t0);
+    m->win_t0 = now;
+    m->win_i0 = k->n_instr;
+    uint32_t st = c->sample_stable;
+    if (m->n_rate < c->sample_warmup + st || k->n_wg - k->next_wg < 2 * m->peak)
+        return 0; /* still warming up, or less than two rounds of workgroups left */
+    double mean = 0, dev = 0;
+    for (uint32_t i = m->n_rate - st; i < m->n_rate; i++)
+        mean += m->rate[i];
+    mean /= st;
+    if (mean <= 0)
+        return 0;
+    for (uint32_t i = m->n_rate - st; i < m->n_rate; i++) {
+        double d = (m->rate[i] > mean ? m->rate[i] - mean : mean - m->rate[i]) / mean;
+        if (d > dev)
+            dev = d;
+    }
+    if (dev * 100.0 > c->sample_tolerance)
+        return 0;
+    /* stable: fast-forward the workgroups not yet handed out */
+    m->switched = true;
+    m->t_switch = now;
+    m->rate_mean = mean;
+    m->rate_dev = dev;
+    m->detailed_wgs = k->next_wg;
+    m->skipped_wgs = k->n_wg - k->next_wg;
+    uint64_t instr = 0;
+    for (uint32_t i = k->next_wg; i < k->n_wg; i++)
+        if (ff_wg(s, k, i, &instr))
+            return -1;
+    m->skipped_instr = instr;
+    m->skip_ps = (rp_time)((double)instr / mean);
+    /* the bound: the spread of the deciding windows (at least half the
+     * tolerance) plus their drift from the first to the last */
+    double first = m->rate[m->n_rate - st], last = m->rate[m->n_rate - 1];
+    double rel = (dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0) +
+                 (last > first ? last - first : first - last) / mean;
+    m->bound_ps = (rp_time)((double)m->skip_ps * rel);
+    k->next_wg = k->n_wg;
+    k->wgs_done += m->skipped_wgs;
+    return 0;
+}
+
+/* Launches alike: the same kernel of the same code object, grid, workgroup
+ * size and kernel arguments (the same buffers and scalars: an iteration of a
+ * loop on the host). Launches whose arguments differ (the stages of a
+ * bitonic sort) may behave differently and are not grouped. */
+static bool alike(const rp_kernel *ka, const rp_kernel *kb)
+{
+    const trc_launch *a = &ka->launch, *b = &kb->launch;
+    return !strcmp(a->kernel_name, b->kernel_name) && a->code_object_id == b->code_object_id &&
+           !memcmp(a->grid, b->grid, sizeof a->grid) && !memcmp(a->wg_size, b->wg_size, sizeof a->wg_size) &&
+           a->kernarg_size == b->kernarg_size && ka->kernarg_hash == kb->kernarg_hash;
+}
+
+/* The group of launches alike k; NULL out of memory. */
+static struct rp_sgroup *group_of(rp_sim *s, const rp_kernel *k)
+{
+    for (size_t i = 0; i < s->n_sgroups; i++) {
+        if (alike(s->sgroups[i].first, k))
+            return &s->sgroups[i];
+    }
+    struct rp_sgroup *v = realloc(s->sgroups, (s->n_sgroups + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    s->sgroups = v;
+    memset(&v[s->n_sgroups], 0, sizeof *v);
+    v[s->n_sgroups].first = k;
+    return &v[s->n_sgroups++];
+}
+
+int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
+{
+    const rp_config *c = &s->cfg;
+    if (!c->sample_enable || !c->sample_kernels || !k->n_instr_traced)
+        return 0;
+    struct rp_sgroup *g = group_of(s, k);
+    if (!g) {
+        rp_sim_fail(s, "sampled replay: out of memory");
+        return -1;
+    }
+    if (g->off || g->n_detailed < c->sample_kernels)
+        return 0;
+    double mean = 0, dev = 0;
+    for (uint32_t i = 0; i < g->n_detailed; i++)
+        mean += g->ps_per_instr[i];
+    mean /= g->n_detailed;
+    for (uint32_t i = 0; i < g->n_detailed; i++) {
+        double d = (g->ps_per_instr[i] > mean ? g->ps_per_instr[i] - mean : mean - g->ps_per_instr[i]) / mean;
+        if (d > dev)
+            dev = d;
+    }
+    if (mean <= 0 || dev * 100.0 > c->sample_tolerance)
+        return 0; /* its launches disagree: this one runs in full (and may join the group) */
+    rp_ksample *m = &k->smp;
+    m->switched = m->whole = true;
+    m->t_switch = k->start;
+    m->rate_mean = 1.0 / mean;
+    m->rate_dev = dev;
+    m->detailed_wgs = 0;
+    m->skipped_wgs = k->n_wg;
+    uint64_t instr = 0;
+    for (uint32_t i = 0; i < k->n_wg; i++)
+        if (ff_wg(s, k, i, &instr))
+            return -1;
+    m->skipped_instr = instr;
+    m->skip_ps = (rp_time)((double)instr * mean);
+    double rel = dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0;
+    m->bound_ps = (rp_time)((double)m->skip_ps * rel);
+    k->next_wg = k->wgs_done = k->n_wg;
+    return 0;
+}
+
+void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
+{
+    const rp_config *c = &s->cfg;
+    if (!c->sample_enable || !c->sample_kernels || k->smp.whole || !k->n_instr || k->end <= k->start)
+        return;
+    struct rp_sgroup *g = NULL;
+    for (size_t i = 0; i < s->n_sgroups && !g; i++)
+        if (s->sgroups[i].first == k || alike(s->sgroups[i].first, k))
+            g = &s->sgroups[i];
+    if (!g)
+        return;
+    if (k->spin_iterations || k->gws_cap) {
+        g->off = true; /* its time depends on other workgroups */
+        return;
+    }
+    uint32_t n = c->sample_kernels < 8 ? c->sample_kernels : 8; /* the last n launches replayed in full */
+    /* a launch sampled at the workgroup level counts with its predicted time */
+    g->ps_per_instr[g->n_seen++ % n] = (double)(k->end - k->start) / (double)(k->n_instr + k->smp.skipped_instr);
+    g->n_detailed = g->n_seen < n ? g->n_seen : n;
+}
