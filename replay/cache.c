@@ -280,6 +280,46 @@ static uint64_t install(rp_cache *c, uint64_t line, rp_time now, bool *fresh)
     return v;
 }
 
+int rp_cache_functional_write(rp_cache *c, uint64_t addr, const uint8_t *src, uint32_t n)
+{
+    uint64_t lb = c->spec.line, line = addr & ~(lb - 1);
+    if (n == 0 || addr - line > lb - n || !c->spec.write_back || c->no_allocate)
+        return -1;
+    int64_t hit = lookup(c, line);
+    uint64_t slot;
+    if (hit >= 0) {
+        slot = (uint64_t)hit;
+    } else {
+        /* write-allocate as install() does, without messages: the victim's
+         * write-back goes to DRAM (rp_fmem) at once */
+        uint32_t set = set_of(c, line);
+        uint64_t base = (uint64_t)set * c->spec.assoc, v = base;
+        for (uint32_t w = 0; w < c->spec.assoc; w++) {
+            if (c->tag[base + w] == 0) {
+                v = base + w;
+                break;
+            }
+            if (c->age[base + w] < c->age[v])
+                v = base + w;
+        }
+        if (c->tag[v] && c->dirty[v])
+            wb_data(c, v);
+        c->tag[v] = line + 1;
+        c->dirty[v] = 0;
+        if (c->sim)
+            rp_fmem_read(c->sim->mem, line, ldata(c, v), (uint32_t)lb);
+        else
+            memset(ldata(c, v), 0, lb);
+        slot = v;
+    }
+    c->age[slot] = ++c->stamp;
+    if (src) {
+        memcpy(ldata(c, slot) + (addr - line), src, n);
+        c->dirty[slot] = 1;
+    }
+    return 0;
+}
+
 static void invalidate_all(rp_cache *c)
 {
     memset(c->tag, 0, (size_t)c->sets * c->spec.assoc * sizeof *c->tag);

@@ -222,6 +222,9 @@ static const param params[] = {
      "held at once)"},
     {"sample.warmup", PT_UINT, F(sample_warmup), "1", 0, 1000, "windows",
      "sampled replay: windows discarded before the rate counts (cold caches)"},
+    {"sample.period", PT_UINT, F(sample_period), "8", 0, 1000000, "rounds",
+     "sampled replay: rounds of workgroups fast-forwarded at a time before the rate is measured again "
+     "(0 = the whole rest of the kernel at once)"},
     {"sample.kernels", PT_UINT, F(sample_kernels), "2", 0, 8, "launches",
      "sampled replay, kernel level: launches alike (same kernel, grid, workgroup size) replayed in full before "
      "later ones are fast-forwarded whole; 0 = off"},

@@ -178,7 +178,8 @@ static void disp_run(rp_event *ev, rp_engine *e)
     /* Kernels whose workgroups are all done flush; the others hand out
      * workgroups (fifo: at most one, the last started). */
     uint32_t nk = 0;
-    for (rp_kernel *a = d->active; a; a = a->next) {
+    for (rp_kernel *a = d->active, *an; a; a = an) {
+        an = a->next;
         if (a->next_wg < a->n_wg)
             nk++;
         else if (!a->flushing && a->wgs_done == a->n_wg) {
@@ -194,6 +195,16 @@ static void disp_run(rp_event *ev, rp_engine *e)
                     t = e->now + wd;
                 e->progress++;
                 rp_engine_wake(e, ev, t);
+                continue;
+            }
+            if (a->smp.whole) {
+                /* fast-forwarded whole: the predicted time of its launches
+                 * alike includes their end-of-kernel write-back, so this one's
+                 * takes no time (rp_mem_flush_l2 writes back functionally) */
+                for (uint32_t g = a->gpu_first; g < a->gpu_first + a->gpu_count; g++)
+                    rp_mem_flush_l2(s, g);
+                disp_kernel_end(d, a, e);
+                rp_engine_wake(e, ev, e->now); /* the next kernel may start */
                 continue;
             }
             disp_flush(d, a, e);

@@ -527,6 +527,11 @@ int rp_mem_functional(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src, 
     if (n == 0 || n > lb || addr - l > lb - n)
         return 0; /* crosses a line: not from a well-formed lane (the trace's checks refuse those) */
     rp_cache *c = l2_bank(s, rp_gpu_of(s, l, g), l);
+    if (!src && atomic_op == GCN_AT_NONE) { /* a load: the L2 allocates the line */
+        if (c)
+            rp_cache_functional_write(c, addr, NULL, n);
+        return 0;
+    }
     uint8_t *d = c ? rp_cache_line_data(c, l) : NULL;
     uint8_t v[8];
     if (atomic_op != GCN_AT_NONE) {
@@ -541,8 +546,11 @@ int rp_mem_functional(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src, 
         memcpy(v, &nv, n);
         src = v;
     }
-    if (d)
-        memcpy(d + (addr - l), src, n);
+    /* the L2 takes the write as a write miss or hit would (allocated, dirty):
+     * its kernel-end write-back and the next kernel's hits are those of the
+     * skipped work */
+    if (c && !rp_cache_functional_write(c, addr, src, n))
+        return 0;
     return rp_fmem_write(s->mem, addr, src, n);
 }
 

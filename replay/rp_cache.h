@@ -123,5 +123,13 @@ uint8_t *rp_cache_line_data(rp_cache *c, uint64_t line);
  * overlap [addr, addr + n) (n = UINT64_MAX: all) into the sim's rp_fmem;
  * they become clean. Honours skip_flush. Returns the lines written back. */
 uint64_t rp_cache_writeback(rp_cache *c, uint64_t addr, uint64_t n);
+/* Functional write (zero simulated time, no messages, no statistics) of n
+ * bytes at addr, inside one line, into a write-back cache (the L2): the line
+ * is allocated as a write miss would (LRU victim written back to the sim's
+ * rp_fmem if dirty, the rest of the line read from it) and marked dirty.
+ * src = NULL: a read, which allocates the line clean (or makes it the most
+ * recently used). For the sampled replay's fast-forward (sample.c). 0, or
+ * -1 for an access that crosses a line or a cache that does not allocate. */
+int rp_cache_functional_write(rp_cache *c, uint64_t addr, const uint8_t *src, uint32_t n);
 
 #endif

@@ -67,7 +67,8 @@ typedef struct rp_config {
     uint32_t dram_banks, dram_queue_depth, dram_row_size, dram_bank_interleave;
     char dram_page_policy[64]; /* open | closed */
     char dispatch_policy[64];  /* fifo | interleave */
-    uint32_t sample_enable, sample_tolerance, sample_window, sample_warmup, sample_stable, sample_kernels; /* sample.c */
+    uint32_t sample_enable, sample_tolerance, sample_window, sample_warmup, sample_stable, sample_kernels,
+        sample_period; /* sample.c */
     rp_lat dram_tCL, dram_tCWL, dram_tRCD, dram_tRP, dram_tRAS, dram_tCCD, dram_tRRD, dram_tFAW;
     rp_lat dram_tWR, dram_tRTP, dram_tREFI, dram_tRFC;
     uint64_t gpu_interleave;

@@ -340,10 +340,11 @@ void rp_mem_read_line(rp_sim *s, uint64_t line, uint8_t *dst, uint32_t lb);
 uint64_t rp_mem_flush_l2(rp_sim *s, uint32_t gpu);
 /* Sampled replay (sample.c): a store of n bytes (atomic_op GCN_AT_NONE) or
  * an atomic (gcn_atomic_op, w = 4 or 8 bytes, operands src and cmp) of a
- * fast-forwarded workgroup on GPU g, applied to the modelled memory at once:
- * the functional memory and the L2 copy of the line if one holds it (L1s
- * are write-through and invalidated at the next kernel start). 0, or -1 out
- * of memory. */
+ * fast-forwarded workgroup on GPU g (src NULL and GCN_AT_NONE: a load,
+ * which only allocates its line in the L2), applied to the modelled memory at once
+ * as the L2 (the point of coherence) takes a write: the line is allocated
+ * there and dirty (rp_cache_functional_write); L1s are write-through and
+ * invalidated at the next kernel start. 0, or -1 out of memory. */
 int rp_mem_functional(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src, uint32_t n, int atomic_op,
                       uint64_t asrc, uint64_t acmp);
 /* Sampled replay (sample.c), called by the dispatcher when a workgroup of k

@@ -1,29 +1,34 @@
 /*
- * sample.c - sampled replay (sample.enable, mgpu-replay --sample), the
- * workgroup level of issue 16: a kernel runs in detail while its rate
- * (wavefront instructions per ps) is measured over windows of workgroups;
- * once the last sample.stable windows agree within sample.tolerance, the
- * workgroups not yet handed out are fast-forwarded: their stores and atomics
- * reach the modelled memory at once (functional memory and L2 copies, so
- * later kernels, copies and the data check see their values; caches stay
- * warm), and their time is predicted from the measured rate. The workgroups
- * in flight finish in detail; the kernel then ends skip_ps later, where
- * skip_ps = (wavefront instructions of the skipped workgroups) / rate.
+ * sample.c - sampled replay (sample.enable, mgpu-replay --sample; issue 16,
+ * docs/timing-model.md "Sampled replay").
  *
- * Assumption of the prediction: the skipped workgroups run at the measured
- * steady rate, and the drain of the last resident workgroups (simulated in
- * detail) happens at the end whatever came before it. The error bound is
- * skip_ps times the largest relative deviation of the deciding windows'
- * rates from their mean (at least half of sample.tolerance): the spread the
- * rate showed while it was measured. It says nothing about a kernel whose
- * later workgroups behave unlike its first ones (a different path, a
- * different footprint); such kernels need a full replay (docs/user-guide.md).
+ * Workgroup level: a kernel runs in detail while its rate (wavefront
+ * instructions per ps) is measured over windows of sample.window rounds (a
+ * round: as many workgroups done as the GPU held at once). After
+ * sample.warmup windows, once the last sample.stable windows agree within
+ * sample.tolerance, the next sample.period rounds of workgroups not yet
+ * handed out are fast-forwarded, and the rate is measured again. A
+ * fast-forwarded workgroup's stores and atomics reach the memory at once, as
+ * the L2 takes a write (allocated, dirty: rp_cache_functional_write), and its
+ * loads allocate their lines, so later kernels, copies and the data check see
+ * its values and the L2 state it leaves; its time is predicted from the rate
+ * measured before it. The workgroups in flight finish in detail; the kernel
+ * then ends the summed predictions (skip_ps) later.
+ *
+ * Kernel level: launches alike (same kernel, grid, workgroup size and
+ * kernarg bytes) are fast-forwarded whole once sample.kernels of them agree
+ * in time per instruction.
+ *
+ * The error bound is each prediction times the spread and drift of the rates
+ * it came from: how noisy the rate was, not how far the skipped work is from
+ * the measured work (a kernel whose later workgroups behave unlike its first
+ * ones needs a full replay).
  *
  * Not sampled (replayed in full): kernels whose waves polled (awaits: the
  * time depends on other workgroups), cooperative kernels (grid barrier),
- * kernels that never reach a stable rate before their last workgroup is
- * handed out. The skipped workgroups' loads are not checked. Sampled replay
- * runs on one thread (the fast-forward writes every GPU's memory).
+ * kernels that never reach a stable rate with enough rounds left. The
+ * skipped workgroups' loads are not checked. Sampled replay runs on one
+ * thread (the fast-forward writes every GPU's memory).
  */
 #include "rp_sim_internal.h"
 
@@ -68,10 +73,22 @@ static int ff_wg(rp_sim *s, rp_kernel *k, uint32_t i, uint64_t *instr)
         const trc_mem_op *op;
         int r;
         while ((r = gcn_walk_next(&wk, &in, &op)) > 0) {
-            if (!op || !op->store_data || (op->flags & (TRC_MO_LDS | TRC_MO_SMEM)) ||
-                !(op->flags & (TRC_MO_STORE | TRC_MO_ATOMIC)))
+            if (!op || (op->flags & TRC_MO_LDS))
                 continue;
             uint32_t nl = (uint32_t)__builtin_popcountll(op->exec), bpl = op->bytes_per_lane;
+            if (!(op->flags & (TRC_MO_STORE | TRC_MO_ATOMIC))) {
+                /* a load: its lines enter the L2 as they would (once per line) */
+                uint64_t prev = UINT64_MAX, lb = s->cfg.l1v_line;
+                for (uint32_t l = 0; l < nl && !rc; l++) {
+                    uint64_t line = op->addr[l] & ~(lb - 1);
+                    if (line != prev)
+                        rc = rp_mem_functional(s, k->gpu, line, NULL, 1, GCN_AT_NONE, 0, 0);
+                    prev = line;
+                }
+                continue;
+            }
+            if (!op->store_data || (op->flags & TRC_MO_SMEM))
+                continue;
             if (op->flags & TRC_MO_ATOMIC) {
                 const gcn_op_info *oi = &gcn_op_infos[in->op];
                 unsigned w = oi->elem_bytes == 8 ? 8 : 4;
@@ -103,7 +120,7 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
 {
     rp_ksample *m = &k->smp;
     const rp_config *c = &s->cfg;
-    if (!c->sample_enable || m->off || m->switched)
+    if (!c->sample_enable || m->off || m->whole || k->next_wg >= k->n_wg)
         return 0;
     if (k->spin_iterations || k->gws_cap) {
         m->off = true; /* its time depends on other workgroups: replayed in full */
@@ -147,27 +164,42 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     }
     if (dev * 100.0 > c->sample_tolerance)
         return 0;
-    /* stable: fast-forward the workgroups not yet handed out */
+    /* stable: fast-forward the next sample.period rounds of workgroups not
+     * yet handed out (all of them for 0, or when what would be left could
+     * not be measured again), then measure again */
+    uint32_t left = k->n_wg - k->next_wg, chunk = left;
+    uint64_t per = (uint64_t)c->sample_period * m->peak;
+    if (per && per < left && left - per >= (uint64_t)(c->sample_warmup + st + 2) * m->peak)
+        chunk = (uint32_t)per;
+    if (!m->switched)
+        m->t_switch = now;
     m->switched = true;
-    m->t_switch = now;
     m->rate_mean = mean;
-    m->rate_dev = dev;
-    m->detailed_wgs = k->next_wg;
-    m->skipped_wgs = k->n_wg - k->next_wg;
+    if (dev > m->rate_dev)
+        m->rate_dev = dev;
     uint64_t instr = 0;
-    for (uint32_t i = k->next_wg; i < k->n_wg; i++)
+    for (uint32_t i = k->next_wg; i < k->next_wg + chunk; i++)
         if (ff_wg(s, k, i, &instr))
             return -1;
-    m->skipped_instr = instr;
-    m->skip_ps = (rp_time)((double)instr / mean);
+    m->skipped_wgs += chunk;
+    m->detailed_wgs = k->n_wg - m->skipped_wgs;
+    m->skipped_instr += instr;
+    rp_time sp = (rp_time)((double)instr / mean);
+    m->skip_ps += sp;
     /* the bound: the spread of the deciding windows (at least half the
-     * tolerance) plus their drift from the first to the last */
+     * tolerance) plus their drift from the first to the last, summed over
+     * the fast-forwarded stretches */
     double first = m->rate[m->n_rate - st], last = m->rate[m->n_rate - 1];
     double rel = (dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0) +
                  (last > first ? last - first : first - last) / mean;
-    m->bound_ps = (rp_time)((double)m->skip_ps * rel);
-    k->next_wg = k->n_wg;
-    k->wgs_done += m->skipped_wgs;
+    m->bound_ps += (rp_time)((double)sp * rel);
+    k->next_wg += chunk;
+    k->wgs_done += chunk;
+    /* measure again from here (the fast-forward changed the caches: warm-up first) */
+    m->n_rate = 0;
+    m->win_done = 0;
+    m->win_t0 = now;
+    m->win_i0 = k->n_instr;
     return 0;
 }
 

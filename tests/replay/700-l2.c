@@ -175,12 +175,44 @@ static void test_write_through(void **state)
     teardown(&b);
 }
 
+/* The sampled replay's functional write (rp_cache_functional_write): a
+ * write miss allocates the line dirty with no message and no time, a read
+ * allocates it clean, a timed read then hits, the flush writes the dirty
+ * line back; a write-through cache and a line-crossing write are refused. */
+static void test_functional_write(void **state)
+{
+    (void)state;
+    bench b;
+    setup(&b, true, 8);
+    const uint8_t v[4] = {1, 2, 3, 4};
+    assert_int_equal(rp_cache_functional_write(&b.c, 0x4010, v, 4), 0);
+    assert_int_equal(rp_cache_functional_write(&b.c, 0x403e, v, 4), -1); /* crosses the line */
+    uint8_t *d = rp_cache_line_data(&b.c, 0x4000);
+    assert_non_null(d);
+    assert_memory_equal(d + 0x10, v, 4);
+    assert_int_equal(rp_cache_functional_write(&b.c, 0x8000, NULL, 4), 0); /* a load: clean */
+    assert_non_null(rp_cache_line_data(&b.c, 0x8000));
+    assert_int_equal(b.e.now, 0);
+    send(&b, RP_MSG_READ, 0x8000);
+    run(&b);
+    assert_int_equal(b.c.st_read_hits, 1);
+    assert_int_equal(b.dram.st_reads, 0);
+    send(&b, RP_MSG_FLUSH, 0);
+    run(&b);
+    assert_int_equal(b.dram.st_writes, 1); /* only the written line was dirty */
+    teardown(&b);
+    setup(&b, false, 8);
+    assert_int_equal(rp_cache_functional_write(&b.c, 0x4010, v, 4), -1);
+    assert_null(rp_cache_line_data(&b.c, 0x4000));
+    teardown(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
         cmocka_unit_test(test_hit_latency), cmocka_unit_test(test_mshr_merge),
         cmocka_unit_test(test_mshr_stall), cmocka_unit_test(test_writeback_flush),
-        cmocka_unit_test(test_write_through),
+        cmocka_unit_test(test_write_through), cmocka_unit_test(test_functional_write),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
