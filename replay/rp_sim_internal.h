@@ -80,6 +80,8 @@ typedef struct rp_ksample {
     uint32_t peak;            /* most workgroups in flight seen */
     rp_time win_t0;           /* the current window's start */
     uint64_t win_done;        /* workgroups done in it */
+    rp_time cum_t0;           /* the first workgroup done: the detailed rate since then (the bound's drift term) */
+    uint64_t cum_i0;
     uint64_t win_i0;          /* k->n_instr at its start */
     double rate[RP_SAMPLE_WINDOWS]; /* wavefront instructions per ps of the windows so far (the last ones) */
     uint32_t n_rate;
@@ -223,7 +225,8 @@ struct rp_sim {
     struct rp_sgroup {        /* sampled replay, kernel level (sample.c): launches alike */
         const rp_kernel *first; /* name, grid and workgroup size of the group */
         uint32_t n_detailed, n_seen; /* ps_per_instr holds the last n_detailed of n_seen full launches */
-        double ps_per_instr[8]; /* of its launches replayed in full (up to sample.kernels) */
+        double ps_per_instr[8]; /* of its last launches replayed (in full or sampled at the workgroup level) */
+        double rel_bound[8];  /* their own relative error bound (0 for a full replay) */
         bool off;             /* a launch of it polled: never skipped */
     } *sgroups;
     size_t n_sgroups;

@@ -19,10 +19,11 @@
  * kernarg bytes) are fast-forwarded whole once sample.kernels of them agree
  * in time per instruction.
  *
- * The error bound is each prediction times the spread and drift of the rates
- * it came from: how noisy the rate was, not how far the skipped work is from
- * the measured work (a kernel whose later workgroups behave unlike its first
- * ones needs a full replay).
+ * The error bound is each prediction times how the rates it came from moved
+ * (spread, drift, distance from the whole detailed rate; at the kernel level
+ * the group's spread plus its sampled members' bounds): not how far the
+ * skipped work is from the measured work (a kernel whose later workgroups
+ * behave unlike its first ones needs a full replay).
  *
  * Not sampled (replayed in full): kernels whose waves polled (awaits: the
  * time depends on other workgroups), cooperative kernels (grid barrier),
@@ -131,8 +132,8 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
         m->peak = inflight;
     if (!m->lat) { /* the first window starts with the kernel's first workgroup done */
         m->lat = now > k->start ? now - k->start : 1;
-        m->win_t0 = now;
-        m->win_i0 = k->n_instr;
+        m->win_t0 = m->cum_t0 = now;
+        m->win_i0 = m->cum_i0 = k->n_instr;
         return 0;
     }
     /* Windows of sample.window rounds: a round is as many workgroups done
@@ -190,8 +191,9 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
      * tolerance) plus their drift from the first to the last, summed over
      * the fast-forwarded stretches */
     double first = m->rate[m->n_rate - st], last = m->rate[m->n_rate - 1];
+    double cum = now > m->cum_t0 ? (double)(k->n_instr - m->cum_i0) / (double)(now - m->cum_t0) : mean;
     double rel = (dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0) +
-                 (last > first ? last - first : first - last) / mean;
+                 (last > first ? last - first : first - last) / mean + (cum > mean ? cum - mean : mean - cum) / mean;
     m->bound_ps += (rp_time)((double)sp * rel);
     k->next_wg += chunk;
     k->wgs_done += chunk;
@@ -267,7 +269,13 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
             return -1;
     m->skipped_instr = instr;
     m->skip_ps = (rp_time)((double)instr * mean);
-    double rel = dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0;
+    /* the group's spread (at least half the tolerance), plus the largest
+     * bound of a member that was itself sampled */
+    double rel = dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0, mb = 0;
+    for (uint32_t i = 0; i < g->n_detailed; i++)
+        if (g->rel_bound[i] > mb)
+            mb = g->rel_bound[i];
+    rel += mb;
     m->bound_ps = (rp_time)((double)m->skip_ps * rel);
     k->next_wg = k->wgs_done = k->n_wg;
     return 0;
@@ -290,6 +298,7 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
     }
     uint32_t n = c->sample_kernels < 8 ? c->sample_kernels : 8; /* the last n launches replayed in full */
     /* a launch sampled at the workgroup level counts with its predicted time */
+    g->rel_bound[g->n_seen % n] = (double)k->smp.bound_ps / (double)(k->end - k->start);
     g->ps_per_instr[g->n_seen++ % n] = (double)(k->end - k->start) / (double)(k->n_instr + k->smp.skipped_instr);
     g->n_detailed = g->n_seen < n ? g->n_seen : n;
 }
