@@ -29,7 +29,12 @@ default size (MGSim Table II, 1 GPU) it measures
               (issue 8): >= 1.8x on 2 cores for the 4-GPU presets.
               --parallel-only measures this part alone (recording the two
               traces once, no emulation timings) into OUT/parallel.{json,md};
-              --no-parallel skips it.
+              --no-parallel skips it;
+  sampled     r9nano on the 1gpu_4x trace in full and with --sample (issue 16):
+              wall seconds, speedup, kernels sampled, error of the summed
+              kernel time and of the worst kernel against the full replay,
+              how many sampled kernels fell inside their bound, the data
+              check; --no-sampled skips it.
 Results go to OUT/latest.json (stable keys, schema below) and OUT/latest.md.
 The previous latest.json becomes OUT/previous.json and the two are compared:
 a change for the worse of more than 10% in a speed, size or memory figure is
@@ -233,6 +238,29 @@ class Bench:
         }
         return res, wall, stats, s
 
+    def sampled(self, prog, trace):
+        """r9nano in full and with --sample on one trace: wall seconds, the sampled kernels, the error of
+        the kernel time against the full replay, and how many kernels fell inside their bound."""
+        out = {}
+        for tag, extra in (("full", []), ("sampled", ["--sample"])):
+            stats = os.path.join(self.work, f"{prog}-smp-{tag}.json")
+            cmd = [self.replay, "--quiet", "--topo", "r9nano"] + extra + ["--stats", stats, trace]
+            st, wall, rss, o, err = run(cmd, os.path.join(self.work, f"{prog}-smp-{tag}.txt"))
+            if st != 0:
+                tail = " | ".join((o.strip().splitlines() + err.strip().splitlines())[-3:])
+                raise RunError(f"{' '.join(cmd)}: exit {st}: {tail}")
+            out[tag] = (round(wall, 3), stats)
+        st2, _, _, sj, serr = run([sys.executable, os.path.abspath(__file__), "--compare-sampled",
+                                   out["full"][1], out["sampled"][1]])
+        if st2 != 0:
+            raise RunError(f"comparing {out['full'][1]} and {out['sampled'][1]}: {serr.strip()[-300:]}")
+        r = json.loads(sj)
+        r["wall_s_full"], r["wall_s_sampled"] = out["full"][0], out["sampled"][0]
+        r["speedup"] = round(out["full"][0] / out["sampled"][0], 2) if out["sampled"][0] > 0 else None
+        for tag in out:
+            os.unlink(out[tag][1])
+        return r
+
     def parallel(self, prog, preset, trace, first=None):
         """mgpu-replay --threads T for T in self.par_threads, best of --parallel-repeat
         runs each, interleaved; first = (wall s, stats path, summary) of a T=1 replay
@@ -357,6 +385,13 @@ class Bench:
                 first = sample
         if self.a.parallel:
             r["parallel"] = {"u-mgpu": self.parallel_part(prog, "u-mgpu", t4, first)}
+        if self.a.sampled:
+            log(f"{prog}: sampled replay r9nano against the full one (4x problem)")
+            try:
+                r["sampled"] = self.sampled(prog, t4)
+            except RunError as e:
+                r["sampled"] = {"error": str(e)}
+                log(f"{prog}: sampled replay FAILED: {e}")
         os.unlink(t4)
         td = os.path.join(self.work, f"{prog}.4gpu.gtrace")
         log(f"{prog}: recording the 4x problem on four GPUs")
@@ -679,6 +714,26 @@ def markdown(res, regs, changes, prev_name):
                  f"{u['inter_gpu_bytes'] / 1e6:.2f} | {d['inter_gpu_bytes'] / 1e6:.2f} |")
     L.append("")
     L += markdown_parallel(res)
+    rows = [(n, w["sampled"]) for n, w in res["workloads"].items() if "error" not in w and w.get("sampled")]
+    if rows:
+        L.append("## Sampled replay (mgpu-replay --sample, r9nano, 4x problem)")
+        L.append("")
+        L.append("The one-GPU trace of the 4x problem replayed on r9nano in full and with `--sample` (one thread "
+                 "each, run once). Kernel time: the sum of the kernels' times, sampled against full. Inside bound: "
+                 "sampled kernels whose time is within their printed bound of the full replay's.")
+        L.append("")
+        L.append("| workload | full s | sampled s | speedup | kernels sampled | kernel time error | "
+                 "worst kernel | inside bound | data check |")
+        L.append("|---|---|---|---|---|---|---|---|---|")
+        for name, r in rows:
+            if "error" in r:
+                L.append(f"| {name} | error: {r['error'][:160]} |" + " |" * 7)
+                continue
+            L.append(f"| {name} | {r['wall_s_full']:.2f} | {r['wall_s_sampled']:.2f} | {fmt(r['speedup'])}x | "
+                     f"{r['sampled_kernels']} of {r['kernels']} | {fmt(r['kernel_time_error_pct'], '{:+.2f}')}% | "
+                     f"{fmt(r['worst_kernel_error_pct'])}% | {r['inside_bound']} of {r['sampled_kernels']} | "
+                     f"{r['data_check']} |")
+        L.append("")
     L.append(f"## Compared with {prev_name or 'the previous results'}")
     L.append("")
     if prev_name is None:
@@ -711,9 +766,39 @@ def result_stem(a):
     return "small" if a.small else "latest"
 
 
+def compare_sampled(full_path, smp_path):
+    """Kernel times of a sampled replay against the full one (same trace)."""
+    with open(full_path) as f:
+        fk = json.load(f)["kernels"]
+    with open(smp_path) as f:
+        s = json.load(f)
+    sk = s["kernels"]
+    if len(fk) != len(sk):
+        raise ValueError(f"{len(fk)} kernels in the full replay, {len(sk)} in the sampled one")
+    dur = lambda k: k["end_ps"] - k["start_ps"]
+    tf, ts = sum(map(dur, fk)), sum(map(dur, sk))
+    n = inside = 0
+    worst = 0.0
+    for a, b in zip(fk, sk):
+        if "sampled" not in b or dur(a) <= 0:
+            continue
+        n += 1
+        e = abs(dur(b) - dur(a))
+        inside += e <= b["sampled"]["bound_ps"]
+        worst = max(worst, e / dur(a))
+    c = s["check"]
+    return {"kernels": len(fk), "sampled_kernels": n, "inside_bound": inside,
+            "kernel_time_error_pct": round(100.0 * (ts - tf) / tf, 3) if tf else None,
+            "worst_kernel_error_pct": round(100.0 * worst, 3),
+            "data_check": "OK" if c["load_mismatches"] == 0 and c["d2h_mismatches"] == 0 else "MISMATCH"}
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--summarise-stats":
         json.dump(summarise_stats(sys.argv[2]), sys.stdout)
+        return 0
+    if len(sys.argv) == 4 and sys.argv[1] == "--compare-sampled":
+        json.dump(compare_sampled(sys.argv[2], sys.argv[3]), sys.stdout)
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
@@ -736,6 +821,8 @@ def main():
                     "os.cpu_count() when larger)")
     ap.add_argument("--parallel-repeat", type=int, default=2,
                     help="parallel replays: best of N runs per thread count (default 2)")
+    ap.add_argument("--no-sampled", dest="sampled", action="store_false",
+                    help="skip the sampled-replay comparison (r9nano, full and --sample, on the 4x trace)")
     ap.add_argument("--render", action="store_true",
                     help="only rewrite OUT/latest.md from OUT/latest.json (no measurement)")
     a = ap.parse_args()
