@@ -139,8 +139,8 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     /* Windows of sample.window rounds: a round is as many workgroups done
      * as fit at once (the most seen in flight). Workgroups start and end in
      * waves, so a shorter window would alias with them. */
-    if (++m->win_done < (uint64_t)c->sample_window * m->peak)
-        return 0;
+    if (++m->win_done < (uint64_t)c->sample_window * m->peak || now <= m->win_t0)
+        return 0; /* (a window that took no time goes on) */
     m->win_done = 0;
     if (m->n_rate == RP_SAMPLE_WINDOWS) {
         memmove(m->rate, m->rate + 1, (RP_SAMPLE_WINDOWS - 1) * sizeof *m->rate);
@@ -188,8 +188,9 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     rp_time sp = (rp_time)((double)instr / mean);
     m->skip_ps += sp;
     /* the bound: the spread of the deciding windows (at least half the
-     * tolerance) plus their drift from the first to the last, summed over
-     * the fast-forwarded stretches */
+     * tolerance), plus their drift from the first to the last, plus the
+     * distance of their mean from the rate of all detailed work so far;
+     * summed over the fast-forwarded stretches */
     double first = m->rate[m->n_rate - st], last = m->rate[m->n_rate - 1];
     double cum = now > m->cum_t0 ? (double)(k->n_instr - m->cum_i0) / (double)(now - m->cum_t0) : mean;
     double rel = (dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0) +

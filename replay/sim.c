@@ -930,6 +930,10 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
         json_object_set_new(o, "device", json_integer(k->launch.device));
         json_object_set_new(o, "gpu", json_integer(k->gpu));
         json_object_set_new(o, "stream", json_integer(k->stream));
+        /* its hardware queue (disp.c: stream k > 0 on queue (k - 1) mod dispatcher.hw_queues); the null
+         * stream's kernels go through the dispatcher itself (null) */
+        json_object_set_new(o, "queue", k->stream ? json_integer((k->stream - 1) % s->cfg.dispatch_hw_queues)
+                                                  : json_null());
         if (k->done) {
             rp_time ok_ps, oc_ps;
             kernel_overlap(s, k, sbuf, &ok_ps, &oc_ps);

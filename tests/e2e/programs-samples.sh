@@ -118,9 +118,10 @@ if [ -n "${SIM[one]:-}" ] && [ -n "${SIM[two]:-}" ]; then
 import json, sys
 j = json.load(open(sys.argv[1])); k = j["kernels"]; st = {x["stream"]: x for x in j["streams"]}
 ok = len(k) == 2 and k[0]["stream"] != k[1]["stream"] and all(x["overlap_copies_ps"] > 0.9 * (x["end_ps"] - x["start_ps"]) for x in k)
+ok = ok and sorted(x["queue"] for x in k) == [0, 1]
 ok = ok and all(st[x["stream"]]["kernels"] == 1 and st[x["stream"]]["copy_bytes"] >= 4 << 20 for x in k)
 sys.exit(0 if ok else 1)' "$OUT/so-two.json"; then
-    ok "streams_overlap two: each kernel names its stream and ran beside the other stream's copy (overlap_copies_ps); per-stream busy time and bytes"
+    ok "streams_overlap two: each kernel names its stream and hardware queue and ran beside the other stream's copy (overlap_copies_ps); per-stream busy time and bytes"
   else bad "streams_overlap two: per-kernel streams/overlap or per-stream statistics wrong in $OUT/so-two.json"; fi
   if "$REPLAY" --topo r9nano --quiet --timeline "$OUT/so-two.tl.json" "$OUT/so-two.gtrace" >/dev/null 2>&1 && "$PY" -c '
 import json, sys
