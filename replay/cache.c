@@ -251,6 +251,19 @@ static void wb_data(rp_cache *c, uint64_t slot)
         rp_sim_fail(c->sim, "functional memory: out of memory");
 }
 
+/* The way line goes to in its set: the first invalid one, else the LRU. */
+static uint64_t victim(const rp_cache *c, uint64_t line)
+{
+    uint64_t base = (uint64_t)set_of(c, line) * c->spec.assoc, v = base;
+    for (uint32_t w = 0; w < c->spec.assoc; w++) {
+        if (c->tag[base + w] == 0)
+            return base + w;
+        if (c->age[base + w] < c->age[v])
+            v = base + w;
+    }
+    return v;
+}
+
 /* Install line; evict the LRU way (writing it back if dirty). Returns the
  * slot; *fresh = the line was not present (its data is to be filled). */
 static uint64_t install(rp_cache *c, uint64_t line, rp_time now, bool *fresh)
@@ -259,16 +272,7 @@ static uint64_t install(rp_cache *c, uint64_t line, rp_time now, bool *fresh)
     *fresh = hit < 0;
     if (hit >= 0)
         return (uint64_t)hit;
-    uint32_t set = set_of(c, line);
-    uint64_t base = (uint64_t)set * c->spec.assoc, v = base;
-    for (uint32_t w = 0; w < c->spec.assoc; w++) {
-        if (c->tag[base + w] == 0) {
-            v = base + w;
-            break;
-        }
-        if (c->age[base + w] < c->age[v])
-            v = base + w;
-    }
+    uint64_t v = victim(c, line);
     if (c->tag[v] && c->dirty[v]) {
         c->st_writebacks++;
         wb_data(c, v);
@@ -292,16 +296,7 @@ int rp_cache_functional_write(rp_cache *c, uint64_t addr, const uint8_t *src, ui
     } else {
         /* write-allocate as install() does, without messages: the victim's
          * write-back goes to DRAM (rp_fmem) at once */
-        uint32_t set = set_of(c, line);
-        uint64_t base = (uint64_t)set * c->spec.assoc, v = base;
-        for (uint32_t w = 0; w < c->spec.assoc; w++) {
-            if (c->tag[base + w] == 0) {
-                v = base + w;
-                break;
-            }
-            if (c->age[base + w] < c->age[v])
-                v = base + w;
-        }
+        uint64_t v = victim(c, line);
         if (c->tag[v] && c->dirty[v])
             wb_data(c, v);
         c->tag[v] = line + 1;

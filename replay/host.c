@@ -321,8 +321,8 @@ static int sdma_pick(rp_sim *s, uint32_t gpu, rp_time *t0, size_t *k)
     return 0;
 }
 
-/* Start the transfer of a COPY (not INIT) or MEMSET at `now`: returns its
- * completion time in *done and its transfer's start in *start, 0 or -1
+/* Start the transfer of a COPY (not INIT) or MEMSET at `now`: fills *ct
+ * (its transfer's start and end, the copy engine that runs it), 0 or -1
  * (out of memory). Timing: host.copy_overhead; then H2D, D2H and D2D
  * between GPUs each wait for a copy engine (SDMA, host.sdma_engines per GPU:
  * H2D on the destination GPU's, D2H on the source's, a peer copy on the GPU
@@ -330,17 +330,15 @@ static int sdma_pick(rp_sim *s, uint32_t gpu, rp_time *t0, size_t *k)
  * link (size / host.link_bandwidth + host.link_latency, FIFO per direction),
  * D2D between GPUs over the interconnect path (rp_net_bulk). D2D within a
  * GPU and memsets (blit kernels in ROCm, no engine) take the GPU's DRAM
- * bandwidth (a copy reads and writes: 2 x size). *engine: the engine's index
- * in s->host.sdma, UINT32_MAX for none. */
-static int start_transfer(rp_sim *s, const trc_event *ev, uint32_t g, rp_time now, rp_time *start, rp_time *done,
-                          uint32_t *engine)
+ * bandwidth (a copy reads and writes: 2 x size) and no engine. */
+static int start_transfer(rp_sim *s, const trc_event *ev, uint32_t g, rp_time now, rp_copy_timing *ct)
 {
     rp_time t0 = now + rp_lat_ps(s->cfg.host_copy_overhead, s->clk);
-    *engine = UINT32_MAX;
-    *start = t0;
+    ct->engine_gpu = ct->engine = UINT32_MAX;
+    ct->start = t0;
     if (ev->kind == TRC_EV_MEMSET) {
         s->host.st_memsets++;
-        *done = t0 + mem_time(ev->size, mem_bw(s));
+        ct->end = t0 + mem_time(ev->size, mem_bw(s));
         return 0;
     }
     s->host.st_copies++;
@@ -349,22 +347,24 @@ static int start_transfer(rp_sim *s, const trc_event *ev, uint32_t g, rp_time no
     bool h2d = ev->copy_kind == TRC_COPY_H2D, d2h = ev->copy_kind == TRC_COPY_D2H;
     bool peer = !h2d && !d2h && s->cfg.topo_kind == RP_TOPO_DISCRETE && a != b;
     if (!h2d && !d2h && !peer) {
-        *done = t0 + mem_time(2 * ev->size, mem_bw(s));
+        ct->end = t0 + mem_time(2 * ev->size, mem_bw(s));
         return 0;
     }
+    uint32_t eg = h2d ? b : d2h ? a : g;
     size_t k;
-    if (sdma_pick(s, h2d ? b : d2h ? a : g, &t0, &k))
+    if (sdma_pick(s, eg, &t0, &k))
         return -1;
-    *start = t0;
-    *done = h2d ? host_copy(s, b, true, ev->size, t0)
-          : d2h ? host_copy(s, a, false, ev->size, t0)
-                : rp_net_bulk(s->net, a, b, ev->size, t0);
+    ct->start = t0;
+    ct->end = h2d ? host_copy(s, b, true, ev->size, t0)
+            : d2h ? host_copy(s, a, false, ev->size, t0)
+                  : rp_net_bulk(s->net, a, b, ev->size, t0);
     struct rp_sdma *e = &s->host.sdma[k];
-    e->free_at = *done;
+    e->free_at = ct->end;
     e->copies++;
     e->bytes += ev->size;
-    e->busy_ps += *done - t0;
-    *engine = (uint32_t)k;
+    e->busy_ps += ct->end - t0;
+    ct->engine_gpu = eg;
+    ct->engine = (uint32_t)(k - (size_t)eg * (s->cfg.host_sdma_engines ? s->cfg.host_sdma_engines : 1));
     return 0;
 }
 
@@ -481,13 +481,9 @@ static int op_start_(rp_sim *s, const trc_event *ev, size_t idx, rp_time now, rp
     uint32_t g = gpu_of_device(s, ev->device);
     uint64_t mask = involved(s, ev, g);
     rp_copy_timing ct;
-    if (start_transfer(s, ev, g, now, &ct.start, &ct.end, &ct.engine))
+    if (start_transfer(s, ev, g, now, &ct))
         return -1;
     *done = ct.end;
-    uint32_t n_eng = s->cfg.host_sdma_engines ? s->cfg.host_sdma_engines : 1;
-    ct.engine_gpu = ct.engine == UINT32_MAX ? UINT32_MAX : ct.engine / n_eng;
-    if (ct.engine != UINT32_MAX)
-        ct.engine %= n_eng;
     RP_HOOK_FIRE(&s->hooks, RP_HOOK_HOST_COPY, now, g, UINT32_MAX, ev, &ct, s);
     rp_host_tl *h = &s->host;
     h->st_copy_ps += *done - now;

@@ -87,6 +87,7 @@ typedef struct rp_ksample {
     uint32_t n_rate;
     bool off;                 /* not sampled (awaits, grid barrier, too few workgroups): replayed in full */
     bool whole;               /* the whole launch was fast-forwarded (kernel level) */
+    size_t group;             /* 1 + its index in rp_sim.sgroups (kernel level), 0: none */
     bool switched;            /* the rest was fast-forwarded */
     bool held;                /* the predicted time is running */
     uint32_t detailed_wgs, skipped_wgs;

@@ -117,6 +117,25 @@ static int ff_wg(rp_sim *s, rp_kernel *k, uint32_t i, uint64_t *instr)
     return rc ? -1 : 0;
 }
 
+/* Mean of v[0..n) and the largest relative deviation from it (0 when the
+ * mean is not positive). */
+static double spread(const double *v, uint32_t n, double *mean)
+{
+    double m = 0, dev = 0;
+    for (uint32_t i = 0; i < n; i++)
+        m += v[i];
+    m /= n;
+    *mean = m;
+    if (m <= 0)
+        return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        double d = (v[i] > m ? v[i] - m : m - v[i]) / m;
+        if (d > dev)
+            dev = d;
+    }
+    return dev;
+}
+
 int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
 {
     rp_ksample *m = &k->smp;
@@ -152,18 +171,8 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     uint32_t st = c->sample_stable;
     if (m->n_rate < c->sample_warmup + st || k->n_wg - k->next_wg < 2 * m->peak)
         return 0; /* still warming up, or less than two rounds of workgroups left */
-    double mean = 0, dev = 0;
-    for (uint32_t i = m->n_rate - st; i < m->n_rate; i++)
-        mean += m->rate[i];
-    mean /= st;
-    if (mean <= 0)
-        return 0;
-    for (uint32_t i = m->n_rate - st; i < m->n_rate; i++) {
-        double d = (m->rate[i] > mean ? m->rate[i] - mean : mean - m->rate[i]) / mean;
-        if (d > dev)
-            dev = d;
-    }
-    if (dev * 100.0 > c->sample_tolerance)
+    double mean, dev = spread(m->rate + m->n_rate - st, st, &mean);
+    if (mean <= 0 || dev * 100.0 > c->sample_tolerance)
         return 0;
     /* stable: fast-forward the next sample.period rounds of workgroups not
      * yet handed out (all of them for 0, or when what would be left could
@@ -244,17 +253,10 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
         rp_sim_fail(s, "sampled replay: out of memory");
         return -1;
     }
+    k->smp.group = (size_t)(g - s->sgroups) + 1; /* its end adds it to the group */
     if (g->off || g->n_detailed < c->sample_kernels)
         return 0;
-    double mean = 0, dev = 0;
-    for (uint32_t i = 0; i < g->n_detailed; i++)
-        mean += g->ps_per_instr[i];
-    mean /= g->n_detailed;
-    for (uint32_t i = 0; i < g->n_detailed; i++) {
-        double d = (g->ps_per_instr[i] > mean ? g->ps_per_instr[i] - mean : mean - g->ps_per_instr[i]) / mean;
-        if (d > dev)
-            dev = d;
-    }
+    double mean, dev = spread(g->ps_per_instr, g->n_detailed, &mean);
     if (mean <= 0 || dev * 100.0 > c->sample_tolerance)
         return 0; /* its launches disagree: this one runs in full (and may join the group) */
     rp_ksample *m = &k->smp;
@@ -287,12 +289,9 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
     const rp_config *c = &s->cfg;
     if (!c->sample_enable || !c->sample_kernels || k->smp.whole || !k->n_instr || k->end <= k->start)
         return;
-    struct rp_sgroup *g = NULL;
-    for (size_t i = 0; i < s->n_sgroups && !g; i++)
-        if (s->sgroups[i].first == k || alike(s->sgroups[i].first, k))
-            g = &s->sgroups[i];
-    if (!g)
+    if (!k->smp.group)
         return;
+    struct rp_sgroup *g = &s->sgroups[k->smp.group - 1];
     if (k->spin_iterations || k->gws_cap) {
         g->off = true; /* its time depends on other workgroups */
         return;

@@ -87,6 +87,15 @@ static const char *golden_path_of(const char *name)
 }
 static const char *golden_path(void) { return golden_path_of(GOLDEN_NAME); }
 
+/* The current golden file, open (the test fails when it cannot be read). */
+static trc_reader *open_golden(void)
+{
+    char err[512];
+    trc_reader *r = trc_reader_open(golden_path(), err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    return r;
+}
+
 /* Chunk-by-chunk comparison of two traces' framing and decompressed
  * payloads. */
 static void same_payloads(const char *a, const char *b)
@@ -243,9 +252,7 @@ static void test_golden_1_3(void **state)
 static void test_golden_host_gap(void **state)
 {
     (void)state;
-    char err[512];
-    trc_reader *r = trc_reader_open(golden_path(), err, sizeof err);
-    if (!r) fail_msg("%s", err);
+    trc_reader *r = open_golden();
     size_t found = 0;
     for (size_t i = 0; i < trc_reader_n_events(r); i++) {
         const trc_event *e = trc_reader_event(r, i);
@@ -269,9 +276,7 @@ static void test_golden_host_gap(void **state)
 static void test_golden_stream_wait(void **state)
 {
     (void)state;
-    char err[512];
-    trc_reader *r = trc_reader_open(golden_path(), err, sizeof err);
-    if (!r) fail_msg("%s", err);
+    trc_reader *r = open_golden();
     size_t found = 0;
     for (size_t i = 0; i < trc_reader_n_events(r); i++) {
         const trc_event *e = trc_reader_event(r, i);
@@ -300,8 +305,7 @@ static void test_golden_awaits(void **state)
 {
     (void)state;
     char err[512];
-    trc_reader *r = trc_reader_open(golden_path(), err, sizeof err);
-    if (!r) fail_msg("%s", err);
+    trc_reader *r = open_golden();
     assert_int_equal(trc_reader_header(r)->format_minor, 4);
     trc_wg *g = trc_reader_load_wg(r, 0, 0, err, sizeof err);
     if (!g) fail_msg("%s", err);
