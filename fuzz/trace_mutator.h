@@ -117,6 +117,9 @@ static void remap_kernel(Gtrace__KernelIndex *ki, const mchunk *c, const uint64_
     for (size_t i = 0; i < ki->n_frame_offset; i++) ki->frame_offset[i] = remap(c, no, k, ki->frame_offset[i]);
     for (size_t i = 0; i < ki->n_data_frame_offset; i++)
         ki->data_frame_offset[i] = remap(c, no, k, ki->data_frame_offset[i]);
+    for (size_t i = 0; i < ki->n_seg_offset; i++) ki->seg_offset[i] = remap(c, no, k, ki->seg_offset[i]);
+    for (size_t i = 0; i < ki->n_seg_data_offset; i++)
+        ki->seg_data_offset[i] = remap(c, no, k, ki->seg_data_offset[i]);
 }
 
 /* New content of an index / kernel-end chunk with remapped offsets, or NULL
@@ -195,7 +198,7 @@ static size_t mutate_chunk(uint8_t *data, size_t size, size_t max_size, uint64_t
         uint8_t *fresh = NULL;
         if (i == pick) {
             src = payload, slen = plen;
-        } else if (i > pick && (c[i].type == TRC_CHUNK_INDEX || c[i].type == TRC_CHUNK_MAX)) {
+        } else if (i > pick && (c[i].type == TRC_CHUNK_INDEX || c[i].type == TRC_CHUNK_KERNEL_END)) {
             size_t rl = 0, nl = 0;
             uint8_t *r = decompress(src, slen, &rl, 0);
             uint8_t *m = r ? remap_chunk(c[i].type, r, rl, c, newoff, i, &nl) : NULL;

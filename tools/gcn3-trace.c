@@ -119,7 +119,7 @@ typedef struct chunk_scan {
 static const char *chunk_type_name(unsigned t)
 {
     static const char *n[] = {"?", "header", "code-object", "event", "record-frame",
-                              "data-frame", "index", "kernel-end"};
+                              "data-frame", "index", "kernel-end", "wave-segment", "segment-data"};
     return t < (unsigned)N_CHUNK_TYPES && t < sizeof n / sizeof *n ? n[t] : "?";
 }
 
@@ -502,13 +502,14 @@ static int cmd_info(trc_reader *r, const char *path, const opts *o)
                        "\"record_bytes\": %" PRIu64 ", \"data_bytes\": %" PRIu64 ", "
                        "\"record_bytes_per_instr\": %.4f, \"data_bytes_per_instr\": %.4f, \"frames\": %u, "
                        "\"raw_record_bytes\": %" PRIu64 ", \"raw_data_bytes\": %" PRIu64 ", "
-                       "\"compression_ratio\": %.3f, \"ended\": %s}",
+                       "\"compression_ratio\": %.3f, \"segments\": %u, \"segment_bytes\": %" PRIu64 ", "
+                       "\"ended\": %s}",
                     l->device, l->stream, l->code_object_id, l->grid[0], l->grid[1], l->grid[2], l->wg_size[0],
                     l->wg_size[1], l->wg_size[2], st.n_wg, st.n_waves, st.n_instr, st.n_mem, st.wg_bytes,
                     st.data_bytes, ratio(st.wg_bytes, st.n_instr), ratio(st.data_bytes, st.n_instr), st.n_frames,
                     st.raw_rec_bytes, st.raw_data_bytes,
-                    ratio(st.raw_rec_bytes + st.raw_data_bytes, st.wg_bytes + st.data_bytes),
-                    st.ended ? "true" : "false");
+                    ratio(st.raw_rec_bytes + st.raw_data_bytes, st.wg_bytes + st.data_bytes), st.n_segments,
+                    st.seg_bytes, st.ended ? "true" : "false");
         }
         fprintf(f, "\n  ],\n  \"total\": {\"workgroups\": %" PRIu64 ", \"waves\": %" PRIu64
                    ", \"wavefront_instructions\": %" PRIu64 ", \"memory_ops\": %" PRIu64
@@ -572,6 +573,9 @@ static int cmd_info(trc_reader *r, const char *path, const opts *o)
                ratio(st.data_bytes, st.n_instr),
                ratio(st.raw_rec_bytes + st.raw_data_bytes, st.wg_bytes + st.data_bytes),
                st.ended ? "" : "  (not ended)");
+        if (st.n_segments)
+            printf("       long waves in %u wave segments, %" PRIu64 " bytes (records and data, format 2.0)\n",
+                   st.n_segments, st.seg_bytes);
     }
     printf("total        %" PRIu64 " workgroups, %" PRIu64 " waves, %" PRIu64 " wavefront-instr, %" PRIu64
            " mem ops\n",
@@ -1421,7 +1425,7 @@ static int verify(trc_reader *r, const char *path, int walk, vctx *v, chunk_scan
     int rc = 0;
     for (size_t i = 0; i < nco && !rc && walk; i++)
         if (!prog_get(&ps, (uint32_t)i, err, sizeof err)) rc = vfail(v, "%s", err);
-    uint64_t total_frames = 0;
+    uint64_t total_frames = 0, total_segs = 0;
     *tot_instr = 0;
     for (uint32_t k = 0; k < nk && !rc; k++) {
         trc_kernel_stats st;
@@ -1484,6 +1488,7 @@ static int verify(trc_reader *r, const char *path, int walk, vctx *v, chunk_scan
             break;
         }
         total_frames += st.n_frames;
+        total_segs += st.n_segments;
         *tot_instr += n_instr;
     }
     progs_free(&ps);
@@ -1495,6 +1500,10 @@ static int verify(trc_reader *r, const char *path, int walk, vctx *v, chunk_scan
         return vfail(v, "%" PRIu64 " record and %" PRIu64 " data frames in the file, the index reaches %" PRIu64
                      " of each",
                      cs->n[TRC_CHUNK_WORKGROUP], cs->n[TRC_CHUNK_WG_DATA], total_frames);
+    if (cs->n[TRC_CHUNK_SEGMENT] != total_segs || cs->n[TRC_CHUNK_SEG_DATA] != total_segs)
+        return vfail(v, "%" PRIu64 " wave-segment and %" PRIu64 " segment-data chunks in the file, the index reaches %" PRIu64
+                     " of each",
+                     cs->n[TRC_CHUNK_SEGMENT], cs->n[TRC_CHUNK_SEG_DATA], total_segs);
 #ifdef TRC_CHUNK_KERNEL_END
     if (cs->n[TRC_CHUNK_KERNEL_END] != nk)
         return vfail(v, "%" PRIu64 " kernel-end chunks in the file for %zu ended kernels", cs->n[TRC_CHUNK_KERNEL_END],

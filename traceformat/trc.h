@@ -40,8 +40,12 @@
 extern "C" {
 #endif
 
-#define TRC_FORMAT_MAJOR 1
-#define TRC_FORMAT_MINOR 4
+/* The format this build writes. It reads every 1.x and 2.x up to this one
+ * (2.0 = 1.4 + wave segments, docs/trace-format.md Sec. 5). */
+#define TRC_FORMAT_MAJOR 2
+#define TRC_FORMAT_MINOR 0
+/* The oldest major version this build reads. */
+#define TRC_FORMAT_MAJOR_OLDEST 1
 
 /* ---- Shared record types -------------------------------------------------- */
 
@@ -226,6 +230,16 @@ trc_wg_rec *trc_wg_rec_create(void);
 void trc_wg_rec_destroy(trc_wg_rec *g); /* accepts NULL */
 /* Reset for a new workgroup of kernel_id with n_waves wavefronts. */
 void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3], uint32_t n_waves);
+/* Format 2.0: let the waves of g stream out while they run. Once a wave's
+ * records reach TRC_SEG_REC_BYTES (256 KiB) or its data values
+ * TRC_SEG_DATA_BYTES (1 MiB) the part recorded so far is compressed and
+ * spilled to w as a wave segment (docs/trace-format.md Sec. 1.5), so the
+ * recorder's memory is bounded by those sizes per wave, not by how long the
+ * wave runs. The segments reach the file with their workgroup, in grid
+ * order, so the file does not depend on the thread count. Without this call
+ * (or with w NULL) waves are kept whole. Call after trc_wg_rec_begin; g must
+ * later be committed to the same w. */
+void trc_wg_rec_stream(trc_wg_rec *g, trc_writer *w);
 /* Recording calls for wavefront `wave` (0..n_waves-1) of the current workgroup. */
 void trc_rec_branch(trc_wg_rec *g, uint32_t wave, int taken);
 void trc_rec_indirect(trc_wg_rec *g, uint32_t wave, uint64_t target_vaddr);
@@ -366,6 +380,8 @@ typedef struct trc_kernel_stats {
     uint64_t raw_rec_bytes; /* decompressed record frame bytes */
     uint64_t raw_data_bytes;/* decompressed data frame bytes */
     uint64_t end_chunk_offset; /* its kernel-end chunk (0: none), for verify */
+    uint32_t n_segments;    /* 2.0: wave-segment chunk pairs (long waves), all workgroups */
+    uint64_t seg_bytes;     /* their compressed bytes, chunk headers included (records and data) */
 } trc_kernel_stats;
 
 /* Kernels in the trace (launches), and the index entry of one: 0, or -1 for

@@ -127,8 +127,8 @@ static uint8_t *enc_workgroup(uint8_t *q, const wgview *g)
         const wave_rec *v = &g->w[i];
         uint8_t *hole;
         uint8_t *b = len_open(q, 4, &hole);
-        b = put_u64(b, 1, i);
-        b = put_u64(b, 2, v->n_instr);
+        b = put_u64(b, 1, g->wave0 + i);
+        b = put_u64(b, 2, g->segment ? 0 : v->n_instr);
         b = put_u64(b, 3, v->n_branch);
         b = put_bytes(b, 4, v->branch.p, v->branch.n);
         PUT_PACKED(b, 5, v->indirect.p, v->indirect.n, enc_varint);
@@ -145,6 +145,7 @@ static uint8_t *enc_workgroup(uint8_t *q, const wgview *g)
         PUT_PACKED(b, 16, v->await_len.p, v->await_len.n, enc_varint);
         PUT_PACKED(b, 17, v->await_pc.p, v->await_pc.n, enc_varint);
         PUT_PACKED(b, 18, v->await_kind.p, v->await_kind.n, enc_varint);
+        b = put_u64(b, 19, g->segment ? 0 : v->n_seg);
         q = len_close(hole, b);
     }
     return q;
@@ -187,7 +188,7 @@ static uint8_t *enc_workgroup_data(uint8_t *q, const wgview *g, uint8_t **body)
     size_t idl = vlen(g->wg_id[0]) + vlen(g->wg_id[1]) + vlen(g->wg_id[2]);
     total += 1 + vlen(idl) + idl;
     for (uint32_t i = 0; i < g->n_waves; i++) {
-        size_t sz = wave_data_size(&g->w[i], i);
+        size_t sz = wave_data_size(&g->w[i], g->wave0 + i);
         total += 1 + vlen(sz) + sz;
     }
     q = put_varint(q, total);
@@ -197,10 +198,10 @@ static uint8_t *enc_workgroup_data(uint8_t *q, const wgview *g, uint8_t **body)
     q = enc_wg_id(q, g->wg_id);
     for (uint32_t i = 0; i < g->n_waves; i++) {
         const wave_rec *v = &g->w[i];
-        size_t sz = wave_data_size(v, i);
+        size_t sz = wave_data_size(v, g->wave0 + i);
         uint8_t *b = put_varint(put_tag(q, 3, 2), sz);
         uint8_t *b0 = b;
-        b = put_u64(b, 1, i);
+        b = put_u64(b, 1, g->wave0 + i);
         PUT_PACKED(b, 2, v->load_len.p, v->load_len.n, enc_varint);
         PUT_PACKED(b, 3, v->store_len.p, v->store_len.n, enc_varint);
         if (v->load.n) {
@@ -287,7 +288,7 @@ int trc_encode_batch(batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat, const char **
 /* Encodes the recorded workgroup into p. Returns 0 or -1 (out of memory). */
 int trc_encode_piece(const trc_wg_rec *g, piece *p)
 {
-    wgview v = {g->w, g->n_waves, g->kernel_id, g->wg_id};
+    wgview v = {g->w, g->n_waves, g->kernel_id, g->wg_id, 0, 0};
     size_t br = enc_bound_wg(&v) + 16, bd = enc_bound_wd(&v) + 16;
     if (grow((void **)&p->erec.p, &p->erec.cap, br, 1) < 0 ||
         grow((void **)&p->edat.p, &p->edat.cap, bd, 1) < 0)
@@ -309,3 +310,45 @@ int trc_encode_piece(const trc_wg_rec *g, piece *p)
     return 0;
 }
 
+
+/* Compresses n bytes at src as one frame into z (level of c). 0 or -1. */
+static int compress_one(ZSTD_CCtx *c, const uint8_t *src, size_t n, u8v *z, const char **why)
+{
+    size_t bound = ZSTD_compressBound(n);
+    if (grow((void **)&z->p, &z->cap, bound + 1, 1) < 0) {
+        *why = "out of memory compressing a wave segment";
+        return -1;
+    }
+    size_t r = ZSTD_compress2(c, z->p, z->cap, src, n);
+    if (ZSTD_isError(r)) {
+        *why = ZSTD_getErrorName(r);
+        return -1;
+    }
+    z->n = r;
+    return 0;
+}
+
+int trc_encode_segment(trc_wg_rec *g, uint32_t wave, const char **why)
+{
+    wgview v = {&g->w[wave], 1, g->kernel_id, g->wg_id, wave, 1};
+    size_t br = enc_bound_wg(&v) + 16, bd = enc_bound_wd(&v) + 16;
+    if (grow((void **)&g->se_rec.p, &g->se_rec.cap, br, 1) < 0 ||
+        grow((void **)&g->se_dat.p, &g->se_dat.cap, bd, 1) < 0) {
+        *why = "out of memory";
+        return -1;
+    }
+    uint8_t *e = enc_workgroup(g->se_rec.p, &v);
+    g->se_rec.n = (size_t)(e - g->se_rec.p);
+    uint8_t *body;
+    uint8_t *de = enc_workgroup_data(g->se_dat.p, &v, &body);
+    g->se_dat.n = (size_t)(de - g->se_dat.p);
+    assert(g->se_rec.n <= br && g->se_dat.n <= bd);
+    if (g->se_rec.n > UINT32_MAX / 2 || g->se_dat.n > UINT32_MAX / 2) {
+        *why = "a wave segment larger than 2 GiB";
+        return -1;
+    }
+    if (compress_one(g->cctx, g->se_rec.p, g->se_rec.n, &g->sz_rec, why) < 0 ||
+        compress_one(g->cctx_data, body, (size_t)(de - body), &g->sz_dat, why) < 0)
+        return -1;
+    return 0;
+}

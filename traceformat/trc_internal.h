@@ -154,6 +154,12 @@ trc_writer *trc_writer_open_ex(const char *path, const trc_header_info *h, int b
  * TRC_FRAME_REC_BYTES / TRC_FRAME_DATA_BYTES). Tests use small values to get
  * many frames from little data. Call before the first commit. */
 void trc_writer_set_frame_limits(trc_writer *w, size_t rec_bytes, size_t data_bytes);
+/* Wave-segment thresholds (format 2.0: raw bytes of a wave's records / data
+ * values before trc_wg_rec_stream'ed recorders spill them; default
+ * TRC_SEG_REC_BYTES / TRC_SEG_DATA_BYTES, trc_writer_internal.h). Tests use
+ * small values. Call before the first recorder is bound with
+ * trc_wg_rec_stream. */
+void trc_writer_set_segment_limits(trc_writer *w, size_t rec_bytes, size_t data_bytes);
 
 struct Gtrace__Event;
 const char *trc_event_problem(const struct Gtrace__Event *m);

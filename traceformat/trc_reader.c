@@ -41,6 +41,9 @@ typedef struct rkernel {
     uint64_t *frame_off, *dframe_off; /* st.n_frames entries each */
     uint32_t *wg_frame, *rec_off, *rec_len, *data_off, *data_len; /* st.n_wg entries each */
     size_t slot_base;  /* first cache slot of this kernel: 2 per frame (record, data) */
+    /* 2.0 wave segments (KernelIndex.seg_*), sorted by (workgroup, wave) */
+    uint32_t *seg_wg, *seg_wave;
+    uint64_t *seg_off, *seg_doff;
 } rkernel;
 
 /* A decompressed frame in the cache. */
@@ -122,6 +125,8 @@ const char *trc_chunk_type_name(uint32_t t)
     case TRC_CHUNK_WG_DATA: return "data frame";
     case TRC_CHUNK_INDEX: return "index";
     case TRC_CHUNK_KERNEL_END: return "kernel-end";
+    case TRC_CHUNK_SEGMENT: return "wave segment";
+    case TRC_CHUNK_SEG_DATA: return "wave segment data";
     default: return "unknown";
     }
 }
@@ -316,6 +321,7 @@ void trc_reader_close(trc_reader *r)
         rkernel *k = &r->k[i];
         free(k->frame_off); free(k->dframe_off); free(k->wg_frame);
         free(k->rec_off); free(k->rec_len); free(k->data_off); free(k->data_len);
+        free(k->seg_wg); free(k->seg_wave); free(k->seg_off); free(k->seg_doff);
     }
     free(r->k);
     for (fentry *e = r->lru_head; e;) {
@@ -465,6 +471,42 @@ static int take_kernel_index(trc_reader *r, rkernel *k, const Gtrace__KernelInde
             return -1;
         }
     }
+    size_t ns = ki->n_seg_wg;
+    if (ki->n_seg_wave != ns || ki->n_seg_offset != ns || ki->n_seg_data_offset != ns || ns > UINT32_MAX) {
+        seterr(err, errlen, path, "index: wave-segment columns of kernel %u have different lengths", i);
+        return -1;
+    }
+    if (ns && r->hdr.format_major < 2) {
+        seterr(err, errlen, path, "index: kernel %u has wave segments, which format %u.%u does not have", i,
+               r->hdr.format_major, r->hdr.format_minor);
+        return -1;
+    }
+    for (size_t j = 0; j < ns; j++) {
+        if (ki->seg_wg[j] >= n || (j && (ki->seg_wg[j] < ki->seg_wg[j - 1] ||
+                                         (ki->seg_wg[j] == ki->seg_wg[j - 1] && ki->seg_wave[j] < ki->seg_wave[j - 1]))) ||
+            ki->seg_offset[j] < TRC_FILE_HDR_SIZE || ki->seg_offset[j] >= end ||
+            ki->seg_data_offset[j] < TRC_FILE_HDR_SIZE || ki->seg_data_offset[j] >= end) {
+            seterr(err, errlen, path, "index: wave segment %zu of kernel %u is out of order or points outside the file",
+                   j, i);
+            return -1;
+        }
+    }
+    k->seg_wg = malloc((ns + 1) * 4);
+    k->seg_wave = malloc((ns + 1) * 4);
+    k->seg_off = malloc((ns + 1) * 8);
+    k->seg_doff = malloc((ns + 1) * 8);
+    if (!k->seg_wg || !k->seg_wave || !k->seg_off || !k->seg_doff) {
+        seterr(err, errlen, path, "out of memory");
+        return -1;
+    }
+    if (ns) {
+        memcpy(k->seg_wg, ki->seg_wg, ns * 4);
+        memcpy(k->seg_wave, ki->seg_wave, ns * 4);
+        memcpy(k->seg_off, ki->seg_offset, ns * 8);
+        memcpy(k->seg_doff, ki->seg_data_offset, ns * 8);
+    }
+    k->st.n_segments = (uint32_t)ns;
+    k->st.seg_bytes = ki->seg_bytes;
     k->frame_off = malloc((nf + 1) * 8);
     k->dframe_off = malloc((nf + 1) * 8);
     k->wg_frame = malloc((n + 1) * 4);
@@ -554,7 +596,7 @@ trc_reader *trc_reader_open(const char *path, char *err, size_t errlen)
                major, minor, TRC_FORMAT_MAJOR, TRC_FORMAT_MINOR);
         goto fail;
     }
-    if (major < TRC_FORMAT_MAJOR) {
+    if (major < TRC_FORMAT_MAJOR_OLDEST) {
         seterr(err, errlen, path,
                "trace format version %u.%u (a pre-1.0 draft) is not readable by this reader (%u.%u); "
                "record the trace again",
@@ -883,6 +925,206 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
     }
 }
 
+/* ---- 2.0 wave segments ------------------------------------------------------ */
+
+/* A merged wave: one Gtrace__Wave / Gtrace__WaveData whose arrays are plain
+ * malloc'd concatenations of the segments' and the last part's columns (the
+ * data un-shuffled), so wave_size/wave_fill read it like any other wave. */
+static void merged_free(Gtrace__Wave *w, Gtrace__WaveData *d)
+{
+    if (w) {
+        free(w->branch_bits.data); free(w->indirect_target); free(w->exec_at_delta); free(w->exec_val);
+        free(w->mem_flags); free(w->mem_bytes); free(w->mem_exec); free(w->addr_kind);
+        free(w->addr_base_delta); free(w->addr_stride); free(w->addr_delta);
+        free(w->await_at_delta); free(w->await_len); free(w->await_pc); free(w->await_kind);
+        free(w);
+    }
+    if (d) {
+        free(d->load_len); free(d->store_len); free(d->load_data.data); free(d->store_data.data);
+        free(d);
+    }
+}
+
+/* Concatenates column `f` (element type T) of the np parts into m->f. */
+#define CAT_COL(m, parts, np, f, T)                                                   \
+    do {                                                                              \
+        size_t tot_ = 0;                                                              \
+        for (size_t p_ = 0; p_ < (np); p_++) tot_ += (parts)[p_]->n_##f;              \
+        (m)->n_##f = tot_;                                                            \
+        (m)->f = tot_ ? malloc(tot_ * sizeof(T)) : NULL;                              \
+        if (tot_ && !(m)->f) goto oom;                                                \
+        for (size_t p_ = 0, o_ = 0; p_ < (np); o_ += (parts)[p_]->n_##f, p_++)        \
+            if ((parts)[p_]->n_##f)                                                   \
+                memcpy((m)->f + o_, (parts)[p_]->f, (parts)[p_]->n_##f * sizeof(T));  \
+    } while (0)
+
+/* One data stream (plain or shuf4) of every part, un-shuffled, concatenated. */
+static int cat_stream(ProtobufCBinaryData *out, Gtrace__WaveData *const *parts, size_t np, int store)
+{
+    size_t tot = 0;
+    for (size_t p = 0; p < np; p++)
+        tot += store ? parts[p]->store_data.len + parts[p]->store_data_shuf4.len
+                     : parts[p]->load_data.len + parts[p]->load_data_shuf4.len;
+    out->len = tot;
+    out->data = tot ? malloc(tot) : NULL;
+    if (tot && !out->data) return -1;
+    size_t o = 0;
+    for (size_t p = 0; p < np; p++) {
+        const ProtobufCBinaryData *pl = store ? &parts[p]->store_data : &parts[p]->load_data;
+        const ProtobufCBinaryData *sh = store ? &parts[p]->store_data_shuf4 : &parts[p]->load_data_shuf4;
+        if (pl->len && sh->len) return -2; /* both: wave_size's rule */
+        if (sh->len) trc_unshuf4(out->data + o, sh->data, sh->len);
+        else if (pl->len) memcpy(out->data + o, pl->data, pl->len);
+        o += pl->len + sh->len;
+    }
+    return 0;
+}
+
+/* Wave j of workgroup i (its last part `tail`, and `dtail` when loading data)
+ * has tail->n_segments segments: reads them (chunk types 8 and 9) and builds
+ * the whole wave into *mw (and *md). 0, or -1 with why (corrupt) or lerr
+ * (a chunk that does not read) set. */
+static int merge_segments(trc_reader *r, const rkernel *k, uint32_t i, uint32_t j, const Gtrace__Workgroup *wg,
+                          Gtrace__Wave *tail, Gtrace__WaveData *dtail, Gtrace__Wave **mw, Gtrace__WaveData **md,
+                          char *why, size_t whylen, char *lerr, size_t lerrlen)
+{
+    size_t lo = 0, hi = k->st.n_segments;
+    while (lo < hi) { /* first entry >= (i, j) */
+        size_t mid = lo + (hi - lo) / 2;
+        if (k->seg_wg[mid] < i || (k->seg_wg[mid] == i && k->seg_wave[mid] < j)) lo = mid + 1;
+        else hi = mid;
+    }
+    size_t ns = 0;
+    while (lo + ns < k->st.n_segments && k->seg_wg[lo + ns] == i && k->seg_wave[lo + ns] == j) ns++;
+    if (ns != tail->n_segments) {
+        snprintf(why, whylen, "wave %u has %u segments but the index lists %zu", j, tail->n_segments, ns);
+        return -1;
+    }
+    int rc = -1;
+    Gtrace__Workgroup **sg = calloc(ns, sizeof *sg);
+    Gtrace__WorkgroupData **sd = dtail ? calloc(ns, sizeof *sd) : NULL;
+    Gtrace__Wave **pw = calloc(ns + 1, sizeof *pw);
+    Gtrace__WaveData **pd = dtail ? calloc(ns + 1, sizeof *pd) : NULL;
+    Gtrace__Wave *m = NULL;
+    Gtrace__WaveData *d = NULL;
+    if (!sg || !pw || (dtail && (!sd || !pd))) goto oom;
+    for (size_t s = 0; s < ns; s++) {
+        sg[s] = (Gtrace__Workgroup *)read_chunk(r->fd, r->path, k->seg_off[lo + s], r->data_end, TRC_CHUNK_SEGMENT,
+                                                &gtrace__workgroup__descriptor, NULL, lerr, lerrlen);
+        if (!sg[s]) goto out;
+        const Gtrace__Workgroup *g = sg[s];
+        const Gtrace__Wave *w = g->n_waves == 1 ? g->waves[0] : NULL;
+        if (g->kernel_id != wg->kernel_id || g->n_wg_id != 3 || memcmp(g->wg_id, wg->wg_id, 3 * sizeof *g->wg_id) ||
+            !w || w->wave_in_wg != j || w->n_segments || w->n_instr || (w->n_branch & 7)) {
+            snprintf(why, whylen, "wave %u segment %zu (chunk at byte %llu) does not belong to it", j, s,
+                     (unsigned long long)k->seg_off[lo + s]);
+            goto out;
+        }
+        pw[s] = g->waves[0];
+        if (dtail) {
+            sd[s] = (Gtrace__WorkgroupData *)read_chunk(r->fd, r->path, k->seg_doff[lo + s], r->data_end,
+                                                        TRC_CHUNK_SEG_DATA, &gtrace__workgroup_data__descriptor,
+                                                        NULL, lerr, lerrlen);
+            if (!sd[s]) goto out;
+            const Gtrace__WorkgroupData *gd = sd[s];
+            if (gd->kernel_id != wg->kernel_id || gd->n_wg_id != 3 ||
+                memcmp(gd->wg_id, wg->wg_id, 3 * sizeof *gd->wg_id) || gd->n_waves != 1 ||
+                gd->waves[0]->wave_in_wg != j || gd->waves[0]->n_load_len != pw[s]->n_mem_flags ||
+                gd->waves[0]->n_store_len != pw[s]->n_mem_flags) {
+                snprintf(why, whylen, "wave %u segment %zu data (chunk at byte %llu) does not match its records", j,
+                         s, (unsigned long long)k->seg_doff[lo + s]);
+                goto out;
+            }
+            pd[s] = gd->waves[0];
+        }
+    }
+    pw[ns] = tail;
+    if (dtail) pd[ns] = dtail;
+    size_t np = ns + 1;
+    if (!(m = malloc(sizeof *m))) goto oom;
+    gtrace__wave__init(m);
+    m->wave_in_wg = j;
+    m->n_instr = tail->n_instr;
+    uint64_t nb = 0, nbytes = 0;
+    for (size_t p = 0; p < np; p++) {
+        nb += pw[p]->n_branch;
+        nbytes += pw[p]->branch_bits.len;
+        if (pw[p]->branch_bits.len != ((uint64_t)pw[p]->n_branch + 7) / 8) {
+            snprintf(why, whylen, "wave %u part %zu: %zu branch bytes for %u branches", j, p,
+                     pw[p]->branch_bits.len, pw[p]->n_branch);
+            goto out;
+        }
+    }
+    if (nb > UINT32_MAX) {
+        snprintf(why, whylen, "wave %u: more than 2^32 branches", j);
+        goto out;
+    }
+    m->n_branch = (uint32_t)nb;
+    m->branch_bits.len = nbytes;
+    m->branch_bits.data = nbytes ? malloc(nbytes) : NULL;
+    if (nbytes && !m->branch_bits.data) goto oom;
+    for (size_t p = 0, o = 0; p < np; o += pw[p]->branch_bits.len, p++)
+        if (pw[p]->branch_bits.len) memcpy(m->branch_bits.data + o, pw[p]->branch_bits.data, pw[p]->branch_bits.len);
+    CAT_COL(m, pw, np, indirect_target, uint64_t);
+    CAT_COL(m, pw, np, exec_at_delta, uint64_t);
+    CAT_COL(m, pw, np, exec_val, uint64_t);
+    CAT_COL(m, pw, np, mem_flags, uint32_t);
+    CAT_COL(m, pw, np, mem_bytes, uint32_t);
+    CAT_COL(m, pw, np, mem_exec, uint64_t);
+    CAT_COL(m, pw, np, addr_kind, uint32_t);
+    CAT_COL(m, pw, np, addr_base_delta, int64_t);
+    CAT_COL(m, pw, np, addr_stride, int64_t);
+    CAT_COL(m, pw, np, addr_delta, int64_t);
+    CAT_COL(m, pw, np, await_at_delta, uint64_t);
+    CAT_COL(m, pw, np, await_len, uint64_t);
+    CAT_COL(m, pw, np, await_pc, uint64_t);
+    /* await kinds: a part without the column has only WAIT awaits */
+    int any_kind = 0;
+    for (size_t p = 0; p < np; p++) any_kind |= pw[p]->n_await_kind != 0;
+    if (any_kind) {
+        m->n_await_kind = m->n_await_at_delta;
+        if (m->n_await_kind && !(m->await_kind = malloc(m->n_await_kind * sizeof *m->await_kind))) goto oom;
+        for (size_t p = 0, o = 0; p < np; o += pw[p]->n_await_at_delta, p++) {
+            if (pw[p]->n_await_kind && pw[p]->n_await_kind != pw[p]->n_await_at_delta) {
+                snprintf(why, whylen, "wave %u part %zu: await columns have different lengths", j, p);
+                goto out;
+            }
+            for (size_t a = 0; a < pw[p]->n_await_at_delta; a++)
+                m->await_kind[o + a] = pw[p]->n_await_kind ? pw[p]->await_kind[a] : TRC_AWAIT_WAIT;
+        }
+    }
+    if (dtail) {
+        if (!(d = malloc(sizeof *d))) goto oom;
+        gtrace__wave_data__init(d);
+        d->wave_in_wg = j;
+        CAT_COL(d, pd, np, load_len, uint32_t);
+        CAT_COL(d, pd, np, store_len, uint32_t);
+        int e = cat_stream(&d->load_data, pd, np, 0);
+        if (!e) e = cat_stream(&d->store_data, pd, np, 1);
+        if (e == -1) goto oom;
+        if (e == -2) {
+            snprintf(why, whylen, "wave %u: data stream lengths disagree with the memory ops", j);
+            goto out;
+        }
+    }
+    *mw = m;
+    *md = d;
+    m = NULL;
+    d = NULL;
+    rc = 0;
+    goto out;
+oom:
+    snprintf(lerr, lerrlen, "%s: out of memory merging the segments of wave %u of workgroup %u", r->path, j, i);
+out:
+    merged_free(m, d);
+    for (size_t s = 0; sg && s < ns; s++)
+        if (sg[s]) protobuf_c_message_free_unpacked(&sg[s]->base, NULL);
+    for (size_t s = 0; sd && s < ns; s++)
+        if (sd[s]) protobuf_c_message_free_unpacked(&sd[s]->base, NULL);
+    free(sg); free(sd); free(pw); free(pd);
+    return rc;
+}
+
 static void record_err(trc_reader *r, const char *msg)
 {
     pthread_mutex_lock(&r->err_mu);
@@ -1090,6 +1332,8 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
     Gtrace__WorkgroupData *wd = NULL;
     fentry *fr = NULL, *fd = NULL;
     trc_wg *out = NULL;
+    Gtrace__Wave **mw = NULL;         /* 2.0: merged long waves (NULL: none) */
+    Gtrace__WaveData **md = NULL;
     char why[200];
     why[0] = 0;
     lerr[0] = 0;
@@ -1150,7 +1394,20 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
             snprintf(why, sizeof why, "wave %zu: data record does not match the wave record", j);
             goto bad;
         }
-        int64_t s = wave_size(wg->waves[j], d, (uint32_t)j, why, sizeof why);
+        if (wg->waves[j]->n_segments) { /* 2.0: a long wave in segments */
+            if (!mw && (!(mw = calloc(wg->n_waves, sizeof *mw)) || !(md = calloc(wg->n_waves, sizeof *md)))) {
+                seterr(lerr, sizeof lerr, r->path, "out of memory decoding workgroup %u of kernel %u", i, kernel_id);
+                goto done;
+            }
+            if (merge_segments(r, k, i, (uint32_t)j, wg, wg->waves[j], wd ? wd->waves[j] : NULL, &mw[j], &md[j],
+                               why, sizeof why, lerr, sizeof lerr) < 0) {
+                if (lerr[0]) goto done;
+                goto bad;
+            }
+        }
+        const Gtrace__Wave *wj = mw && mw[j] ? mw[j] : wg->waves[j];
+        if (mw && mw[j]) d = md[j];
+        int64_t s = wave_size(wj, d, (uint32_t)j, why, sizeof why);
         if (s < 0) goto bad;
         total += (uint64_t)s;
     }
@@ -1169,8 +1426,10 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
     memcpy(out->wg_id, wg->wg_id, sizeof out->wg_id);
     out->n_waves = (uint32_t)wg->n_waves;
     out->waves = take(&a, wg->n_waves * sizeof(trc_wave));
-    for (size_t j = 0; j < wg->n_waves; j++)
-        wave_fill(&out->waves[j], wg->waves[j], wd ? wd->waves[j] : NULL, &a);
+    for (size_t j = 0; j < wg->n_waves; j++) {
+        if (mw && mw[j]) wave_fill(&out->waves[j], mw[j], md[j], &a);
+        else wave_fill(&out->waves[j], wg->waves[j], wd ? wd->waves[j] : NULL, &a);
+    }
     goto done;
 
 bad:
@@ -1178,6 +1437,9 @@ bad:
 done:
     put_frame(r, fr);
     put_frame(r, fd);
+    for (size_t j = 0; mw && wg && j < wg->n_waves; j++) merged_free(mw[j], md ? md[j] : NULL);
+    free(mw);
+    free(md);
     if (wg) protobuf_c_message_free_unpacked(&wg->base, NULL);
     if (wd) protobuf_c_message_free_unpacked(&wd->base, NULL);
     if (!out) {

@@ -46,6 +46,8 @@ void trc_wg_rec_destroy(trc_wg_rec *g)
     if (!g) return;
     trc_free_waves(g->w, g->cap_waves);
     if (g->spare) trc_free_piece(g->spare);
+    free(g->segs.p);
+    free(g->se_rec.p); free(g->se_dat.p); free(g->sz_rec.p); free(g->sz_dat.p);
     ZSTD_freeCCtx(g->cctx);
     ZSTD_freeCCtx(g->cctx_data);
     free(g);
@@ -63,6 +65,8 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
 {
     g->kernel_id = kernel_id;
     memcpy(g->wg_id, wg_id, sizeof g->wg_id);
+    g->wr = NULL;
+    g->segs.n = 0;
     g->bad = 0;
     g->bad_msg[0] = 0;
     if (n_waves > g->cap_waves) {
@@ -93,7 +97,78 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
         v->retry_set = 0;
         v->last_await_at = v->dyn_dropped = 0;
         v->await_state = 0;
+        v->n_seg = 0;
+        v->mem_spilled = 0;
     }
+}
+
+void trc_wg_rec_stream(trc_wg_rec *g, trc_writer *w)
+{
+    g->wr = w;
+    if (w) trc_writer_segment_limits(w, &g->seg_rec_lim, &g->seg_dat_lim);
+}
+
+/* ---- 2.0 wave segments -------------------------------------------------------- */
+
+/* Raw bytes of v's record columns (the part not yet spilled). */
+static inline size_t rec_bytes(const wave_rec *v)
+{
+    return v->branch.n + 8 * (v->indirect.n + 2 * v->exec_val.n + v->astride.n + v->adelta.n) +
+           36 * v->mflags.n + 28 * v->await_len.n;
+}
+
+/* Spills what wave `wave` recorded so far as one segment: whole memory ops
+ * and whole bytes of branch bits (a partial last byte stays), every delta
+ * chain (EXEC, bases, awaits) continuing into the next part. An await or
+ * retry mark in progress is given up (its iteration is partly spilled); the
+ * wave is never cut while it drops repeats of a template (state 2). */
+static void seg_spill(trc_wg_rec *g, uint32_t wave, wave_rec *v)
+{
+    uint32_t nb = v->n_branch & ~7u, part = v->n_branch & 7u;
+    size_t bn = v->branch.n;
+    v->n_branch = nb;
+    v->branch.n = nb / 8;
+    const char *why = NULL;
+    uint64_t off = 0;
+    if (g->segs.n == g->segs.cap && grow((void **)&g->segs.p, &g->segs.cap, g->segs.n + 1, sizeof *g->segs.p) < 0) {
+        trc_rec_bad(g, "out of memory spilling a wave segment", wave);
+        goto restore;
+    }
+    if (trc_encode_segment(g, wave, &why) < 0) {
+        char m[120];
+        snprintf(m, sizeof m, "cannot encode a wave segment: %s", why);
+        trc_rec_bad(g, m, wave);
+        goto restore;
+    }
+    if (trc_writer_spill(g->wr, &g->sz_rec, &g->sz_dat, &off) < 0) {
+        g->wr = NULL; /* the writer has failed (and says why at the commit): keep the rest in memory */
+        goto restore;
+    }
+    g->segs.p[g->segs.n++] = (seg_ref){wave, (uint32_t)g->sz_rec.n, (uint32_t)g->sz_dat.n, off};
+    v->n_seg++;
+    v->mem_spilled += v->mflags.n;
+    if (part) v->branch.p[0] = v->branch.p[nb / 8];
+    v->branch.n = part ? 1 : 0;
+    v->n_branch = part;
+    v->indirect.n = v->exec_at_delta.n = v->exec_val.n = 0;
+    v->mflags.n = v->mbytes.n = v->akind.n = v->mexec.n = v->abase.n = 0;
+    v->astride.n = v->adelta.n = 0;
+    v->load_len.n = v->store_len.n = v->load.n = v->store.n = 0;
+    v->await_at_delta.n = v->await_len.n = v->await_pc.n = v->await_kind.n = 0;
+    if (v->await_state == 1) v->await_state = 0;
+    v->retry_set = 0;
+    return;
+restore:
+    v->n_branch = nb + part;
+    v->branch.n = bn;
+}
+
+/* Spills wave `wave` once its columns reach the segment limits. */
+static inline void seg_check(trc_wg_rec *g, uint32_t wave, wave_rec *v)
+{
+    if (g->wr && v->await_state != 2 && !g->bad &&
+        (v->load.n + v->store.n >= g->seg_dat_lim || rec_bytes(v) >= g->seg_rec_lim))
+        seg_spill(g, wave, v);
 }
 
 /* Append helpers; a failed growth marks the workgroup bad (reported at
@@ -124,8 +199,12 @@ void trc_rec_branch(trc_wg_rec *g, uint32_t wave, int taken)
     wave_rec *v = wave_of(g, wave);
     if (!v) return;
     uint32_t i = v->n_branch;
-    if ((i & 7) == 0) PUSH(g, wave, v->branch, 0);
-    if (taken) v->branch.p[i >> 3] |= (uint8_t)(1u << (i & 7));
+    if ((i & 7) == 0) {
+        seg_check(g, wave, v);
+        i = v->n_branch;
+        PUSH(g, wave, v->branch, 0);
+    }
+    if (taken) v->branch.p[v->branch.n - 1] |= (uint8_t)(1u << (i & 7));
     v->n_branch = i + 1;
 }
 
@@ -148,6 +227,7 @@ void trc_rec_exec(trc_wg_rec *g, uint32_t wave, uint64_t dyn_index, uint64_t exe
     PUSH(g, wave, v->exec_at_delta, dyn_index - v->last_exec_at);
     v->last_exec_at = dyn_index;
     PUSH(g, wave, v->exec_val, exec);
+    seg_check(g, wave, v);
 }
 
 static int append_bytes(trc_wg_rec *g, uint32_t wave, u8v *vec, const void *src, size_t n)
@@ -260,6 +340,7 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
     v->load_len.n = v->store_len.n = nn;
     if (ll && append_bytes(g, wave, &v->load, load_data, ll) < 0) return;
     if (sl && append_bytes(g, wave, &v->store, store_data, sl) < 0) return;
+    seg_check(g, wave, v);
 }
 
 void trc_rec_wave_end(trc_wg_rec *g, uint32_t wave, uint64_t n_instr)

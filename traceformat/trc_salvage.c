@@ -416,7 +416,7 @@ int trc_salvage(const char *in_path, const char *out_path, trc_salvage_stats *st
         goto out;
     }
     uint32_t major = trc_get_le32(fh + 8), minor = trc_get_le32(fh + 12);
-    if (major != TRC_FORMAT_MAJOR) {
+    if (major > TRC_FORMAT_MAJOR || major < TRC_FORMAT_MAJOR_OLDEST) {
         sfail(err, errlen, in_path, "trace format version %u.%u cannot be salvaged by this build (%u.%u)",
               major, minor, TRC_FORMAT_MAJOR, TRC_FORMAT_MINOR);
         goto out;

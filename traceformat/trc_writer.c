@@ -1,5 +1,5 @@
 /*
- * trc_writer.c - writes .gtrace files, format 1.1 (docs/trace-format.md): the
+ * trc_writer.c - writes .gtrace files, format 2.0 (docs/trace-format.md): the
  * file, its chunks and the workgroup pipeline. Recording a workgroup is
  * trc_rec.c, encoding and compressing them trc_encode.c
  * (trc_writer_internal.h).
@@ -52,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <zstd.h>
@@ -79,6 +80,10 @@ typedef struct wkernel {
     uint64_t n_instr, n_mem, wg_bytes, data_bytes, n_waves, raw_rec, raw_data;
     uint64_t end_off;        /* kernel-end chunk offset (0: not written) */
     int ended;
+    /* 2.0 wave segments in the file (KernelIndex.seg_*) */
+    u32v seg_wg, seg_wave;
+    u64v seg_off, seg_doff;
+    uint64_t seg_bytes;
 } wkernel;
 
 struct trc_writer {
@@ -110,6 +115,14 @@ struct trc_writer {
     unsigned n_bg;
     int stop;
     size_t frame_rec_bytes, frame_data_bytes; /* batch sealing thresholds */
+    /* 2.0 wave segments: recorders spill them (trc_writer_spill) to an
+     * unlinked file beside the trace; append_ready copies them into the
+     * trace with their workgroup, so the trace does not depend on the order
+     * threads spilled in */
+    size_t seg_rec_bytes, seg_data_bytes;
+    int spill_fd;            /* -1 until the first segment */
+    uint64_t spill_pos;      /* end of the reserved spill bytes; under mu */
+    u8v spill_buf;           /* append_ready's copy buffer; under mu */
 };
 
 static void bg_start(trc_writer *w, int req);
@@ -290,6 +303,9 @@ trc_writer *trc_writer_open_ex(const char *path, const trc_header_info *h, int b
     w->next_seq = w->app_seq = 1;
     w->frame_rec_bytes = TRC_FRAME_REC_BYTES;
     w->frame_data_bytes = TRC_FRAME_DATA_BYTES;
+    w->seg_rec_bytes = TRC_SEG_REC_BYTES;
+    w->seg_data_bytes = TRC_SEG_DATA_BYTES;
+    w->spill_fd = -1;
     w->fd = -1;
     w->cctx = trc_new_cctx(TRC_ZSTD_LEVEL);
     w->cctx_data = trc_new_cctx(TRC_ZSTD_LEVEL_DATA);
@@ -539,6 +555,98 @@ void trc_writer_set_frame_limits(trc_writer *w, size_t rec_bytes, size_t data_by
     pthread_mutex_unlock(&w->mu);
 }
 
+void trc_writer_set_segment_limits(trc_writer *w, size_t rec_bytes, size_t data_bytes)
+{
+    w->seg_rec_bytes = rec_bytes ? rec_bytes : 1;
+    w->seg_data_bytes = data_bytes ? data_bytes : 1;
+}
+
+void trc_writer_segment_limits(const trc_writer *w, size_t *rec_bytes, size_t *data_bytes)
+{
+    *rec_bytes = w->seg_rec_bytes;
+    *data_bytes = w->seg_data_bytes;
+}
+
+/* Writes all of buf at off of fd. 0 or -1 (errno). */
+static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+    const uint8_t *p = buf;
+    while (len) {
+        ssize_t k = pwrite(fd, p, len, (off_t)off);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            if (k == 0) errno = ENOSPC;
+            return -1;
+        }
+        p += k;
+        len -= (size_t)k;
+        off += (uint64_t)k;
+    }
+    return 0;
+}
+
+/* Creates the spill file: an unlinked temporary beside the trace (the same
+ * file system, so a full disk shows as it would for the trace). Caller
+ * holds w->mu. 0 or -1 (writer failed). */
+static int spill_open(trc_writer *w)
+{
+    size_t n = strlen(w->path) + 16;
+    char *t = malloc(n);
+    if (!t) {
+        wfail(w, "%s", "out of memory (spill file name)");
+        return -1;
+    }
+    snprintf(t, n, "%s.spillXXXXXX", w->path);
+    int fd = mkostemp(t, O_CLOEXEC);
+    if (fd < 0) {
+        wfail(w, "cannot create the wave-segment spill file %s: %s", t, strerror(errno));
+        free(t);
+        return -1;
+    }
+    unlink(t);
+    free(t);
+    w->spill_fd = fd;
+    return 0;
+}
+
+int trc_writer_spill(trc_writer *w, const u8v *zr, const u8v *zd, uint64_t *off)
+{
+    pthread_mutex_lock(&w->mu);
+    int ok = !w->failed && (w->spill_fd >= 0 || spill_open(w) == 0);
+    uint64_t o = w->spill_pos;
+    if (ok) w->spill_pos += zr->n + zd->n;
+    pthread_mutex_unlock(&w->mu);
+    if (!ok) return -1;
+    if (pwrite_all(w->spill_fd, zr->p, zr->n, o) < 0 || pwrite_all(w->spill_fd, zd->p, zd->n, o + zr->n) < 0) {
+        wfail_locked(w, "wave-segment spill file: write error: %s", strerror(errno));
+        return -1;
+    }
+    *off = o;
+    return 0;
+}
+
+/* Copies the n bytes at spill offset off into the trace as one chunk of
+ * `type`. Caller holds w->mu. 0 or -1 (writer failed). */
+static int append_spilled(trc_writer *w, uint32_t type, uint64_t off, size_t n, uint64_t *at)
+{
+    if (grow((void **)&w->spill_buf.p, &w->spill_buf.cap, n + 1, 1) < 0) {
+        wfail(w, "%s", "out of memory (wave segment)");
+        return -1;
+    }
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(w->spill_fd, w->spill_buf.p + got, n - got, (off_t)(off + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            wfail(w, "wave-segment spill file: read error at byte %llu: %s", (unsigned long long)(off + got),
+                  k ? strerror(errno) : "cut short");
+            return -1;
+        }
+        got += (size_t)k;
+    }
+    return append_chunk(w, type, w->spill_buf.p, n, at);
+}
+
 /* ---- kernel end, close ------------------------------------------------------ */
 
 
@@ -576,6 +684,15 @@ static void kernel_index_of(const wkernel *k, uint32_t i, Gtrace__KernelIndex *t
     t->raw_rec_bytes = k->raw_rec;
     t->raw_data_bytes = k->raw_data;
     t->end_chunk_offset = k->end_off;
+    t->n_seg_wg = k->seg_wg.n;
+    t->seg_wg = k->seg_wg.p;
+    t->n_seg_wave = k->seg_wave.n;
+    t->seg_wave = k->seg_wave.p;
+    t->n_seg_offset = k->seg_off.n;
+    t->seg_offset = k->seg_off.p;
+    t->n_seg_data_offset = k->seg_doff.n;
+    t->seg_data_offset = k->seg_doff.p;
+    t->seg_bytes = k->seg_bytes;
 }
 
 /* Puts everything kernel k has committed into the file: pending pieces (in
@@ -676,6 +793,10 @@ int trc_writer_close(trc_writer *w)
         free(kp);
         rc = w->failed ? -1 : 0;
     }
+    if (w->spill_fd >= 0) {
+        close(w->spill_fd);
+        w->spill_fd = -1;
+    }
     if (w->fd >= 0) {
         if (close(w->fd) < 0 && !w->failed) {
             wfail(w, "close failed: %s", strerror(errno));
@@ -688,6 +809,7 @@ int trc_writer_close(trc_writer *w)
 
 void trc_free_piece(piece *p)
 {
+    free(p->segs.p);
     free(p->erec.p);
     free(p->edat.p);
     free(p);
@@ -718,10 +840,13 @@ void trc_writer_destroy(trc_writer *w)
     if (!w->closed) trc_writer_close(w);
     bg_stop(w);
     if (w->fd >= 0) close(w->fd);
+    if (w->spill_fd >= 0) close(w->spill_fd);
+    free(w->spill_buf.p);
     for (size_t i = 0; i < w->nk; i++) {
         wkernel *k = &w->k[i];
         free(k->frame_off.p); free(k->dframe_off.p); free(k->wg_frame.p);
         free(k->rec_off.p); free(k->rec_len.p); free(k->data_off.p); free(k->data_len.p);
+        free(k->seg_wg.p); free(k->seg_wave.p); free(k->seg_off.p); free(k->seg_doff.p);
         while (k->pending) {
             piece *p = k->pending;
             k->pending = p->next;
@@ -756,6 +881,42 @@ void trc_writer_destroy(trc_writer *w)
     free(w);
 }
 
+/* Copies the spilled wave segments of b's workgroups from the spill file
+ * into the trace (ahead of b's frames) and indexes them. Caller holds w->mu.
+ * 0 or -1 (writer failed). */
+static int append_segments(trc_writer *w, wkernel *k, const batch *b)
+{
+    size_t j = k->wg_frame.n; /* the batch's first workgroup, grid order */
+    for (const piece *p = b->head; p; p = p->next, j++) {
+        for (size_t s = 0; s < p->segs.n; s++) {
+            const seg_ref *r = &p->segs.p[s];
+            uint64_t o1, o2;
+            if (k->seg_wg.n >= UINT32_MAX ||
+                grow((void **)&k->seg_wg.p, &k->seg_wg.cap, k->seg_wg.n + 1, 4) < 0 ||
+                grow((void **)&k->seg_wave.p, &k->seg_wave.cap, k->seg_wave.n + 1, 4) < 0 ||
+                grow((void **)&k->seg_off.p, &k->seg_off.cap, k->seg_off.n + 1, 8) < 0 ||
+                grow((void **)&k->seg_doff.p, &k->seg_doff.cap, k->seg_doff.n + 1, 8) < 0) {
+                wfail(w, "%s", "out of memory (wave-segment index)");
+                return -1;
+            }
+            if (append_spilled(w, TRC_CHUNK_SEGMENT, r->spill_off, r->zr_len, &o1) < 0 ||
+                append_spilled(w, TRC_CHUNK_SEG_DATA, r->spill_off + r->zr_len, r->zd_len, &o2) < 0)
+                return -1;
+#ifdef FALLOC_FL_PUNCH_HOLE
+            /* the spilled copy is no longer needed: give its disk space back (best effort) */
+            (void)fallocate(w->spill_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)r->spill_off,
+                            (off_t)r->zr_len + r->zd_len);
+#endif
+            k->seg_wg.p[k->seg_wg.n++] = (uint32_t)j;
+            k->seg_wave.p[k->seg_wave.n++] = r->wave;
+            k->seg_off.p[k->seg_off.n++] = o1;
+            k->seg_doff.p[k->seg_doff.n++] = o2;
+            k->seg_bytes += 2 * TRC_CHUNK_HDR_SIZE + r->zr_len + r->zd_len;
+        }
+    }
+    return 0;
+}
+
 /* Appends every compressed batch whose turn has come (seq order) and
  * recycles it. Caller holds w->mu. */
 static void append_ready(trc_writer *w)
@@ -784,7 +945,8 @@ static void append_ready(trc_writer *w)
             wfail(w, "%s", "out of memory (workgroup index)");
         } else if (k->frame_off.n >= UINT32_MAX) {
             wfail(w, "kernel %u has too many frames", b->kernel_id);
-        } else if (append_chunk(w, TRC_CHUNK_WORKGROUP, b->zr.p, b->zr.n, &o1) == 0 &&
+        } else if (append_segments(w, k, b) == 0 &&
+                   append_chunk(w, TRC_CHUNK_WORKGROUP, b->zr.p, b->zr.n, &o1) == 0 &&
                    append_chunk(w, TRC_CHUNK_WG_DATA, b->zd.p, b->zd.n, &o2) == 0) {
             uint32_t f = (uint32_t)k->frame_off.n;
             k->frame_off.p[k->frame_off.n++] = o1;
@@ -972,7 +1134,12 @@ int trc_wg_commit(trc_writer *w, trc_wg_rec *g)
             return -1;
         }
         n_instr += v->n_instr;
-        n_mem += v->mflags.n;
+        n_mem += v->mem_spilled + v->mflags.n;
+    }
+    if (g->segs.n && g->wr != w) {
+        trc_rec_bad(g, "workgroup with wave segments committed to another writer", 0);
+        wfail_locked(w, "%s", g->bad_msg);
+        return -1;
     }
     /* Encode in this thread, without any lock, into the recorder's spare
      * piece (buffers reused from earlier workgroups). */
@@ -990,6 +1157,16 @@ int trc_wg_commit(trc_writer *w, trc_wg_rec *g)
     memcpy(p->wg_id, g->wg_id, sizeof p->wg_id);
     p->n_instr = n_instr;
     p->n_mem = n_mem;
+    /* its spilled segments, by wave (in spill order within a wave) */
+    p->segs.n = 0;
+    if (g->segs.n && grow((void **)&p->segs.p, &p->segs.cap, g->segs.n, sizeof *p->segs.p) < 0) {
+        wfail_locked(w, "%s", "out of memory (wave segments)");
+        return -1;
+    }
+    for (uint32_t i = 0; i < g->n_waves && g->segs.n; i++)
+        for (size_t s = 0; s < g->segs.n; s++)
+            if (g->segs.p[s].wave == i) p->segs.p[p->segs.n++] = g->segs.p[s];
+    g->segs.n = 0;
     batch *mine = NULL;
     pthread_mutex_lock(&w->mu);
     wkernel *k = g->kernel_id < w->nk ? &w->k[g->kernel_id] : NULL;

@@ -70,7 +70,19 @@ typedef struct wave_rec {
         size_t branch, indirect, exec_at_delta, mem, astride, adelta, load, store;
         uint64_t last_exec_at, last_base;
     } await_mark, retry_mark;
+    /* 2.0 segments: parts of this wave already spilled (trc_rec_segment) */
+    uint32_t n_seg;
+    uint64_t mem_spilled;     /* memory ops in them */
 } wave_rec;
+
+/* A wave segment spilled by the recorder (trc_rec.c) and waiting, in the
+ * writer's spill file, for its workgroup's turn in the file. */
+typedef struct seg_ref {
+    uint32_t wave;
+    uint32_t zr_len, zd_len;  /* compressed record / data chunk payloads */
+    uint64_t spill_off;       /* record payload, then data payload */
+} seg_ref;
+typedef VEC(seg_ref) segv;
 
 
 /* One committed workgroup, encoded by the committing thread: its
@@ -82,6 +94,7 @@ typedef struct piece {
     uint32_t n_waves, kernel_id, wg_id[3];
     uint64_t lin;            /* linear id in the grid: x + gx * (y + gy * z) */
     uint64_t n_instr, n_mem;
+    segv segs;               /* 2.0: its waves' spilled segments, by wave, in order */
     struct piece *next;
 } piece;
 
@@ -90,6 +103,8 @@ typedef struct wgview {
     const wave_rec *w;
     uint32_t n_waves, kernel_id;
     const uint32_t *wg_id;
+    uint32_t wave0;          /* wave_in_wg of w[0] */
+    int segment;             /* a wave segment: n_instr and n_segments are 0 */
 } wgview;
 
 /* Consecutive workgroups of one kernel that become one record frame and one
@@ -114,9 +129,25 @@ struct trc_wg_rec {
     uint32_t cap_waves;
     int bad;
     char bad_msg[160];
-    ZSTD_CCtx *cctx, *cctx_data; /* inline compression (no background threads) */
+    ZSTD_CCtx *cctx, *cctx_data; /* inline compression (no background threads), segments */
     struct piece *spare;          /* encoding target of the next commit */
+    /* 2.0 segments of long waves (trc_wg_rec_stream): spilled to w as they fill */
+    trc_writer *wr;
+    size_t seg_rec_lim, seg_dat_lim;
+    segv segs;                    /* spilled so far, in spill order */
+    u8v se_rec, se_dat, sz_rec, sz_dat; /* segment encoding / compression scratch */
 };
+
+/* Raw bytes a wave's record / data columns may hold before the recorder
+ * spills them as a segment (TRC_SEG_*_BYTES by default; the writer's
+ * trc_writer_set_segment_limits). Counted from the column lengths, so where
+ * a wave is cut depends on its content alone. */
+#define TRC_SEG_REC_BYTES  (256u * 1024u)
+#define TRC_SEG_DATA_BYTES (1024u * 1024u)
+/* trc_writer.c: the limits, and the spill of one segment (its two compressed
+ * payloads) into the writer's spill file: 0 with *off, or -1 (writer failed). */
+void trc_writer_segment_limits(const trc_writer *w, size_t *rec_bytes, size_t *data_bytes);
+int trc_writer_spill(trc_writer *w, const u8v *zr, const u8v *zd, uint64_t *off);
 
 /* trc_rec.c */
 void trc_rec_bad(trc_wg_rec *g, const char *what, uint32_t wave); /* first error sticks */
@@ -126,6 +157,10 @@ void trc_free_waves(wave_rec *w, uint32_t cap);
 /* Encodes the recorded workgroup into p (length-prefixed Workgroup and
  * WorkgroupData messages). Returns 0 or -1 (out of memory). */
 int trc_encode_piece(const trc_wg_rec *g, piece *p);
+/* Encodes and compresses the current part of wave `wave` of g as one wave
+ * segment (a Workgroup and a WorkgroupData message of that one wave) into
+ * g->sz_rec / g->sz_dat. Returns 0 or -1 with *why. */
+int trc_encode_segment(trc_wg_rec *g, uint32_t wave, const char **why);
 /* Lays out b's pieces in its two frames (message offsets) and compresses
  * them. Returns 0 or -1 with *why. */
 int trc_encode_batch(batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat, const char **why);

@@ -243,8 +243,10 @@ static gcn_wg_slot *slot_start(sched *s, uint32_t wg_lin)
     g->ctx.m = job->m;
     if (job->lds_size)
         memset(g->lds, 0, job->lds_size);
-    if (job->recording)
+    if (job->recording) {
         trc_wg_rec_begin(g->rec, job->kernel_id, wg_id, nw);
+        trc_wg_rec_stream(g->rec, job->m->cfg.trace); /* long waves stream out in segments */
+    }
     /* gcn_wave_init_state places waves in the worker's storage: point it at the slot's */
     uint32_t(*save_v)[GCN_WAVE_LANES] = wk->vgprs;
     uint8_t *save_lds = wk->lds;

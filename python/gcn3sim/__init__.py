@@ -38,11 +38,11 @@ _MO_NAMES = ("load", "store", "atomic", "lds", "smem", "scratch", "cmpswap")
 
 _FILE_MAGIC = b"GTRACE\0\0"
 _END_MAGIC = b"GTRCEND\0"
-_CH_HEADER, _CH_CODE, _CH_EVENT, _CH_RECORDS, _CH_DATA, _CH_INDEX, _CH_KEND = range(1, 8)
+_CH_HEADER, _CH_CODE, _CH_EVENT, _CH_RECORDS, _CH_DATA, _CH_INDEX, _CH_KEND, _CH_SEG, _CH_SEG_DATA = range(1, 10)
 _EVENT_KINDS = ("alloc", "free", "copy", "memset", "launch", "sync")
 _MEM_KINDS = ("device", "host", "kernarg", "code", "scratch")
 _COPY_KINDS = ("h2d", "d2h", "d2d", "init")
-_MAX_MAJOR = 1
+_MAX_MAJOR = 2  # reads 1.x and 2.x (2.0: wave segments)
 
 
 class TraceError(Exception):
@@ -233,8 +233,13 @@ class Trace:
                     or len(k.frame_offset) != len(k.data_frame_offset) \
                     or any(f >= len(k.frame_offset) for f in k.wg_frame):
                 raise self._err("kernel %d: inconsistent workgroup index" % k.kernel_id)
+            ns = len(k.seg_wg)
+            if not (len(k.seg_wave) == len(k.seg_offset) == len(k.seg_data_offset) == ns) \
+                    or any(g >= n for g in k.seg_wg) or (ns and major < 2):
+                raise self._err("kernel %d: inconsistent wave-segment index" % k.kernel_id)
             d = dict(launches[k.kernel_id])
-            d.update(n_wg=n, n_instr=k.n_instr, n_mem=k.n_mem, n_waves=k.n_waves, ended=k.ended)
+            d.update(n_wg=n, n_instr=k.n_instr, n_mem=k.n_mem, n_waves=k.n_waves, ended=k.ended,
+                     n_segments=ns)
             self.kernels.append(d)
             self._kix[k.kernel_id] = k
         self._frames = {}
@@ -324,7 +329,63 @@ class Trace:
             if o + n > len(dbuf):
                 raise self._err("kernel %d workgroup %d: data past the end of its frame" % (kernel_id, i))
             data = self._parse("WorkgroupData", dbuf[o:o + n], k.data_frame_offset[f])
+        for j, w in enumerate(rec.waves):
+            if w.n_segments:
+                self._merge_segments(k, i, j, rec, data)
         return self._decode_wg(kernel_id, i, rec, data)
+
+    def _merge_segments(self, k, i, j, rec, data):
+        """Format 2.0: wave j of workgroup i is its segments (chunk types 8
+        and 9) followed by its last part; every column simply continues, so
+        the wave is their concatenation (docs/trace-format.md Sec. 1.5)."""
+        where = "kernel %d workgroup %d wave %d" % (k.kernel_id, i, j)
+        segs = [s for s in range(len(k.seg_wg)) if k.seg_wg[s] == i and k.seg_wave[s] == j]
+        tail = rec.waves[j]
+        if len(segs) != tail.n_segments:
+            raise self._err("%s: %d segments, the index lists %d" % (where, tail.n_segments, len(segs)))
+        parts, dparts = [], []
+        for s in segs:
+            g = self._parse("Workgroup", self._chunk(k.seg_offset[s], _CH_SEG), k.seg_offset[s])
+            if g.kernel_id != rec.kernel_id or list(g.wg_id) != list(rec.wg_id) or len(g.waves) != 1 \
+                    or g.waves[0].wave_in_wg != j or g.waves[0].n_segments or g.waves[0].n_branch % 8:
+                raise self._err("%s: segment at offset %d does not belong to it" % (where, k.seg_offset[s]))
+            parts.append(g.waves[0])
+            if data is not None:
+                gd = self._parse("WorkgroupData", self._chunk(k.seg_data_offset[s], _CH_SEG_DATA),
+                                 k.seg_data_offset[s])
+                if gd.kernel_id != rec.kernel_id or list(gd.wg_id) != list(rec.wg_id) or len(gd.waves) != 1 \
+                        or gd.waves[0].wave_in_wg != j:
+                    raise self._err("%s: segment data at offset %d does not belong to it"
+                                    % (where, k.seg_data_offset[s]))
+                dparts.append(gd.waves[0])
+        parts.append(tail)
+        m = type(tail)()
+        kinds = any(len(p.await_kind) for p in parts)
+        for p in parts:
+            for f in ("indirect_target", "exec_at_delta", "exec_val", "mem_flags", "mem_bytes", "mem_exec",
+                      "addr_kind", "addr_base_delta", "addr_stride", "addr_delta", "await_at_delta",
+                      "await_len", "await_pc"):
+                getattr(m, f).extend(getattr(p, f))
+            if kinds:
+                m.await_kind.extend(p.await_kind if len(p.await_kind) else [0] * len(p.await_at_delta))
+        m.wave_in_wg, m.n_instr = j, tail.n_instr
+        m.n_branch = sum(p.n_branch for p in parts)
+        m.branch_bits = b"".join(bytes(p.branch_bits) for p in parts)
+        rec.waves[j].CopyFrom(m)
+        if data is not None:
+            dparts.append(data.waves[j])
+            md = type(data.waves[j])()
+            md.wave_in_wg = j
+            for p in dparts:
+                if len(p.load_len) != len(p.store_len):
+                    raise self._err("%s: segment data lengths differ" % where)
+                md.load_len.extend(p.load_len)
+                md.store_len.extend(p.store_len)
+            md.load_data = b"".join(bytes(p.load_data) if p.load_data else _unshuf4(bytes(p.load_data_shuf4))
+                                    for p in dparts)
+            md.store_data = b"".join(bytes(p.store_data) if p.store_data else _unshuf4(bytes(p.store_data_shuf4))
+                                     for p in dparts)
+            data.waves[j].CopyFrom(md)
 
     def workgroups(self, kernel_id, with_data=False):
         """Every recorded workgroup of kernel kernel_id, in grid order."""

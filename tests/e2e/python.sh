@@ -5,7 +5,8 @@
 #    traceformat/gtrace.proto today
 #  - it reads traces exactly as gcn3-trace does (tests/python/check_trace.py:
 #    every event, kernel and wave, with data): a one-GPU program, a two-GPU
-#    program, and a trace with awaits (spin_wait producer) and compare-and-swap
+#    program, a trace with awaits (spin_wait producer), compare-and-swap, and
+#    long waves in wave segments (format 2.0)
 #  - a truncated and a corrupted trace raise TraceError with one line
 #  - load_stats / kernels_table read mgpu-replay --stats; load_sweep reads a
 #    sweep's results.csv, with the numbers the replay printed
@@ -49,6 +50,8 @@ rec vectoradd 1 "$BUILD/bench/vectoradd" && check vectoradd
 rec fir-g2 2 "$BUILD/bench/fir" --gpus 2 && check fir-g2
 rec producer 1 "$BUILD/programs/spin_wait" producer && check producer
 rec cas_own 1 "$BUILD/programs/cas_own" && check cas_own
+# format 2.0: long waves in wave segments
+rec long_waves 1 "$BUILD/programs/long_waves" 1500 && check long_waves
 if [ -f "$OUT/producer.gtrace" ]; then
   n=$("$PY" -c 'import sys, gcn3sim
 t = gcn3sim.open_trace(sys.argv[1])

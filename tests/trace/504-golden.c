@@ -1,15 +1,17 @@
 /*
- * 504-golden - golden traces pin format 1.4 (docs/trace-format.md), and the
- * 1.0, 1.1, 1.2 and 1.3 golden files stay readable.
+ * 504-golden - golden traces pin format 2.0 (docs/trace-format.md), and the
+ * 1.0, 1.1, 1.2, 1.3 and 1.4 golden files stay readable.
  *
- * tests/trace/data/golden-1.4.gtrace was written by the checked-in
+ * tests/trace/data/golden-2.0.gtrace was written by the checked-in
  * generator tests/trace/data/gen.h (run `504-golden --generate
  * tests/trace/data` to rewrite it, then update the two constants below and
  * say why in the commit: a changed golden file is a format change).
  * golden-1.0.gtrace is the file the 1.0 writer made from the same generator
  * (before code objects carried their load address), golden-1.1.gtrace the
  * 1.1 writer's (before awaits), golden-1.2.gtrace the 1.2 writer's (before
- * stream waits), golden-1.3.gtrace the 1.3 writer's (before host gaps):
+ * stream waits), golden-1.3.gtrace the 1.3 writer's (before host gaps),
+ * golden-1.4.gtrace the 1.4 writer's (before wave segments: its kernel 2 has
+ * no long loop):
  * they are never rewritten, and the reader must
  * decode them to the content they always had.
  *
@@ -38,9 +40,13 @@
 
 #include "tests/trace/data/gen.h"
 
-#define GOLDEN_NAME "golden-1.4.gtrace"
-#define GOLDEN_FILE_FNV 0x9f2fc083aec609ddull
-#define GOLDEN_CONTENT  0xeff492df66555881ull
+#define GOLDEN_NAME "golden-2.0.gtrace"
+#define GOLDEN_FILE_FNV 0xf9b3ade154836f23ull
+#define GOLDEN_CONTENT  0xaaa98e0a5797e515ull
+/* format 1.4, frozen since 2.0 (wave segments): bytes and decoded content */
+#define GOLDEN14_NAME "golden-1.4.gtrace"
+#define GOLDEN14_FILE_FNV 0x9f2fc083aec609ddull
+#define GOLDEN14_CONTENT  0xeff492df66555881ull
 /* format 1.3, frozen since 1.4 (host time between calls): bytes and decoded content */
 #define GOLDEN13_NAME "golden-1.3.gtrace"
 #define GOLDEN13_FILE_FNV 0x0c6915344fe8ebf5ull
@@ -246,7 +252,52 @@ static void test_golden_1_3(void **state)
     trc_reader_close(r);
 }
 
-/* The 1.4 file carries the generator's host gaps: 123,456 ns (two calls
+/* The frozen 1.4 file (before wave segments): same bytes, same content, no
+ * kernel has segments. */
+static void test_golden_1_4(void **state)
+{
+    (void)state;
+    trc_reader *r = open_frozen(GOLDEN14_NAME, GOLDEN14_FILE_FNV, GOLDEN14_CONTENT, 4);
+    assert_int_equal(trc_reader_header(r)->format_major, 1);
+    for (uint32_t k = 0; k < trc_reader_n_kernels(r); k++) {
+        trc_kernel_stats st;
+        assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
+        assert_int_equal(st.n_segments, 0);
+    }
+    trc_reader_close(r);
+}
+
+/* The 2.0 file holds kernel 2's long waves in segments (several per wave);
+ * the same generation without segments decodes to the same content. */
+static void test_golden_segments(void **state)
+{
+    (void)state;
+    trc_reader *r = open_golden();
+    assert_int_equal(trc_reader_header(r)->format_major, 2);
+    assert_int_equal(trc_reader_header(r)->format_minor, 0);
+    trc_kernel_stats st;
+    assert_int_equal(trc_reader_kernel_stats(r, 0, &st), 0);
+    assert_int_equal(st.n_segments, 0);
+    assert_int_equal(trc_reader_kernel_stats(r, 2, &st), 0);
+    assert_true(st.n_segments >= 2 * st.n_waves); /* at least two per wave */
+    assert_true(st.seg_bytes > 0);
+    trc_reader_close(r);
+    char p[600], err[512];
+    snprintf(p, sizeof p, "%s/trc504-%d-whole.gtrace", tmpdir, (int)getpid());
+    gen_no_segments = 1;
+    int rc = gen_trace(p, G_THREADS, G_SEED, G_FRAME_REC, G_FRAME_DATA, 1, err, sizeof err);
+    gen_no_segments = 0;
+    if (rc != 0) fail_msg("%s", err);
+    r = trc_reader_open(p, err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    assert_int_equal(trc_reader_kernel_stats(r, 2, &st), 0);
+    assert_int_equal(st.n_segments, 0);
+    trc_reader_close(r);
+    assert_true(content_of(p) == GOLDEN_CONTENT);
+    unlink(p);
+}
+
+/* The 2.0 file carries the generator's host gaps: 123,456 ns (two calls
  * added up) on the launch of kernel 2, 7,000 ns on the copy after it, none
  * elsewhere. */
 static void test_golden_host_gap(void **state)
@@ -270,7 +321,7 @@ static void test_golden_host_gap(void **state)
     trc_reader_close(r);
 }
 
-/* The 1.4 file holds the generator's stream wait (stream 4 waits for stream
+/* The 2.0 file holds the generator's stream wait (stream 4 waits for stream
  * 3's work before the SYNC just before it) and declares stream 5
  * non-blocking. */
 static void test_golden_stream_wait(void **state)
@@ -300,13 +351,13 @@ static void test_golden_stream_wait(void **state)
     trc_reader_close(r);
 }
 
-/* The 1.4 file holds the generator's awaits (wave 1 of every workgroup). */
+/* The 2.0 file holds the generator's awaits (wave 1 of every workgroup). */
 static void test_golden_awaits(void **state)
 {
     (void)state;
     char err[512];
     trc_reader *r = open_golden();
-    assert_int_equal(trc_reader_header(r)->format_minor, 4);
+    assert_int_equal(trc_reader_header(r)->format_major, 2);
     trc_wg *g = trc_reader_load_wg(r, 0, 0, err, sizeof err);
     if (!g) fail_msg("%s", err);
     assert_true(g->n_waves >= 2);
@@ -375,6 +426,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_golden_1_1),
         cmocka_unit_test(test_golden_1_2),
         cmocka_unit_test(test_golden_1_3),
+        cmocka_unit_test(test_golden_1_4),
+        cmocka_unit_test(test_golden_segments),
         cmocka_unit_test(test_golden_host_gap),
         cmocka_unit_test(test_golden_stream_wait),
         cmocka_unit_test(test_golden_awaits),

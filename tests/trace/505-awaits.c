@@ -8,7 +8,12 @@
  *    compare-and-swap with a constant compare value), not kept when it stores,
  *    when its compare value is what a load of the same address just returned
  *    (a CAS loop), or when it overlaps an earlier await;
- *  - the kinds column is written once a RETRY exists (older awaits WAIT).
+ *  - the kinds column is written once a RETRY exists (older awaits WAIT);
+ *  - format 2.0 wave segments: a wave cut into segments just before a wait
+ *    keeps its await (same record as the whole wave, the first segment's
+ *    awaits WAIT without a kinds column, the last part's a RETRY); a cut
+ *    inside a marked iteration gives the mark up; a wave is never cut while
+ *    it drops the repeats of a template.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,8 +27,11 @@
 #include <cmocka.h>
 
 #include "traceformat/trc.h"
+#include "traceformat/trc_internal.h"
 
 static char path[600];
+/* > 0: the recorder streams waves in segments at this many data bytes */
+static size_t seg_data;
 
 /* One kernel of one workgroup of 6 one-lane waves, each recorded by rec(). */
 static trc_reader *write_and_read(void (*rec)(trc_wg_rec *g, uint32_t v), uint32_t nw)
@@ -49,6 +57,10 @@ static trc_reader *write_and_read(void (*rec)(trc_wg_rec *g, uint32_t v), uint32
     trc_wg_rec *g = trc_wg_rec_create();
     uint32_t id[3] = {0, 0, 0};
     trc_wg_rec_begin(g, l.kernel_id, id, nw);
+    if (seg_data) {
+        trc_writer_set_segment_limits(w, 1u << 20, seg_data);
+        trc_wg_rec_stream(g, w);
+    }
     for (uint32_t v = 0; v < nw; v++) {
         trc_rec_exec(g, v, 0, 1);
         rec(g, v);
@@ -192,11 +204,122 @@ static void test_rules(void **state)
     trc_reader_close(r);
 }
 
+/* Wave 0: 10 polls (40 data bytes: with seg_data = 40 the wave is cut right
+ * after them), then a WAIT (template, one repeat dropped, way out) and a
+ * RETRY. Wave 1: 9 polls, a loop head marked, a 10th poll in the iteration
+ * (cut there with seg_data = 40: the mark is given up), back at the head.
+ * Wave 2: a WAIT whose dropped repeat would pass the limit (state 2: not
+ * cut), then one more poll that passes it. dyn: one instruction per poll. */
+static void rec_segmented(trc_wg_rec *g, uint32_t v)
+{
+    for (uint32_t i = 0; i < (v == 1 ? 9u : v == 2 ? 8u : 10u); i++) poll(g, v, 100 + i);
+    switch (v) {
+    case 0:
+        trc_rec_await_mark(g, v, 12);
+        poll(g, v, 0);
+        trc_rec_branch(g, v, 1);
+        assert_int_equal(trc_rec_await_commit(g, v, 15, 0x1100), 1);
+        poll(g, v, 0);
+        trc_rec_branch(g, v, 1);
+        trc_rec_await_drop(g, v, 18);
+        poll(g, v, 1);
+        trc_rec_branch(g, v, 0);
+        trc_rec_await_end(g, v);
+        trc_rec_exec(g, v, 19, 3);
+        trc_rec_retry_mark(g, v, 20);
+        poll(g, v, 7);
+        trc_rec_branch(g, v, 0);
+        assert_int_equal(trc_rec_retry_commit(g, v, 23, 0x1200), 1);
+        trc_rec_wave_end(g, v, 25);
+        break;
+    case 1:
+        trc_rec_await_mark(g, v, 11);
+        poll(g, v, 0);
+        trc_rec_branch(g, v, 1);
+        assert_int_equal(trc_rec_await_commit(g, v, 14, 0x1100), seg_data ? 0 : 1);
+        trc_rec_await_end(g, v);
+        trc_rec_wave_end(g, v, 16);
+        break;
+    case 2:
+        trc_rec_await_mark(g, v, 10);
+        poll(g, v, 0);              /* 36 bytes */
+        trc_rec_branch(g, v, 1);
+        assert_int_equal(trc_rec_await_commit(g, v, 13, 0x1100), 1);
+        poll(g, v, 0);              /* 40: a repeat, in state 2 */
+        trc_rec_branch(g, v, 1);
+        trc_rec_await_drop(g, v, 16);
+        trc_rec_await_end(g, v);
+        poll(g, v, 5);              /* 40 again, now cut */
+        trc_rec_wave_end(g, v, 18);
+        break;
+    }
+}
+
+static void test_segments(void **state)
+{
+    (void)state;
+    char err[512];
+    trc_reader *r[2];
+    trc_wg *g[2];
+    for (int k = 0; k < 2; k++) {
+        seg_data = k ? 40 : 0;
+        r[k] = write_and_read(rec_segmented, 3);
+        g[k] = trc_reader_load_wg(r[k], 0, 0, err, sizeof err);
+        if (!g[k]) fail_msg("%s", err);
+    }
+    seg_data = 0;
+    trc_kernel_stats st;
+    assert_int_equal(trc_reader_kernel_stats(r[0], 0, &st), 0);
+    assert_int_equal(st.n_segments, 0);
+    assert_int_equal(trc_reader_kernel_stats(r[1], 0, &st), 0);
+    assert_int_equal(st.n_segments, 3); /* one per wave */
+    /* wave 0: the same record either way */
+    const trc_wave *a = &g[0]->waves[0], *b = &g[1]->waves[0];
+    assert_int_equal(b->n_await, 2);
+    assert_int_equal(b->await_at[0], 12);
+    assert_int_equal(b->await_kind[0], TRC_AWAIT_WAIT);
+    assert_int_equal(b->await_kind[1], TRC_AWAIT_RETRY);
+    assert_int_equal(b->await_at[1], 17);
+    assert_int_equal(b->n_instr, 22);
+    assert_int_equal(a->n_instr, b->n_instr);
+    assert_int_equal(a->n_await, b->n_await);
+    assert_memory_equal(a->await_at, b->await_at, 8 * a->n_await);
+    assert_memory_equal(a->await_len, b->await_len, 8 * a->n_await);
+    assert_memory_equal(a->await_pc, b->await_pc, 8 * a->n_await);
+    assert_memory_equal(a->await_kind, b->await_kind, 4 * a->n_await);
+    assert_int_equal(a->n_exec, b->n_exec);
+    assert_memory_equal(a->exec_at, b->exec_at, 8 * a->n_exec);
+    assert_int_equal(a->n_branch, b->n_branch);
+    assert_int_equal(a->n_mem, b->n_mem);
+    for (uint32_t m = 0; m < a->n_mem; m++) {
+        assert_int_equal(a->mem[m].addr[0], b->mem[m].addr[0]);
+        assert_memory_equal(a->mem[m].load_data, b->mem[m].load_data, 4);
+    }
+    /* wave 1: cut inside the marked iteration, the await given up */
+    assert_int_equal(g[0]->waves[1].n_await, 1);
+    assert_int_equal(g[1]->waves[1].n_await, 0);
+    assert_int_equal(g[1]->waves[1].n_mem, 10);
+    assert_int_equal(g[1]->waves[1].n_instr, 16);
+    /* wave 2: not cut while dropping the repeat; the same record either way */
+    a = &g[0]->waves[2];
+    b = &g[1]->waves[2];
+    assert_int_equal(b->n_await, 1);
+    assert_int_equal(b->await_at[0], 10);
+    assert_int_equal(b->n_mem, 10);
+    assert_int_equal(a->n_mem, b->n_mem);
+    assert_int_equal(a->n_instr, b->n_instr);
+    assert_int_equal(*(const uint32_t *)b->mem[9].load_data, 5);
+    for (int k = 0; k < 2; k++) {
+        trc_wg_free(g[k]);
+        trc_reader_close(r[k]);
+    }
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
     snprintf(path, sizeof path, "%s/trc505-%d.gtrace", tmp ? tmp : "/tmp", (int)getpid());
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_rules)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_rules), cmocka_unit_test(test_segments)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(path);
     return rc;

@@ -13,6 +13,10 @@
  * EXEC; with data values). Workgroups are committed from `threads` threads
  * in an order shuffled by `seed`: the file must not depend on either.
  *
+ * Format 2.0: the waves of kernel 2 run a long loop and, with limits of
+ * GEN_SEG_REC / GEN_SEG_DATA bytes, stream out in wave segments (unless
+ * gen_no_segments is set: the decoded content must be the same either way).
+ *
  * gen_content_hash() hashes everything a reader returns for a trace, so a
  * golden file's decoded content can be pinned by one number.
  */
@@ -29,6 +33,10 @@
 #include "traceformat/trc_internal.h"
 
 #define GEN_NK 3
+#define GEN_SEG_REC 512
+#define GEN_SEG_DATA 2048
+#define GEN_LOOP 24 /* iterations of kernel 2's loop */
+static int gen_no_segments; /* keep every wave whole */
 static const uint32_t gen_grid[GEN_NK][3] = {{3, 2, 1}, {2, 1, 2}, {5, 1, 1}};
 static const uint32_t gen_waves[GEN_NK] = {2, 1, 3};
 
@@ -47,13 +55,14 @@ static inline void gen_bytes(uint8_t *p, size_t n, uint64_t seed)
     for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(gen_mix(seed + i / 4) >> (8 * (i % 4)));
 }
 
-/* Records workgroup `lin` of kernel k into g. */
-static inline void gen_record_wg(trc_wg_rec *g, uint32_t k, uint32_t lin)
+/* Records workgroup `lin` of kernel k into g (to be committed to w). */
+static inline void gen_record_wg(trc_wg_rec *g, uint32_t k, uint32_t lin, trc_writer *w)
 {
     const uint32_t *gr = gen_grid[k];
     uint32_t id[3] = {lin % gr[0], (lin / gr[0]) % gr[1], lin / (gr[0] * gr[1])};
     uint32_t nw = gen_waves[k];
     trc_wg_rec_begin(g, k, id, nw);
+    if (k == 2 && !gen_no_segments) trc_wg_rec_stream(g, w);
     for (uint32_t v = 0; v < nw; v++) {
         uint64_t s = ((uint64_t)k << 40) | ((uint64_t)lin << 8) | v;
         uint64_t dyn = 0;
@@ -115,7 +124,22 @@ static inline void gen_record_wg(trc_wg_rec *g, uint32_t k, uint32_t lin)
         trc_rec_mem(g, v, TRC_MO_LOAD, 4, ~0ull, addr, NULL, NULL);
         if (v & 1) trc_rec_indirect(g, v, 0x1200 + 4ull * lin);
         trc_rec_exec(g, v, dyn + 7, ~0ull);
-        trc_rec_wave_end(g, v, 30 + lin + v);
+        uint64_t n_loop = 0;
+        if (k == 2) {
+            /* 2.0: a long loop (a branch and a strided load per iteration,
+             * an EXEC change every 5th, an indirect jump every 7th): several
+             * wave segments, cut at partial branch bytes */
+            for (uint32_t it = 0; it < GEN_LOOP; it++) {
+                for (int l = 0; l < 64; l++) addr[l] = 0xc0000 + 0x400ull * it + 4u * (unsigned)l;
+                gen_bytes(ld, 256, s * 97 + it);
+                trc_rec_mem(g, v, TRC_MO_LOAD, 4, ~0ull, addr, ld, NULL);
+                trc_rec_branch(g, v, (int)((gen_mix(s + it) >> 3) & 1));
+                if (it % 5 == 4) trc_rec_exec(g, v, dyn + 8 + 3 * it, gen_mix(s ^ it) | 1);
+                if (it % 7 == 6) trc_rec_indirect(g, v, 0x1300 + 4ull * it);
+            }
+            n_loop = 3 * GEN_LOOP + 8;
+        }
+        trc_rec_wave_end(g, v, 30 + lin + v + n_loop);
     }
 }
 
@@ -130,7 +154,7 @@ static inline void *gen_thread(void *arg)
     gen_job *j = arg;
     trc_wg_rec *g = trc_wg_rec_create();
     for (uint32_t i = j->t; i < j->n && g; i += j->threads) {
-        gen_record_wg(g, j->k, j->order[i]);
+        gen_record_wg(g, j->k, j->order[i], j->w);
         if (trc_wg_commit(j->w, g) != 0) j->rc = -1;
     }
     if (!g) j->rc = -1;
@@ -221,6 +245,7 @@ static inline int gen_trace(const char *path, uint32_t threads, uint64_t seed, s
     trc_writer *w = trc_writer_open_ex(path, &h, bg, err, errlen);
     if (!w) return -1;
     trc_writer_set_frame_limits(w, frame_rec, frame_data);
+    trc_writer_set_segment_limits(w, GEN_SEG_REC, GEN_SEG_DATA);
     uint8_t co[2][96], d[512];
     gen_bytes(co[0], sizeof co[0], 0xc0);
     gen_bytes(co[1], sizeof co[1], 0xc1);
