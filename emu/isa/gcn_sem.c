@@ -1307,6 +1307,48 @@ static uint64_t atomic_rmw(void *p, int is64, atom_op op, uint64_t src, uint64_t
 
 /* Per-lane memory body shared by FLAT and MUBUF once the host pointer is known:
  * load / store / atomic of n bytes, registers from dst[0] / src[1]. */
+/* Copies n bytes between guest memory at m and the buffer b (to_mem: b to m)
+ * the way the GPU accesses memory: each naturally aligned 64-bit word of m in
+ * one 64-bit access, each other naturally aligned dword in one 32-bit access,
+ * the rest byte by byte. So a concurrent access of another wave to the same
+ * word sees the old or the new value, never a mix: single-copy atomicity of
+ * aligned accesses up to 64 bits, which the HSA memory model (and AMDGPUUsage's
+ * "Memory Model" section, on which GFX8 code generation relies) assumes of the
+ * hardware. Relaxed atomics: plain moves on x86-64, and no C data race for
+ * ThreadSanitizer. */
+static inline void mem_copy_sca(uint8_t *m, uint8_t *b, unsigned n, int to_mem)
+{
+    unsigned i = 0;
+    while (i < n) {
+        uintptr_t a = (uintptr_t)(m + i);
+        if (!(a & 7) && n - i >= 8) {
+            uint64_t v;
+            if (to_mem) {
+                memcpy(&v, b + i, 8);
+                __atomic_store_n((uint64_t *)(void *)(m + i), v, __ATOMIC_RELAXED);
+            } else {
+                v = __atomic_load_n((const uint64_t *)(const void *)(m + i), __ATOMIC_RELAXED);
+                memcpy(b + i, &v, 8);
+            }
+            i += 8;
+        } else if (!(a & 3) && n - i >= 4) {
+            uint32_t v;
+            if (to_mem) {
+                memcpy(&v, b + i, 4);
+                __atomic_store_n((uint32_t *)(void *)(m + i), v, __ATOMIC_RELAXED);
+            } else {
+                v = __atomic_load_n((const uint32_t *)(const void *)(m + i), __ATOMIC_RELAXED);
+                memcpy(b + i, &v, 4);
+            }
+            i += 4;
+        } else {
+            if (to_mem) m[i] = b[i];
+            else b[i] = m[i];
+            i++;
+        }
+    }
+}
+
 static void lane_access(gcn_wave *w, const gcn_insn *in, unsigned l, uint8_t *p, int sext, int atomic, atom_op aop,
                         memrec *mr)
 {
@@ -1337,7 +1379,7 @@ static void lane_access(gcn_wave *w, const gcn_insn *in, unsigned l, uint8_t *p,
         uint32_t *s = vreg(w, in, in->src[1], (n + 3) / 4);
         uint8_t tmp[16];
         get_lane(s, l, tmp, n);
-        memcpy(p, tmp, n);
+        mem_copy_sca(p, tmp, n, 1);
         if (mr) {
             memcpy(mr->store + mr->ns, tmp, n);
             mr->ns += n;
@@ -1345,7 +1387,7 @@ static void lane_access(gcn_wave *w, const gcn_insn *in, unsigned l, uint8_t *p,
     } else {
         uint32_t *d = vreg(w, in, in->dst[0], (n + 3) / 4);
         uint8_t tmp[16];
-        memcpy(tmp, p, n);
+        mem_copy_sca(p, tmp, n, 0);
         put_lane(w, d, l, tmp, n, sext);
         if (mr) {
             memcpy(mr->load + mr->nl, tmp, n);
@@ -1572,7 +1614,21 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
                 LANES rbuf[m++] = r[l];
             }
         }
+    } else if (n > 4 && kstride == 4) {
+        /* a lane's dwords are contiguous: aligned 64-bit words single-copy atomic */
+        unsigned nd = n / 4, m = 0;
+        LANES
+        {
+            uint32_t *lane = &rbuf[m];
+            if (wr)
+                for (unsigned k = 0; k < nd; k++) lane[k] = r[k * GCN_WAVE_LANES + l];
+            mem_copy_sca(hp[l], (uint8_t *)lane, n, wr);
+            if (!wr)
+                for (unsigned k = 0; k < nd; k++) r[k * GCN_WAVE_LANES + l] = lane[k];
+            m += nd;
+        }
     } else if (n > 4) {
+        /* private memory (swizzled per dword, one wave's own): plain copies */
         unsigned nd = n / 4, m = 0;
         LANES
         {

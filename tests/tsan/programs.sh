@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # HIP programs under ThreadSanitizer (issue 20): programs whose workgroups
 # communicate through memory (spin_wait: a flag, a CAS lock, an LDS flag;
-# cas_own; a grid barrier; a look-back scan) run with 2 emulator threads,
+# cas_own; a grid barrier; a look-back scan; 64-bit loads of a word another
+# wave stores, tear64) run with 2 emulator threads,
 # recorded, under the TSan build of
 # gcn3-emu and libamdhip64 ($TSAN_BUILD; the runtime preloaded because the
 # program itself is not built with it). Guest accesses must not be C data
-# races (aligned dwords and atomics are single-copy atomic, as on the GPU);
+# races (aligned dwords, aligned 64-bit words and atomics are single-copy
+# atomic, as on the GPU);
 # any ThreadSanitizer report fails. make test-tsan runs it.
 set -uo pipefail
 BUILD=${BUILD:-build}
@@ -16,7 +18,7 @@ TS=$(gcc -print-file-name=libtsan.so)
 pass=0; fail=0
 [ -x "$TSAN_BUILD/bin/gcn3-emu" ] || { echo "tsan-programs: $TSAN_BUILD/bin/gcn3-emu missing (make test-tsan builds it)"; exit 1; }
 for r in "spin_wait producer" "spin_wait sleepy" "spin_wait lock" "spin_wait lds" "cas_own" "coop_groups" \
-         "sync_patterns lookback"; do
+         "sync_patterns lookback" "tear64 2000"; do
   set -- $r; prog=$1; shift
   name="$prog${1:+-$1}"
   bin=$BUILD/programs/$prog
