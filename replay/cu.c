@@ -233,25 +233,38 @@ static uint32_t lds_cycles(const trc_mem_op *op, const rp_access *a, uint32_t ba
         }
         if (!nd)
             continue;
-        if (nd <= 64) { /* the usual 32-64 dwords: insertion sort beats qsort's calls */
-            for (uint32_t i = 1; i < nd; i++) {
-                uint64_t x = dw[i];
-                uint32_t j = i;
-                for (; j > 0 && dw[j - 1] > x; j--)
-                    dw[j] = dw[j - 1];
-                dw[j] = x;
-            }
-        } else
-            qsort(dw, nd, sizeof dw[0], cmp_u64);
         uint32_t cnt[1024], worst = 1, nb = banks > 1024 ? 1024 : banks, nu = 0;
         memset(cnt, 0, nb * sizeof cnt[0]);
-        for (uint32_t i = 0; i < nd; i++) {
-            if (i && dw[i] == dw[i - 1])
-                continue; /* broadcast */
-            nu++;
-            uint32_t b = (uint32_t)(dw[i] % nb);
-            if (++cnt[b] > worst)
-                worst = cnt[b];
+        if (nd <= 64) {
+            /* the usual 32-64 dwords: distinct ones found with a small hash
+             * set (equal dwords are broadcast: counted once) */
+            uint64_t hv[128];
+            uint8_t used[128];
+            memset(used, 0, sizeof used);
+            for (uint32_t i = 0; i < nd; i++) {
+                uint64_t x = dw[i];
+                uint32_t h = (uint32_t)(x * 0x9e3779b97f4a7c15ull >> 57);
+                while (used[h] && hv[h] != x)
+                    h = (h + 1) & 127;
+                if (used[h])
+                    continue; /* broadcast */
+                used[h] = 1;
+                hv[h] = x;
+                nu++;
+                uint32_t b = (uint32_t)(x % nb);
+                if (++cnt[b] > worst)
+                    worst = cnt[b];
+            }
+        } else {
+            qsort(dw, nd, sizeof dw[0], cmp_u64);
+            for (uint32_t i = 0; i < nd; i++) {
+                if (i && dw[i] == dw[i - 1])
+                    continue; /* broadcast */
+                nu++;
+                uint32_t b = (uint32_t)(dw[i] % nb);
+                if (++cnt[b] > worst)
+                    worst = cnt[b];
+            }
         }
         /* a half moves at most `banks` dwords per cycle */
         uint32_t uniq_min = (nu + nb - 1) / nb;
@@ -336,14 +349,30 @@ static uint32_t coalesce_lines(rp_wave *w, const trc_mem_op *op, uint32_t n, uin
         for (uint64_t x = a0 + lb; x <= a1 && nl < 128; x += lb)
             line[nl] = x, mask[nl++] = 0;
     } else {
+        /* Lines in order of first appearance. Lanes are usually sequential,
+         * so the newest line is tried first; beyond a few lines (a gather)
+         * a small hash table of line -> index + 1 replaces the backward
+         * search (same lines, same order, O(lanes) instead of O(lanes x lines)). */
+        uint8_t hix[256];
+        bool hashed = false;
         for (uint32_t k = 0; k < n; k++) {
             uint64_t l0 = op->addr[k] & lmask, l1 = (op->addr[k] + bytes - 1) & lmask;
             for (uint64_t x = l0; x <= l1; x += lb) {
-                uint32_t j;
-                /* lanes are usually sequential: search from the newest line */
-                for (j = nl; j-- > 0;)
-                    if (line[j] == x)
-                        break;
+                uint32_t j = UINT32_MAX;
+                if (nl && line[nl - 1] == x) {
+                    j = nl - 1;
+                } else if (hashed) {
+                    uint32_t h = (uint32_t)((x / lb) * 0x9e3779b97f4a7c15ull >> 56);
+                    for (; hix[h]; h = (h + 1) & 255)
+                        if (line[hix[h] - 1] == x) {
+                            j = hix[h] - 1u;
+                            break;
+                        }
+                } else {
+                    for (j = nl; j-- > 0;)
+                        if (line[j] == x)
+                            break;
+                }
                 if (j == UINT32_MAX) {
                     if (nl == 128) {
                         rp_walk_error(w, "more than 128 cache lines in one access");
@@ -352,6 +381,19 @@ static uint32_t coalesce_lines(rp_wave *w, const trc_mem_op *op, uint32_t n, uin
                     j = nl++;
                     line[j] = x;
                     mask[j] = 0;
+                    if (!hashed && nl > 8) { /* a gather: index what there is */
+                        memset(hix, 0, sizeof hix);
+                        hashed = true;
+                        for (uint32_t i = 0; i < nl; i++) {
+                            uint32_t h = (uint32_t)((line[i] / lb) * 0x9e3779b97f4a7c15ull >> 56);
+                            while (hix[h]) h = (h + 1) & 255;
+                            hix[h] = (uint8_t)(i + 1);
+                        }
+                    } else if (hashed) {
+                        uint32_t h = (uint32_t)((x / lb) * 0x9e3779b97f4a7c15ull >> 56);
+                        while (hix[h]) h = (h + 1) & 255;
+                        hix[h] = (uint8_t)(j + 1);
+                    }
                 }
                 if (x == l0)
                     mask[j] |= 1ull << k;

@@ -90,6 +90,25 @@ void rp_check_reporter(void *arg, const rp_hook_ctx *c)
  * difference is soft (gcn_walk.h) when both are non-zero, n <= 8 and the
  * caller does not force it hard (a compare-and-swap, several lanes at once,
  * part of a lane); else it sets aw_hard too. */
+/* memcmp(a, b, n) == 0, without a library call for the common sizes (a
+ * lane's dword or qword; the data check compares tens of millions). */
+static inline bool same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    if (n == 4) {
+        uint32_t x, y;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        return x == y;
+    }
+    if (n == 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return x == y;
+    }
+    return memcmp(a, b, n) == 0;
+}
+
 static inline bool nonzero(const uint8_t *p, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
@@ -143,7 +162,7 @@ static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, 
     if (poll_seen(s, a, 1, addr, got, exp, n, false))
         return;
     rp_chk(s)->lds_checked++;
-    if (memcmp(got, exp, n)) {
+    if (!same_bytes(got, exp, n)) {
         rp_chk(s)->lds_mismatches++;
         __atomic_add_fetch(&a->w->wg->k->mismatches, 1, __ATOMIC_RELAXED);
         report(s, a, "lds load", addr, exp, got, n);
@@ -236,7 +255,7 @@ uint64_t rp_access_cross_mask(rp_access *a, uint32_t lb)
 /* A load's bytes [lo, lo + n) of lane k (lane address addr) against the line. */
 static void check_part(rp_sim *s, rp_access *a, const uint8_t *got, const uint8_t *exp, uint64_t lo, uint32_t n)
 {
-    if (!memcmp(got, exp, n))
+    if (same_bytes(got, exp, n))
         return;
     rp_kernel *k = a->w->wg->k;
     switch (rp_classify_load(s, a->w, lo, n)) {
@@ -322,7 +341,7 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
             continue;
         if (lo == addr) /* counted where the lane's first byte is */
             rp_chk(s)->loads_checked += j - k;
-        if (!memcmp(d, x, len))
+        if (same_bytes(d, x, len))
             continue;
         if (j == k + 1)
             check_part(s, a, d, x, lo, len);
