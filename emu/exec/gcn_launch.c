@@ -598,15 +598,19 @@ static void wait_with_progress(gcn_machine *m, struct gcn_launch_job *job, const
         fputs("\r\033[K", stderr);
 }
 
-static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, const gcn_kernel *k,
-                                     const gcn_launch_params *p, gcn_launch_result *res, int coop)
+/* What a launch needs, derived from its kernel and parameters by
+ * launch_shape (all checked there). */
+typedef struct launch_shape {
+    uint64_t wg_items, n_wg, lds, slice, scratch_size;
+    uint32_t n_vgpr, sgprs, private_size, waves_per_wg, ka_bytes;
+} launch_shape;
+
+/* Checks the launch (grid, workgroup, LDS, SGPR/VGPR and scratch limits of
+ * the kernel descriptor, AMDGPUUsage "Kernel Descriptor") and fills sh.
+ * GCN_LAUNCH_OK, or the failure written into res. */
+static gcn_launch_status launch_shape_of(gcn_machine *m, const gcn_module *mod, const gcn_kernel *k,
+                                         const gcn_launch_params *p, gcn_launch_result *res, launch_shape *sh)
 {
-    gcn_launch_result dummy;
-    if (!res)
-        res = &dummy;
-    memset(res, 0, sizeof(*res));
-    if (!m || !mod || !k || !p)
-        return fail(res, GCN_LAUNCH_BAD_CONFIG, "gcn_launch: missing machine, module, kernel or parameters");
     const char *kn = k->name;
     const gcn_kernel_desc *kd = &k->kd;
     if (k->co != mod->co)
@@ -672,171 +676,226 @@ static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, cons
         return fail(res, GCN_LAUNCH_NOMEM,
                     "launch of %s: scratch of %" PRIu64 " waves x %" PRIu64
                     " bytes exceeds 64 TiB; reduce the grid", kn, total_waves, slice);
-
-    /* Kernarg allocation: queue, dispatch packet, kernarg segment. */
-    uint32_t ka_bytes = p->kernarg_size > k->kernarg_segment_size ? p->kernarg_size : k->kernarg_segment_size;
     if (p->kernarg_size && !p->kernarg)
         return fail(res, GCN_LAUNCH_BAD_CONFIG, "launch of %s: kernarg_size %u but no kernarg bytes", kn,
                     p->kernarg_size);
-    uint64_t ka_alloc_size = KA_KERNARG + (((uint64_t)ka_bytes + 255) & ~255ull) + KA_TAIL;
+    *sh = (launch_shape){.wg_items = wg_items, .n_wg = n_wg64, .lds = lds, .slice = slice,
+                         .scratch_size = scratch_size, .n_vgpr = n_vgpr,
+                         .sgprs = kd->sgpr_count > k->sgpr_count ? kd->sgpr_count : k->sgpr_count,
+                         .private_size = private_size, .waves_per_wg = waves_per_wg,
+                         .ka_bytes = p->kernarg_size > k->kernarg_segment_size ? p->kernarg_size
+                                                                               : k->kernarg_segment_size};
+    return GCN_LAUNCH_OK;
+}
+
+/* Sets up the job the workers run (its residency limit: what the replay's
+ * dispatcher lets one GPU hold, gcn_sched.c). */
+static void job_init(launch_job_ext *jx, gcn_machine *m, const gcn_module *mod, const gcn_kernel *k,
+                     const gcn_launch_params *p, const launch_shape *sh, int coop, uint64_t ka_base,
+                     uint64_t scratch_base, uint64_t dispatch_id)
+{
+    memset(jx, 0, sizeof(*jx));
+    jx->coop = coop;
+    jx->job.m = m;
+    jx->job.mod = mod;
+    jx->job.k = k;
+    jx->job.p = p;
+    jx->job.n_wg = (uint32_t)sh->n_wg;
+    jx->job.wg_items = (uint32_t)sh->wg_items;
+    jx->job.waves_per_wg = sh->waves_per_wg;
+    jx->job.lds_size = (uint32_t)sh->lds;
+    jx->job.n_vgpr = sh->n_vgpr;
+    jx->job.private_size = sh->private_size;
+    jx->job.mode = gcn_initial_mode(&k->kd);
+    jx->job.scratch_base = scratch_base;
+    jx->job.slice = sh->slice;
+    jx->job.scratch_size = sh->scratch_size;
+    jx->job.dispatch_ptr = ka_base + KA_PACKET;
+    jx->job.queue_ptr = ka_base + KA_QUEUE;
+    jx->job.kernarg_ptr = ka_base + KA_KERNARG;
+    jx->job.dispatch_id = dispatch_id;
+    /* A writer that failed (full disk) stops recording, not the program:
+     * later kernels run unrecorded (the HIP layer says so once). */
+    jx->job.recording = m->cfg.trace != NULL && !trc_writer_failed(m->cfg.trace);
+    atomic_init(&jx->job.next_wg, 0);
+    gcn_cu_limits lim = GCN3_R9NANO_CU_LIMITS;
+    uint64_t per_gpu =
+        (uint64_t)gcn_wgs_per_cu(&lim, sh->waves_per_wg, sh->n_vgpr, sh->sgprs, sh->lds) * GCN3_R9NANO_CUS;
+    jx->job.max_resident = per_gpu > UINT32_MAX ? UINT32_MAX : per_gpu ? (uint32_t)per_gpu : 1u;
+    atomic_init(&jx->job.resident, 0);
+    atomic_init(&jx->job.epoch, 0);
+    atomic_init(&jx->job.deadlock, 0);
+    atomic_init(&jx->job.report_lines, 0);
+    for (uint32_t i = 0; i < m->n_workers; i++)
+        atomic_store(&m->workers[i].quiet, -1);
+    atomic_init(&jx->job.stop, 0);
+    pthread_mutex_init(&jx->job.err_lock, NULL);
+    jx->job.status = GCN_LAUNCH_OK;
+}
+
+/* Writes the kernarg allocation's initial contents and the LAUNCH event;
+ * sets jx->job.kernel_id. A writer that has failed turns recording off for
+ * this kernel. GCN_LAUNCH_OK or the failure written into res. */
+static gcn_launch_status record_launch(launch_job_ext *jx, gcn_launch_result *res, const launch_shape *sh,
+                                       uint8_t *ka, uint64_t ka_alloc_size)
+{
+    gcn_machine *m = jx->job.m;
+    const gcn_module *mod = jx->job.mod;
+    const gcn_kernel *k = jx->job.k;
+    const gcn_launch_params *p = jx->job.p;
+    uint64_t ka_base = (uint64_t)(uintptr_t)ka;
+    gcn_launch_status st = GCN_LAUNCH_OK;
+    trc_writer *tw = m->cfg.trace;
+    trc_event ev = {.kind = TRC_EV_COPY, .device = p->device, .addr = ka_base, .size = ka_alloc_size,
+                    .copy_kind = TRC_COPY_INIT, .data = ka};
+    trc_launch tl;
+    memset(&tl, 0, sizeof(tl));
+    tl.device = p->device;
+    tl.stream = p->stream;
+    tl.code_object_id = mod->trace_co_id < 0 ? 0 : (uint32_t)mod->trace_co_id;
+    snprintf(tl.kernel_name, sizeof(tl.kernel_name), "%s", k->name);
+    tl.entry_vaddr = k->entry_vaddr;
+    memcpy(tl.grid, p->grid, sizeof(tl.grid));
+    memcpy(tl.wg_size, p->wg_size, sizeof(tl.wg_size));
+    tl.waves_per_wg = sh->waves_per_wg;
+    tl.group_segment_size = (uint32_t)sh->lds;
+    tl.private_segment_size = sh->private_size;
+    tl.vgpr_count = sh->n_vgpr;
+    tl.sgpr_count = sh->sgprs;
+    tl.kernarg_addr = ka_base + KA_KERNARG;
+    tl.kernarg_size = sh->ka_bytes;
+    tl.kernarg = ka + KA_KERNARG;
+    pthread_mutex_lock(&m->trace_lock);
+    int rc = mod->trace_co_id < 0 ? -1 : trc_writer_event(tw, &ev);
+    if (rc == 0)
+        rc = trc_writer_begin_kernel(tw, &tl);
+    if (rc != 0 && mod->trace_co_id >= 0 && trc_writer_failed(tw)) {
+        jx->job.recording = 0; /* the writer failed: the kernel runs unrecorded */
+    } else if (rc != 0) {
+        st = fail(res, GCN_LAUNCH_TRACE_ERROR, "launch of %s: trace: %s", k->name,
+                  mod->trace_co_id < 0 ? "module was loaded without a trace (no code object id)"
+                                       : trc_writer_error(tw));
+    }
+    pthread_mutex_unlock(&m->trace_lock);
+    jx->job.kernel_id = tl.kernel_id;
+    return st;
+}
+
+/* Hands the job to the worker pool and waits for it (with a progress line
+ * when asked); a signal that interrupted it becomes the job's status. */
+static void run_job(launch_job_ext *jx, int coop, const struct timespec *t0)
+{
+    gcn_machine *m = jx->job.m;
+    atomic_fetch_add(&m->launches_active, 1); /* seq_cst: pairs with the table publish */
+    atomic_store(&m->interrupt, 0);
+    atomic_store(&m->stop_flag, &jx->job.stop);
+    pthread_mutex_lock(&m->pool_lock);
+    m->job = &jx->job;
+    m->job_seq++;
+    m->workers_busy = m->n_workers;
+    pthread_cond_broadcast(&m->pool_wake);
+    if (!m->cfg.progress || coop) {
+        while (m->workers_busy > 0)
+            pthread_cond_wait(&m->pool_done, &m->pool_lock);
+    } else {
+        wait_with_progress(m, &jx->job, t0);
+    }
+    m->job = NULL;
+    pthread_mutex_unlock(&m->pool_lock);
+    atomic_store(&m->stop_flag, NULL);
+    int sig = atomic_load(&m->interrupt);
+    if (sig) {
+        pthread_mutex_lock(&jx->job.err_lock);
+        if (jx->job.status == GCN_LAUNCH_OK) {
+            jx->job.status = GCN_LAUNCH_INTERRUPTED;
+            snprintf(jx->job.message, sizeof jx->job.message,
+                     "kernel %s: interrupted by signal %d (%s); where each resident wave was is listed above",
+                     jx->job.k->name, sig, strsignal(sig));
+        }
+        pthread_mutex_unlock(&jx->job.err_lock);
+    }
+    atomic_fetch_sub(&m->launches_active, 1);
+    gcn_mem_reclaim(m);
+}
+
+/* The result of a job that ran: instruction and wave counts, its status,
+ * and the end of its kernel in the trace. */
+static gcn_launch_status finish_job(launch_job_ext *jx, gcn_launch_result *res)
+{
+    gcn_machine *m = jx->job.m;
+    gcn_launch_status st = GCN_LAUNCH_OK;
+    for (uint32_t i = 0; i < m->n_workers; i++) {
+        res->wave_instructions += m->workers[i].n_instr;
+        res->waves += m->workers[i].n_waves;
+    }
+    if (jx->job.status != GCN_LAUNCH_OK) {
+        st = jx->job.status;
+        res->status = st;
+        snprintf(res->message, sizeof(res->message), "%s", jx->job.message);
+    }
+    if (jx->job.recording) {
+        pthread_mutex_lock(&m->trace_lock);
+        if (trc_writer_end_kernel(m->cfg.trace, jx->job.kernel_id) != 0 && st == GCN_LAUNCH_OK &&
+            !trc_writer_failed(m->cfg.trace)) {
+            st = fail(res, GCN_LAUNCH_TRACE_ERROR, "launch of %s: trace: %s", jx->job.k->name,
+                      trc_writer_error(m->cfg.trace));
+        }
+        pthread_mutex_unlock(&m->trace_lock);
+    }
+    return st;
+}
+
+static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, const gcn_kernel *k,
+                                     const gcn_launch_params *p, gcn_launch_result *res, int coop)
+{
+    gcn_launch_result dummy;
+    if (!res)
+        res = &dummy;
+    memset(res, 0, sizeof(*res));
+    if (!m || !mod || !k || !p)
+        return fail(res, GCN_LAUNCH_BAD_CONFIG, "gcn_launch: missing machine, module, kernel or parameters");
+    const char *kn = k->name;
+    launch_shape sh = {0};
+    gcn_launch_status st = launch_shape_of(m, mod, k, p, res, &sh);
+    if (st != GCN_LAUNCH_OK)
+        return st;
+
+    /* Kernarg allocation: queue, dispatch packet, kernarg segment; scratch. */
+    uint64_t ka_alloc_size = KA_KERNARG + (((uint64_t)sh.ka_bytes + 255) & ~255ull) + KA_TAIL;
     uint8_t *ka = gcn_mem_alloc(m, p->device, ka_alloc_size, TRC_MEM_KERNARG);
     if (!ka)
         return fail(res, GCN_LAUNCH_NOMEM, "launch of %s: cannot allocate %" PRIu64 " bytes of kernarg memory",
                     kn, ka_alloc_size);
     uint8_t *scratch = NULL;
-    if (scratch_size) {
-        scratch = gcn_mem_alloc(m, p->device, scratch_size, TRC_MEM_SCRATCH);
+    if (sh.scratch_size) {
+        scratch = gcn_mem_alloc(m, p->device, sh.scratch_size, TRC_MEM_SCRATCH);
         if (!scratch) {
             gcn_mem_free(m, ka);
             return fail(res, GCN_LAUNCH_NOMEM, "launch of %s: cannot allocate %" PRIu64 " bytes of scratch", kn,
-                        scratch_size);
+                        sh.scratch_size);
         }
     }
     uint64_t ka_base = (uint64_t)(uintptr_t)ka;
     uint64_t scratch_base = (uint64_t)(uintptr_t)scratch;
     uint64_t dispatch_id = m->dispatch_id++;
-
     if (p->kernarg_size)
         memcpy(ka + KA_KERNARG, p->kernarg, p->kernarg_size);
-    write_dispatch_state(ka, ka_base, mod, k, p, private_size, lds, dispatch_id, scratch_base, scratch_size);
+    write_dispatch_state(ka, ka_base, mod, k, p, sh.private_size, sh.lds, dispatch_id, scratch_base,
+                         sh.scratch_size);
 
     launch_job_ext jx;
-    memset(&jx, 0, sizeof(jx));
-    jx.coop = coop;
-    jx.job.m = m;
-    jx.job.mod = mod;
-    jx.job.k = k;
-    jx.job.p = p;
-    jx.job.n_wg = (uint32_t)n_wg64;
-    jx.job.wg_items = (uint32_t)wg_items;
-    jx.job.waves_per_wg = waves_per_wg;
-    jx.job.lds_size = (uint32_t)lds;
-    jx.job.n_vgpr = n_vgpr;
-    jx.job.private_size = private_size;
-    jx.job.mode = gcn_initial_mode(kd);
-    jx.job.scratch_base = scratch_base;
-    jx.job.slice = slice;
-    jx.job.scratch_size = scratch_size;
-    jx.job.dispatch_ptr = ka_base + KA_PACKET;
-    jx.job.queue_ptr = ka_base + KA_QUEUE;
-    jx.job.kernarg_ptr = ka_base + KA_KERNARG;
-    jx.job.dispatch_id = dispatch_id;
-    /* A writer that failed (full disk) stops recording, not the program:
-     * later kernels run unrecorded (the HIP layer says so once). */
-    jx.job.recording = m->cfg.trace != NULL && !trc_writer_failed(m->cfg.trace);
-    atomic_init(&jx.job.next_wg, 0);
-    {
-        /* residency: what the replay's dispatcher lets one GPU hold (gcn_sched.c) */
-        gcn_cu_limits lim = GCN3_R9NANO_CU_LIMITS;
-        uint32_t sgprs = kd->sgpr_count > k->sgpr_count ? kd->sgpr_count : k->sgpr_count;
-        uint64_t per_gpu = (uint64_t)gcn_wgs_per_cu(&lim, waves_per_wg, n_vgpr, sgprs, lds) * GCN3_R9NANO_CUS;
-        jx.job.max_resident = per_gpu > UINT32_MAX ? UINT32_MAX : per_gpu ? (uint32_t)per_gpu : 1u;
-    }
-    atomic_init(&jx.job.resident, 0);
-    atomic_init(&jx.job.epoch, 0);
-    atomic_init(&jx.job.deadlock, 0);
-    atomic_init(&jx.job.report_lines, 0);
-    for (uint32_t i = 0; i < m->n_workers; i++)
-        atomic_store(&m->workers[i].quiet, -1);
-    atomic_init(&jx.job.stop, 0);
-    pthread_mutex_init(&jx.job.err_lock, NULL);
-    jx.job.status = GCN_LAUNCH_OK;
-
-    gcn_launch_status st = GCN_LAUNCH_OK;
-    if (jx.job.recording) {
-        trc_writer *tw = m->cfg.trace;
-        trc_event ev = {.kind = TRC_EV_COPY, .device = p->device, .addr = ka_base, .size = ka_alloc_size,
-                        .copy_kind = TRC_COPY_INIT, .data = ka};
-        trc_launch tl;
-        memset(&tl, 0, sizeof(tl));
-        tl.device = p->device;
-        tl.stream = p->stream;
-        tl.code_object_id = mod->trace_co_id < 0 ? 0 : (uint32_t)mod->trace_co_id;
-        snprintf(tl.kernel_name, sizeof(tl.kernel_name), "%s", kn);
-        tl.entry_vaddr = k->entry_vaddr;
-        memcpy(tl.grid, p->grid, sizeof(tl.grid));
-        memcpy(tl.wg_size, p->wg_size, sizeof(tl.wg_size));
-        tl.waves_per_wg = waves_per_wg;
-        tl.group_segment_size = (uint32_t)lds;
-        tl.private_segment_size = private_size;
-        tl.vgpr_count = n_vgpr;
-        tl.sgpr_count = kd->sgpr_count > k->sgpr_count ? kd->sgpr_count : k->sgpr_count;
-        tl.kernarg_addr = ka_base + KA_KERNARG;
-        tl.kernarg_size = ka_bytes;
-        tl.kernarg = ka + KA_KERNARG;
-        pthread_mutex_lock(&m->trace_lock);
-        int rc = mod->trace_co_id < 0 ? -1 : trc_writer_event(tw, &ev);
-        if (rc == 0)
-            rc = trc_writer_begin_kernel(tw, &tl);
-        if (rc != 0 && mod->trace_co_id >= 0 && trc_writer_failed(tw)) {
-            jx.job.recording = 0; /* the writer failed: the kernel runs unrecorded */
-        } else if (rc != 0) {
-            fail(res, GCN_LAUNCH_TRACE_ERROR, "launch of %s: trace: %s", kn,
-                 mod->trace_co_id < 0 ? "module was loaded without a trace (no code object id)"
-                                      : trc_writer_error(tw));
-            st = GCN_LAUNCH_TRACE_ERROR;
-        }
-        pthread_mutex_unlock(&m->trace_lock);
-        jx.job.kernel_id = tl.kernel_id;
-    }
+    job_init(&jx, m, mod, k, p, &sh, coop, ka_base, scratch_base, dispatch_id);
+    if (jx.job.recording)
+        st = record_launch(&jx, res, &sh, ka, ka_alloc_size);
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (st == GCN_LAUNCH_OK) {
-        atomic_fetch_add(&m->launches_active, 1); /* seq_cst: pairs with the table publish */
-        atomic_store(&m->interrupt, 0);
-        atomic_store(&m->stop_flag, &jx.job.stop);
-        pthread_mutex_lock(&m->pool_lock);
-        m->job = &jx.job;
-        m->job_seq++;
-        m->workers_busy = m->n_workers;
-        pthread_cond_broadcast(&m->pool_wake);
-        if (!m->cfg.progress || coop) {
-            while (m->workers_busy > 0)
-                pthread_cond_wait(&m->pool_done, &m->pool_lock);
-        } else {
-            wait_with_progress(m, &jx.job, &t0);
-        }
-        m->job = NULL;
-        pthread_mutex_unlock(&m->pool_lock);
-        atomic_store(&m->stop_flag, NULL);
-        int sig = atomic_load(&m->interrupt);
-        if (sig) {
-            pthread_mutex_lock(&jx.job.err_lock);
-            if (jx.job.status == GCN_LAUNCH_OK) {
-                jx.job.status = GCN_LAUNCH_INTERRUPTED;
-                snprintf(jx.job.message, sizeof jx.job.message,
-                         "kernel %s: interrupted by signal %d (%s); where each resident wave was is listed above",
-                         kn, sig, strsignal(sig));
-            }
-            pthread_mutex_unlock(&jx.job.err_lock);
-        }
-        atomic_fetch_sub(&m->launches_active, 1);
-        gcn_mem_reclaim(m);
-    }
+    if (st == GCN_LAUNCH_OK)
+        run_job(&jx, coop, &t0);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     res->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-
-    if (st == GCN_LAUNCH_OK) {
-        for (uint32_t i = 0; i < m->n_workers; i++) {
-            res->wave_instructions += m->workers[i].n_instr;
-            res->waves += m->workers[i].n_waves;
-        }
-        if (jx.job.status != GCN_LAUNCH_OK) {
-            st = jx.job.status;
-            res->status = st;
-            snprintf(res->message, sizeof(res->message), "%s", jx.job.message);
-        }
-        if (jx.job.recording) {
-            pthread_mutex_lock(&m->trace_lock);
-            if (trc_writer_end_kernel(m->cfg.trace, jx.job.kernel_id) != 0 && st == GCN_LAUNCH_OK &&
-                !trc_writer_failed(m->cfg.trace)) {
-                st = fail(res, GCN_LAUNCH_TRACE_ERROR, "launch of %s: trace: %s", kn,
-                          trc_writer_error(m->cfg.trace));
-            }
-            pthread_mutex_unlock(&m->trace_lock);
-        }
-    }
+    if (st == GCN_LAUNCH_OK)
+        st = finish_job(&jx, res);
     pthread_mutex_destroy(&jx.job.err_lock);
     if (scratch)
         gcn_mem_free(m, scratch);

@@ -1444,146 +1444,157 @@ static inline void probe_undo(gcn_wave *w)
     w->err[0] = 0;
 }
 
-/* Fast path of a non-atomic FLAT access: every active lane is in one class
- * (global, LDS aperture or private aperture) and the whole range of the
- * instruction is validated with one or two translations instead of one per
- * lane. Global / LDS: one translation of [min, max + n) (exec returns a
- * pointer only when the whole range lies in one allocation / the LDS).
- * Private: the first and the last byte are translated; every other lane and
- * dword follows from the swizzle formula of gcn_wave.h (dword P/4 of lane L
- * at (P/4)*256 + L*4 + P%4 from the wave's slice), which exec implements.
- * Returns 1 when the instruction completed or faulted, 0 when the caller must
- * take the per-lane path (nothing has been changed then). */
-static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_t *a, unsigned n, int wr, int sext)
+/* flat_fast, LDS and private apertures: the active lanes' host pointers (hp)
+ * and trace addresses (ta), the host distance between a lane's dwords and
+ * the record flags. 1, or 0 when the per-lane path must do it. */
+static int flat_fast_aperture(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_t *a, unsigned n, int wr,
+                              uint8_t **hp, uint64_t *ta, uintptr_t *kstride_out, unsigned *kind_out)
 {
     const uint32_t *ahi = a + GCN_WAVE_LANES;
     unsigned first = (unsigned)__builtin_ctzll(ex);
     uint32_t hi0 = ahi[first];
-    uint8_t *hp[GCN_WAVE_LANES];
-    uint64_t ta[GCN_WAVE_LANES];
-    uintptr_t kstride = 4; /* host distance between consecutive dwords of one lane */
+    uintptr_t kstride = 4;
     unsigned kind_flags = 0;
-    if (hi0 == GCN_GROUP_APERTURE_HI || hi0 == GCN_PRIVATE_APERTURE_HI) {
-        uint32_t diff = 0, mn = UINT32_MAX, mx = 0, bad = 0;
-        unsigned lmn = first;
+    uint32_t diff = 0, mn = UINT32_MAX, mx = 0, bad = 0;
+    unsigned lmn = first;
+    LANES
+    {
+        uint32_t lo = a[l];
+        diff |= ahi[l] ^ hi0;
+        if (lo < mn) { mn = lo; lmn = l; }
+        if (lo > mx) mx = lo;
+        bad |= n <= 4 ? ((lo & 3u) + n > 4u) : ((lo & 3u) != 0);
+    }
+    if (diff || (uint64_t)mx + n > UINT32_MAX) return 0;
+    gcn_flat_kind kind;
+    uint64_t t0;
+    if (hi0 == GCN_GROUP_APERTURE_HI) {
+        uint8_t *p0 = gcn_mem_flat(w, (uint64_t)hi0 << 32 | mn, mx - mn + n, wr, lmn, in->pc, &kind, &t0);
+        if (!p0) { probe_undo(w); return 0; }
+        LANES { hp[l] = p0 + (a[l] - mn); ta[l] = a[l]; }
+        kind_flags = GCN_MO_LDS;
+    } else {
+        if (bad) return 0;
+        uint64_t t1;
+        uint8_t *p0 = gcn_mem_flat(w, (uint64_t)hi0 << 32 | mn, 1, wr, lmn, in->pc, &kind, &t0);
+        if (!p0) { probe_undo(w); return 0; }
+        if (!gcn_mem_flat(w, (uint64_t)hi0 << 32 | (mx + n - 1), 1, wr, lmn, in->pc, &kind, &t1)) {
+            probe_undo(w);
+            return 0;
+        }
+        uintptr_t hb = (uintptr_t)p0 - (uintptr_t)(mn >> 2) * 256u - lmn * 4u - (mn & 3u);
+        uint64_t tb = t0 - (uint64_t)(mn >> 2) * 256u - lmn * 4u - (mn & 3u);
         LANES
         {
             uint32_t lo = a[l];
-            diff |= ahi[l] ^ hi0;
-            if (lo < mn) { mn = lo; lmn = l; }
-            if (lo > mx) mx = lo;
-            bad |= n <= 4 ? ((lo & 3u) + n > 4u) : ((lo & 3u) != 0);
+            uint64_t o = (uint64_t)(lo >> 2) * 256u + l * 4u + (lo & 3u);
+            hp[l] = (uint8_t *)(hb + (uintptr_t)o);
+            ta[l] = tb + o;
         }
-        if (diff || (uint64_t)mx + n > UINT32_MAX) return 0;
-        gcn_flat_kind kind;
-        uint64_t t0;
-        if (hi0 == GCN_GROUP_APERTURE_HI) {
-            uint8_t *p0 = gcn_mem_flat(w, (uint64_t)hi0 << 32 | mn, mx - mn + n, wr, lmn, in->pc, &kind, &t0);
+        kstride = 256;
+        kind_flags = GCN_MO_SCRATCH;
+    }
+    *kstride_out = kstride;
+    *kind_out = kind_flags;
+    return 1;
+}
+
+/* flat_fast, global memory: 2 when the access is done (a unit-stride block
+ * or dwords copied directly), 1 with the active lanes' host pointers (hp) and
+ * trace addresses (ta), 0 when the per-lane path must do it. */
+static int flat_fast_global(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_t *a, unsigned n, int wr,
+                            uint8_t **hp, uint64_t *ta)
+{
+    const uint32_t *ahi = a + GCN_WAVE_LANES;
+    unsigned first = (unsigned)__builtin_ctzll(ex);
+    uint32_t hi0 = ahi[first];
+    /* common case: every lane in one 4 GiB window, whole access in one
+     * allocation, dword granules: copy directly; when recording, the
+     * VGPR is already the packed data of the 64 lanes */
+    if (ex == ~0ull && n == 4 && a[0] <= UINT32_MAX - 4u * GCN_WAVE_LANES) {
+        /* unit-stride dwords (lane l at a[0] + 4l): one 256-byte block */
+        uint32_t nc = 0, a0 = a[0];
+        for (unsigned l = 0; l < GCN_WAVE_LANES; l++) nc |= (a[l] - a0 - 4u * l) | (ahi[l] ^ hi0);
+        if (!nc) {
+            uint64_t ab = (uint64_t)hi0 << 32 | a0;
+            uint8_t *p0 = gcn_mem_global(w, ab, 4u * GCN_WAVE_LANES, wr, first, in->pc);
             if (!p0) { probe_undo(w); return 0; }
-            LANES { hp[l] = p0 + (a[l] - mn); ta[l] = a[l]; }
-            kind_flags = GCN_MO_LDS;
-        } else {
-            if (bad) return 0;
-            uint64_t t1;
-            uint8_t *p0 = gcn_mem_flat(w, (uint64_t)hi0 << 32 | mn, 1, wr, lmn, in->pc, &kind, &t0);
-            if (!p0) { probe_undo(w); return 0; }
-            if (!gcn_mem_flat(w, (uint64_t)hi0 << 32 | (mx + n - 1), 1, wr, lmn, in->pc, &kind, &t1)) {
-                probe_undo(w);
-                return 0;
-            }
-            uintptr_t hb = (uintptr_t)p0 - (uintptr_t)(mn >> 2) * 256u - lmn * 4u - (mn & 3u);
-            uint64_t tb = t0 - (uint64_t)(mn >> 2) * 256u - lmn * 4u - (mn & 3u);
-            LANES
-            {
-                uint32_t lo = a[l];
-                uint64_t o = (uint64_t)(lo >> 2) * 256u + l * 4u + (lo & 3u);
-                hp[l] = (uint8_t *)(hb + (uintptr_t)o);
-                ta[l] = tb + o;
-            }
-            kstride = 256;
-            kind_flags = GCN_MO_SCRATCH;
-        }
-    } else {
-        /* common case: every lane in one 4 GiB window, whole access in one
-         * allocation, dword granules: copy directly; when recording, the
-         * VGPR is already the packed data of the 64 lanes */
-        if (ex == ~0ull && n == 4 && a[0] <= UINT32_MAX - 4u * GCN_WAVE_LANES) {
-            /* unit-stride dwords (lane l at a[0] + 4l): one 256-byte block */
-            uint32_t nc = 0, a0 = a[0];
-            for (unsigned l = 0; l < GCN_WAVE_LANES; l++) nc |= (a[l] - a0 - 4u * l) | (ahi[l] ^ hi0);
-            if (!nc) {
-                uint64_t ab = (uint64_t)hi0 << 32 | a0;
-                uint8_t *p0 = gcn_mem_global(w, ab, 4u * GCN_WAVE_LANES, wr, first, in->pc);
-                if (!p0) { probe_undo(w); return 0; }
-                if (w->rec.ops) /* before the load: the destination may be the address VGPRs */
-                    for (unsigned l = 0; l < GCN_WAVE_LANES; l++) ta[l] = ab + 4u * l;
-                uint32_t *r;
-                if (wr) memcpy(p0, r = vreg(w, in, in->src[1], 1), 4u * GCN_WAVE_LANES);
-                else memcpy(r = vreg(w, in, in->dst[0], 1), p0, 4u * GCN_WAVE_LANES);
-                if (w->rec.ops)
-                    w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in), 4, ex, ta, wr ? NULL : r, wr ? r : NULL);
-                return 1;
-            }
-        }
-        uint32_t diff = 0, mnl = UINT32_MAX, mxl = 0;
-        LANES
-        {
-            diff |= ahi[l] ^ hi0;
-            mnl = a[l] < mnl ? a[l] : mnl;
-            mxl = a[l] > mxl ? a[l] : mxl;
-        }
-        if (!diff && mxl - mnl <= UINT32_MAX - 16u) {
-            uint64_t hb = (uint64_t)hi0 << 32;
-            uint8_t *p0 = gcn_mem_global(w, hb | mnl, (mxl - mnl) + n, wr, first, in->pc);
-            if (!p0) { probe_undo(w); return 0; }
-            uintptr_t b = (uintptr_t)p0 - mnl; /* host address of offset 0 of the window */
-            if (n == 4 && !w->rec.ops) {
-                /* aligned dwords single-copy atomic (see below) */
-                uintptr_t mis = b;
-                LANES mis |= a[l];
-                if (wr) {
-                    const uint32_t *s = vreg(w, in, in->src[1], 1);
-                    if (!(mis & 3)) {
-                        LANES __atomic_store_n((uint32_t *)(b + a[l]), s[l], __ATOMIC_RELAXED);
-                    } else {
-                        LANES memcpy((void *)(b + a[l]), &s[l], 4);
-                    }
-                } else {
-                    uint32_t *d = vreg(w, in, in->dst[0], 1);
-                    if (!(mis & 3)) {
-                        LANES d[l] = __atomic_load_n((const uint32_t *)(b + a[l]), __ATOMIC_RELAXED);
-                    } else {
-                        LANES memcpy(&d[l], (const void *)(b + a[l]), 4);
-                    }
-                }
-                return 1;
-            }
-            LANES
-            {
-                hp[l] = (uint8_t *)(b + a[l]);
-                ta[l] = hb | a[l];
-            }
-        } else {
-            uint64_t mn = UINT64_MAX, mx = 0;
-            unsigned lmn = first, ap = 0;
-            LANES
-            {
-                uint64_t ad = a[l] | (uint64_t)ahi[l] << 32;
-                ap |= ahi[l] == GCN_GROUP_APERTURE_HI || ahi[l] == GCN_PRIVATE_APERTURE_HI;
-                if (ad < mn) { mn = ad; lmn = l; }
-                if (ad > mx) mx = ad;
-            }
-            if (ap || mx - mn > UINT32_MAX - 64u || mx + n < mx) return 0;
-            uint8_t *p0 = gcn_mem_global(w, mn, (uint32_t)(mx - mn) + n, wr, lmn, in->pc);
-            if (!p0) { probe_undo(w); return 0; }
-            LANES
-            {
-                uint64_t ad = a[l] | (uint64_t)ahi[l] << 32;
-                hp[l] = p0 + (ad - mn);
-                ta[l] = ad;
-            }
+            if (w->rec.ops) /* before the load: the destination may be the address VGPRs */
+                for (unsigned l = 0; l < GCN_WAVE_LANES; l++) ta[l] = ab + 4u * l;
+            uint32_t *r;
+            if (wr) memcpy(p0, r = vreg(w, in, in->src[1], 1), 4u * GCN_WAVE_LANES);
+            else memcpy(r = vreg(w, in, in->dst[0], 1), p0, 4u * GCN_WAVE_LANES);
+            if (w->rec.ops)
+                w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in), 4, ex, ta, wr ? NULL : r, wr ? r : NULL);
+            return 2;
         }
     }
+    uint32_t diff = 0, mnl = UINT32_MAX, mxl = 0;
+    LANES
+    {
+        diff |= ahi[l] ^ hi0;
+        mnl = a[l] < mnl ? a[l] : mnl;
+        mxl = a[l] > mxl ? a[l] : mxl;
+    }
+    if (!diff && mxl - mnl <= UINT32_MAX - 16u) {
+        uint64_t hb = (uint64_t)hi0 << 32;
+        uint8_t *p0 = gcn_mem_global(w, hb | mnl, (mxl - mnl) + n, wr, first, in->pc);
+        if (!p0) { probe_undo(w); return 0; }
+        uintptr_t b = (uintptr_t)p0 - mnl; /* host address of offset 0 of the window */
+        if (n == 4 && !w->rec.ops) {
+            /* aligned dwords single-copy atomic (see below) */
+            uintptr_t mis = b;
+            LANES mis |= a[l];
+            if (wr) {
+                const uint32_t *s = vreg(w, in, in->src[1], 1);
+                if (!(mis & 3)) {
+                    LANES __atomic_store_n((uint32_t *)(b + a[l]), s[l], __ATOMIC_RELAXED);
+                } else {
+                    LANES memcpy((void *)(b + a[l]), &s[l], 4);
+                }
+            } else {
+                uint32_t *d = vreg(w, in, in->dst[0], 1);
+                if (!(mis & 3)) {
+                    LANES d[l] = __atomic_load_n((const uint32_t *)(b + a[l]), __ATOMIC_RELAXED);
+                } else {
+                    LANES memcpy(&d[l], (const void *)(b + a[l]), 4);
+                }
+            }
+            return 2;
+        }
+        LANES
+        {
+            hp[l] = (uint8_t *)(b + a[l]);
+            ta[l] = hb | a[l];
+        }
+    } else {
+        uint64_t mn = UINT64_MAX, mx = 0;
+        unsigned lmn = first, ap = 0;
+        LANES
+        {
+            uint64_t ad = a[l] | (uint64_t)ahi[l] << 32;
+            ap |= ahi[l] == GCN_GROUP_APERTURE_HI || ahi[l] == GCN_PRIVATE_APERTURE_HI;
+            if (ad < mn) { mn = ad; lmn = l; }
+            if (ad > mx) mx = ad;
+        }
+        if (ap || mx - mn > UINT32_MAX - 64u || mx + n < mx) return 0;
+        uint8_t *p0 = gcn_mem_global(w, mn, (uint32_t)(mx - mn) + n, wr, lmn, in->pc);
+        if (!p0) { probe_undo(w); return 0; }
+        LANES
+        {
+            uint64_t ad = a[l] | (uint64_t)ahi[l] << 32;
+            hp[l] = p0 + (ad - mn);
+            ta[l] = ad;
+        }
+    }
+    return 1;
+}
+
+/* flat_fast's copy between the registers and the lanes' host bytes (hp;
+ * kstride apart for each further dword of a lane), and the record. */
+static int flat_fast_copy(gcn_wave *w, const gcn_insn *in, uint64_t ex, unsigned n, int wr, int sext,
+                          uint8_t *const *hp, const uint64_t *ta, uintptr_t kstride, unsigned kind_flags)
+{
     /* the copy, and for recording the packed data of the active lanes (lane
      * order, a lane's bytes in address order) */
     uint32_t rbuf[GCN_WAVE_LANES * 4]; /* 64 lanes x up to 16 bytes */
@@ -1662,6 +1673,35 @@ static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_
         w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in) | kind_flags, n, ex, ta, wr ? NULL : rdat,
                     wr ? rdat : NULL);
     return 1;
+}
+
+
+/* Fast path of a non-atomic FLAT access: every active lane is in one class
+ * (global, LDS aperture or private aperture) and the whole range of the
+ * instruction is validated with one or two translations instead of one per
+ * lane. Global / LDS: one translation of [min, max + n) (exec returns a
+ * pointer only when the whole range lies in one allocation / the LDS).
+ * Private: the first and the last byte are translated; every other lane and
+ * dword follows from the swizzle formula of gcn_wave.h (dword P/4 of lane L
+ * at (P/4)*256 + L*4 + P%4 from the wave's slice), which exec implements.
+ * Returns 1 when the instruction completed or faulted, 0 when the caller must
+ * take the per-lane path (nothing has been changed then). */
+static int flat_fast(gcn_wave *w, const gcn_insn *in, uint64_t ex, const uint32_t *a, unsigned n, int wr, int sext)
+{
+    uint8_t *hp[GCN_WAVE_LANES];
+    uint64_t ta[GCN_WAVE_LANES];
+    uintptr_t kstride = 4; /* host distance between consecutive dwords of one lane */
+    unsigned kind_flags = 0;
+    uint32_t hi0 = a[GCN_WAVE_LANES + __builtin_ctzll(ex)];
+    if (hi0 == GCN_GROUP_APERTURE_HI || hi0 == GCN_PRIVATE_APERTURE_HI) {
+        if (!flat_fast_aperture(w, in, ex, a, n, wr, hp, ta, &kstride, &kind_flags))
+            return 0;
+    } else {
+        int r = flat_fast_global(w, in, ex, a, n, wr, hp, ta);
+        if (r != 1)
+            return r == 2;
+    }
+    return flat_fast_copy(w, in, ex, n, wr, sext, hp, ta, kstride, kind_flags);
 }
 
 static void flat_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, atom_op aop)
