@@ -97,9 +97,11 @@ int trc_read_chunk_raw(int fd, const char *path, uint64_t off, uint64_t end, uin
 /* Name of a chunk type ("record frame"), "unknown" for others; never NULL. */
 const char *trc_chunk_type_name(uint32_t type);
 
-/* The one sequential walk over a file's chunks (gcn3-trace's framing scan,
- * salvage): start with it = {fd, off = first chunk (TRC_FILE_HDR_SIZE),
- * end = where chunks must stop}. Each call reads the next chunk header. */
+/* The one chunk walker: every chunk header of a file is read through it.
+ * Sequential walks (gcn3-trace's framing scan, salvage) start with it =
+ * {fd, off = first chunk (TRC_FILE_HDR_SIZE), end = where chunks must stop};
+ * the reader's random access through the index (trc_read_chunk_raw) starts
+ * one at the indexed offset. Each call reads the next chunk header. */
 typedef struct trc_chunk_iter {
     int fd;
     uint64_t off;  /* next chunk header (advanced past each chunk returned) */

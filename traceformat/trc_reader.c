@@ -174,14 +174,16 @@ int trc_read_chunk_raw(int fd, const char *path, uint64_t off, uint64_t end, uin
                cn, (unsigned long long)off, (unsigned long long)end);
         return -1;
     }
-    uint8_t h[TRC_CHUNK_HDR_SIZE];
-    if (pread_all(fd, h, sizeof h, off) < 0) {
-        seterr(err, errlen, path, "read error at byte %llu: %s", (unsigned long long)off,
-               strerror(errno));
+    /* the header, through the one chunk walker (trc_chunk_next) */
+    trc_chunk_iter it = {fd, off, end};
+    trc_chunk_info ci;
+    char why0[200];
+    if (trc_chunk_next(&it, &ci, why0, sizeof why0) != 1) {
+        seterr(err, errlen, path, "%s chunk at byte %llu: %s", cn, (unsigned long long)off, why0);
         return -1;
     }
-    uint32_t t = trc_get_le32(h), flags = trc_get_le32(h + 4);
-    uint64_t size = trc_get_le64(h + 8);
+    uint32_t t = ci.type, flags = ci.flags;
+    uint64_t size = ci.size;
     if (!want) {
         if (t < TRC_CHUNK_HEADER || t > TRC_CHUNK_MAX) {
             seterr(err, errlen, path, "chunk at byte %llu has unknown type %u",
@@ -201,7 +203,7 @@ int trc_read_chunk_raw(int fd, const char *path, uint64_t off, uint64_t end, uin
                cn, (unsigned long long)off, flags);
         return -1;
     }
-    if (size > end - off - TRC_CHUNK_HDR_SIZE || size > SIZE_MAX - 1) {
+    if (size > SIZE_MAX - 1) {
         seterr(err, errlen, path, "%s chunk at byte %llu: payload size %llu runs past byte %llu",
                cn, (unsigned long long)off, (unsigned long long)size, (unsigned long long)end);
         return -1;
