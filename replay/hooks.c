@@ -30,6 +30,7 @@ const char *rp_hook_name(unsigned p)
         [RP_HOOK_ACCESS_ISSUE] = "access.issue", [RP_HOOK_ACCESS_DONE] = "access.done",
         [RP_HOOK_LINK_SEND] = "link.send",       [RP_HOOK_MISMATCH] = "check.mismatch",
         [RP_HOOK_CACHE_ACCESS] = "cache.access", [RP_HOOK_HOST_COPY] = "host.copy",
+        [RP_HOOK_VALUE] = "check.value",
     };
     return p < RP_HOOK_COUNT ? n[p] : "?";
 }

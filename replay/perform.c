@@ -1,9 +1,11 @@
 /*
- * perform.c - the functional "perform" of memory accesses and the data-value
- * check: a memory access in flight (rp_access) is applied where the model
- * performs it, on the data the model holds there (cache.c: loads on the
- * L1's line, stores on every level's copy, atomics on the L2 bank's line;
- * LDS in the CU) and every loaded value is compared with the trace. Also the
+ * perform.c - the functional "perform" of memory accesses: a memory access
+ * in flight (rp_access) is applied where the model performs it, on the data
+ * the model holds there (cache.c: loads on the L1's line, stores on every
+ * level's copy, atomics on the L2 bank's line; LDS in the CU). Every value
+ * the model's memory returns that the trace recorded goes to the
+ * observers of RP_HOOK_VALUE (the data check, check.c); the polls of awaits
+ * are the model's own waiting and are compared here (poll_seen). Also the
  * host's view of the hierarchy: host copies and memsets against DRAM
  * (rp_fmem) with the L2 write-back before device-to-host reads.
  */
@@ -12,71 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PRINT_BYTES 16
+/* ---- functional perform ------------------------------------------------------------ */
 
-/* ---- functional perform + data check ---------------------------------------------- */
-
-static void hexbytes(char *buf, size_t n, const uint8_t *p, size_t len)
+/* A value the model's memory returned, beside the recorded one: to the
+ * observers of RP_HOOK_VALUE (the data check, check.c). */
+static inline void value_seen(rp_sim *s, const rp_access *a, rp_value_kind kind, uint64_t addr, const uint8_t *got,
+                              const uint8_t *exp, uint32_t len, uint32_t stride, uint32_t lanes)
 {
-    size_t o = 0;
-    buf[0] = 0;
-    if (len > PRINT_BYTES)
-        len = PRINT_BYTES;
-    /* little-endian value, most significant byte first */
-    o += (size_t)snprintf(buf + o, n - o, "0x");
-    for (size_t i = len; i-- > 0 && o < n;)
-        o += (size_t)snprintf(buf + o, n - o, "%02x", p[i]);
-}
-
-/* A difference the data check found: to the observers of RP_HOOK_MISMATCH
- * (the reporter below is attached by rp_sim_init). */
-static void report(rp_sim *s, const rp_access *a, const char *what, uint64_t addr, const uint8_t *exp,
-                   const uint8_t *got, size_t len)
-{
-    rp_mismatch mm = {what, addr, exp, got, (uint32_t)len, !strncmp(what, "atomic", 6) || strchr(what, '('), 0, 0};
+    rp_value v = {kind, addr, got, exp, len, stride, lanes, NULL};
     const rp_cu *cu = a->w->cu;
-    RP_HOOK_FIRE(&s->hooks, RP_HOOK_MISMATCH, rp_part_tls ? rp_part_tls->eng.now : s->eng.now, cu->gpu, cu->id, a,
-                 &mm, s);
-}
-
-/* The data check's reporter: one "mismatch:" line per difference on the
- * sim's output, at most check.print of them (explained differences, those
- * whose value depends on the order the model chose or on memory the runtime
- * writes (classify.c), are shown apart as "note:", at most 3). Counts in
- * the running partition's rp_check, so it is safe from any partition's
- * thread. */
-void rp_check_reporter(void *arg, const rp_hook_ctx *c)
-{
-    (void)arg;
-    rp_sim *s = c->sim;
-    const rp_mismatch *mm = c->detail;
-    const rp_access *a = c->item;
-    int atomic = mm->order_dependent;
-    FILE *out = rp_out(s);
-    if (!out || (atomic ? rp_chk(s)->atomic_printed >= 3 : rp_chk(s)->printed >= s->cfg.check_print))
-        return;
-    if (atomic)
-        rp_chk(s)->atomic_printed++;
-    else
-        rp_chk(s)->printed++;
-    if (!a) { /* a device-to-host copy */
-        fprintf(out, "%s: %s from 0x%llx (%llu bytes): byte at 0x%llx expected 0x%02x got 0x%02x\n",
-                atomic ? "note" : "mismatch", mm->what, (unsigned long long)mm->copy_src, (unsigned long long)mm->copy_size, (unsigned long long)mm->addr,
-                mm->expected[0], mm->got[0]);
-        return;
-    }
-    char e[48], g[48];
-    hexbytes(e, sizeof e, mm->expected, mm->len);
-    hexbytes(g, sizeof g, mm->got, mm->len);
-    const rp_wave *w = a->w;
-    const rp_wg *wg = w->wg;
-    char kn[128];
-    rp_printable(kn, sizeof kn, wg->k->launch.kernel_name);
-    fprintf(out,
-            "%s: %s kernel %u (%s) wg (%u,%u,%u) wave %u pc 0x%llx (%s) addr 0x%llx: expected %s got %s\n",
-            atomic ? "note" : "mismatch", mm->what, wg->k->launch.kernel_id, kn, wg->tw->wg_id[0], wg->tw->wg_id[1],
-            wg->tw->wg_id[2], w->walk.tw->wave_in_wg, (unsigned long long)a->in->pc, gcn_op_name(a->in->op),
-            (unsigned long long)mm->addr, e, g);
+    RP_HOOK_FIRE(&s->hooks, RP_HOOK_VALUE, rp_part_tls ? rp_part_tls->eng.now : s->eng.now, cu->gpu, cu->id, a, &v,
+                 s);
 }
 
 /* A poll of an await (rp_access.poll) read data: compared with what was
@@ -90,25 +38,6 @@ void rp_check_reporter(void *arg, const rp_hook_ctx *c)
  * difference is soft (gcn_walk.h) when both are non-zero, n <= 8 and the
  * caller does not force it hard (a compare-and-swap, several lanes at once,
  * part of a lane); else it sets aw_hard too. */
-/* memcmp(a, b, n) == 0, without a library call for the common sizes (a
- * lane's dword or qword; the data check compares tens of millions). */
-static inline bool same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
-{
-    if (n == 4) {
-        uint32_t x, y;
-        memcpy(&x, a, 4);
-        memcpy(&y, b, 4);
-        return x == y;
-    }
-    if (n == 8) {
-        uint64_t x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        return x == y;
-    }
-    return memcmp(a, b, n) == 0;
-}
-
 static inline bool nonzero(const uint8_t *p, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
@@ -161,12 +90,7 @@ static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, 
     memcpy(got, lds + addr, n);
     if (poll_seen(s, a, 1, addr, got, exp, n, false))
         return;
-    rp_chk(s)->lds_checked++;
-    if (!same_bytes(got, exp, n)) {
-        rp_chk(s)->lds_mismatches++;
-        __atomic_add_fetch(&a->w->wg->k->mismatches, 1, __ATOMIC_RELAXED);
-        report(s, a, "lds load", addr, exp, got, n);
-    }
+    value_seen(s, a, RP_VALUE_LDS, addr, got, exp, n, n, 1);
 }
 
 static void lane_store(rp_sim *s, uint8_t *lds, uint64_t lds_size, uint64_t addr, const uint8_t *src, uint32_t n)
@@ -206,17 +130,8 @@ static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *p, uint64_t addr, uint
             memcpy(p, &nv, w);
         return;
     }
-    if (op->load_data) {
-        rp_chk(s)->atomics_checked++;
-        if (memcmp(&old, op->load_data + (size_t)k * w, w)) {
-            /* Atomic return values depend on the order of competing atomics:
-             * reported apart, not a data error. */
-            rp_chk(s)->atomic_mismatches++;
-            __atomic_add_fetch(&a->w->wg->k->atomic_mismatches, 1, __ATOMIC_RELAXED);
-            report(s, a, "atomic return (order-dependent)", addr, op->load_data + (size_t)k * w,
-                   (const uint8_t *)&old, w);
-        }
-    }
+    if (op->load_data)
+        value_seen(s, a, RP_VALUE_ATOMIC, addr, (const uint8_t *)&old, op->load_data + (size_t)k * w, w, w, 1);
     memcpy(p, &nv, w);
 }
 
@@ -250,30 +165,6 @@ uint64_t rp_access_cross_mask(rp_access *a, uint32_t lb)
     a->xmask = x;
     a->xmask_done = 1;
     return x;
-}
-
-/* A load's bytes [lo, lo + n) of lane k (lane address addr) against the line. */
-static void check_part(rp_sim *s, rp_access *a, const uint8_t *got, const uint8_t *exp, uint64_t lo, uint32_t n)
-{
-    if (same_bytes(got, exp, n))
-        return;
-    rp_kernel *k = a->w->wg->k;
-    switch (rp_classify_load(s, a->w, lo, n)) {
-    case RP_DIFF_ORDER:
-        rp_chk(s)->load_order++;
-        __atomic_add_fetch(&k->order_loads, 1, __ATOMIC_RELAXED);
-        report(s, a, "load (order-dependent: another wave of the kernel, or a kernel of another stream, writes it)", lo, exp, got, n);
-        break;
-    case RP_DIFF_ADOPTED:
-        rp_chk(s)->load_adopted++;
-        __atomic_add_fetch(&k->adopted_loads, 1, __ATOMIC_RELAXED);
-        report(s, a, "load (adopted: memory the runtime writes during the kernel)", lo, exp, got, n);
-        break;
-    default:
-        rp_chk(s)->load_mismatches++;
-        __atomic_add_fetch(&k->mismatches, 1, __ATOMIC_RELAXED);
-        report(s, a, "load", lo, exp, got, n);
-    }
 }
 
 bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint8_t *data, uint32_t lb,
@@ -339,15 +230,9 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
         /* an await's poll: counted apart, a difference tells the walk */
         if (poll_seen(s, a, lo == addr ? j - k : 0, lo, d, x, len, j > k + 1 || lo != addr || hi != addr + bpl))
             continue;
-        if (lo == addr) /* counted where the lane's first byte is */
-            rp_chk(s)->loads_checked += j - k;
-        if (same_bytes(d, x, len))
-            continue;
-        if (j == k + 1)
-            check_part(s, a, d, x, lo, len);
-        else
-            for (uint32_t i = k; i < j; i++)
-                check_part(s, a, data + (op->addr[i] - line), src + (size_t)i * bpl, op->addr[i], bpl);
+        /* lanes are counted where their first byte is; a run of several
+         * lanes is contiguous: lane i's bytes at (i - k) * bpl */
+        value_seen(s, a, RP_VALUE_LOAD, lo, d, x, len, j > k + 1 ? bpl : len, lo == addr ? j - k : 0);
     }
     return whole;
 }
@@ -416,11 +301,11 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
                     lane_store(s, lds, lds_size, addr, src, bpl);
             } else if (!load) {
                 memcpy(lds + addr, src, len);
-            } else if (!memcmp(lds + addr, src, len)) {
-                rp_chk(s)->lds_checked += nlanes;
-            } else {
+            } else if (a->poll) { /* an await's polls: the model's own waiting, lane by lane */
                 for (uint32_t i = k; i < j; i++)
                     lane_load(s, a, lds, lds_size, op->addr[i], data + (size_t)i * bpl, bpl);
+            } else {
+                value_seen(s, a, RP_VALUE_LDS, addr, lds + addr, src, (uint32_t)len, bpl, nlanes);
             }
             mask &= j < 64 ? ~((1ull << j) - 1) : 0;
         }
@@ -575,6 +460,8 @@ int rp_mem_functional(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src, 
 
 /* ---- host memory events ---------------------------------------------------------- */
 
+/* The bytes a device-to-host copy reads, block by block, beside what the
+ * program received: to the observers of RP_HOOK_VALUE (the data check). */
 static void d2h_check(rp_sim *s, const trc_event *ev)
 {
     if (!ev->data)
@@ -583,27 +470,8 @@ static void d2h_check(rp_sim *s, const trc_event *ev)
     for (uint64_t off = 0; off < ev->size; off += sizeof buf) {
         size_t n = ev->size - off < sizeof buf ? (size_t)(ev->size - off) : sizeof buf;
         rp_fmem_read(s->mem, ev->src + off, buf, n);
-        rp_chk(s)->d2h_checked++;
-        if (memcmp(buf, ev->data + off, n)) {
-            for (size_t j = 0; j < n; j++)
-                if (buf[j] != ev->data[off + j]) {
-                    /* the block's first differing byte decides its class */
-                    rp_diff_class cl = rp_classify_d2h(s, ev->src + off + j);
-                    if (cl == RP_DIFF_ORDER)
-                        rp_chk(s)->d2h_order++;
-                    else if (cl == RP_DIFF_ADOPTED)
-                        rp_chk(s)->d2h_adopted++;
-                    else
-                        rp_chk(s)->d2h_mismatches++;
-                    rp_mismatch mm = {cl == RP_DIFF_ORDER     ? "D2H copy (order-dependent: written by several waves)"
-                                      : cl == RP_DIFF_ADOPTED ? "D2H copy (adopted: runtime memory)"
-                                                              : "D2H copy",
-                                      ev->src + off + j, ev->data + off + j, buf + j, 1, cl != RP_DIFF_MISMATCH,
-                                      ev->src, ev->size};
-                    RP_HOOK_FIRE(&s->hooks, RP_HOOK_MISMATCH, s->eng.now, UINT32_MAX, UINT32_MAX, NULL, &mm, s);
-                    break;
-                }
-        }
+        rp_value v = {RP_VALUE_D2H, ev->src + off, buf, ev->data + off, (uint32_t)n, (uint32_t)n, 1, ev};
+        RP_HOOK_FIRE(&s->hooks, RP_HOOK_VALUE, s->eng.now, UINT32_MAX, UINT32_MAX, NULL, &v, s);
     }
 }
 

@@ -32,6 +32,10 @@ typedef enum rp_hook_point {
                                * looked up (gpu: the cache's GPU; MSHR merges count as misses, as in its statistics) */
     RP_HOOK_HOST_COPY,        /* item: trc_event (a copy or memset of the program), detail: rp_copy_timing;
                                * the host starts it (gpu: the device it names) */
+    RP_HOOK_VALUE,            /* item: rp_access (NULL: a device-to-host copy), detail: rp_value; the timing
+                               * model's memory returned a value the trace recorded (a load's run of lanes, an
+                               * LDS element, an atomic's return, a block of a D2H copy): the data check
+                               * (check.c) is its observer */
     RP_HOOK_COUNT
 } rp_hook_point;
 
@@ -64,6 +68,25 @@ typedef struct rp_mismatch {
     uint8_t order_dependent;  /* 1: explained by the order of competing atomics, not a model bug */
     uint64_t copy_src, copy_size; /* D2H: the copy */
 } rp_mismatch;
+
+/* A value the model's memory returned, beside what the emulator recorded
+ * (RP_HOOK_VALUE). */
+typedef enum rp_value_kind {
+    RP_VALUE_LOAD = 0,        /* VMEM/SMEM load: lanes in a row on one cache line (or a part of one lane) */
+    RP_VALUE_LDS,             /* LDS load: lanes in a row (or one element of ds_read2) */
+    RP_VALUE_ATOMIC,          /* an atomic's returned (pre-op) value, one lane */
+    RP_VALUE_D2H,             /* a block of a device-to-host copy (item NULL, copy: the event) */
+} rp_value_kind;
+typedef struct rp_value {
+    rp_value_kind kind;
+    uint64_t addr;            /* of got[0] / expected[0] */
+    const uint8_t *got;       /* what the model's memory held */
+    const uint8_t *expected;  /* what the emulator recorded */
+    uint32_t len;             /* bytes */
+    uint32_t stride;          /* bytes per lane when the run holds several lanes (len = lanes x stride); else len */
+    uint32_t lanes;           /* lanes whose first byte this run holds (counted as checked; 0: a later part) */
+    const void *copy;         /* RP_VALUE_D2H: the trc_event */
+} rp_value;
 
 typedef void (*rp_hook_fn)(void *arg, const rp_hook_ctx *c);
 

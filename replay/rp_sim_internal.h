@@ -313,8 +313,12 @@ char *rp_printable(char *dst, size_t n, const char *src);
 
 void rp_timeline_free(rp_timeline *t); /* timeline.c; accepts NULL */
 
-/* The data check's reporter of RP_HOOK_MISMATCH (perform.c): prints the
- * "mismatch:" / "note:" lines; attached by rp_sim_init. */
+/* The data check (check.c), attached by rp_sim_init: rp_check_observe, the
+ * observer of RP_HOOK_VALUE, counts and compares every value the model's
+ * memory returned with the recording and fires RP_HOOK_MISMATCH for each
+ * difference (classified); rp_check_reporter, its observer, prints the
+ * "mismatch:" / "note:" lines. */
+void rp_check_observe(void *arg, const rp_hook_ctx *c);
 void rp_check_reporter(void *arg, const rp_hook_ctx *c);
 
 /* Internal entry points shared by the component files. */

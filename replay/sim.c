@@ -237,6 +237,7 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
     s->cfg = *cfg;
     s->rd = rd;
     s->out = out;
+    rp_hooks_attach(&s->hooks, RP_HOOK_VALUE, rp_check_observe, NULL); /* the data check */
     rp_hooks_attach(&s->hooks, RP_HOOK_MISMATCH, rp_check_reporter, NULL);
     if (rp_classify_init(s)) {
         snprintf(s->err, sizeof s->err, "out of memory reading the trace's allocations");

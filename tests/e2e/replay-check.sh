@@ -147,6 +147,11 @@ if (seen['check.mismatch'] > 0) != (diffs > 0):
     bad.append(f"check.mismatch {seen['check.mismatch']} with {diffs} differences counted")
 if seen['wave.retire'] == 0 or seen['access.issue'] == 0 or seen['link.send'] == 0:
     bad.append('a point never fired')
+# the data check observes check.value: at least one value per D2H block and per checked atomic return,
+# and a load run holds at most 64 lanes
+vals = c['d2h_checked'] + c['atomics_checked'] + (c['loads_checked'] + c['lds_checked'] + 63) // 64
+if seen['check.value'] < vals:
+    bad.append(f"check.value {seen['check.value']} for {vals}+ values checked")
 print(('ok   ' if not bad else 'FAIL ') + sys.argv[3] + ': ' + ('; '.join(bad) if bad else sys.argv[2][:150]))
 sys.exit(1 if bad else 0)
 PY
