@@ -51,12 +51,11 @@ static inline bool same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
 }
 
 /* A difference: to the observers of RP_HOOK_MISMATCH. */
-static void report(rp_sim *s, rp_time now, const rp_access *a, const char *what, uint64_t addr, const uint8_t *exp,
-                   const uint8_t *got, size_t len)
+static void report(rp_sim *s, const rp_hook_ctx *c, const rp_access *a, const char *what, uint64_t addr,
+                   const uint8_t *exp, const uint8_t *got, size_t len)
 {
     rp_mismatch mm = {what, addr, exp, got, (uint32_t)len, !strncmp(what, "atomic", 6) || strchr(what, '('), 0, 0};
-    const rp_cu *cu = a->w->cu;
-    RP_HOOK_FIRE(&s->hooks, RP_HOOK_MISMATCH, now, cu->gpu, cu->id, a, &mm, s);
+    RP_HOOK_FIRE(&s->hooks, RP_HOOK_MISMATCH, c->now, c->gpu, c->cu, a, &mm, s);
 }
 
 /* The data check's reporter: one "mismatch:" line per difference on the
@@ -100,8 +99,8 @@ void rp_check_reporter(void *arg, const rp_hook_ctx *c)
 }
 
 /* A VMEM/SMEM load's bytes [lo, lo + n) that differ: their class. */
-static void load_differs(rp_sim *s, rp_time now, const rp_access *a, const uint8_t *got, const uint8_t *exp,
-                         uint64_t lo, uint32_t n)
+static void load_differs(rp_sim *s, const rp_hook_ctx *c, const rp_access *a, const uint8_t *got,
+                         const uint8_t *exp, uint64_t lo, uint32_t n)
 {
     if (same_bytes(got, exp, n))
         return;
@@ -110,24 +109,24 @@ static void load_differs(rp_sim *s, rp_time now, const rp_access *a, const uint8
     case RP_DIFF_ORDER:
         rp_chk(s)->load_order++;
         __atomic_add_fetch(&k->order_loads, 1, __ATOMIC_RELAXED);
-        report(s, now, a, "load (order-dependent: another wave of the kernel, or a kernel of another stream, writes it)",
+        report(s, c, a, "load (order-dependent: another wave of the kernel, or a kernel of another stream, writes it)",
                lo, exp, got, n);
         break;
     case RP_DIFF_ADOPTED:
         rp_chk(s)->load_adopted++;
         __atomic_add_fetch(&k->adopted_loads, 1, __ATOMIC_RELAXED);
-        report(s, now, a, "load (adopted: memory the runtime writes during the kernel)", lo, exp, got, n);
+        report(s, c, a, "load (adopted: memory the runtime writes during the kernel)", lo, exp, got, n);
         break;
     default:
         rp_chk(s)->load_mismatches++;
         __atomic_add_fetch(&k->mismatches, 1, __ATOMIC_RELAXED);
-        report(s, now, a, "load", lo, exp, got, n);
+        report(s, c, a, "load", lo, exp, got, n);
     }
 }
 
 /* A device-to-host block that differs: the class of its first differing
  * byte decides. */
-static void d2h_differs(rp_sim *s, rp_time now, const rp_value *v)
+static void d2h_differs(rp_sim *s, const rp_hook_ctx *c, const rp_value *v)
 {
     const trc_event *ev = v->copy;
     for (uint32_t j = 0; j < v->len; j++)
@@ -144,7 +143,7 @@ static void d2h_differs(rp_sim *s, rp_time now, const rp_value *v)
                                                       : "D2H copy",
                               v->addr + j, v->expected + j, v->got + j, 1, cl != RP_DIFF_MISMATCH,
                               ev->src, ev->size};
-            RP_HOOK_FIRE(&s->hooks, RP_HOOK_MISMATCH, now, UINT32_MAX, UINT32_MAX, NULL, &mm, s);
+            RP_HOOK_FIRE(&s->hooks, RP_HOOK_MISMATCH, c->now, UINT32_MAX, UINT32_MAX, NULL, &mm, s);
             return;
         }
 }
@@ -164,9 +163,9 @@ void rp_check_observe(void *arg, const rp_hook_ctx *c)
             return;
         if (v->stride < v->len) /* several lanes: each is a difference of its own */
             for (uint32_t o = 0; o < v->len; o += v->stride)
-                load_differs(s, c->now, a, v->got + o, v->expected + o, v->addr + o, v->stride);
+                load_differs(s, c, a, v->got + o, v->expected + o, v->addr + o, v->stride);
         else
-            load_differs(s, c->now, a, v->got, v->expected, v->addr, v->len);
+            load_differs(s, c, a, v->got, v->expected, v->addr, v->len);
         return;
     case RP_VALUE_LDS:
         chk->lds_checked += v->lanes;
@@ -176,7 +175,7 @@ void rp_check_observe(void *arg, const rp_hook_ctx *c)
             if (!same_bytes(v->got + o, v->expected + o, v->stride)) {
                 chk->lds_mismatches++;
                 __atomic_add_fetch(&a->w->wg->k->mismatches, 1, __ATOMIC_RELAXED);
-                report(s, c->now, a, "lds load", v->addr + o, v->expected + o, v->got + o, v->stride);
+                report(s, c, a, "lds load", v->addr + o, v->expected + o, v->got + o, v->stride);
             }
         return;
     case RP_VALUE_ATOMIC:
@@ -187,12 +186,12 @@ void rp_check_observe(void *arg, const rp_hook_ctx *c)
          * reported apart, not a data error. */
         chk->atomic_mismatches++;
         __atomic_add_fetch(&a->w->wg->k->atomic_mismatches, 1, __ATOMIC_RELAXED);
-        report(s, c->now, a, "atomic return (order-dependent)", v->addr, v->expected, v->got, v->len);
+        report(s, c, a, "atomic return (order-dependent)", v->addr, v->expected, v->got, v->len);
         return;
     case RP_VALUE_D2H:
         chk->d2h_checked++;
         if (memcmp(v->got, v->expected, v->len))
-            d2h_differs(s, c->now, v);
+            d2h_differs(s, c, v);
         return;
     }
 }

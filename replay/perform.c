@@ -22,9 +22,9 @@ static inline void value_seen(rp_sim *s, const rp_access *a, rp_value_kind kind,
                               const uint8_t *exp, uint32_t len, uint32_t stride, uint32_t lanes)
 {
     rp_value v = {kind, addr, got, exp, len, stride, lanes, NULL};
-    const rp_cu *cu = a->w->cu;
-    RP_HOOK_FIRE(&s->hooks, RP_HOOK_VALUE, rp_part_tls ? rp_part_tls->eng.now : s->eng.now, cu->gpu, cu->id, a, &v,
-                 s);
+    const rp_cu *cu = a->w->cu; /* NULL in component tests */
+    RP_HOOK_FIRE(&s->hooks, RP_HOOK_VALUE, rp_part_tls ? rp_part_tls->eng.now : s->eng.now,
+                 cu ? cu->gpu : UINT32_MAX, cu ? cu->id : UINT32_MAX, a, &v, s);
 }
 
 /* A poll of an await (rp_access.poll) read data: compared with what was

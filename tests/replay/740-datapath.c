@@ -28,7 +28,7 @@
 #define NACC 32
 
 typedef struct bench {
-    rp_sim s;                 /* only eng, pool, mem, cfg, check, lbufs are used */
+    rp_sim s;                 /* only eng, pool, mem, cfg, check, lbufs and hooks (the data check) are used */
     rp_dram dram;
     rp_cache l1[2], l2;
     rp_link to_l1[2], to_l2;  /* CU -> L1 top; L1s -> L2 top */
@@ -79,6 +79,9 @@ static bench *setup(bool skip_flush)
     B = b;
     rp_config_defaults(&b->s.cfg);
     b->s.cfg.check_print = 0;
+    /* the data check observes the values the model's memory returns, as rp_sim_init attaches it */
+    assert_int_equal(rp_hooks_attach(&b->s.hooks, RP_HOOK_VALUE, rp_check_observe, NULL), 0);
+    assert_int_equal(rp_hooks_attach(&b->s.hooks, RP_HOOK_MISMATCH, rp_check_reporter, NULL), 0);
     assert_int_equal(rp_engine_init(&b->s.eng), 0);
     b->s.mem = rp_fmem_create();
     assert_non_null(b->s.mem);
