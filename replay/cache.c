@@ -39,18 +39,37 @@
  * acknowledgement that writes nothing back: an injected bug that the D2H
  * data check must catch.
  *
- * Replacement: LRU. Functional work is done only when the cache has a sim
- * (component tests without one get the timing alone).
+ * Replacement: LRU. Functional work is done only when the cache has a
+ * memory context (rp_mem_ctx: the functional memory and the data path's
+ * entry points; component tests without one get the timing alone). The
+ * cache knows nothing else of the simulation around it.
  *
  * Invariants: an MSHR is busy iff a fill for its line is outstanding; a line
  * is never in the tag array twice, and never while an MSHR for it is busy;
  * flush_pending counts write-backs issued by a FLUSH and not yet
  * acknowledged; an L2 line is complete (every byte valid).
  */
-#include "rp_sim_internal.h"
+#include "rp_cache.h"
+#include "rp_cu.h"
+#include "rp_fmem.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Stop the simulation with a one-line message (through the memory context). */
+static void cfail(const rp_cache *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cfail(const rp_cache *c, const char *fmt, ...)
+{
+    if (!c->mx || !c->mx->fail)
+        return;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    c->mx->fail(c->mx->arg, msg);
+}
 
 #define FLUSH_TAG ((void *)1)
 #define STORE_REC ((void *)2) /* L1 MSHR waiter: a store snapshot (data: bytes + byte mask) */
@@ -126,14 +145,14 @@ static void respond(rp_cache *c, rp_msg *m, rp_time t, const uint8_t *line)
         m->payload = (uint16_t)c->spec.line;
         if (m->data != WANT_DATA)
             m->data = NULL;
-        else if (!line || !c->sim)
+        else if (!line || !c->mx)
             m->data = NULL;
         else {
             m->data = rp_lbuf_get(c->lbufs, c->spec.line);
             if (m->data)
                 memcpy(m->data, line, c->spec.line);
             else
-                rp_sim_fail(c->sim, "%s: out of memory for line data", c->comp.name);
+                cfail(c, "%s: out of memory for line data", c->comp.name);
         }
         break;
     case RP_MSG_WRITE: m->type = RP_MSG_WRITE_ACK; m->payload = 0; break;
@@ -224,8 +243,8 @@ static void send_down(rp_cache *c, uint8_t type, uint64_t line, uint16_t payload
 {
     rp_msg *d = rp_msg_alloc(c->pool);
     if (!d) {
-        if (c->sim)
-            rp_sim_fail(c->sim, "%s: out of memory for a message", c->comp.name);
+        if (c->mx)
+            cfail(c, "%s: out of memory for a message", c->comp.name);
         return;
     }
     d->type = type;
@@ -247,8 +266,8 @@ static void send_down(rp_cache *c, uint8_t type, uint64_t line, uint16_t payload
 /* Write a dirty line's data into DRAM (rp_fmem): its write-back leaves the bank. */
 static void wb_data(rp_cache *c, uint64_t slot)
 {
-    if (c->sim && rp_fmem_write(c->sim->mem, c->tag[slot] - 1, ldata(c, slot), c->spec.line))
-        rp_sim_fail(c->sim, "functional memory: out of memory");
+    if (c->mx && rp_fmem_write(c->mx->mem, c->tag[slot] - 1, ldata(c, slot), c->spec.line))
+        cfail(c, "functional memory: out of memory");
 }
 
 /* The way line goes to in its set: the first invalid one, else the LRU. */
@@ -301,8 +320,8 @@ int rp_cache_functional_write(rp_cache *c, uint64_t addr, const uint8_t *src, ui
             wb_data(c, v);
         c->tag[v] = line + 1;
         c->dirty[v] = 0;
-        if (c->sim)
-            rp_fmem_read(c->sim->mem, line, ldata(c, v), (uint32_t)lb);
+        if (c->mx)
+            rp_fmem_read(c->mx->mem, line, ldata(c, v), (uint32_t)lb);
         else
             memset(ldata(c, v), 0, lb);
         slot = v;
@@ -323,8 +342,8 @@ static void invalidate_all(rp_cache *c)
 
 static inline void perform_on(rp_cache *c, rp_msg *m, uint64_t line, uint8_t *data)
 {
-    if (c->sim && m->acc)
-        rp_perform_line(c->sim, m->acc, m->lane_mask, line, data, c->spec.line, NULL);
+    if (c->mx && m->acc)
+        c->mx->perform_line(c->mx->arg, m->acc, m->lane_mask, line, data, c->spec.line, NULL);
 }
 
 /* Handle one request from above. Returns false if it must wait (MSHRs full). */
@@ -332,7 +351,7 @@ static bool handle_top(rp_cache *c, rp_msg *m, rp_time now)
 {
     rp_time lat = c->spec.latency_ps, cyc = c->spec.clk.period_ps;
     uint64_t line = m->addr & ~(uint64_t)(c->spec.line - 1);
-    if (c->spec.perform_rw && m->acc && m->acc->kind == RP_ACC_SMEM && c->sim && m->acc->w) {
+    if (c->spec.perform_rw && m->acc && m->acc->kind == RP_ACC_SMEM && c->mx && m->acc->w) {
         /* kernel-start invalidate of the scalar cache (see the top; the
          * L1V gets its CU's INVAL) */
         const void *k = m->acc->w->wg ? (const void *)m->acc->w->wg->k : NULL;
@@ -427,11 +446,11 @@ static bool handle_top(rp_cache *c, rp_msg *m, rp_time now)
                 slot = (int64_t)install(c, line, now, &fresh);
                 uint8_t *d = ldata(c, (uint64_t)slot);
                 /* a store that writes the whole line needs nothing from DRAM */
-                if (c->sim && m->acc && !rp_perform_line(c->sim, m->acc, m->lane_mask, line, d, c->spec.line, NULL)) {
-                    rp_fmem_read(c->sim->mem, line, d, c->spec.line);
+                if (c->mx && m->acc && !c->mx->perform_line(c->mx->arg, m->acc, m->lane_mask, line, d, c->spec.line, NULL)) {
+                    rp_fmem_read(c->mx->mem, line, d, c->spec.line);
                     perform_on(c, m, line, d); /* stores only copy bytes: applying twice is safe */
-                } else if (c->sim && !m->acc)
-                    rp_fmem_read(c->sim->mem, line, d, c->spec.line);
+                } else if (c->mx && !m->acc)
+                    rp_fmem_read(c->mx->mem, line, d, c->spec.line);
             }
             c->age[slot] = ++c->stamp;
             c->dirty[slot] = 1;
@@ -445,16 +464,16 @@ static bool handle_top(rp_cache *c, rp_msg *m, rp_time now)
             } else {
                 c->st_write_misses++;
                 rp_mshr *ms = mshr_find(c, line);
-                if (ms && c->sim && m->acc) {
+                if (ms && c->mx && m->acc) {
                     /* snapshot for the pending fill (see the top) */
                     rp_msg *r = rp_msg_alloc(c->pool);
                     uint8_t *b = rp_lbuf_get(c->lbufs, c->spec.line);
                     if (!r || !b) {
-                        rp_sim_fail(c->sim, "%s: out of memory for a store record", c->comp.name);
+                        cfail(c, "%s: out of memory for a store record", c->comp.name);
                         return true;
                     }
                     memset(b + c->spec.line, 0, c->spec.line / 8);
-                    rp_perform_line(c->sim, m->acc, m->lane_mask, line, b, c->spec.line, b + c->spec.line);
+                    c->mx->perform_line(c->mx->arg, m->acc, m->lane_mask, line, b, c->spec.line, b + c->spec.line);
                     r->type = RP_MSG_WRITE;
                     r->ctx = STORE_REC;
                     r->data = b;
@@ -488,8 +507,8 @@ static bool handle_top(rp_cache *c, rp_msg *m, rp_time now)
         return true;
     }
     default:
-        if (c->sim)
-            rp_sim_fail(c->sim, "%s: unexpected message type %u on the top port", c->comp.name, m->type);
+        if (c->mx)
+            cfail(c, "%s: unexpected message type %u on the top port", c->comp.name, m->type);
         rp_msg_free(c->pool, m);
         return true;
     }
@@ -525,8 +544,7 @@ static void handle_fill(rp_cache *c, rp_msg *d, rp_time now)
     } else {
         ld = tmp = rp_lbuf_get(c->lbufs, c->spec.line);
         if (!ld) {
-            if (c->sim)
-                rp_sim_fail(c->sim, "%s: out of memory for line data", c->comp.name);
+            cfail(c, "%s: out of memory for line data", c->comp.name);
             return;
         }
     }
@@ -536,11 +554,11 @@ static void handle_fill(rp_cache *c, rp_msg *d, rp_time now)
         if (fresh)
             memcpy(ld, fd, c->spec.line);
         rp_lbuf_put(c->lbufs, fd);
-    } else if (fresh && c->sim) {
+    } else if (fresh && c->mx) {
         if (c->spec.write_back)
-            rp_fmem_read(c->sim->mem, line, ld, c->spec.line); /* DRAM is the backing store */
+            rp_fmem_read(c->mx->mem, line, ld, c->spec.line); /* DRAM is the backing store */
         else {
-            rp_mem_read_line(c->sim, line, ld, c->spec.line);
+            c->mx->read_line(c->mx->arg, line, ld, c->spec.line);
             c->st_fill_peeks++;
         }
     } else if (fresh)
@@ -594,8 +612,8 @@ static void handle_bottom(rp_cache *c, rp_msg *d, rp_time now)
         }
         break;
     default:
-        if (c->sim)
-            rp_sim_fail(c->sim, "%s: unexpected message type %u on the bottom port", c->comp.name, d->type);
+        if (c->mx)
+            cfail(c, "%s: unexpected message type %u on the bottom port", c->comp.name, d->type);
     }
     if (d->data && d->data != WANT_DATA)
         rp_lbuf_put(c->lbufs, d->data);
@@ -654,14 +672,14 @@ static void cache_dump(rp_component *comp, FILE *f)
             (unsigned long long)c->flush_pending);
 }
 
-int rp_cache_init(rp_cache *c, rp_engine *e, rp_msg_pool *pool, rp_sim *sim, const char *name,
+int rp_cache_init(rp_cache *c, rp_engine *e, rp_msg_pool *pool, const rp_mem_ctx *mx, const char *name,
                   const rp_cache_spec *spec, rp_route_fn route, void *route_ctx,
                   rp_time fill_latency_ps, uint64_t fill_bytes_per_s, uint32_t header_bytes)
 {
     memset(c, 0, sizeof *c);
     c->eng = e;
     c->pool = pool;
-    c->sim = sim;
+    c->mx = mx;
     c->spec = *spec;
     c->sets = (uint32_t)(spec->size / spec->line / spec->assoc);
     while ((1u << c->line_shift) < spec->line)
@@ -681,8 +699,8 @@ int rp_cache_init(rp_cache *c, rp_engine *e, rp_msg_pool *pool, rp_sim *sim, con
     for (uint32_t i = 0; i < spec->mshrs; i++) /* pop order: MSHR 0 first */
         c->mshr_free[i] = spec->mshrs - 1 - i;
     c->mshr_nfree = spec->mshrs;
-    c->lbufs = sim ? &sim->lbufs : &c->own_lbufs;
-    c->skip_flush = sim && sim->cfg.debug_skip_l2_flush;
+    c->lbufs = mx && mx->lbufs ? mx->lbufs : &c->own_lbufs;
+    c->skip_flush = mx && mx->skip_flush;
     c->route = route;
     c->route_ctx = route_ctx;
     rp_event_init(&c->ev, cache_run, c, RP_PRIO_COMPONENT);
@@ -710,7 +728,7 @@ void rp_cache_fini(rp_cache *c)
 
 uint64_t rp_cache_writeback(rp_cache *c, uint64_t addr, uint64_t n)
 {
-    if (c->skip_flush || !c->sim)
+    if (c->skip_flush || !c->mx)
         return 0;
     uint64_t ways = (uint64_t)c->sets * c->spec.assoc, done = 0, lb = c->spec.line;
     if (n == UINT64_MAX || n / lb >= ways) {

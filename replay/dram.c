@@ -38,7 +38,8 @@
  * Invariants: q holds at most queue_depth messages; d is sorted by response
  * time; done_ev is pending iff d is non-empty.
  */
-#include "rp_sim_internal.h"
+#include "rp_config.h"
+#include "rp_dram.h"
 
 #include <string.h>
 

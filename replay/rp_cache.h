@@ -14,7 +14,6 @@
 #include "rp_engine.h"
 #include "rp_stats.h"
 
-typedef struct rp_sim rp_sim;
 typedef struct rp_cu rp_cu;
 typedef struct rp_wave rp_wave;
 typedef struct rp_wg rp_wg;
@@ -22,6 +21,27 @@ typedef struct rp_kernel rp_kernel;
 typedef struct rp_part rp_part;
 
 /* ---- caches ------------------------------------------------------------------ */
+
+typedef struct rp_fmem rp_fmem;
+struct rp_access;
+
+/* What a cache uses of the machine around it, besides its links: the
+ * functional memory (DRAM's contents), the line-buffer pool, and the data
+ * path's entry points (the sim fills it, rp_sim_init; a cache without one,
+ * in component tests, does the timing alone). */
+typedef struct rp_mem_ctx {
+    rp_fmem *mem;
+    struct rp_lbufs *lbufs;
+    void *arg;                /* first argument of the callbacks */
+    /* perform the part of access a in the line at `line` (rp_perform_line) */
+    bool (*perform_line)(void *arg, struct rp_access *a, uint64_t mask, uint64_t line, uint8_t *data, uint32_t lb,
+                         uint8_t *bm);
+    /* the line as the point of coherence holds it (rp_mem_read_line) */
+    void (*read_line)(void *arg, uint64_t line, uint8_t *dst, uint32_t lb);
+    /* stop the simulation with a one-line message (rp_sim_fail) */
+    void (*fail)(void *arg, const char *msg);
+    bool skip_flush;          /* debug.skip_l2_flush: FLUSH and write-backs write nothing (an injected bug) */
+} rp_mem_ctx;
 
 typedef struct rp_cache rp_cache;
 /* Where a line goes below this cache: the link and (shared links) the port. */
@@ -58,12 +78,13 @@ typedef struct rp_mshr {
  * (rp_msg.data), and the L1's snapshots of stores that meet a pending fill.
  * A buffer holds `line` data bytes then line/8 bytes of byte mask. Buffers
  * are malloc'd one by one, so any pool may take back any buffer. */
-typedef struct rp_lbufs {
+typedef struct rp_lbufs rp_lbufs;
+struct rp_lbufs {
     void *free;
     void *all;               /* every buffer block made (header link), for rp_lbufs_fini */
     uint32_t line;           /* data bytes per buffer (0 until first use) */
     uint64_t live;           /* handed out, not yet returned */
-} rp_lbufs;
+};
 uint8_t *rp_lbuf_get(rp_lbufs *p, uint32_t line); /* NULL only when out of memory */
 void rp_lbuf_put(rp_lbufs *p, uint8_t *b);          /* accepts NULL */
 void rp_lbufs_fini(rp_lbufs *p);
@@ -71,7 +92,7 @@ void rp_lbufs_fini(rp_lbufs *p);
 struct rp_cache {
     rp_component comp;
     rp_engine *eng;
-    rp_sim *sim;             /* for perform callbacks; NULL in unit tests */
+    const rp_mem_ctx *mx;    /* functional memory and data path; NULL: timing only (component tests) */
     rp_msg_pool *pool;
     rp_cache_spec spec;
     uint32_t sets, line_shift;
@@ -111,8 +132,9 @@ struct rp_cache {
     uint64_t st_mshr_allocs, st_mshr_busy_ps, st_mshr_peak, st_fill_peeks, st_invalidations;
 };
 
-/* Build a cache (arrays allocated here). Returns 0 or -1 (out of memory). */
-int rp_cache_init(rp_cache *c, rp_engine *e, rp_msg_pool *pool, rp_sim *sim, const char *name,
+/* Build a cache (arrays allocated here); mx (may be NULL) must outlive it.
+ * Returns 0 or -1 (out of memory). */
+int rp_cache_init(rp_cache *c, rp_engine *e, rp_msg_pool *pool, const rp_mem_ctx *mx, const char *name,
                   const rp_cache_spec *spec, rp_route_fn route, void *route_ctx,
                   rp_time fill_latency_ps, uint64_t fill_bytes_per_s, uint32_t header_bytes);
 void rp_cache_fini(rp_cache *c);
@@ -120,12 +142,12 @@ void rp_cache_register_stats(rp_cache *c, rp_stats *s);
 /* Data of line (line-aligned address) if this cache holds it, else NULL. */
 uint8_t *rp_cache_line_data(rp_cache *c, uint64_t line);
 /* Functional write-back (zero simulated time) of the dirty lines of c that
- * overlap [addr, addr + n) (n = UINT64_MAX: all) into the sim's rp_fmem;
+ * overlap [addr, addr + n) (n = UINT64_MAX: all) into its rp_fmem;
  * they become clean. Honours skip_flush. Returns the lines written back. */
 uint64_t rp_cache_writeback(rp_cache *c, uint64_t addr, uint64_t n);
 /* Functional write (zero simulated time, no messages, no statistics) of n
  * bytes at addr, inside one line, into a write-back cache (the L2): the line
- * is allocated as a write miss would (LRU victim written back to the sim's
+ * is allocated as a write miss would (LRU victim written back to its
  * rp_fmem if dirty, the rest of the line read from it) and marked dirty.
  * src = NULL: a read, which allocates the line clean (or makes it the most
  * recently used). For the sampled replay's fast-forward (sample.c). 0, or

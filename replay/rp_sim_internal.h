@@ -207,6 +207,7 @@ struct rp_sim {
     rp_msg_pool pool;
     rp_stats stats;
     rp_fmem *mem;
+    rp_mem_ctx memx;          /* what the caches use of the sim (rp_cache.h): mem, line buffers, the data path */
     trc_reader *rd;
     rp_clock clk;             /* GPU clock */
     rp_gpu *gpus;
@@ -304,6 +305,9 @@ void rp_link_from(rp_sim *s, rp_link *l, const rp_part *from, const rp_part *to)
 /* Note a kernel's start (end = 0) or end on the running partition (cu.c). */
 void rp_kernel_note(rp_sim *s, rp_kernel *k, int end);
 void rp_sim_fini(rp_sim *s);
+/* The caches' memory context of s (rp_cache.h): its functional memory, line
+ * buffers and data path (rp_perform_line, rp_mem_read_line, rp_sim_fail). */
+rp_mem_ctx rp_sim_mem_ctx(rp_sim *s);
 
 /* A name from the trace (a kernel's), made safe to print and to put in JSON:
  * printable ASCII kept, '\\' and every other byte written as \xNN, at most

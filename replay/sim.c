@@ -171,7 +171,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
     }
     for (uint32_t b = 0; b < c->l2_banks; b++) {
         snprintf(name, sizeof name, "gpu[%u].l2[%u]", id, b);
-        if (rp_cache_init(&g->l2[b], &g->part->eng, &g->part->pool, s, name, &l2, rp_route_l2, g, 0, 0, c->header_bytes))
+        if (rp_cache_init(&g->l2[b], &g->part->eng, &g->part->pool, &s->memx, name, &l2, rp_route_l2, g, 0, 0, c->header_bytes))
             return -1;
         rp_link_init(&g->l2_links[b], &g->part->eng, &g->l2[b].top, noc, nbw, c->header_bytes);
         g->l2[b].lbufs = &g->part->lbufs;
@@ -182,7 +182,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
                          rp_lat_ps(c->l1s_latency, s->clk), s->clk, false, true, false, {0, 0}, {0, 0}};
     for (uint32_t a = 0; a < c->shader_arrays; a++) {
         snprintf(name, sizeof name, "gpu[%u].sa[%u].l1s", id, a);
-        if (rp_cache_init(&g->l1s[a], &g->part->eng, &g->part->pool, s, name, &l1s, rp_route_l1, g, noc, nbw, c->header_bytes))
+        if (rp_cache_init(&g->l1s[a], &g->part->eng, &g->part->pool, &s->memx, name, &l1s, rp_route_l1, g, noc, nbw, c->header_bytes))
             return -1;
         rp_link_init(&g->l1s_links[a], &g->part->eng, &g->l1s[a].top, 0, 0, 0);
         g->l1s[a].lbufs = &g->part->lbufs;
@@ -195,7 +195,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
         rp_cu *cu = &g->cus[i];
         rp_cu_init(cu, s, id, i);
         snprintf(name, sizeof name, "%s.l1v", cu->name);
-        if (rp_cache_init(&cu->l1v, &g->part->eng, &g->part->pool, s, name, &l1v, rp_route_l1, g, noc, nbw, c->header_bytes))
+        if (rp_cache_init(&cu->l1v, &g->part->eng, &g->part->pool, &s->memx, name, &l1v, rp_route_l1, g, noc, nbw, c->header_bytes))
             return -1;
         cu->l1v.no_allocate = c->l1v_bypass != 0;
         cu->l1v.lbufs = &g->part->lbufs;
@@ -231,6 +231,21 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
 }
 
 
+/* The caches' memory context (rp_mem_ctx): the sim's data path. */
+static bool memx_perform_line(void *arg, struct rp_access *a, uint64_t mask, uint64_t line, uint8_t *data, uint32_t lb,
+                              uint8_t *bm)
+{
+    return rp_perform_line(arg, a, mask, line, data, lb, bm);
+}
+static void memx_read_line(void *arg, uint64_t line, uint8_t *dst, uint32_t lb) { rp_mem_read_line(arg, line, dst, lb); }
+static void memx_fail(void *arg, const char *msg) { rp_sim_fail(arg, "%s", msg); }
+
+rp_mem_ctx rp_sim_mem_ctx(rp_sim *s)
+{
+    return (rp_mem_ctx){s->mem, &s->lbufs, s, memx_perform_line, memx_read_line, memx_fail,
+                        s->cfg.debug_skip_l2_flush};
+}
+
 int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
 {
     memset(s, 0, sizeof *s);
@@ -261,6 +276,7 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
     s->clk = rp_clock_make(cfg->gpu_freq);
     s->eng.watchdog_ps = rp_lat_ps(cfg->watchdog, s->clk);
     s->mem = rp_fmem_create();
+    s->memx = rp_sim_mem_ctx(s);
     s->n_gpus = cfg->topo_kind == RP_TOPO_SINGLE ? 1 : cfg->gpus;
     if (cfg->topo_kind == RP_TOPO_SINGLE && cfg->gpus > 1) {
         /* M-SGPU (MGSim paper Sec. IV-C): one monolithic GPU with N times the

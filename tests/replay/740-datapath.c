@@ -29,6 +29,7 @@
 
 typedef struct bench {
     rp_sim s;                 /* only eng, pool, mem, cfg, check, lbufs and hooks (the data check) are used */
+    rp_mem_ctx memx;          /* the caches' view of it */
     rp_dram dram;
     rp_cache l1[2], l2;
     rp_link to_l1[2], to_l2;  /* CU -> L1 top; L1s -> L2 top */
@@ -85,17 +86,18 @@ static bench *setup(bool skip_flush)
     assert_int_equal(rp_engine_init(&b->s.eng), 0);
     b->s.mem = rp_fmem_create();
     assert_non_null(b->s.mem);
+    b->memx = rp_sim_mem_ctx(&b->s);
     rp_clock clk = rp_clock_make(1000000000);
     rp_cache_spec l2 = {256, 2, LINE, 4, 70000, clk, true, false, true, {0, 0}, {0, 0}};
     rp_cache_spec l1 = {1024, 4, LINE, 4, 20000, clk, false, true, false, {0, 0}, {0, 0}};
     rp_dram_init(&b->dram, &b->s.eng, "gpu[0].dram[0]", 100000, 0, LINE);
-    assert_int_equal(rp_cache_init(&b->l2, &b->s.eng, &b->s.pool, &b->s, "gpu[0].l2[0]", &l2, route_l2, b, 0, 0, 0), 0);
+    assert_int_equal(rp_cache_init(&b->l2, &b->s.eng, &b->s.pool, &b->memx, "gpu[0].l2[0]", &l2, route_l2, b, 0, 0, 0), 0);
     b->l2.skip_flush = skip_flush;
     rp_link_init(&b->to_l2, &b->s.eng, &b->l2.top, 4000, 0, 0);
     for (int i = 0; i < 2; i++) {
         char name[32];
         snprintf(name, sizeof name, "gpu[0].cu[%d].l1v", i);
-        assert_int_equal(rp_cache_init(&b->l1[i], &b->s.eng, &b->s.pool, &b->s, name, &l1, route_l1, b, 4000, 0, 0), 0);
+        assert_int_equal(rp_cache_init(&b->l1[i], &b->s.eng, &b->s.pool, &b->memx, name, &l1, route_l1, b, 4000, 0, 0), 0);
         rp_link_init(&b->to_l1[i], &b->s.eng, &b->l1[i].top, 0, 0, 0);
     }
     b->cu.notify = on_resp;
