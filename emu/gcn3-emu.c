@@ -1,7 +1,7 @@
 /*
  * gcn3-emu - run an unmodified HIP program on the GCN3 (gfx803) emulator.
  *
- *   gcn3-emu [--gpus N] [--threads T] [--record FILE] [--timeout S] [--quiet] -- PROG ARGS...
+ *   gcn3-emu [--gpus N] [--threads T] [--record FILE] [--scratch-data] [--timeout S] [--quiet] -- PROG ARGS...
  *
  * The launcher only sets up the environment: it finds our libamdhip64.so.5 in
  * ../lib/gcn3sim (installed) or ../lib (build tree) relative to its own
@@ -43,6 +43,9 @@ static const char usage[] =
     "  --timeout S      stop the program after S seconds (SIGTERM: where every wave is\n"
     "                   is printed and the trace closed; exit status 124)\n"
     "  --quiet          no per-kernel summary on stderr\n"
+    "  --scratch-data   also record the values of private (scratch) loads and stores; by\n"
+    "                   default they are left out: no other wave reads a wave's private\n"
+    "                   memory, and they are most of an -O0 program's trace\n"
     "  --progress       a progress line for long kernels (default: when stderr is a terminal);\n"
     "  --no-progress    none\n"
     "  --help           this text\n"
@@ -98,7 +101,7 @@ static int parse_count(const char *opt, const char *v, long lo, long hi)
 int main(int argc, char **argv)
 {
     const char *gpus = NULL, *threads = NULL, *record = NULL, *timeline = NULL;
-    int quiet = 0, i = 1, timeout_s = 0, progress = -1;
+    int quiet = 0, i = 1, timeout_s = 0, progress = -1, scratch_data = 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) {
@@ -112,6 +115,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = 1;
+        } else if (!strcmp(a, "--scratch-data")) {
+            scratch_data = 1;
         } else if (!strcmp(a, "--progress")) {
             progress = 1;
         } else if (!strcmp(a, "--no-progress")) {
@@ -191,6 +196,8 @@ int main(int argc, char **argv)
     set_path_env("GCN3EMU_TIMELINE", timeline);
     if (quiet)
         setenv("GCN3EMU_QUIET", "1", 1);
+    if (scratch_data)
+        setenv("GCN3EMU_SCRATCH_DATA", "1", 1);
     setenv("GCN3EMU_PROGRESS", progress == 1 || (progress < 0 && isatty(STDERR_FILENO)) ? "1" : "0", 1);
 
     /* Command line for the trace header: the program and its arguments. */

@@ -550,6 +550,7 @@ int rp_sim_run(rp_sim *s)
         const rp_check *k = &s->parts[p].check;
         rp_check *t = &s->check;
         t->loads_checked += k->loads_checked;
+        t->loads_unrecorded += k->loads_unrecorded;
         t->load_mismatches += k->load_mismatches;
         t->atomics_checked += k->atomics_checked;
         t->atomic_mismatches += k->atomic_mismatches;

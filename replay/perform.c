@@ -191,8 +191,13 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
     }
     bool load = (op->flags & TRC_MO_LOAD) != 0;
     const uint8_t *src = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
-    if (!src)
+    if (!src) {
+        /* nothing recorded (private memory without --scratch-data): a load's
+         * lanes whose first byte is here are counted, not checked */
+        if (load && mask)
+            value_seen(s, a, RP_VALUE_LOAD, line, data, NULL, 0, 0, (uint32_t)__builtin_popcountll(mask));
         return false;
+    }
     uint64_t all = mask | rp_access_cross_mask(a, lb);
     bool smem = a->kind == RP_ACC_SMEM;
     while (all) {

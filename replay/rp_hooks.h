@@ -62,7 +62,8 @@ typedef struct rp_copy_timing {
 typedef struct rp_mismatch {
     const char *what;         /* "load", "lds load", "atomic return (order-dependent)", "D2H copy" */
     uint64_t addr;            /* the first differing element's address (D2H: the byte's) */
-    const uint8_t *expected;  /* what the emulator recorded */
+    const uint8_t *expected;  /* what the emulator recorded; NULL: nothing (a load of private memory recorded
+                               * without its values): `lanes` are not checkable */
     const uint8_t *got;       /* what the timing model's memory held */
     uint32_t len;             /* bytes of expected/got */
     uint8_t order_dependent;  /* 1: explained by the order of competing atomics, not a model bug */

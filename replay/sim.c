@@ -803,6 +803,10 @@ void rp_sim_report(rp_sim *s, FILE *f)
             (unsigned long long)c->lds_checked, (unsigned long long)c->lds_mismatches,
             (unsigned long long)c->lds_unchecked, (unsigned long long)c->d2h_checked,
             (unsigned long long)c->d2h_mismatches, (unsigned long long)c->walk_errors);
+    if (c->loads_unrecorded)
+        fprintf(f, "not checked: %llu loads whose values the trace does not hold (private memory, recorded without "
+                   "gcn3-emu --scratch-data)\n",
+                (unsigned long long)c->loads_unrecorded);
     if (c->load_order || c->load_adopted || c->d2h_order || c->d2h_adopted)
         fprintf(f,
                 "explained differences (not mismatches): %llu order-dependent loads (another wave of the kernel, "
@@ -1045,6 +1049,7 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     json_object_set_new(root, "totals", tot);
     const rp_check *c = &s->check;
     json_object_set_new(chk, "loads_checked", json_integer((json_int_t)c->loads_checked));
+    json_object_set_new(chk, "loads_unrecorded", json_integer((json_int_t)c->loads_unrecorded));
     json_object_set_new(chk, "load_mismatches", json_integer((json_int_t)c->load_mismatches));
     json_object_set_new(chk, "atomics_checked", json_integer((json_int_t)c->atomics_checked));
     json_object_set_new(chk, "atomic_order_mismatches", json_integer((json_int_t)c->atomic_mismatches));

@@ -240,6 +240,13 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
  * (or with w NULL) waves are kept whole. Call after trc_wg_rec_begin; g must
  * later be committed to the same w. */
 void trc_wg_rec_stream(trc_wg_rec *g, trc_writer *w);
+/* Whether the data values of private (TRC_MO_SCRATCH) memory ops are
+ * recorded (1, what trc_wg_rec_begin sets) or left out (0: their load_len and
+ * store_len are 0, "none recorded", docs/trace-format.md Sec. 3.5). No other
+ * wave reads a wave's private memory, so the replay's data check of shared
+ * memory does not need them; they are most of an -O0 program's data. Call
+ * after trc_wg_rec_begin. */
+void trc_wg_rec_scratch_data(trc_wg_rec *g, int keep);
 /* Recording calls for wavefront `wave` (0..n_waves-1) of the current workgroup. */
 void trc_rec_branch(trc_wg_rec *g, uint32_t wave, int taken);
 void trc_rec_indirect(trc_wg_rec *g, uint32_t wave, uint64_t target_vaddr);

@@ -66,6 +66,7 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
     g->kernel_id = kernel_id;
     memcpy(g->wg_id, wg_id, sizeof g->wg_id);
     g->wr = NULL;
+    g->no_scratch_data = 0;
     g->segs.n = 0;
     g->bad = 0;
     g->bad_msg[0] = 0;
@@ -101,6 +102,8 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
         v->mem_spilled = 0;
     }
 }
+
+void trc_wg_rec_scratch_data(trc_wg_rec *g, int keep) { g->no_scratch_data = !keep; }
 
 void trc_wg_rec_stream(trc_wg_rec *g, trc_writer *w)
 {
@@ -280,6 +283,8 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
         trc_rec_bad(g, "memory op with more than 4096 bytes per lane", wave);
         return;
     }
+    if ((flags & TRC_MO_SCRATCH) && g->no_scratch_data)
+        load_data = store_data = NULL; /* private memory: addresses only */
     uint64_t buf[64];
     const uint64_t *a;
     uint32_t n;

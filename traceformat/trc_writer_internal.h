@@ -134,6 +134,7 @@ struct trc_wg_rec {
     /* 2.0 segments of long waves (trc_wg_rec_stream): spilled to w as they fill */
     trc_writer *wr;
     size_t seg_rec_lim, seg_dat_lim;
+    int no_scratch_data;          /* trc_wg_rec_scratch_data(g, 0) */
     segv segs;                    /* spilled so far, in spill order */
     u8v se_rec, se_dat, sz_rec, sz_dat; /* segment encoding / compression scratch */
 };

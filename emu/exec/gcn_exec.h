@@ -50,6 +50,11 @@ typedef struct gcn_machine_config {
      * measure what awaits save; the replay then follows the recording's
      * interleaving of waits) */
     int no_awaits;
+    /* 1: record the values of private (scratch) loads and stores too
+     * (GCN3EMU_SCRATCH_DATA=1, gcn3-emu --scratch-data); 0: their addresses
+     * only, the trace then says "none recorded" for their data (format 1.0's
+     * load_len/store_len 0), see trc_wg_rec_scratch_data */
+    int scratch_data;
 } gcn_machine_config;
 
 /* NULL on failure (message in err). */

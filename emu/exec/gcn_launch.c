@@ -357,6 +357,7 @@ static void run_coop(gcn_worker *wk, struct gcn_launch_job *job)
             }
             trc_wg_rec_begin(c->rec, job->kernel_id, wg_id, nw);
             trc_wg_rec_stream(c->rec, job->m->cfg.trace);
+            trc_wg_rec_scratch_data(c->rec, job->m->cfg.scratch_data);
         }
         wk->vgprs = vgprs + (size_t)i * nw * job->n_vgpr;
         wk->lds = lds ? lds + (size_t)i * job->lds_size : save_lds;

@@ -180,6 +180,8 @@ static void do_init(void)
     cfg.progress = pg && !strcmp(pg, "1");
     const char *na = getenv("GCN3EMU_NO_AWAITS");
     cfg.no_awaits = na && *na && strcmp(na, "0") != 0;
+    const char *sd = getenv("GCN3EMU_SCRATCH_DATA");
+    cfg.scratch_data = sd && *sd && strcmp(sd, "0") != 0;
     cfg.progress_tty = isatty(STDERR_FILENO);
     char err[512] = "";
     rt.m = gcn_machine_create(&cfg, err, sizeof err);
