@@ -441,38 +441,13 @@ static int take_event(trc_reader *r, size_t i, Gtrace__Event *m, char *err, size
 /* Copies and validates one kernel's index entry (from the index or a
  * kernel-end chunk). Frames must lie in [16, end); workgroups must map into
  * the frames in order. */
-static int take_kernel_index(trc_reader *r, rkernel *k, const Gtrace__KernelIndex *ki, uint32_t i,
-                             uint64_t end, char *err, size_t errlen)
+/* Kernel i's wave segments (format 2.0, KernelIndex.seg_*) into k, checked:
+ * equal column lengths, none in a 1.x file, each of one of the n workgroups,
+ * sorted by (workgroup, wave), chunk offsets inside [16, end). 0 or -1. */
+static int take_segments(trc_reader *r, rkernel *k, const Gtrace__KernelIndex *ki, uint32_t i, size_t n, uint64_t end,
+                         char *err, size_t errlen)
 {
     const char *path = r->path;
-    size_t n = ki->n_wg_frame, nf = ki->n_frame_offset;
-    if (ki->kernel_id != i || ki->launch_event >= r->n_ev ||
-        r->ev[ki->launch_event].kind != TRC_EV_LAUNCH ||
-        r->ev[ki->launch_event].launch.kernel_id != i || ki->n_data_frame_offset != nf ||
-        ki->n_wg_rec_off != n || ki->n_wg_rec_len != n || ki->n_wg_data_off != n ||
-        ki->n_wg_data_len != n || n > UINT32_MAX || nf > UINT32_MAX) {
-        seterr(err, errlen, path, "index entry of kernel %u is inconsistent", i);
-        return -1;
-    }
-    if (ki->end_chunk_offset && (ki->end_chunk_offset < TRC_FILE_HDR_SIZE || ki->end_chunk_offset >= end)) {
-        seterr(err, errlen, path, "index: kernel-end chunk of kernel %u points outside the file", i);
-        return -1;
-    }
-    for (size_t j = 0; j < nf; j++) {
-        if (ki->frame_offset[j] < TRC_FILE_HDR_SIZE || ki->frame_offset[j] >= end ||
-            ki->data_frame_offset[j] < TRC_FILE_HDR_SIZE || ki->data_frame_offset[j] >= end) {
-            seterr(err, errlen, path, "index: frame %zu of kernel %u points outside the file", j, i);
-            return -1;
-        }
-    }
-    for (size_t j = 0; j < n; j++) {
-        if (ki->wg_frame[j] >= nf || (j && ki->wg_frame[j] < ki->wg_frame[j - 1]) ||
-            (uint64_t)ki->wg_rec_off[j] + ki->wg_rec_len[j] > UINT32_MAX ||
-            (uint64_t)ki->wg_data_off[j] + ki->wg_data_len[j] > UINT32_MAX) {
-            seterr(err, errlen, path, "index: workgroup %zu of kernel %u maps to a bad frame slice", j, i);
-            return -1;
-        }
-    }
     size_t ns = ki->n_seg_wg;
     if (ki->n_seg_wave != ns || ki->n_seg_offset != ns || ki->n_seg_data_offset != ns || ns > UINT32_MAX) {
         seterr(err, errlen, path, "index: wave-segment columns of kernel %u have different lengths", i);
@@ -509,6 +484,43 @@ static int take_kernel_index(trc_reader *r, rkernel *k, const Gtrace__KernelInde
     }
     k->st.n_segments = (uint32_t)ns;
     k->st.seg_bytes = ki->seg_bytes;
+    return 0;
+}
+
+static int take_kernel_index(trc_reader *r, rkernel *k, const Gtrace__KernelIndex *ki, uint32_t i,
+                             uint64_t end, char *err, size_t errlen)
+{
+    const char *path = r->path;
+    size_t n = ki->n_wg_frame, nf = ki->n_frame_offset;
+    if (ki->kernel_id != i || ki->launch_event >= r->n_ev ||
+        r->ev[ki->launch_event].kind != TRC_EV_LAUNCH ||
+        r->ev[ki->launch_event].launch.kernel_id != i || ki->n_data_frame_offset != nf ||
+        ki->n_wg_rec_off != n || ki->n_wg_rec_len != n || ki->n_wg_data_off != n ||
+        ki->n_wg_data_len != n || n > UINT32_MAX || nf > UINT32_MAX) {
+        seterr(err, errlen, path, "index entry of kernel %u is inconsistent", i);
+        return -1;
+    }
+    if (ki->end_chunk_offset && (ki->end_chunk_offset < TRC_FILE_HDR_SIZE || ki->end_chunk_offset >= end)) {
+        seterr(err, errlen, path, "index: kernel-end chunk of kernel %u points outside the file", i);
+        return -1;
+    }
+    for (size_t j = 0; j < nf; j++) {
+        if (ki->frame_offset[j] < TRC_FILE_HDR_SIZE || ki->frame_offset[j] >= end ||
+            ki->data_frame_offset[j] < TRC_FILE_HDR_SIZE || ki->data_frame_offset[j] >= end) {
+            seterr(err, errlen, path, "index: frame %zu of kernel %u points outside the file", j, i);
+            return -1;
+        }
+    }
+    for (size_t j = 0; j < n; j++) {
+        if (ki->wg_frame[j] >= nf || (j && ki->wg_frame[j] < ki->wg_frame[j - 1]) ||
+            (uint64_t)ki->wg_rec_off[j] + ki->wg_rec_len[j] > UINT32_MAX ||
+            (uint64_t)ki->wg_data_off[j] + ki->wg_data_len[j] > UINT32_MAX) {
+            seterr(err, errlen, path, "index: workgroup %zu of kernel %u maps to a bad frame slice", j, i);
+            return -1;
+        }
+    }
+    if (take_segments(r, k, ki, i, n, end, err, errlen) < 0)
+        return -1;
     k->frame_off = malloc((nf + 1) * 8);
     k->dframe_off = malloc((nf + 1) * 8);
     k->wg_frame = malloc((n + 1) * 4);
@@ -982,6 +994,102 @@ static int cat_stream(ProtobufCBinaryData *out, Gtrace__WaveData *const *parts, 
     return 0;
 }
 
+/* The wave made of the np parts pw (segments, then the last part): every
+ * column concatenated (wave j). 0; -1 with why (a part is inconsistent);
+ * -2 out of memory. *out is set on 0 only. */
+static int cat_wave(Gtrace__Wave *const *pw, size_t np, uint32_t j, Gtrace__Wave **out, char *why, size_t whylen)
+{
+    Gtrace__Wave *m = NULL;
+    int rc = -1;
+    if (!(m = malloc(sizeof *m))) goto oom;
+    gtrace__wave__init(m);
+    m->wave_in_wg = j;
+    m->n_instr = pw[np - 1]->n_instr; /* the last part holds the whole wave's count */
+    uint64_t nb = 0, nbytes = 0;
+    for (size_t p = 0; p < np; p++) {
+        nb += pw[p]->n_branch;
+        nbytes += pw[p]->branch_bits.len;
+        if (pw[p]->branch_bits.len != ((uint64_t)pw[p]->n_branch + 7) / 8) {
+            snprintf(why, whylen, "wave %u part %zu: %zu branch bytes for %u branches", j, p,
+                     pw[p]->branch_bits.len, pw[p]->n_branch);
+            goto bad;
+        }
+    }
+    if (nb > UINT32_MAX) {
+        snprintf(why, whylen, "wave %u: more than 2^32 branches", j);
+        goto bad;
+    }
+    m->n_branch = (uint32_t)nb;
+    m->branch_bits.len = nbytes;
+    m->branch_bits.data = nbytes ? malloc(nbytes) : NULL;
+    if (nbytes && !m->branch_bits.data) goto oom;
+    for (size_t p = 0, o = 0; p < np; o += pw[p]->branch_bits.len, p++)
+        if (pw[p]->branch_bits.len) memcpy(m->branch_bits.data + o, pw[p]->branch_bits.data, pw[p]->branch_bits.len);
+    CAT_COL(m, pw, np, indirect_target, uint64_t);
+    CAT_COL(m, pw, np, exec_at_delta, uint64_t);
+    CAT_COL(m, pw, np, exec_val, uint64_t);
+    CAT_COL(m, pw, np, mem_flags, uint32_t);
+    CAT_COL(m, pw, np, mem_bytes, uint32_t);
+    CAT_COL(m, pw, np, mem_exec, uint64_t);
+    CAT_COL(m, pw, np, addr_kind, uint32_t);
+    CAT_COL(m, pw, np, addr_base_delta, int64_t);
+    CAT_COL(m, pw, np, addr_stride, int64_t);
+    CAT_COL(m, pw, np, addr_delta, int64_t);
+    CAT_COL(m, pw, np, await_at_delta, uint64_t);
+    CAT_COL(m, pw, np, await_len, uint64_t);
+    CAT_COL(m, pw, np, await_pc, uint64_t);
+    /* await kinds: a part without the column has only WAIT awaits */
+    int any_kind = 0;
+    for (size_t p = 0; p < np; p++) any_kind |= pw[p]->n_await_kind != 0;
+    if (any_kind) {
+        m->n_await_kind = m->n_await_at_delta;
+        if (m->n_await_kind && !(m->await_kind = malloc(m->n_await_kind * sizeof *m->await_kind))) goto oom;
+        for (size_t p = 0, o = 0; p < np; o += pw[p]->n_await_at_delta, p++) {
+            if (pw[p]->n_await_kind && pw[p]->n_await_kind != pw[p]->n_await_at_delta) {
+                snprintf(why, whylen, "wave %u part %zu: await columns have different lengths", j, p);
+                goto bad;
+            }
+            for (size_t a = 0; a < pw[p]->n_await_at_delta; a++)
+                m->await_kind[o + a] = pw[p]->n_await_kind ? pw[p]->await_kind[a] : TRC_AWAIT_WAIT;
+        }
+    }
+    *out = m;
+    return 0;
+oom:
+    rc = -2;
+bad:
+    merged_free(m, NULL);
+    return rc;
+}
+
+/* The data of the wave made of the np parts pd: load/store lengths and the
+ * streams (un-shuffled) concatenated. 0; -1 with why; -2 out of memory. */
+static int cat_wave_data(Gtrace__WaveData *const *pd, size_t np, uint32_t j, Gtrace__WaveData **out, char *why,
+                         size_t whylen)
+{
+    Gtrace__WaveData *d = NULL;
+    int rc = -1;
+    if (!(d = malloc(sizeof *d))) goto oom;
+    gtrace__wave_data__init(d);
+    d->wave_in_wg = j;
+    CAT_COL(d, pd, np, load_len, uint32_t);
+    CAT_COL(d, pd, np, store_len, uint32_t);
+    int e = cat_stream(&d->load_data, pd, np, 0);
+    if (!e) e = cat_stream(&d->store_data, pd, np, 1);
+    if (e == -1) goto oom;
+    if (e == -2) {
+        snprintf(why, whylen, "wave %u: data stream lengths disagree with the memory ops", j);
+        goto bad;
+    }
+    *out = d;
+    return 0;
+oom:
+    rc = -2;
+bad:
+    merged_free(NULL, d);
+    return rc;
+}
+
 /* Wave j of workgroup i (its last part `tail`, and `dtail` when loading data)
  * has tail->n_segments segments: reads them (chunk types 8 and 9) and builds
  * the whole wave into *mw (and *md). 0, or -1 with why (corrupt) or lerr
@@ -1042,73 +1150,11 @@ static int merge_segments(trc_reader *r, const rkernel *k, uint32_t i, uint32_t 
     }
     pw[ns] = tail;
     if (dtail) pd[ns] = dtail;
-    size_t np = ns + 1;
-    if (!(m = malloc(sizeof *m))) goto oom;
-    gtrace__wave__init(m);
-    m->wave_in_wg = j;
-    m->n_instr = tail->n_instr;
-    uint64_t nb = 0, nbytes = 0;
-    for (size_t p = 0; p < np; p++) {
-        nb += pw[p]->n_branch;
-        nbytes += pw[p]->branch_bits.len;
-        if (pw[p]->branch_bits.len != ((uint64_t)pw[p]->n_branch + 7) / 8) {
-            snprintf(why, whylen, "wave %u part %zu: %zu branch bytes for %u branches", j, p,
-                     pw[p]->branch_bits.len, pw[p]->n_branch);
-            goto out;
-        }
-    }
-    if (nb > UINT32_MAX) {
-        snprintf(why, whylen, "wave %u: more than 2^32 branches", j);
-        goto out;
-    }
-    m->n_branch = (uint32_t)nb;
-    m->branch_bits.len = nbytes;
-    m->branch_bits.data = nbytes ? malloc(nbytes) : NULL;
-    if (nbytes && !m->branch_bits.data) goto oom;
-    for (size_t p = 0, o = 0; p < np; o += pw[p]->branch_bits.len, p++)
-        if (pw[p]->branch_bits.len) memcpy(m->branch_bits.data + o, pw[p]->branch_bits.data, pw[p]->branch_bits.len);
-    CAT_COL(m, pw, np, indirect_target, uint64_t);
-    CAT_COL(m, pw, np, exec_at_delta, uint64_t);
-    CAT_COL(m, pw, np, exec_val, uint64_t);
-    CAT_COL(m, pw, np, mem_flags, uint32_t);
-    CAT_COL(m, pw, np, mem_bytes, uint32_t);
-    CAT_COL(m, pw, np, mem_exec, uint64_t);
-    CAT_COL(m, pw, np, addr_kind, uint32_t);
-    CAT_COL(m, pw, np, addr_base_delta, int64_t);
-    CAT_COL(m, pw, np, addr_stride, int64_t);
-    CAT_COL(m, pw, np, addr_delta, int64_t);
-    CAT_COL(m, pw, np, await_at_delta, uint64_t);
-    CAT_COL(m, pw, np, await_len, uint64_t);
-    CAT_COL(m, pw, np, await_pc, uint64_t);
-    /* await kinds: a part without the column has only WAIT awaits */
-    int any_kind = 0;
-    for (size_t p = 0; p < np; p++) any_kind |= pw[p]->n_await_kind != 0;
-    if (any_kind) {
-        m->n_await_kind = m->n_await_at_delta;
-        if (m->n_await_kind && !(m->await_kind = malloc(m->n_await_kind * sizeof *m->await_kind))) goto oom;
-        for (size_t p = 0, o = 0; p < np; o += pw[p]->n_await_at_delta, p++) {
-            if (pw[p]->n_await_kind && pw[p]->n_await_kind != pw[p]->n_await_at_delta) {
-                snprintf(why, whylen, "wave %u part %zu: await columns have different lengths", j, p);
-                goto out;
-            }
-            for (size_t a = 0; a < pw[p]->n_await_at_delta; a++)
-                m->await_kind[o + a] = pw[p]->n_await_kind ? pw[p]->await_kind[a] : TRC_AWAIT_WAIT;
-        }
-    }
-    if (dtail) {
-        if (!(d = malloc(sizeof *d))) goto oom;
-        gtrace__wave_data__init(d);
-        d->wave_in_wg = j;
-        CAT_COL(d, pd, np, load_len, uint32_t);
-        CAT_COL(d, pd, np, store_len, uint32_t);
-        int e = cat_stream(&d->load_data, pd, np, 0);
-        if (!e) e = cat_stream(&d->store_data, pd, np, 1);
-        if (e == -1) goto oom;
-        if (e == -2) {
-            snprintf(why, whylen, "wave %u: data stream lengths disagree with the memory ops", j);
-            goto out;
-        }
-    }
+    int e = cat_wave(pw, ns + 1, j, &m, why, whylen);
+    if (!e && dtail)
+        e = cat_wave_data(pd, ns + 1, j, &d, why, whylen);
+    if (e == -2) goto oom;
+    if (e) goto out;
     *mw = m;
     *md = d;
     m = NULL;
