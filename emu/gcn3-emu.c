@@ -33,7 +33,7 @@
 #include "gcn3sim_version.h"
 
 static const char usage[] =
-    "usage: gcn3-emu [--gpus N] [--threads T] [--record FILE.gtrace] [--quiet] -- PROG [ARGS...]\n"
+    "usage: gcn3-emu [--gpus N] [--threads T] [--record FILE.gtrace] [--scratch-data] [--quiet] -- PROG [ARGS...]\n"
     "Run a HIP program built with hipcc --offload-arch=gfx803 on the GCN3 emulator.\n"
     "  --gpus N         number of emulated GPUs (1-16, default 1)\n"
     "  --threads T      emulator worker threads (default: online CPUs)\n"
