@@ -40,11 +40,11 @@ void rp_walk_error(rp_wave *w, const char *what)
 {
     if (!what)
         what = w->walk.err;
-    rp_sim *s = w->cu->sim;
-    rp_chk(s)->walk_errors++;
+    const rp_ctx *x = w->cu->x;
+    rp_ctx_chk(x)->walk_errors++;
     __atomic_add_fetch(&w->wg->k->walk_errors, 1, __ATOMIC_RELAXED);
-    if (rp_out(s) && rp_chk(s)->walk_errors <= 10)
-        fprintf(rp_out(s), "trace walk: kernel %u wg %u wave %u at dyn %llu pc 0x%llx: %s\n",
+    if (rp_ctx_out(x) && rp_ctx_chk(x)->walk_errors <= 10)
+        fprintf(rp_ctx_out(x), "trace walk: kernel %u wg %u wave %u at dyn %llu pc 0x%llx: %s\n",
                 w->wg->k->launch.kernel_id, w->wg->index, w->walk.tw->wave_in_wg, (unsigned long long)w->walk.dyn,
                 (unsigned long long)(w->walk.idx < w->walk.prog->n_insn ? w->walk.prog->insn[w->walk.idx].pc : 0),
                 what);
@@ -62,7 +62,7 @@ static rp_access *acc_get(rp_cu *cu)
     }
     a = calloc(1, sizeof *a);
     if (!a) {
-        rp_sim_fail(cu->sim, "%s: out of memory", cu->name);
+        rp_ctx_fail(cu->x, "%s: out of memory", cu->name);
         return NULL;
     }
     /* every access the CU allocated, in flight or free: freed at the end
@@ -88,18 +88,18 @@ static bool waitcnt_ok(const rp_wave *w)
 static void wave_finish(rp_wave *w, rp_engine *e)
 {
     w->state = RP_W_DONE;
-    RP_HOOK_FIRE(&w->cu->sim->hooks, RP_HOOK_WAVE_RETIRE, e->now, w->cu->gpu, w->cu->id, w, NULL, w->cu->sim);
+    RP_HOOK_FIRE(w->cu->x->hooks, RP_HOOK_WAVE_RETIRE, e->now, w->cu->gpu, w->cu->id, w, NULL, w->cu->x->owner);
     /* per wave, not per instruction: a U-MGPU kernel's waves run in several partitions */
     __atomic_add_fetch(&w->wg->k->n_instr, w->walk.dyn + w->walk.dyn_extra - w->walk.dyn_skipped, __ATOMIC_RELAXED);
     if (w->walk.aw_gave_up) {
         /* polls never read what the recording saw: a difference */
-        rp_sim *s = w->cu->sim;
-        rp_chk(s)->await_give_ups += w->walk.aw_gave_up;
+        const rp_ctx *x = w->cu->x;
+        rp_ctx_chk(x)->await_give_ups += w->walk.aw_gave_up;
         __atomic_add_fetch(&w->wg->k->mismatches, w->walk.aw_gave_up, __ATOMIC_RELAXED);
-        if (rp_out(s) && rp_chk(s)->printed < s->cfg.check_print) {
-            rp_chk(s)->printed++;
+        if (rp_ctx_out(x) && rp_ctx_chk(x)->printed < x->cfg->check_print) {
+            rp_ctx_chk(x)->printed++;
             const rp_wg *wg = w->wg;
-            fprintf(rp_out(s),
+            fprintf(rp_ctx_out(x),
                     "mismatch: await kernel %u wg (%u,%u,%u) wave %u: %llu wait(s) gave up, the first at loop 0x%llx: "
                     "memory never showed what the recording saw (sim.await_max_polls polls; at most 16384 for a "
                     "retried iteration); went on as recorded\n",
@@ -111,12 +111,12 @@ static void wave_finish(rp_wave *w, rp_engine *e)
     if (w->walk.aw_soft_exits) {
         /* waits left on a flag set to another value than the recording's:
          * the data that follows is the model's order (classify.c) */
-        rp_chk(w->cu->sim)->load_order += w->walk.aw_soft_exits;
+        rp_ctx_chk(w->cu->x)->load_order += w->walk.aw_soft_exits;
         __atomic_add_fetch(&w->wg->k->order_loads, w->walk.aw_soft_exits, __ATOMIC_RELAXED);
     }
     if (w->walk.aw_iters) {
         __atomic_add_fetch(&w->wg->k->spin_iterations, w->walk.aw_iters, __ATOMIC_RELAXED);
-        rp_chk(w->cu->sim)->spin_iterations += w->walk.aw_iters;
+        rp_ctx_chk(w->cu->x)->spin_iterations += w->walk.aw_iters;
     }
     if (w->fetch) {
         w->fetch->w = NULL; /* lands unclaimed */
@@ -134,7 +134,7 @@ static void wave_finish(rp_wave *w, rp_engine *e)
     }
     /* Waves waiting at a barrier no longer wait for this one. */
     if (wg->n_bar && wg->n_bar == wg->n_live) {
-        rp_time t = e->now + rp_lat_ps(w->cu->sim->cfg.barrier_latency, w->cu->sim->clk);
+        rp_time t = e->now + rp_lat_ps(w->cu->x->cfg->barrier_latency, w->cu->x->clk);
         wg->n_bar = 0;
         for (uint32_t i = 0; i < wg->n_waves; i++)
             if (wg->waves[i].state == RP_W_BARRIER) {
@@ -156,7 +156,7 @@ void rp_wave_abort(rp_wave *w, rp_engine *e)
 static void acc_complete(rp_cu *cu, rp_access *a, rp_engine *e)
 {
     rp_wave *w = a->w;
-    RP_HOOK_FIRE(&cu->sim->hooks, RP_HOOK_ACCESS_DONE, e->now, cu->gpu, cu->id, a, NULL, cu->sim);
+    RP_HOOK_FIRE(cu->x->hooks, RP_HOOK_ACCESS_DONE, e->now, cu->gpu, cu->id, a, NULL, cu->x->owner);
     if (a->counts_vm)
         w->vmcnt--;
     else
@@ -165,7 +165,7 @@ static void acc_complete(rp_cu *cu, rp_access *a, rp_engine *e)
     e->progress++;
     if (w->state == RP_W_WAITCNT && waitcnt_ok(w)) {
         w->state = RP_W_RUN;
-        rp_engine_schedule(e, &w->ev, e->now + cu->sim->clk.period_ps);
+        rp_engine_schedule(e, &w->ev, e->now + cu->x->clk.period_ps);
     } else if (w->state == RP_W_ENDING && w->vmcnt == 0 && w->lgkmcnt == 0) {
         wave_finish(w, e);
     }
@@ -177,7 +177,7 @@ static void cu_resp(rp_port *p, rp_engine *e)
     rp_msg *m;
     while ((m = rp_port_pop(p))) {
         rp_access *a = m->acc;
-        rp_msg_free(rp_pool(cu->sim), m);
+        rp_msg_free(rp_ctx_pool(cu->x), m);
         if (a && --a->lines_pending == 0)
             acc_complete(cu, a, e);
     }
@@ -291,9 +291,9 @@ static bool issue_lds(rp_wave *w, const gcn_insn *in, const trc_mem_op *op, rp_a
                       rp_time *t_next, rp_engine *e)
 {
     rp_cu *cu = w->cu;
-    rp_sim *s = cu->sim;
-    const rp_config *cfg = &s->cfg;
-    rp_time cyc = s->clk.period_ps;
+    const rp_ctx *x = cu->x;
+    const rp_config *cfg = x->cfg;
+    rp_time cyc = x->clk.period_ps;
     a->kind = RP_ACC_LDS;
     a->counts_vm = in->unit == GCN_UNIT_VMEM; /* FLAT to LDS counts as a vector access */
     cu->st_lds++;
@@ -312,12 +312,12 @@ static bool issue_lds(rp_wave *w, const gcn_insn *in, const trc_mem_op *op, rp_a
     cu->st_lds_conflict_cycles += c;
     rp_time start = cu->lds_busy > now ? cu->lds_busy : now;
     cu->lds_busy = start + c * cyc;
-    a->done = cu->lds_busy + rp_lat_ps(cfg->lds_latency, s->clk);
-    RP_HOOK_FIRE(&s->hooks, RP_HOOK_ACCESS_ISSUE, start, cu->gpu, cu->id, a, NULL, s);
+    a->done = cu->lds_busy + rp_lat_ps(cfg->lds_latency, x->clk);
+    RP_HOOK_FIRE(x->hooks, RP_HOOK_ACCESS_ISSUE, start, cu->gpu, cu->id, a, NULL, x->owner);
     if (lds_checked_op(oi) && (op->load_data || op->store_data))
-        rp_perform(s, a, n >= 64 ? ~0ull : (1ull << n) - 1);
+        x->perform(x->owner, a, n >= 64 ? ~0ull : (1ull << n) - 1);
     else
-        rp_chk(s)->lds_unchecked++;
+        rp_ctx_chk(x)->lds_unchecked++;
     if (a->counts_vm)
         w->vmcnt++;
     else
@@ -430,9 +430,9 @@ static void atomic_setup(rp_wave *w, const gcn_insn *in, const trc_mem_op *op, r
 static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_next, rp_engine *e)
 {
     rp_cu *cu = w->cu;
-    rp_sim *s = cu->sim;
-    const rp_config *cfg = &s->cfg;
-    rp_time cyc = s->clk.period_ps;
+    const rp_ctx *x = cu->x;
+    const rp_config *cfg = x->cfg;
+    rp_time cyc = x->clk.period_ps;
     if (!gcn_walk_is_mem(in)) {
         *t_next = now + cyc; /* s_memtime, buffer_wbinvl1, ...: no recorded access */
         return true;
@@ -495,11 +495,11 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     }
     /* Computed here, once: caches of other partitions (a remote L2) only read it. */
     rp_access_cross_mask(a, cfg->l1v_line);
-    RP_HOOK_FIRE(&s->hooks, RP_HOOK_ACCESS_ISSUE, start, cu->gpu, cu->id, a, NULL, s);
+    RP_HOOK_FIRE(x->hooks, RP_HOOK_ACCESS_ISSUE, start, cu->gpu, cu->id, a, NULL, x->owner);
     for (uint32_t j = 0; j < nl; j++) {
-        rp_msg *m = rp_msg_alloc(rp_pool(s));
+        rp_msg *m = rp_msg_alloc(rp_ctx_pool(x));
         if (!m) {
-            rp_sim_fail(s, "%s: out of memory for messages", cu->name);
+            rp_ctx_fail(x, "%s: out of memory for messages", cu->name);
             return false;
         }
         m->type = type;
@@ -542,14 +542,14 @@ static bool needs_now(const gcn_insn *in)
  * interconnect from another GPU); the dispatcher sends each a release over
  * the link it assigns workgroups on (rp_disp_gws_arrive), and the CU resumes
  * the wave barrier_latency after it arrives (cu_ctl). Returns false after
- * rp_sim_fail. */
-int rp_gws_add(rp_sim *s, rp_kernel *k, rp_wave *w)
+ * a failure (x->fail). */
+int rp_gws_add(const rp_ctx *x, rp_kernel *k, rp_wave *w)
 {
     if (k->gws_n == k->gws_cap) {
         uint32_t nc = k->gws_cap ? 2 * k->gws_cap : 64;
         rp_wave **nw = realloc(k->gws_wait, nc * sizeof *nw);
         if (!nw) {
-            rp_sim_fail(s, "out of memory for the grid barrier");
+            rp_ctx_fail(x, "out of memory for the grid barrier");
             return -1;
         }
         k->gws_wait = nw;
@@ -561,12 +561,12 @@ int rp_gws_add(rp_sim *s, rp_kernel *k, rp_wave *w)
 
 static bool gws_arrive(rp_wave *w, rp_time t, rp_engine *e)
 {
-    rp_sim *s = w->cu->sim;
+    const rp_ctx *x = w->cu->x;
     rp_kernel *k = w->wg->k;
-    if (k->gpu_count > 1 && s->n_parts > 1) {
-        rp_msg *m = rp_msg_alloc(rp_pool(s));
+    if (k->gpu_count > 1 && x->n_parts > 1) {
+        rp_msg *m = rp_msg_alloc(rp_ctx_pool(x));
         if (!m) {
-            rp_sim_fail(s, "%s: out of memory", w->cu->name);
+            rp_ctx_fail(x, "%s: out of memory", w->cu->name);
             return false;
         }
         w->state = RP_W_GWS;
@@ -576,10 +576,10 @@ static bool gws_arrive(rp_wave *w, rp_time t, rp_engine *e)
         return true;
     }
     w->state = RP_W_GWS;
-    int all = rp_gws_add(s, k, w);
+    int all = rp_gws_add(x, k, w);
     if (all <= 0)
         return all == 0;
-    rp_time rt = t + rp_lat_ps(s->cfg.barrier_latency, s->clk);
+    rp_time rt = t + rp_lat_ps(x->cfg->barrier_latency, x->clk);
     for (uint32_t i = 0; i < k->gws_n; i++) {
         k->gws_wait[i]->state = RP_W_RUN;
         rp_engine_schedule(e, &k->gws_wait[i]->ev, rt);
@@ -592,9 +592,9 @@ static void wave_run(rp_event *ev, rp_engine *e)
 {
     rp_wave *w = ev->owner;
     rp_cu *cu = w->cu;
-    rp_sim *s = cu->sim;
-    const rp_config *cfg = &s->cfg;
-    rp_time now = e->now, t = now, cyc = s->clk.period_ps;
+    const rp_ctx *x = cu->x;
+    const rp_config *cfg = x->cfg;
+    rp_time now = e->now, t = now, cyc = x->clk.period_ps;
     uint64_t fb = cfg->fetch_bytes;
 
     for (int budget = 0; budget < 1024; budget++) {
@@ -624,7 +624,7 @@ static void wave_run(rp_event *ev, rp_engine *e)
         }
         /* The instruction executes now (at time t). */
         cu->st_instr++;
-        RP_HOOK_FIRE(&s->hooks, RP_HOOK_WAVE_ISSUE, t, cu->gpu, cu->id, w, in, s);
+        RP_HOOK_FIRE(x->hooks, RP_HOOK_WAVE_ISSUE, t, cu->gpu, cu->id, w, in, x->owner);
         rp_time t_next = t + cfg->salu_cycles * cyc;
         switch (in->unit) {
         case GCN_UNIT_VALU: {
@@ -686,7 +686,7 @@ static void wave_run(rp_event *ev, rp_engine *e)
             rp_wg *wg = w->wg;
             w->state = RP_W_BARRIER;
             if (++wg->n_bar == wg->n_live) {
-                rp_time rt = t_next + rp_lat_ps(cfg->barrier_latency, s->clk);
+                rp_time rt = t_next + rp_lat_ps(cfg->barrier_latency, x->clk);
                 wg->n_bar = 0;
                 for (uint32_t i = 0; i < wg->n_waves; i++)
                     if (wg->waves[i].state == RP_W_BARRIER) {
@@ -705,22 +705,22 @@ static void wave_run(rp_event *ev, rp_engine *e)
 
 static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
 {
-    rp_sim *s = cu->sim;
+    const rp_ctx *x = cu->x;
     rp_kernel *k = wg->k;
     char err[256];
     if (cu->last_kernel != k->launch.kernel_id) {
         /* New kernel on this CU: invalidate the L1V (GCN invalidates L1s at
          * kernel start); ordered before our next requests on the same link. */
         cu->last_kernel = k->launch.kernel_id;
-        rp_msg *m = rp_msg_alloc(rp_pool(s));
+        rp_msg *m = rp_msg_alloc(rp_ctx_pool(x));
         if (m) {
             m->type = RP_MSG_INVAL;
             rp_link_send(&cu->l1v_link, m, e->now);
         }
     }
-    wg->tw = trc_reader_load_wg(s->rd, k->launch.kernel_id, wg->index, err, sizeof err);
+    wg->tw = trc_reader_load_wg(x->rd, k->launch.kernel_id, wg->index, err, sizeof err);
     if (!wg->tw) {
-        rp_sim_fail(s, "%s: %s", cu->name, err);
+        rp_ctx_fail(x, "%s: %s", cu->name, err);
         return;
     }
     wg->cu = cu;
@@ -729,7 +729,7 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
         /* the dispatcher reserved the launch's wave slots: a record that
          * disagrees is a damaged or hostile trace, not a workload */
         char kn[128];
-        rp_sim_fail(s, "trace: kernel %u (%s) workgroup %u records %u waves, its launch has %u per workgroup",
+        rp_ctx_fail(x, "trace: kernel %u (%s) workgroup %u records %u waves, its launch has %u per workgroup",
                     k->launch.kernel_id, rp_printable(kn, sizeof kn, k->launch.kernel_name), wg->index, wg->n_waves,
                     k->launch.waves_per_wg);
         return;
@@ -739,14 +739,14 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
     wg->lds_size = k->launch.group_segment_size;
     wg->lds = wg->lds_size ? calloc(1, wg->lds_size) : NULL;
     if (!wg->waves || (wg->lds_size && !wg->lds)) {
-        rp_sim_fail(s, "%s: out of memory", cu->name);
+        rp_ctx_fail(x, "%s: out of memory", cu->name);
         return;
     }
-    uint64_t code_base = rp_code_base(s, k->launch.code_object_id);
+    uint64_t code_base = rp_ctx_code_base(x, k->launch.code_object_id);
     cu->st_wgs++;
     cu->live_wgs++;
     wg->start = e->now;
-    RP_HOOK_FIRE(&s->hooks, RP_HOOK_WG_START, e->now, cu->gpu, cu->id, wg, NULL, s);
+    RP_HOOK_FIRE(x->hooks, RP_HOOK_WG_START, e->now, cu->gpu, cu->id, wg, NULL, x->owner);
     if (wg->n_waves == 0) {
         wg_finish(wg, e);
         return;
@@ -758,10 +758,10 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
         w->wg = wg;
         gcn_walk_init(&w->walk, k->prog, k->entry_idx, &wg->tw->waves[i]);
         /* awaits (trace 1.2): the wave polls in the model until its memory changes */
-        gcn_walk_awaits_on(&w->walk, s->cfg.await_max_polls);
-        w->simd = i < 64 ? wg->simd_of[i] % s->cfg.simds : 0;
+        gcn_walk_awaits_on(&w->walk, x->cfg->await_max_polls);
+        w->simd = i < 64 ? wg->simd_of[i] % x->cfg->simds : 0;
         w->code_base = code_base;
-        w->ib_base = k->prog->insn[k->entry_idx].pc & ~(uint64_t)(s->cfg.fetch_bytes - 1);
+        w->ib_base = k->prog->insn[k->entry_idx].pc & ~(uint64_t)(x->cfg->fetch_bytes - 1);
         w->ib_n = 0;
         w->wait_vm = w->wait_lgkm = 0xffff;
         w->state = RP_W_RUN;
@@ -772,8 +772,8 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
 static void wg_finish(rp_wg *wg, rp_engine *e)
 {
     rp_cu *cu = wg->cu;
-    rp_sim *s = cu->sim;
-    RP_HOOK_FIRE(&s->hooks, RP_HOOK_WG_END, e->now, cu->gpu, cu->id, wg, NULL, s);
+    const rp_ctx *x = cu->x;
+    RP_HOOK_FIRE(x->hooks, RP_HOOK_WG_END, e->now, cu->gpu, cu->id, wg, NULL, x->owner);
     trc_wg_free(wg->tw);
     wg->tw = NULL;
     free(wg->waves);
@@ -781,9 +781,9 @@ static void wg_finish(rp_wg *wg, rp_engine *e)
     free(wg->lds);
     wg->lds = NULL;
     cu->live_wgs--;
-    rp_msg *m = rp_msg_alloc(rp_pool(s));
+    rp_msg *m = rp_msg_alloc(rp_ctx_pool(x));
     if (!m) {
-        rp_sim_fail(s, "%s: out of memory", cu->name);
+        rp_ctx_fail(x, "%s: out of memory", cu->name);
         return;
     }
     m->type = RP_MSG_WG_DONE;
@@ -799,13 +799,13 @@ static void cu_ctl(rp_port *p, rp_engine *e)
     while ((m = rp_port_pop(p))) {
         if (m->type == RP_MSG_GWS_RELEASE) { /* the grid barrier opened (gws_arrive) */
             rp_wave *w = m->ctx;
-            rp_msg_free(rp_pool(cu->sim), m);
+            rp_msg_free(rp_ctx_pool(cu->x), m);
             w->state = RP_W_RUN;
-            rp_engine_schedule(e, &w->ev, e->now + rp_lat_ps(cu->sim->cfg.barrier_latency, cu->sim->clk));
+            rp_engine_schedule(e, &w->ev, e->now + rp_lat_ps(cu->x->cfg->barrier_latency, cu->x->clk));
             continue;
         }
         rp_wg *wg = m->ctx;
-        rp_msg_free(rp_pool(cu->sim), m);
+        rp_msg_free(rp_ctx_pool(cu->x), m);
         wg_start(cu, wg, e);
     }
 }
@@ -821,16 +821,16 @@ static void cu_dump(rp_component *c, FILE *f)
 void rp_cu_init(rp_cu *cu, rp_sim *s, uint32_t gpu, uint32_t id)
 {
     memset(cu, 0, sizeof *cu);
-    cu->sim = s;
+    const rp_ctx *x = cu->x = &s->ctx;
     cu->gpu = gpu;
     cu->id = id;
-    cu->sa = id / s->cfg.cus_per_sa;
+    cu->sa = id / x->cfg->cus_per_sa;
     cu->last_kernel = UINT32_MAX;
     snprintf(cu->name, sizeof cu->name, "gpu[%u].cu[%u]", gpu, id);
     cu->resp.owner = cu->ctl.owner = cu;
     cu->resp.notify = cu_resp;
     cu->ctl.notify = cu_ctl;
-    rp_time dl = rp_lat_ps(s->cfg.dispatch_latency, s->clk);
+    rp_time dl = rp_lat_ps(x->cfg->dispatch_latency, x->clk);
     cu->eng = &s->gpus[gpu].part->eng;
     rp_link_init(&cu->ctl_link, cu->eng, &cu->ctl, dl, 0, 0);
     rp_link_init(&cu->resp_link, cu->eng, &cu->resp, 0, 0, 0);

@@ -24,7 +24,7 @@ static uint64_t res_lds(const trc_launch *l) { return gcn_lds_alloc(l->group_seg
 
 static bool wg_fits(rp_disp *d, uint32_t c, const rp_kernel *k, uint8_t *simd_of)
 {
-    const rp_config *cfg = &d->sim->cfg;
+    const rp_config *cfg = d->x->cfg;
     rp_cu_res r = d->res[c];
     const trc_launch *l = &k->launch;
     if (res_lds(l) > r.lds)
@@ -77,7 +77,7 @@ static void wg_release(rp_disp *d, rp_wg *wg)
  * stream. */
 static bool may_start(const rp_disp *d, const rp_kernel *k)
 {
-    uint32_t nq = d->sim->cfg.dispatch_hw_queues;
+    uint32_t nq = d->x->cfg->dispatch_hw_queues;
     for (const rp_kernel *a = d->active; a; a = a->next) {
         if ((a->next_wg < a->n_wg && !d->interleave) || nq <= 1 || rp_kernels_ordered(a, k))
             return false;
@@ -91,7 +91,7 @@ static bool may_start(const rp_disp *d, const rp_kernel *k)
 
 static void disp_start_kernel(rp_disp *d, rp_engine *e)
 {
-    rp_sim *s = d->sim;
+    const rp_ctx *x = d->x;
     rp_kernel *k = d->queue;
     d->queue = k->next;
     if (!d->queue)
@@ -105,18 +105,18 @@ static void disp_start_kernel(rp_disp *d, rp_engine *e)
     k->flushing = 0;
     k->start = e->now;
     d->st_kernels++;
-    rp_kernel_note(s, k, 0); /* per-kernel counters at start */
-    RP_HOOK_FIRE(&s->hooks, RP_HOOK_KERNEL_START, e->now, d->gpu, UINT32_MAX, k, NULL, s);
-    if (rp_sample_kernel_start(s, k)) /* sampled replay: a launch like earlier ones may be fast-forwarded */
+    x->kernel_note(x->owner, k, 0); /* per-kernel counters at start */
+    RP_HOOK_FIRE(x->hooks, RP_HOOK_KERNEL_START, e->now, d->gpu, UINT32_MAX, k, NULL, x->owner);
+    if (x->sample_kernel_start(x->owner, k)) /* sampled replay: a launch like earlier ones may be fast-forwarded */
         return;
     /* A workgroup that can never fit is an error, not a hang. */
-    const rp_config *cfg = &s->cfg;
+    const rp_config *cfg = x->cfg;
     const trc_launch *l = &k->launch;
     uint64_t waves = l->waves_per_wg ? l->waves_per_wg : 1;
     if (res_vgprs(l) > cfg->vgprs || res_sgprs(l) > cfg->sgprs || res_lds(l) > cfg->lds_size ||
         waves > (uint64_t)cfg->simds * cfg->wave_slots) {
         char kn[128];
-        rp_sim_fail(s, "kernel %u (%s): a workgroup (%u waves, %u VGPRs, %u SGPRs, %u B LDS) never fits a CU",
+        rp_ctx_fail(x, "kernel %u (%s): a workgroup (%u waves, %u VGPRs, %u SGPRs, %u B LDS) never fits a CU",
                     l->kernel_id, rp_printable(kn, sizeof kn, l->kernel_name), l->waves_per_wg, l->vgpr_count, l->sgpr_count,
                     l->group_segment_size);
     }
@@ -124,12 +124,12 @@ static void disp_start_kernel(rp_disp *d, rp_engine *e)
 
 static void disp_kernel_end(rp_disp *d, rp_kernel *k, rp_engine *e)
 {
-    rp_sim *s = d->sim;
+    const rp_ctx *x = d->x;
     k->end = e->now;
     k->done = true;
-    rp_sample_kernel_end(s, k);
-    rp_kernel_note(s, k, 1); /* counters at end (deltas); the host learns of it at the next synchronisation point */
-    RP_HOOK_FIRE(&s->hooks, RP_HOOK_KERNEL_END, e->now, d->gpu, UINT32_MAX, k, NULL, s);
+    x->sample_kernel_end(x->owner, k);
+    x->kernel_note(x->owner, k, 1); /* counters at end (deltas); the host learns of it at the next synchronisation point */
+    RP_HOOK_FIRE(x->hooks, RP_HOOK_KERNEL_END, e->now, d->gpu, UINT32_MAX, k, NULL, x->owner);
     rp_kernel **pp = &d->active;
     while (*pp && *pp != k)
         pp = &(*pp)->next;
@@ -141,15 +141,14 @@ static void disp_kernel_end(rp_disp *d, rp_kernel *k, rp_engine *e)
 /* Kernel end: write back the L2s of the GPUs k used (release). */
 static void disp_flush(rp_disp *d, rp_kernel *k, rp_engine *e)
 {
-    rp_sim *s = d->sim;
+    const rp_ctx *x = d->x;
     k->flushing = 1;
     k->flush_acks_pending = 0;
     for (uint32_t g = k->gpu_first; g < k->gpu_first + k->gpu_count; g++) {
-        rp_gpu *gp = &s->gpus[g];
-        for (uint32_t b = 0; b < s->cfg.l2_banks; b++) {
-            rp_msg *m = rp_msg_alloc(rp_pool(s));
+        for (uint32_t b = 0; b < x->cfg->l2_banks; b++) {
+            rp_msg *m = rp_msg_alloc(rp_ctx_pool(x));
             if (!m) {
-                rp_sim_fail(s, "dispatcher: out of memory");
+                rp_ctx_fail(x, "dispatcher: out of memory");
                 return;
             }
             m->type = RP_MSG_FLUSH;
@@ -157,8 +156,8 @@ static void disp_flush(rp_disp *d, rp_kernel *k, rp_engine *e)
             bool remote = g != d->gpu && d->gpu_flush; /* U-MGPU: over the interconnect */
             m->reply_link = remote ? &d->gpu_in[g] : &d->in_link;
             m->reply_port = &d->in;
-            m->dst = &gp->l2[b].top;
-            rp_link_send(remote ? &d->gpu_flush[g] : &gp->l2_links[b], m, e->now);
+            m->dst = d->l2_top[(size_t)g * x->cfg->l2_banks + b];
+            rp_link_send(remote ? &d->gpu_flush[g] : d->l2_link[(size_t)g * x->cfg->l2_banks + b], m, e->now);
             k->flush_acks_pending++;
         }
     }
@@ -167,12 +166,12 @@ static void disp_flush(rp_disp *d, rp_kernel *k, rp_engine *e)
 static void disp_run(rp_event *ev, rp_engine *e)
 {
     rp_disp *d = ev->owner;
-    rp_sim *s = d->sim;
-    if (s->failed)
+    const rp_ctx *x = d->x;
+    if (*x->failed)
         return;
     while (d->queue && may_start(d, d->queue)) {
         disp_start_kernel(d, e);
-        if (s->failed)
+        if (*x->failed)
             return;
     }
     /* Kernels whose workgroups are all done flush; the others hand out
@@ -190,7 +189,7 @@ static void disp_run(rp_event *ev, rp_engine *e)
             }
             if (a->smp.held && e->now < a->smp.hold_until) {
                 /* wake at the end, or before the watchdog would take the wait for a hang */
-                rp_time wd = rp_lat_ps(s->cfg.watchdog, s->clk) / 2, t = a->smp.hold_until;
+                rp_time wd = rp_lat_ps(x->cfg->watchdog, x->clk) / 2, t = a->smp.hold_until;
                 if (wd && t - e->now > wd)
                     t = e->now + wd;
                 e->progress++;
@@ -202,13 +201,13 @@ static void disp_run(rp_event *ev, rp_engine *e)
                  * alike includes their end-of-kernel write-back, so this one's
                  * takes no time (rp_mem_flush_l2 writes back functionally) */
                 for (uint32_t g = a->gpu_first; g < a->gpu_first + a->gpu_count; g++)
-                    rp_mem_flush_l2(s, g);
+                    x->flush_l2(x->owner, g);
                 disp_kernel_end(d, a, e);
                 rp_engine_wake(e, ev, e->now); /* the next kernel may start */
                 continue;
             }
             disp_flush(d, a, e);
-            if (s->failed)
+            if (*x->failed)
                 return;
         }
     }
@@ -231,9 +230,9 @@ static void disp_run(rp_event *ev, rp_engine *e)
             if (!wg_fits(d, c, k, simd_of))
                 continue;
             rp_wg *wg = calloc(1, sizeof *wg);
-            rp_msg *m = rp_msg_alloc(rp_pool(s));
+            rp_msg *m = rp_msg_alloc(rp_ctx_pool(x));
             if (!wg || !m) {
-                rp_sim_fail(s, "dispatcher: out of memory");
+                rp_ctx_fail(x, "dispatcher: out of memory");
                 return;
             }
             wg->live_next = d->live;
@@ -253,10 +252,10 @@ static void disp_run(rp_event *ev, rp_engine *e)
             /* occupancy: wg_cycles per workgroup, or wave_cycles per
              * wavefront when that is more (R9 Nano empty-kernel probe) */
             uint64_t waves = k->launch.waves_per_wg ? k->launch.waves_per_wg : 1;
-            uint64_t occ = waves * s->cfg.dispatch_wave_cycles;
-            if (occ < s->cfg.dispatch_cycles)
-                occ = s->cfg.dispatch_cycles;
-            d->busy_until = e->now + occ * s->clk.period_ps;
+            uint64_t occ = waves * x->cfg->dispatch_wave_cycles;
+            if (occ < x->cfg->dispatch_cycles)
+                occ = x->cfg->dispatch_cycles;
+            d->busy_until = e->now + occ * x->clk.period_ps;
             e->progress++;
             /* more to hand out, or the next kernel may start once this one's
              * last workgroup is out */
@@ -288,8 +287,8 @@ static void disp_in(rp_port *p, rp_engine *e)
             rp_kernel *k = wg->k;
             k->wgs_done++;
             free(wg);
-            if (rp_sample_wg_done(d->sim, k, e->now)) {
-                rp_msg_free(rp_pool(d->sim), m);
+            if (d->x->sample_wg_done(d->x->owner, k, e->now)) {
+                rp_msg_free(rp_ctx_pool(d->x), m);
                 return;
             }
         } else if (m->type == RP_MSG_GWS_ARRIVE) {
@@ -297,17 +296,17 @@ static void disp_in(rp_port *p, rp_engine *e)
              * (cu.c gws_arrive): when one per workgroup arrived, release all */
             rp_wave *w = m->ctx;
             rp_kernel *k = w->wg->k;
-            int all = rp_gws_add(d->sim, k, w);
+            int all = rp_gws_add(d->x, k, w);
             if (all < 0) {
-                rp_msg_free(rp_pool(d->sim), m);
+                rp_msg_free(rp_ctx_pool(d->x), m);
                 return;
             }
             if (all) {
                 for (uint32_t i = 0; i < k->gws_n; i++) {
-                    rp_msg *r = rp_msg_alloc(rp_pool(d->sim));
+                    rp_msg *r = rp_msg_alloc(rp_ctx_pool(d->x));
                     if (!r) {
-                        rp_msg_free(rp_pool(d->sim), m);
-                        rp_sim_fail(d->sim, "dispatcher: out of memory for the grid barrier");
+                        rp_msg_free(rp_ctx_pool(d->x), m);
+                        rp_ctx_fail(d->x, "dispatcher: out of memory for the grid barrier");
                         return;
                     }
                     r->type = RP_MSG_GWS_RELEASE;
@@ -319,13 +318,13 @@ static void disp_in(rp_port *p, rp_engine *e)
         } else if (m->type == RP_MSG_FLUSH_ACK) {
             rp_kernel *k = m->ctx;
             if (k && --k->flush_acks_pending == 0 && k->flushing) {
-                rp_msg_free(rp_pool(d->sim), m);
+                rp_msg_free(rp_ctx_pool(d->x), m);
                 disp_kernel_end(d, k, e);
                 rp_engine_wake(e, &d->ev, e->now);
                 continue;
             }
         }
-        rp_msg_free(rp_pool(d->sim), m);
+        rp_msg_free(rp_ctx_pool(d->x), m);
     }
     rp_engine_wake(e, &d->ev, e->now);
 }
@@ -345,7 +344,7 @@ void rp_disp_init(rp_disp *d, rp_sim *s, uint32_t gpu)
 {
     char name[48];
     memset(d, 0, sizeof *d);
-    d->sim = s;
+    d->x = &s->ctx;
     d->gpu = gpu;
     d->interleave = !strcmp(s->cfg.dispatch_policy, "interleave");
     rp_event_init(&d->ev, disp_run, d, RP_PRIO_COMPONENT);

@@ -78,8 +78,8 @@ static void fetch_enqueue(rp_cu *cu, rp_fetch *f)
  * latency; miss: f waits in an MSHR (or, with all busy, in the stall list). */
 static void l1i_access(rp_l1i *c, rp_fetch *f, rp_time t)
 {
-    rp_sim *s = c->sim;
-    uint64_t lsz = s->cfg.l1v_line;
+    const rp_ctx *x = c->x;
+    uint64_t lsz = x->cfg->l1v_line;
     uint64_t line = (f->w->code_base + f->pc) & ~(lsz - 1);
     uint32_t set = (uint32_t)((line >> c->line_shift) % c->sets);
     uint64_t *tg = &c->tag[(uint64_t)set * c->assoc];
@@ -97,7 +97,7 @@ static void l1i_access(rp_l1i *c, rp_fetch *f, rp_time t)
         c->kernel = k;
         const rp_kernel *kk = f->w->wg->k;
         uint64_t entry = (f->w->code_base + kk->prog->insn[kk->entry_idx].pc) & ~(lsz - 1);
-        for (uint64_t a = entry; a < entry + s->cfg.l1i_launch_prefetch; a += lsz)
+        for (uint64_t a = entry; a < entry + x->cfg->l1i_launch_prefetch; a += lsz)
             l1i_install(c, a);
     }
     for (uint32_t w = 0; w < c->assoc; w++)
@@ -133,9 +133,9 @@ static void l1i_access(rp_l1i *c, rp_fetch *f, rp_time t)
     f->next = NULL;
     c->mshr_used++;
     c->st_misses++;
-    rp_msg *m = rp_msg_alloc(rp_pool(s));
+    rp_msg *m = rp_msg_alloc(rp_ctx_pool(x));
     if (!m) {
-        rp_sim_fail(s, "%s: out of memory for a message", c->comp.name);
+        rp_ctx_fail(x, "%s: out of memory for a message", c->comp.name);
         return;
     }
     m->type = RP_MSG_READ;
@@ -145,9 +145,9 @@ static void l1i_access(rp_l1i *c, rp_fetch *f, rp_time t)
     m->reply_link = &c->fill_link;
     m->reply_port = &c->bottom;
     rp_port *dst = NULL;
-    rp_link *l = rp_route_l2_bank(s, c->gpu, line, &dst);
+    rp_link *l = x->route_l2(x->owner, c->gpu, line, &dst);
     m->dst = dst;
-    rp_link_send(l, m, t + s->clk.period_ps);
+    rp_link_send(l, m, t + x->clk.period_ps);
 }
 
 /* Put line into c, in its set's invalid or least recently used way. */
@@ -173,9 +173,9 @@ static void l1i_fill(rp_port *p, rp_engine *e)
     rp_msg *m;
     while ((m = rp_port_pop(p))) {
         uint32_t i = (uint32_t)(uintptr_t)m->ctx;
-        rp_msg_free(rp_pool(c->sim), m);
+        rp_msg_free(rp_ctx_pool(c->x), m);
         if (i >= c->mshrs || !c->mshr[i].busy) {
-            rp_sim_fail(c->sim, "%s: fill for an idle MSHR", c->comp.name);
+            rp_ctx_fail(c->x, "%s: fill for an idle MSHR", c->comp.name);
             return;
         }
         rp_l1i_mshr *ms = &c->mshr[i];
@@ -216,7 +216,7 @@ static int l1i_init(rp_l1i *c, rp_sim *s, uint32_t gpu, const char *name)
 {
     const rp_config *cfg = &s->cfg;
     memset(c, 0, sizeof *c);
-    c->sim = s;
+    c->x = &s->ctx;
     c->gpu = gpu;
     c->assoc = cfg->l1i_assoc;
     c->sets = (uint32_t)(cfg->l1i_size / cfg->l1v_line / cfg->l1i_assoc);
@@ -310,14 +310,14 @@ void rp_gpu_frontend_fini(rp_sim *s, rp_gpu *g)
 static void fetch_start(rp_wave *w, uint64_t pc, rp_time now)
 {
     rp_cu *cu = w->cu;
-    rp_sim *s = cu->sim;
+    const rp_ctx *x = cu->x;
     rp_l1i *c = cu->l1i;
-    rp_time cyc = s->clk.period_ps;
+    rp_time cyc = x->clk.period_ps;
     rp_fetch *f = cu->fetch_free;
     if (f)
         cu->fetch_free = f->next;
     else if (!(f = malloc(sizeof *f))) {
-        rp_sim_fail(s, "%s: out of memory", cu->name);
+        rp_ctx_fail(x, "%s: out of memory", cu->name);
         return;
     }
     f->next = NULL;
@@ -338,7 +338,7 @@ static void fetch_start(rp_wave *w, uint64_t pc, rp_time now)
  * lies in the program. */
 static void fetch_next(rp_wave *w, rp_time now)
 {
-    const rp_config *cfg = &w->cu->sim->cfg;
+    const rp_config *cfg = w->cu->x->cfg;
     uint64_t fb = cfg->fetch_bytes, next = w->ib_base + (uint64_t)w->ib_n * fb;
     if (w->fetch || (uint64_t)(w->ib_n + 1) * fb > cfg->ibuffer_entries * 4ull)
         return;
@@ -358,7 +358,7 @@ void rp_fetch_waiting(rp_wave *w, rp_time now)
 static void fetch_land(rp_wave *w, rp_fetch *f, rp_engine *e)
 {
     rp_cu *cu = w->cu;
-    uint64_t fb = cu->sim->cfg.fetch_bytes;
+    uint64_t fb = cu->x->cfg->fetch_bytes;
     w->fetch = NULL;
     if (w->redirect) {
         w->redirect = 0;
@@ -369,15 +369,15 @@ static void fetch_land(rp_wave *w, rp_fetch *f, rp_engine *e)
     }
     if (f->pc == w->ib_base + (uint64_t)w->ib_n * fb)
         w->ib_n++;
-    if (cu->sim->cfg.fetch_ahead || w->state == RP_W_WAITCNT || w->state == RP_W_BARRIER || w->state == RP_W_GWS)
+    if (cu->x->cfg->fetch_ahead || w->state == RP_W_WAITCNT || w->state == RP_W_BARRIER || w->state == RP_W_GWS)
         fetch_next(w, e->now);
     /* a parked wave runs again when its instruction is buffered; without
      * fetch-ahead also when it is not (it straddles into the next chunk):
      * its front end then fetches that chunk on demand */
     if (w->state == RP_W_FETCH &&
-        (!cu->sim->cfg.fetch_ahead || rp_insn_buffered(w, &w->walk.prog->insn[w->walk.idx], fb))) {
+        (!cu->x->cfg->fetch_ahead || rp_insn_buffered(w, &w->walk.prog->insn[w->walk.idx], fb))) {
         w->state = RP_W_RUN;
-        cu->st_fetch_stall_cycles += (e->now - w->parked) / cu->sim->clk.period_ps;
+        cu->st_fetch_stall_cycles += (e->now - w->parked) / cu->x->clk.period_ps;
         rp_engine_schedule(e, &w->ev, e->now);
     }
 }
@@ -401,7 +401,7 @@ void rp_fetch_done(rp_event *ev, rp_engine *e)
 /* rp_cu.h: the slow half of rp_front_end. */
 bool rp_front_end_slow(rp_wave *w, const gcn_insn *in, rp_time t, rp_engine *e)
 {
-    const rp_config *cfg = &w->cu->sim->cfg;
+    const rp_config *cfg = w->cu->x->cfg;
     uint64_t fb = cfg->fetch_bytes, chunk = in->pc & ~(fb - 1);
     uint64_t end = w->ib_base + (uint64_t)w->ib_n * fb;
     if (!w->redirect && chunk > w->ib_base && chunk <= end) {

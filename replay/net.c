@@ -472,13 +472,13 @@ static bool is_request(uint8_t t) { return t == RP_MSG_READ || t == RP_MSG_WRITE
 static void rdma_inside(rp_port *p, rp_engine *e)
 {
     rp_rdma *r = p->owner;
-    rp_sim *s = r->sim;
+    const rp_ctx *rx = r->x;
     rp_msg *m;
     while ((m = rp_port_pop(p))) {
-        uint32_t t = rp_gpu_of(s, m->addr, r->gpu);
-        rp_msg *d = rp_msg_alloc(rp_pool(s));
+        uint32_t t = rx->gpu_of(rx->owner, m->addr, r->gpu);
+        rp_msg *d = rp_msg_alloc(rp_ctx_pool(rx));
         if (!d) {
-            rp_sim_fail(s, "%s: out of memory", r->comp.name);
+            rp_ctx_fail(rx, "%s: out of memory", r->comp.name);
             return;
         }
         d->type = m->type;
@@ -490,24 +490,24 @@ static void rdma_inside(rp_port *p, rp_engine *e)
         d->src_gpu = (uint8_t)r->gpu;
         d->ctx = m;
         r->st_out_reqs++;
-        r->st_out_bytes += (uint64_t)d->payload + s->cfg.header_bytes;
-        r->st_own_bytes += (uint64_t)d->payload + s->cfg.header_bytes;
-        rp_net_send(s->net, r->gpu, t, d, e->now);
+        r->st_out_bytes += (uint64_t)d->payload + rx->cfg->header_bytes;
+        r->st_own_bytes += (uint64_t)d->payload + rx->cfg->header_bytes;
+        rp_net_send(r->net, r->gpu, t, d, e->now);
     }
 }
 
 static void rdma_outside(rp_port *p, rp_engine *e)
 {
     rp_rdma *r = p->owner;
-    rp_sim *s = r->sim;
+    const rp_ctx *rx = r->x;
     rp_msg *m;
     while ((m = rp_port_pop(p))) {
-        r->st_in_bytes += (uint64_t)m->payload + s->cfg.header_bytes;
+        r->st_in_bytes += (uint64_t)m->payload + rx->cfg->header_bytes;
         if (is_request(m->type)) {
             /* A remote GPU's request: into our own L2 bank for the line. */
-            rp_msg *x = rp_msg_alloc(rp_pool(s));
+            rp_msg *x = rp_msg_alloc(rp_ctx_pool(rx));
             if (!x) {
-                rp_sim_fail(s, "%s: out of memory", r->comp.name);
+                rp_ctx_fail(rx, "%s: out of memory", r->comp.name);
                 return;
             }
             x->type = m->type;
@@ -522,19 +522,19 @@ static void rdma_outside(rp_port *p, rp_engine *e)
             x->reply_port = &r->l2resp;
             r->st_in_reqs++;
             rp_port *dst = NULL;
-            rp_link *l = rp_route_l2_bank(s, r->gpu, m->addr, &dst);
+            rp_link *l = rx->route_l2(rx->owner, r->gpu, m->addr, &dst);
             x->dst = dst;
             rp_link_send(l, x, e->now);
         } else {
             /* The response to one of our requests: back to the L1. */
-            r->st_own_bytes += (uint64_t)m->payload + s->cfg.header_bytes;
+            r->st_own_bytes += (uint64_t)m->payload + rx->cfg->header_bytes;
             rp_msg *orig = m->ctx;
             orig->type = m->type;
             orig->payload = m->payload;
             orig->data = m->data; /* the line's bytes as the owner's L2 served them */
             orig->dst = orig->reply_port;
             rp_link_send(orig->reply_link, orig, e->now);
-            rp_msg_free(rp_pool(s), m);
+            rp_msg_free(rp_ctx_pool(rx), m);
         }
     }
 }
@@ -542,7 +542,7 @@ static void rdma_outside(rp_port *p, rp_engine *e)
 static void rdma_l2resp(rp_port *p, rp_engine *e)
 {
     rp_rdma *r = p->owner;
-    rp_sim *s = r->sim;
+    const rp_ctx *rx = r->x;
     rp_msg *x;
     while ((x = rp_port_pop(p))) {
         rp_msg *m = x->ctx; /* the network request, reused as the response */
@@ -550,9 +550,9 @@ static void rdma_l2resp(rp_port *p, rp_engine *e)
         m->payload = x->payload;
         m->data = x->data; /* READ_RSP: snapshot of the line (travels with the response) */
         x->data = NULL;
-        r->st_out_bytes += (uint64_t)m->payload + s->cfg.header_bytes;
-        rp_net_send(s->net, r->gpu, m->src_gpu, m, e->now);
-        rp_msg_free(rp_pool(s), x);
+        r->st_out_bytes += (uint64_t)m->payload + rx->cfg->header_bytes;
+        rp_net_send(r->net, r->gpu, m->src_gpu, m, e->now);
+        rp_msg_free(rp_ctx_pool(rx), x);
     }
 }
 
@@ -568,7 +568,8 @@ void rp_rdma_init(rp_rdma *r, rp_sim *s, uint32_t gpu)
 {
     char name[48];
     memset(r, 0, sizeof *r);
-    r->sim = s;
+    r->x = &s->ctx;
+    r->net = s->net;
     r->gpu = gpu;
     r->inside.owner = r->outside.owner = r->l2resp.owner = r;
     r->inside.notify = rdma_inside;

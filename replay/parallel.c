@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 _Thread_local rp_part *rp_part_tls;
+_Thread_local const rp_res *rp_res_tls;
 
 /* ---- partitions ----------------------------------------------------------------------- */
 
@@ -78,6 +79,7 @@ int rp_sim_partition(rp_sim *s)
     if (s->notify_ps < s->clk.period_ps)
         s->notify_ps = s->clk.period_ps; /* the host never sees an end at the same instant */
     s->n_parts = s->n_gpus > 1 && hop > 0 ? s->n_gpus : 1;
+    s->ctx.n_parts = s->n_parts;
     s->lookahead_ps = s->notify_ps;
     if (s->n_parts > 1 && hop < s->lookahead_ps)
         s->lookahead_ps = hop;
@@ -103,6 +105,7 @@ int rp_sim_partition(rp_sim *s)
                 return -1;
             }
         }
+        pt->res = (rp_res){&pt->pool, &pt->check, pt->out};
     }
     for (uint32_t g = 0; g < s->n_gpus; g++)
         s->gpus[g].part = &s->parts[s->n_parts > 1 ? g : 0];
@@ -316,6 +319,7 @@ typedef struct run_ctx {
 static void run_part(rp_sim *s, rp_part *p, rp_time t_lim)
 {
     rp_part_tls = p;
+    rp_res_tls = &p->res;
     for (uint32_t q = 0; q < s->n_parts; q++)
         rp_xq_drain(&s->parts[q].xq[p->id]);
     rp_engine *e = &p->eng;
@@ -325,6 +329,7 @@ static void run_part(rp_sim *s, rp_part *p, rp_time t_lim)
             break;
     p->next = rp_engine_next_time(e);
     rp_part_tls = NULL;
+    rp_res_tls = NULL;
 }
 
 static void run_window(run_ctx *c)

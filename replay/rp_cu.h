@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "rp_cache.h"
+#include "rp_ctx.h"
 #include "rp_engine.h"
 #include "rp_fetch.h"
 
@@ -92,7 +93,7 @@ struct rp_wg {
 
 struct rp_cu {
     rp_component comp;
-    rp_sim *sim;
+    const rp_ctx *x;          /* the machine around it (rp_ctx.h) */
     rp_engine *eng;           /* its GPU's partition engine */
     rp_link *done_link;       /* WG_DONE to the dispatcher that drives it */
     uint32_t gpu, id, sa;     /* GPU index, CU index within the GPU, shader array */

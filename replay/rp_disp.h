@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rp_ctx.h"
 #include "rp_engine.h"
 
 typedef struct rp_sim rp_sim;
@@ -28,7 +29,7 @@ typedef struct rp_cu_res {    /* dispatcher's view of a CU's free resources */
 
 typedef struct rp_disp {
     rp_component comp;
-    rp_sim *sim;
+    const rp_ctx *x;          /* the machine around it (rp_ctx.h) */
     struct rp_wg *live;       /* workgroups placed and not yet done (rp_sim_fini frees what a failed run left) */
     rp_engine *eng;
     uint32_t gpu;
@@ -42,6 +43,10 @@ typedef struct rp_disp {
     rp_link *gpu_in, *gpu_flush;
     rp_cu **cus;
     rp_cu_res *res;
+    /* the L2 banks its kernels' end flush goes to: [gpu * l2_banks + bank], every GPU
+     * (a U-MGPU kernel uses them all): each bank's top port and the link into it */
+    rp_port **l2_top;
+    rp_link **l2_link;
     uint32_t n_cus, rr;
     bool interleave;          /* dispatcher.policy = interleave */
     uint32_t kturn;           /* interleave: the next kernel's turn among those handing out workgroups */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rp_ctx.h"
 #include "rp_engine.h"
 
 typedef struct rp_sim rp_sim;
@@ -40,7 +41,7 @@ typedef struct rp_l1i_mshr {
 
 typedef struct rp_l1i {
     rp_component comp;
-    rp_sim *sim;
+    const rp_ctx *x;          /* the machine around it (rp_ctx.h) */
     rp_engine *eng;
     uint32_t gpu;
     uint32_t sets, assoc, line_shift, mshrs, mshr_used;

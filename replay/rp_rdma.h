@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rp_ctx.h"
 #include "rp_engine.h"
 
 typedef struct rp_sim rp_sim;
@@ -17,12 +18,14 @@ typedef struct rp_wave rp_wave;
 typedef struct rp_wg rp_wg;
 typedef struct rp_kernel rp_kernel;
 typedef struct rp_part rp_part;
+typedef struct rp_net rp_net;
 
 /* ---- RDMA engine (inter-GPU accesses) --------------------------------------------- */
 
 typedef struct rp_rdma {
     rp_component comp;
-    rp_sim *sim;
+    const rp_ctx *x;        /* the machine around it (rp_ctx.h) */
+    rp_net *net;            /* the interconnect it sends on */
     rp_engine *eng;         /* its partition's engine */
     uint32_t gpu;
     rp_port inside;         /* requests from local L1s for remote memory */

@@ -32,6 +32,7 @@
 
 #include "rp_cache.h"
 #include "rp_config.h"
+#include "rp_ctx.h"
 #include "rp_cu.h"
 #include "rp_disp.h"
 #include "rp_dram.h"
@@ -187,6 +188,7 @@ struct rp_part {
     size_t olen;
     rp_knote *notes;          /* kernel starts/ends since the last synchronisation point */
     size_t n_notes, cap_notes;
+    rp_res res;               /* pool, check, out: what its components use (rp_res_tls in a window) */
     rp_xq *xq;                /* [n_parts]: queues of messages towards each partition */
     rp_time next;             /* earliest pending event after its last window */
     uint32_t id;
@@ -208,6 +210,8 @@ struct rp_sim {
     rp_stats stats;
     rp_fmem *mem;
     rp_mem_ctx memx;          /* what the caches use of the sim (rp_cache.h): mem, line buffers, the data path */
+    rp_ctx ctx;               /* what the CUs, fetch units, dispatchers and RDMA engines use of it (rp_ctx.h) */
+    rp_res res;               /* the host's pool, check and out (rp_ctx.serial) */
     trc_reader *rd;
     rp_clock clk;             /* GPU clock */
     rp_gpu *gpus;
@@ -281,7 +285,7 @@ rp_diff_class rp_classify_d2h(rp_sim *s, uint64_t addr);
 /* The grid barrier (cu.c): wave w of kernel k arrived; 1 when one per
  * workgroup has (the caller releases k->gws_wait[0..gws_n) and clears
  * gws_n), 0 when more must come, -1 after rp_sim_fail (out of memory). */
-int rp_gws_add(rp_sim *s, rp_kernel *k, struct rp_wave *w);
+int rp_gws_add(const rp_ctx *x, rp_kernel *k, struct rp_wave *w);
 /* [addr, addr + n) lies in memory the runtime writes while kernels run. */
 bool rp_adopted(const rp_sim *s, uint64_t addr, uint64_t n);
 

@@ -246,6 +246,30 @@ rp_mem_ctx rp_sim_mem_ctx(rp_sim *s)
                         s->cfg.debug_skip_l2_flush};
 }
 
+/* The GPU-side components' context (rp_ctx): the sim's services. */
+static void ctx_fail(void *o, const char *msg) { rp_sim_fail(o, "%s", msg); }
+static void ctx_perform(void *o, rp_access *a, uint64_t mask) { rp_perform(o, a, mask); }
+static rp_link *ctx_route_l2(void *o, uint32_t gpu, uint64_t addr, rp_port **dst)
+{
+    return rp_route_l2_bank(o, gpu, addr, dst);
+}
+static uint32_t ctx_gpu_of(void *o, uint64_t addr, uint32_t gpu) { return rp_gpu_of(o, addr, gpu); }
+static void ctx_kernel_note(void *o, rp_kernel *k, int end) { rp_kernel_note(o, k, end); }
+static uint64_t ctx_flush_l2(void *o, uint32_t gpu) { return rp_mem_flush_l2(o, gpu); }
+static int ctx_sample_kernel_start(void *o, rp_kernel *k) { return rp_sample_kernel_start(o, k); }
+static void ctx_sample_kernel_end(void *o, rp_kernel *k) { rp_sample_kernel_end(o, k); }
+static int ctx_sample_wg_done(void *o, rp_kernel *k, rp_time now) { return rp_sample_wg_done(o, k, now); }
+
+void rp_ctx_fail(const rp_ctx *x, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    x->fail(x->owner, msg);
+}
+
 int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
 {
     memset(s, 0, sizeof *s);
@@ -277,6 +301,12 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
     s->eng.watchdog_ps = rp_lat_ps(cfg->watchdog, s->clk);
     s->mem = rp_fmem_create();
     s->memx = rp_sim_mem_ctx(s);
+    s->res = (rp_res){&s->pool, &s->check, s->out};
+    s->ctx = (rp_ctx){.cfg = &s->cfg, .clk = s->clk, .hooks = &s->hooks, .owner = s, .rd = rd, .serial = &s->res,
+                      .n_parts = 1, .failed = &s->failed, .fail = ctx_fail, .perform = ctx_perform,
+                      .route_l2 = ctx_route_l2, .gpu_of = ctx_gpu_of, .kernel_note = ctx_kernel_note,
+                      .flush_l2 = ctx_flush_l2, .sample_kernel_start = ctx_sample_kernel_start,
+                      .sample_kernel_end = ctx_sample_kernel_end, .sample_wg_done = ctx_sample_wg_done};
     s->n_gpus = cfg->topo_kind == RP_TOPO_SINGLE ? 1 : cfg->gpus;
     if (cfg->topo_kind == RP_TOPO_SINGLE && cfg->gpus > 1) {
         /* M-SGPU (MGSim paper Sec. IV-C): one monolithic GPU with N times the
@@ -304,6 +334,8 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
             snprintf(s->err, sizeof s->err, "out of memory building gpu[%u]", g);
             return -1;
         }
+    s->ctx.co_base = s->gpus[0].co_base; /* rp_gpu_frontend_init built the table */
+    s->ctx.n_co_base = s->gpus[0].n_co_base;
     /* Dispatchers: U-MGPU's GPU 0 drives every CU of every GPU; otherwise each
      * GPU's dispatcher drives its own CUs. */
     for (uint32_t g = 0; g < s->n_gpus; g++) {
@@ -319,10 +351,18 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
             d->n_cus += s->gpus[h].n_cus;
         d->cus = calloc(d->n_cus, sizeof *d->cus);
         d->res = calloc(d->n_cus, sizeof *d->res);
-        if (!d->cus || !d->res) {
+        size_t nb = (size_t)s->n_gpus * s->cfg.l2_banks;
+        d->l2_top = calloc(nb, sizeof *d->l2_top);
+        d->l2_link = calloc(nb, sizeof *d->l2_link);
+        if (!d->cus || !d->res || !d->l2_top || !d->l2_link) {
             snprintf(s->err, sizeof s->err, "out of memory");
             return -1;
         }
+        for (uint32_t h = 0; h < s->n_gpus; h++)
+            for (uint32_t b = 0; b < s->cfg.l2_banks; b++) {
+                d->l2_top[(size_t)h * s->cfg.l2_banks + b] = &s->gpus[h].l2[b].top;
+                d->l2_link[(size_t)h * s->cfg.l2_banks + b] = &s->gpus[h].l2_links[b];
+            }
         uint32_t n = 0;
         for (uint32_t h = first; h < first + count; h++)
             for (uint32_t i = 0; i < s->gpus[h].n_cus; i++) {
@@ -373,6 +413,8 @@ void rp_sim_fini(rp_sim *s)
         free(gp->dram);
         free(gp->disp.cus);
         free(gp->disp.res);
+        free(gp->disp.l2_top);
+        free(gp->disp.l2_link);
         for (rp_wg *wg = gp->disp.live, *n; wg; wg = n) { /* a run that stopped early */
             n = wg->live_next;
             trc_wg_free(wg->tw);

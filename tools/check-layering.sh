@@ -12,7 +12,9 @@
 #
 # Inside replay/, the components that know only their own header, the
 # engine and a small context (not the sim: rp_sim_internal.h) are listed in
-# SIM_FREE; one of them including rp_sim_internal.h is a violation.
+# SIM_FREE; one of them including rp_sim_internal.h is a violation. The
+# components' structs (COMPONENT_HEADERS) hold a context (rp_ctx.h,
+# rp_mem_ctx), never the sim: a member of type rp_sim * is a violation.
 #
 # "Internal" is a header named *_internal.h: only files of its own room (and
 # that room's tests) may include it. Every quoted #include of a .c/.h file is
@@ -42,6 +44,7 @@ allowed() { # from-room to-room
 }
 # replay components that see the machine only through a context (rp_mem_ctx for the caches)
 SIM_FREE="replay/cache.c replay/dram.c replay/engine.c replay/fmem.c"
+COMPONENT_HEADERS="replay/rp_cache.h replay/rp_cu.h replay/rp_disp.h replay/rp_dram.h replay/rp_fetch.h replay/rp_net.h replay/rp_rdma.h replay/rp_host.h"
 bad=0; n=0
 while IFS= read -r file; do
   from=$(room_of "$file")
@@ -73,5 +76,13 @@ while IFS= read -r file; do
   done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
 done < <(if [ $# -gt 0 ]; then printf '%s\n' "$@"; else git ls-files '*.c' '*.h'; fi |
          grep -E '^(gcn|emu|traceformat|replay|tools|fuzz|tests)/')
-if [ $bad = 0 ]; then echo "check-layering: $n includes follow the arrows"; exit 0; fi
+if [ $# = 0 ]; then
+  for h in $COMPONENT_HEADERS; do
+    while IFS= read -r hit; do
+      echo "layering: $h:${hit%%:*} holds the sim (${hit#*:}); a component sees the machine through its context"
+      bad=$((bad+1))
+    done < <(grep -nE '^[[:space:]]+(struct[[:space:]]+)?rp_sim[[:space:]]*\*[[:space:]]*[a-z_]+;' "$h" | sed 's/[[:space:]]\+/ /g')
+  done
+fi
+if [ $bad = 0 ]; then echo "check-layering: $n includes follow the arrows, no component holds the sim"; exit 0; fi
 echo "check-layering: $bad violation(s)"; exit 1
