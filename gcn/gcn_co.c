@@ -645,6 +645,121 @@ static gcn_ld_status v2_text_copy(gcn_code_object *co, char *err, size_t errlen)
     return GCN_LD_OK;
 }
 
+/* What gcn_co_parse takes from the sections: metadata notes (v3+ msgpack,
+ * v2 YAML, the v2 ISA note), the symbol tables, whether there is a .text. */
+typedef struct co_sections {
+    const uint8_t *meta, *yaml_meta, *isa_note;
+    size_t meta_len, yaml_len, isa_len;
+    Elf_Scn *symscn, *dynsymscn;
+    int have_text;
+} co_sections;
+
+/* The notes of one SHT_NOTE section: the first of each kind is kept. */
+static void scan_notes(Elf_Scn *scn, co_sections *sc)
+{
+    Elf_Data *d = elf_getdata(scn, NULL);
+    if (!d || !d->d_buf)
+        return;
+    size_t noff = 0, next, name_off, desc_off;
+    GElf_Nhdr nh;
+    while (noff < d->d_size &&
+           (next = gelf_getnote(d, noff, &nh, &name_off, &desc_off)) > 0) {
+        const char *owner = (const char *)d->d_buf + name_off;
+        const uint8_t *desc = (const uint8_t *)d->d_buf + desc_off;
+        if (nh.n_type == NT_AMDGPU_METADATA_ && nh.n_namesz == 7 &&
+            memcmp(owner, "AMDGPU", 7) == 0 && !sc->meta) {
+            sc->meta = desc;
+            sc->meta_len = nh.n_descsz;
+        } else if (nh.n_namesz == 4 && memcmp(owner, "AMD", 4) == 0) {
+            if (nh.n_type == NT_AMD_HSA_METADATA_ && !sc->yaml_meta) {
+                sc->yaml_meta = desc;
+                sc->yaml_len = nh.n_descsz;
+            } else if (nh.n_type == NT_AMD_HSA_ISA_VERSION_ && !sc->isa_note) {
+                sc->isa_note = desc;
+                sc->isa_len = nh.n_descsz;
+            }
+        }
+        noff = next;
+    }
+}
+
+/* Every section: .text (co->text*), symbol tables and notes into sc; a
+ * section outside the file or a relocation section is an error. */
+static gcn_ld_status scan_sections(Elf *e, size_t len, gcn_code_object *co, co_sections *sc, char *err,
+                                   size_t errlen)
+{
+    size_t shstrndx = 0;
+    if (elf_getshdrstrndx(e, &shstrndx) != 0) {
+        return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: no section name table: %s",
+                  elf_errmsg(-1));
+    }
+    for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh)) {
+            return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: section header unreadable: %s",
+                      elf_errmsg(-1));
+        }
+        const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+        if (!name)
+            name = "";
+        int in_file = sh.sh_type == SHT_NOBITS ||
+                      (sh.sh_offset <= len && sh.sh_size <= len - sh.sh_offset);
+        if (!in_file) {
+            return gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
+                      "code object: section %s [0x%llx, +0x%llx) lies outside the file (%zu bytes)",
+                      name, (unsigned long long)sh.sh_offset, (unsigned long long)sh.sh_size, len);
+        }
+        if (sh.sh_type == SHT_PROGBITS && strcmp(name, ".text") == 0) {
+            sc->have_text = 1;
+            co->text_vaddr = sh.sh_addr;
+            co->text_size = sh.sh_size;
+            co->text = co->elf + sh.sh_offset;
+        } else if (sh.sh_type == SHT_SYMTAB) {
+            sc->symscn = scn;
+        } else if (sh.sh_type == SHT_DYNSYM) {
+            sc->dynsymscn = scn;
+        } else if ((sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) && sh.sh_size) {
+            return gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
+                      "code object: relocation section %s (%llu bytes) present; relocated code "
+                      "objects are not supported yet",
+                      name, (unsigned long long)sh.sh_size);
+        } else if (sh.sh_type == SHT_NOTE) {
+            scan_notes(scn, sc);
+        }
+    }
+    return GCN_LD_OK;
+}
+
+/* The target name (from e_flags, or a v2 code object's ISA note) and the
+ * kernels' metadata (v2: YAML note; v3+: msgpack note). */
+static gcn_ld_status read_target_and_metadata(gcn_code_object *co, int version, unsigned mach,
+                                              const co_sections *sc, char *err, size_t errlen)
+{
+    gcn_ld_status st;
+    if (mach == 0 && (st = mach_from_isa_note(sc->isa_note, sc->isa_len, &mach, err, errlen)) != GCN_LD_OK)
+        return st;
+    snprintf(co->target, sizeof co->target, "amdgcn-amd-amdhsa--%s", mach_name(mach));
+    if (version == 2) {
+        if (!sc->yaml_meta) {
+            return gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
+                      "code object v2 (ELF ABI version 0): no NT_AMD_AMDGPU_HSA_METADATA note "
+                      "(type 10, owner \"AMD\")%s",
+                      sc->meta ? " (it has v3+ msgpack metadata: wrong EI_ABIVERSION?)" : "");
+        }
+        if ((st = gcn_md_parse_yaml(co, (const char *)sc->yaml_meta, sc->yaml_len, err, errlen)) != GCN_LD_OK)
+            return st;
+    } else {
+        if (!sc->meta) {
+            return gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
+                      "code object v%d: no NT_AMDGPU_METADATA note (type 32, owner \"AMDGPU\")",
+                      version);
+        }
+        if ((st = parse_metadata(co, sc->meta, sc->meta_len, err, errlen)) != GCN_LD_OK)
+            return st;
+    }
+    return GCN_LD_OK;
+}
+
 gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **out, char *err,
                            size_t errlen)
 {
@@ -675,11 +790,8 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
 
     Elf *e = elf_memory((char *)co->elf, len);
     GElf_Ehdr eh;
-    size_t shstrndx = 0;
-    const uint8_t *meta = NULL, *yaml_meta = NULL, *isa_note = NULL;
-    size_t meta_len = 0, yaml_len = 0, isa_len = 0;
-    Elf_Scn *symscn = NULL, *dynsymscn = NULL;
-    int have_text = 0;
+    co_sections sc;
+    memset(&sc, 0, sizeof sc);
 
     if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
         st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: libelf cannot read it: %s",
@@ -699,109 +811,24 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
         goto fail;
 
     /* Sections: .text, symbol tables, notes, relocations. */
-    if (elf_getshdrstrndx(e, &shstrndx) != 0) {
-        st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: no section name table: %s",
-                  elf_errmsg(-1));
+    if ((st = scan_sections(e, len, co, &sc, err, errlen)) != GCN_LD_OK)
         goto fail;
-    }
-    for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh)) {
-            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: section header unreadable: %s",
-                      elf_errmsg(-1));
-            goto fail;
-        }
-        const char *name = elf_strptr(e, shstrndx, sh.sh_name);
-        if (!name)
-            name = "";
-        int in_file = sh.sh_type == SHT_NOBITS ||
-                      (sh.sh_offset <= len && sh.sh_size <= len - sh.sh_offset);
-        if (!in_file) {
-            st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
-                      "code object: section %s [0x%llx, +0x%llx) lies outside the file (%zu bytes)",
-                      name, (unsigned long long)sh.sh_offset, (unsigned long long)sh.sh_size, len);
-            goto fail;
-        }
-        if (sh.sh_type == SHT_PROGBITS && strcmp(name, ".text") == 0) {
-            have_text = 1;
-            co->text_vaddr = sh.sh_addr;
-            co->text_size = sh.sh_size;
-            co->text = co->elf + sh.sh_offset;
-        } else if (sh.sh_type == SHT_SYMTAB) {
-            symscn = scn;
-        } else if (sh.sh_type == SHT_DYNSYM) {
-            dynsymscn = scn;
-        } else if ((sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) && sh.sh_size) {
-            st = gcn_ld_fail(GCN_LD_UNSUPPORTED, err, errlen,
-                      "code object: relocation section %s (%llu bytes) present; relocated code "
-                      "objects are not supported yet",
-                      name, (unsigned long long)sh.sh_size);
-            goto fail;
-        } else if (sh.sh_type == SHT_NOTE) {
-            Elf_Data *d = elf_getdata(scn, NULL);
-            if (!d || !d->d_buf)
-                continue;
-            size_t noff = 0, next, name_off, desc_off;
-            GElf_Nhdr nh;
-            while (noff < d->d_size &&
-                   (next = gelf_getnote(d, noff, &nh, &name_off, &desc_off)) > 0) {
-                const char *owner = (const char *)d->d_buf + name_off;
-                const uint8_t *desc = (const uint8_t *)d->d_buf + desc_off;
-                if (nh.n_type == NT_AMDGPU_METADATA_ && nh.n_namesz == 7 &&
-                    memcmp(owner, "AMDGPU", 7) == 0 && !meta) {
-                    meta = desc;
-                    meta_len = nh.n_descsz;
-                } else if (nh.n_namesz == 4 && memcmp(owner, "AMD", 4) == 0) {
-                    if (nh.n_type == NT_AMD_HSA_METADATA_ && !yaml_meta) {
-                        yaml_meta = desc;
-                        yaml_len = nh.n_descsz;
-                    } else if (nh.n_type == NT_AMD_HSA_ISA_VERSION_ && !isa_note) {
-                        isa_note = desc;
-                        isa_len = nh.n_descsz;
-                    }
-                }
-                noff = next;
-            }
-        }
-    }
-    if (mach == 0 && (st = mach_from_isa_note(isa_note, isa_len, &mach, err, errlen)) != GCN_LD_OK)
+    if ((st = read_target_and_metadata(co, version, mach, &sc, err, errlen)) != GCN_LD_OK)
         goto fail;
-    snprintf(co->target, sizeof co->target, "amdgcn-amd-amdhsa--%s", mach_name(mach));
-    if (version == 2) {
-        if (!yaml_meta) {
-            st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
-                      "code object v2 (ELF ABI version 0): no NT_AMD_AMDGPU_HSA_METADATA note "
-                      "(type 10, owner \"AMD\")%s",
-                      meta ? " (it has v3+ msgpack metadata: wrong EI_ABIVERSION?)" : "");
-            goto fail;
-        }
-        if ((st = gcn_md_parse_yaml(co, (const char *)yaml_meta, yaml_len, err, errlen)) != GCN_LD_OK)
-            goto fail;
-    } else {
-        if (!meta) {
-            st = gcn_ld_fail(GCN_LD_BAD_METADATA, err, errlen,
-                      "code object v%d: no NT_AMDGPU_METADATA note (type 32, owner \"AMDGPU\")",
-                      version);
-            goto fail;
-        }
-        if ((st = parse_metadata(co, meta, meta_len, err, errlen)) != GCN_LD_OK)
-            goto fail;
-    }
-    if (co->n_kernels && !have_text) {
+    if (co->n_kernels && !sc.have_text) {
         st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen, "code object: kernels but no .text section");
         goto fail;
     }
 
     /* Kernel descriptors: symbol .symbol, 64 bytes (v2: 256-byte
      * amd_kernel_code_t at the kernel's own symbol). */
-    if (!symscn)
-        symscn = dynsymscn;
+    Elf_Scn *symscn = sc.symscn ? sc.symscn : sc.dynsymscn;
     if ((st = collect_symbols(co, e, symscn, err, errlen)) != GCN_LD_OK)
         goto fail;
     if ((st = read_kernel_descriptors(e, symscn, version, co, err, errlen)) != GCN_LD_OK)
         goto fail;
     /* .text must be inside the mapped image so the emulator's PCs are valid. */
-    if (have_text) {
+    if (sc.have_text) {
         uint64_t toff;
         if (co->text_size && !vaddr_to_off(co, co->text_vaddr, co->text_size, &toff)) {
             st = gcn_ld_fail(GCN_LD_BAD_ELF, err, errlen,
@@ -810,7 +837,7 @@ gcn_ld_status gcn_co_parse(const void *elf_bytes, size_t len, gcn_code_object **
             goto fail;
         }
     }
-    if (version == 2 && have_text && (st = v2_text_copy(co, err, errlen)) != GCN_LD_OK)
+    if (version == 2 && sc.have_text && (st = v2_text_copy(co, err, errlen)) != GCN_LD_OK)
         goto fail;
     elf_end(e);
     *out = co;

@@ -346,10 +346,163 @@ static inline void perform_on(rp_cache *c, rp_msg *m, uint64_t line, uint8_t *da
         c->mx->perform_line(c->mx->arg, m->acc, m->lane_mask, line, data, c->spec.line, NULL);
 }
 
+/* A read or an atomic from above (slot: line's way, or -1). Returns false if
+ * it must wait (MSHRs full). */
+static bool top_read(rp_cache *c, rp_msg *m, rp_time now, uint64_t line, int64_t slot)
+{
+    rp_time lat = c->spec.latency_ps, cyc = c->spec.clk.period_ps;
+    bool atomic = m->type == RP_MSG_ATOMIC;
+    if (atomic && !c->spec.perform_atomic) {
+        /* L1: atomics go to the point of coherence; drop our copy (and
+         * do not install a fill that may predate the atomic). */
+        if (slot >= 0)
+            c->tag[slot] = 0;
+        rp_mshr *ms = mshr_find(c, line);
+        if (ms)
+            ms->noinstall = true;
+        c->st_atomics++;
+        send_down(c, RP_MSG_ATOMIC, line, m->payload, m, m->acc, m->lane_mask, now + cyc);
+        return true;
+    }
+    if (slot >= 0) {
+        uint8_t *d = ldata(c, (uint64_t)slot);
+        c->age[slot] = ++c->stamp;
+        if (atomic) {
+            c->st_atomics++;
+            c->dirty[slot] = 1;
+            perform_on(c, m, line, d);
+        } else {
+            c->st_read_hits++;
+            if (c->spec.perform_rw)
+                perform_on(c, m, line, d);
+        }
+        respond(c, m, now + lat, d);
+        return true;
+    }
+    rp_mshr *ms = mshr_find(c, line);
+    if (ms) {
+        if (atomic)
+            c->st_atomics++;
+        else {
+            c->st_read_misses++;
+            c->st_mshr_merges++;
+        }
+        m->next = NULL;
+        ms->wtail->next = m;
+        ms->wtail = m;
+        return true;
+    }
+    if (c->mshr_used == c->spec.mshrs) {
+        c->st_mshr_stalls++;
+        return false;
+    }
+    uint32_t i = mshr_take(c, line);
+    c->mshr[i] = (rp_mshr){line, m, m, true, c->no_allocate};
+    m->next = NULL;
+    mshr_account(c, now);
+    c->mshr_used++;
+    c->st_mshr_allocs++;
+    if (c->mshr_used > c->st_mshr_peak)
+        c->st_mshr_peak = c->mshr_used;
+    if (atomic)
+        c->st_atomics++;
+    else
+        c->st_read_misses++;
+    send_down(c, RP_MSG_READ, line, 0, (void *)(uintptr_t)i, NULL, 0, now + cyc);
+    return true;
+}
+
+/* A write from above: write-back (L2) merges it into the line, write-through
+ * (L1) updates its copy and sends it down. */
+static bool top_write(rp_cache *c, rp_msg *m, rp_time now, uint64_t line, int64_t slot)
+{
+    rp_time lat = c->spec.latency_ps, cyc = c->spec.clk.period_ps;
+    if (c->spec.write_back) {
+        rp_mshr *ms = mshr_find(c, line);
+        if (ms) {
+            /* applied after the pending fill, in order */
+            c->st_write_misses++;
+            c->st_mshr_merges++;
+            m->next = NULL;
+            ms->wtail->next = m;
+            ms->wtail = m;
+            return true;
+        }
+        if (slot >= 0) {
+            c->st_write_hits++;
+            perform_on(c, m, line, ldata(c, (uint64_t)slot));
+        } else {
+            c->st_write_misses++;
+            bool fresh;
+            slot = (int64_t)install(c, line, now, &fresh);
+            uint8_t *d = ldata(c, (uint64_t)slot);
+            /* a store that writes the whole line needs nothing from DRAM */
+            if (c->mx && m->acc && !c->mx->perform_line(c->mx->arg, m->acc, m->lane_mask, line, d, c->spec.line, NULL)) {
+                rp_fmem_read(c->mx->mem, line, d, c->spec.line);
+                perform_on(c, m, line, d); /* stores only copy bytes: applying twice is safe */
+            } else if (c->mx && !m->acc)
+                rp_fmem_read(c->mx->mem, line, d, c->spec.line);
+        }
+        c->age[slot] = ++c->stamp;
+        c->dirty[slot] = 1;
+        respond(c, m, now + lat, NULL);
+    } else {
+        if (slot >= 0) {
+            c->st_write_hits++;
+            c->age[slot] = ++c->stamp;
+            if (c->spec.perform_rw)
+                perform_on(c, m, line, ldata(c, (uint64_t)slot));
+        } else {
+            c->st_write_misses++;
+            rp_mshr *ms = mshr_find(c, line);
+            if (ms && c->mx && m->acc) {
+                /* snapshot for the pending fill (see the top) */
+                rp_msg *r = rp_msg_alloc(c->pool);
+                uint8_t *b = rp_lbuf_get(c->lbufs, c->spec.line);
+                if (!r || !b) {
+                    cfail(c, "%s: out of memory for a store record", c->comp.name);
+                    return true;
+                }
+                memset(b + c->spec.line, 0, c->spec.line / 8);
+                c->mx->perform_line(c->mx->arg, m->acc, m->lane_mask, line, b, c->spec.line, b + c->spec.line);
+                r->type = RP_MSG_WRITE;
+                r->ctx = STORE_REC;
+                r->data = b;
+                ms->wtail->next = r;
+                ms->wtail = r;
+            }
+        }
+        send_down(c, RP_MSG_WRITE, line, m->payload, m, m->acc, m->lane_mask, now + cyc);
+    }
+    return true;
+}
+
+/* FLUSH (kernel end): write back every dirty line; acknowledged when the last
+ * write-back is. */
+static bool top_flush(rp_cache *c, rp_msg *m, rp_time now)
+{
+    rp_time cyc = c->spec.clk.period_ps;
+    uint64_t n = (uint64_t)c->sets * c->spec.assoc, k = 0;
+    if (!c->skip_flush)
+        for (uint64_t i = 0; i < n; i++)
+            if (c->tag[i] && c->dirty[i]) {
+                c->dirty[i] = 0;
+                c->st_writebacks++;
+                wb_data(c, i);
+                send_down(c, RP_MSG_WRITE, c->tag[i] - 1, (uint16_t)c->spec.line, FLUSH_TAG, NULL, 0,
+                          now + cyc * (1 + k++));
+            }
+    c->flush_pending += k;
+    if (c->flush_pending == 0)
+        respond(c, m, now + cyc, NULL);
+    else
+        c->flush_req = m;
+    return true;
+}
+
 /* Handle one request from above. Returns false if it must wait (MSHRs full). */
 static bool handle_top(rp_cache *c, rp_msg *m, rp_time now)
 {
-    rp_time lat = c->spec.latency_ps, cyc = c->spec.clk.period_ps;
     uint64_t line = m->addr & ~(uint64_t)(c->spec.line - 1);
     if (c->spec.perform_rw && m->acc && m->acc->kind == RP_ACC_SMEM && c->mx && m->acc->w) {
         /* kernel-start invalidate of the scalar cache (see the top; the
@@ -364,148 +517,16 @@ static bool handle_top(rp_cache *c, rp_msg *m, rp_time now)
     int64_t slot = lookup(c, line);
     switch (m->type) {
     case RP_MSG_READ:
-    case RP_MSG_ATOMIC: {
-        bool atomic = m->type == RP_MSG_ATOMIC;
-        if (atomic && !c->spec.perform_atomic) {
-            /* L1: atomics go to the point of coherence; drop our copy (and
-             * do not install a fill that may predate the atomic). */
-            if (slot >= 0)
-                c->tag[slot] = 0;
-            rp_mshr *ms = mshr_find(c, line);
-            if (ms)
-                ms->noinstall = true;
-            c->st_atomics++;
-            send_down(c, RP_MSG_ATOMIC, line, m->payload, m, m->acc, m->lane_mask, now + cyc);
-            return true;
-        }
-        if (slot >= 0) {
-            uint8_t *d = ldata(c, (uint64_t)slot);
-            c->age[slot] = ++c->stamp;
-            if (atomic) {
-                c->st_atomics++;
-                c->dirty[slot] = 1;
-                perform_on(c, m, line, d);
-            } else {
-                c->st_read_hits++;
-                if (c->spec.perform_rw)
-                    perform_on(c, m, line, d);
-            }
-            respond(c, m, now + lat, d);
-            return true;
-        }
-        rp_mshr *ms = mshr_find(c, line);
-        if (ms) {
-            if (atomic)
-                c->st_atomics++;
-            else {
-                c->st_read_misses++;
-                c->st_mshr_merges++;
-            }
-            m->next = NULL;
-            ms->wtail->next = m;
-            ms->wtail = m;
-            return true;
-        }
-        if (c->mshr_used == c->spec.mshrs) {
-            c->st_mshr_stalls++;
-            return false;
-        }
-        uint32_t i = mshr_take(c, line);
-        c->mshr[i] = (rp_mshr){line, m, m, true, c->no_allocate};
-        m->next = NULL;
-        mshr_account(c, now);
-        c->mshr_used++;
-        c->st_mshr_allocs++;
-        if (c->mshr_used > c->st_mshr_peak)
-            c->st_mshr_peak = c->mshr_used;
-        if (atomic)
-            c->st_atomics++;
-        else
-            c->st_read_misses++;
-        send_down(c, RP_MSG_READ, line, 0, (void *)(uintptr_t)i, NULL, 0, now + cyc);
-        return true;
-    }
+    case RP_MSG_ATOMIC:
+        return top_read(c, m, now, line, slot);
     case RP_MSG_WRITE:
-        if (c->spec.write_back) {
-            rp_mshr *ms = mshr_find(c, line);
-            if (ms) {
-                /* applied after the pending fill, in order */
-                c->st_write_misses++;
-                c->st_mshr_merges++;
-                m->next = NULL;
-                ms->wtail->next = m;
-                ms->wtail = m;
-                return true;
-            }
-            if (slot >= 0) {
-                c->st_write_hits++;
-                perform_on(c, m, line, ldata(c, (uint64_t)slot));
-            } else {
-                c->st_write_misses++;
-                bool fresh;
-                slot = (int64_t)install(c, line, now, &fresh);
-                uint8_t *d = ldata(c, (uint64_t)slot);
-                /* a store that writes the whole line needs nothing from DRAM */
-                if (c->mx && m->acc && !c->mx->perform_line(c->mx->arg, m->acc, m->lane_mask, line, d, c->spec.line, NULL)) {
-                    rp_fmem_read(c->mx->mem, line, d, c->spec.line);
-                    perform_on(c, m, line, d); /* stores only copy bytes: applying twice is safe */
-                } else if (c->mx && !m->acc)
-                    rp_fmem_read(c->mx->mem, line, d, c->spec.line);
-            }
-            c->age[slot] = ++c->stamp;
-            c->dirty[slot] = 1;
-            respond(c, m, now + lat, NULL);
-        } else {
-            if (slot >= 0) {
-                c->st_write_hits++;
-                c->age[slot] = ++c->stamp;
-                if (c->spec.perform_rw)
-                    perform_on(c, m, line, ldata(c, (uint64_t)slot));
-            } else {
-                c->st_write_misses++;
-                rp_mshr *ms = mshr_find(c, line);
-                if (ms && c->mx && m->acc) {
-                    /* snapshot for the pending fill (see the top) */
-                    rp_msg *r = rp_msg_alloc(c->pool);
-                    uint8_t *b = rp_lbuf_get(c->lbufs, c->spec.line);
-                    if (!r || !b) {
-                        cfail(c, "%s: out of memory for a store record", c->comp.name);
-                        return true;
-                    }
-                    memset(b + c->spec.line, 0, c->spec.line / 8);
-                    c->mx->perform_line(c->mx->arg, m->acc, m->lane_mask, line, b, c->spec.line, b + c->spec.line);
-                    r->type = RP_MSG_WRITE;
-                    r->ctx = STORE_REC;
-                    r->data = b;
-                    ms->wtail->next = r;
-                    ms->wtail = r;
-                }
-            }
-            send_down(c, RP_MSG_WRITE, line, m->payload, m, m->acc, m->lane_mask, now + cyc);
-        }
-        return true;
+        return top_write(c, m, now, line, slot);
     case RP_MSG_INVAL:
         invalidate_all(c);
         rp_msg_free(c->pool, m); /* fire-and-forget: ordered before later requests on the link */
         return true;
-    case RP_MSG_FLUSH: {
-        uint64_t n = (uint64_t)c->sets * c->spec.assoc, k = 0;
-        if (!c->skip_flush)
-            for (uint64_t i = 0; i < n; i++)
-                if (c->tag[i] && c->dirty[i]) {
-                    c->dirty[i] = 0;
-                    c->st_writebacks++;
-                    wb_data(c, i);
-                    send_down(c, RP_MSG_WRITE, c->tag[i] - 1, (uint16_t)c->spec.line, FLUSH_TAG, NULL, 0,
-                              now + cyc * (1 + k++));
-                }
-        c->flush_pending += k;
-        if (c->flush_pending == 0)
-            respond(c, m, now + cyc, NULL);
-        else
-            c->flush_req = m;
-        return true;
-    }
+    case RP_MSG_FLUSH:
+        return top_flush(c, m, now);
     default:
         if (c->mx)
             cfail(c, "%s: unexpected message type %u on the top port", c->comp.name, m->type);

@@ -555,11 +555,140 @@ static int pump(rp_sim *s, rp_event *hev, rp_engine *e)
  *    SYNC on the event's stream, so the host waits there too.
  *  At the end of the trace the host waits for every stream and copy.
  */
+/* A copy, memset or synchronisation event ev of the host timeline at now
+ * (g: the GPU it names). Returns 1 when the host must wait (hev is woken, or
+ * a kernel's or copy's end or pump wakes it), 0 when ev is done and the
+ * timeline goes on; *r = -1: out of memory. */
+static int host_copy_sync(rp_sim *s, rp_event *hev, rp_engine *e, const trc_event *ev, uint32_t g, int *r)
+{
+    rp_host_tl *h = &s->host;
+    rp_time now = e->now, done;
+    if (ev->kind == TRC_EV_COPY && ev->copy_kind == TRC_COPY_INIT) {
+        /* Runtime-side initialisation goes to memory no running
+         * kernel uses and does not wait: otherwise the kernarg write
+         * of a program's second launch on device 0 would hold back
+         * its launches on the other devices. */
+        if (!host_write_ok(s, ev, s->next_event))
+            return 1;
+        rp_net_host_copy(s->net, rp_gpu_of(s, ev->addr, g), true, ev->size, now);
+        *r = rp_host_apply(s, ev);
+        return 0;
+    }
+    if (ev->kind != TRC_EV_SYNC && ev->stream) {
+        /* an *Async call: queued behind its stream's work */
+        rp_time wake = RP_TIME_MAX;
+        if (hs_empty(s, ev->stream) && op_ready(s, ev, now, &wake)) {
+            if (op_start(s, ev, s->next_event, now, &done))
+                return 1;
+        } else {
+            *r = hs_push(s, ev->stream, s->next_event);
+        }
+        if (wake != RP_TIME_MAX)
+            rp_engine_wake(e, hev, wake);
+        return 0;
+    }
+    if (ev->kind == TRC_EV_SYNC && ev->stream_nonblocking) {
+        /* hipStreamCreateWithFlags(hipStreamNonBlocking): remembered */
+        if (!is_nonblocking(s, ev->stream)) {
+            uint32_t *v = realloc(h->nonblocking, (h->n_nonblocking + 1) * sizeof *v);
+            if (!v) {
+                *r = -1;
+                return 0;
+            }
+            h->nonblocking = v;
+            h->nonblocking[h->n_nonblocking++] = ev->stream;
+        }
+        return 0;
+    }
+    if (ev->kind == TRC_EV_SYNC && ev->stream_wait && ev->wait_stream) {
+        /* hipStreamWaitEvent: the waiting stream's later work queues
+         * behind this wait; the host goes on */
+        rp_time wake = RP_TIME_MAX;
+        if (!hs_empty(s, ev->wait_stream) || !op_ready(s, ev, now, &wake))
+            *r = hs_push(s, ev->wait_stream, s->next_event);
+        if (wake != RP_TIME_MAX)
+            rp_engine_wake(e, hev, wake);
+        return 0;
+    }
+    if (ev->kind == TRC_EV_SYNC && ev->until_event) {
+        /* hipEventSynchronize (or the null stream waiting for an
+         * event): the work before the event's record point */
+        rp_time wake = RP_TIME_MAX;
+        if (!stream_done_before(s, ev->stream, ev->until_event, involved(s, ev, g), now, &wake)) {
+            if (wake != RP_TIME_MAX)
+                rp_engine_wake(e, hev, wake);
+            return 1; /* a kernel's end, a copy's end or pump wakes us */
+        }
+        return 0;
+    }
+    if (!hs_empty(s, ev->stream))
+        return 1; /* pump wakes us */
+    uint64_t mask = involved(s, ev, g);
+    if (!all_idle(s, mask, ev->stream))
+        return 1; /* rp_host_kernel_done wakes us */
+    rp_time b = busy_until(s, mask, ev->stream);
+    if (b > now) {
+        rp_engine_wake(e, hev, b);
+        return 1;
+    }
+    if (ev->kind == TRC_EV_SYNC)
+        return 0;
+    if (op_start(s, ev, s->next_event, now, &done))
+        return 1;
+    if (done > now) { /* a null-stream copy blocks the host */
+        h->phase = 1;
+        h->wait_until = done;
+        rp_engine_wake(e, hev, done);
+        return 1;
+    }
+    return 0;
+}
+
+/* The end of a launch call's host overhead (phase 1) for launch event ev:
+ * the kernel is queued on its GPU, or behind its stream's work. 0, or -1
+ * out of memory (after rp_sim_fail). */
+static int host_launch_issued(rp_sim *s, rp_event *hev, rp_engine *e, const trc_event *ev)
+{
+    rp_time wake = RP_TIME_MAX;
+    int r;
+    if (!ev->stream || (hs_empty(s, ev->stream) && op_ready(s, ev, e->now, &wake)))
+        r = enqueue_launch(s, ev, s->next_event);
+    else
+        r = hs_push(s, ev->stream, s->next_event);
+    if (wake != RP_TIME_MAX)
+        rp_engine_wake(e, hev, wake);
+    if (r && !s->failed)
+        rp_sim_fail(s, "out of memory queueing a launch");
+    return r;
+}
+
+/* The program's own host work before event ev (trace 1.4), scaled by
+ * host.gap_percent, once per event: true while it lasts (hev is woken at
+ * its end). */
+static bool host_gap_wait(rp_sim *s, rp_event *hev, rp_engine *e, const trc_event *ev)
+{
+    rp_host_tl *h = &s->host;
+    if (!ev->host_gap_ns || !s->cfg.host_gap_percent)
+        return false;
+    if (h->gap_event != s->next_event + 1) {
+        unsigned __int128 ps = (unsigned __int128)ev->host_gap_ns * 10u * s->cfg.host_gap_percent;
+        rp_time gap = ps > RP_TIME_MAX / 2 ? RP_TIME_MAX / 2 : (rp_time)ps;
+        h->gap_event = s->next_event + 1;
+        h->gap_until = e->now + gap;
+        h->st_host_gap_ps += gap;
+    }
+    if (e->now < h->gap_until) {
+        rp_engine_wake(e, hev, h->gap_until);
+        return true;
+    }
+    return false;
+}
+
 void rp_host_run(rp_event *hev, rp_engine *e)
 {
     rp_sim *s = hev->owner;
     rp_host_tl *h = &s->host;
-    rp_time now = e->now, done;
+    rp_time now = e->now;
     if (pump(s, hev, e))
         return;
     while (s->next_event < s->n_events && !s->failed) {
@@ -573,35 +702,13 @@ void rp_host_run(rp_event *hev, rp_engine *e)
                 return;
             }
             h->phase = 0;
-            if (ev->kind == TRC_EV_LAUNCH) {
-                rp_time wake = RP_TIME_MAX;
-                if (!ev->stream || (hs_empty(s, ev->stream) && op_ready(s, ev, now, &wake)))
-                    r = enqueue_launch(s, ev, s->next_event);
-                else
-                    r = hs_push(s, ev->stream, s->next_event);
-                if (wake != RP_TIME_MAX)
-                    rp_engine_wake(e, hev, wake);
-                if (r && !s->failed)
-                    rp_sim_fail(s, "out of memory queueing a launch");
-            }
+            if (ev->kind == TRC_EV_LAUNCH)
+                host_launch_issued(s, hev, e, ev);
             s->next_event++;
             continue;
         }
-        if (ev->host_gap_ns && s->cfg.host_gap_percent) {
-            /* the program's own host work before this call (trace 1.4),
-             * scaled by host.gap_percent; once per event */
-            if (h->gap_event != s->next_event + 1) {
-                unsigned __int128 ps = (unsigned __int128)ev->host_gap_ns * 10u * s->cfg.host_gap_percent;
-                rp_time gap = ps > RP_TIME_MAX / 2 ? RP_TIME_MAX / 2 : (rp_time)ps;
-                h->gap_event = s->next_event + 1;
-                h->gap_until = now + gap;
-                h->st_host_gap_ps += gap;
-            }
-            if (now < h->gap_until) {
-                rp_engine_wake(e, hev, h->gap_until);
-                return;
-            }
-        }
+        if (host_gap_wait(s, hev, e, ev))
+            return;
         switch (ev->kind) {
         case TRC_EV_ALLOC:
             r = add_alloc(s, ev->addr, ev->size, g);
@@ -621,99 +728,20 @@ void rp_host_run(rp_event *hev, rp_engine *e)
             }
             h->st_launches++;
             rp_time lo = rp_lat_ps(s->cfg.host_launch_overhead, s->clk);
+            h->phase = 1; /* without overhead handled as at its end, now */
+            h->wait_until = now + lo;
             if (lo) {
-                h->phase = 1;
-                h->wait_until = now + lo;
                 rp_engine_wake(e, hev, h->wait_until);
                 return;
             }
-            h->phase = 1; /* no overhead: handled as at its end, now */
-            h->wait_until = now;
             continue;
         }
         case TRC_EV_COPY:
         case TRC_EV_MEMSET:
-        case TRC_EV_SYNC: {
-            if (ev->kind == TRC_EV_COPY && ev->copy_kind == TRC_COPY_INIT) {
-                /* Runtime-side initialisation goes to memory no running
-                 * kernel uses and does not wait: otherwise the kernarg write
-                 * of a program's second launch on device 0 would hold back
-                 * its launches on the other devices. */
-                if (!host_write_ok(s, ev, s->next_event))
-                    return;
-                rp_net_host_copy(s->net, rp_gpu_of(s, ev->addr, g), true, ev->size, now);
-                r = rp_host_apply(s, ev);
-                break;
-            }
-            if (ev->kind != TRC_EV_SYNC && ev->stream) {
-                /* an *Async call: queued behind its stream's work */
-                rp_time wake = RP_TIME_MAX;
-                if (hs_empty(s, ev->stream) && op_ready(s, ev, now, &wake)) {
-                    if (op_start(s, ev, s->next_event, now, &done))
-                        return;
-                } else {
-                    r = hs_push(s, ev->stream, s->next_event);
-                }
-                if (wake != RP_TIME_MAX)
-                    rp_engine_wake(e, hev, wake);
-                break;
-            }
-            if (ev->kind == TRC_EV_SYNC && ev->stream_nonblocking) {
-                /* hipStreamCreateWithFlags(hipStreamNonBlocking): remembered */
-                if (!is_nonblocking(s, ev->stream)) {
-                    uint32_t *v = realloc(h->nonblocking, (h->n_nonblocking + 1) * sizeof *v);
-                    if (!v) {
-                        r = -1;
-                        break;
-                    }
-                    h->nonblocking = v;
-                    h->nonblocking[h->n_nonblocking++] = ev->stream;
-                }
-                break;
-            }
-            if (ev->kind == TRC_EV_SYNC && ev->stream_wait && ev->wait_stream) {
-                /* hipStreamWaitEvent: the waiting stream's later work queues
-                 * behind this wait; the host goes on */
-                rp_time wake = RP_TIME_MAX;
-                if (!hs_empty(s, ev->wait_stream) || !op_ready(s, ev, now, &wake))
-                    r = hs_push(s, ev->wait_stream, s->next_event);
-                if (wake != RP_TIME_MAX)
-                    rp_engine_wake(e, hev, wake);
-                break;
-            }
-            if (ev->kind == TRC_EV_SYNC && ev->until_event) {
-                /* hipEventSynchronize (or the null stream waiting for an
-                 * event): the work before the event's record point */
-                rp_time wake = RP_TIME_MAX;
-                if (!stream_done_before(s, ev->stream, ev->until_event, involved(s, ev, g), now, &wake)) {
-                    if (wake != RP_TIME_MAX)
-                        rp_engine_wake(e, hev, wake);
-                    return; /* a kernel's end, a copy's end or pump wakes us */
-                }
-                break;
-            }
-            if (!hs_empty(s, ev->stream))
-                return; /* pump wakes us */
-            uint64_t mask = involved(s, ev, g);
-            if (!all_idle(s, mask, ev->stream))
-                return; /* rp_host_kernel_done wakes us */
-            rp_time b = busy_until(s, mask, ev->stream);
-            if (b > now) {
-                rp_engine_wake(e, hev, b);
+        case TRC_EV_SYNC:
+            if (host_copy_sync(s, hev, e, ev, g, &r))
                 return;
-            }
-            if (ev->kind == TRC_EV_SYNC)
-                break;
-            if (op_start(s, ev, s->next_event, now, &done))
-                return;
-            if (done > now) { /* a null-stream copy blocks the host */
-                h->phase = 1;
-                h->wait_until = done;
-                rp_engine_wake(e, hev, done);
-                return;
-            }
             break;
-        }
         }
         if (r) {
             if (!s->failed)

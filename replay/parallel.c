@@ -422,6 +422,87 @@ static uint64_t progress(const rp_sim *s)
     return n;
 }
 
+/* Start the nt - 1 worker threads (tid[1..]); returns how many run. When
+ * not all of them start, those that did are stopped again and the run goes
+ * on this thread alone (the same result): returns 0. */
+static uint32_t start_workers(run_ctx *c, pthread_t *tid, uint32_t nt)
+{
+    uint32_t started = 0;
+    for (uint32_t i = 1; i < nt; i++) {
+        if (pthread_create(&tid[i], NULL, worker, c))
+            break;
+        started++;
+    }
+    if (started + 1 < nt) {
+        if (started) {
+            __atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+            c->bar.n = started + 1;
+            uint32_t sense = 0;
+            barrier_wait(&c->bar, &sense);
+            for (uint32_t i = 1; i <= started; i++)
+                pthread_join(tid[i], NULL);
+            c->stop = 0;
+            started = 0;
+        }
+        c->bar.n = 1;
+    }
+    return started;
+}
+
+/* The watchdog at a serial point whose next device event is at t_dev: no
+ * event pending while work remains (a deadlock), or no progress for more
+ * than wd ps (sim.watchdog). Returns true after rp_sim_fail, with every
+ * component's state dumped to stderr. */
+static bool watchdog(rp_sim *s, rp_time t_dev, uint64_t *last_progress, rp_time *last_progress_t, rp_time wd)
+{
+    if (t_dev == RP_TIME_MAX) {
+        snprintf(s->eng.err, sizeof s->eng.err,
+                 "watchdog: deadlock at t=%llu ps: no events pending but work remains (component states dumped)",
+                 (unsigned long long)rp_sim_now(s));
+        dump_all(s, stderr);
+        rp_sim_fail(s, "%s", s->eng.err);
+        return true;
+    }
+    uint64_t pr = progress(s);
+    if (pr != *last_progress) {
+        *last_progress = pr;
+        *last_progress_t = t_dev;
+    } else if (wd && t_dev - *last_progress_t > wd) {
+        snprintf(s->eng.err, sizeof s->eng.err, "watchdog: no progress for %llu ps (t=%llu ps; component states dumped)",
+                 (unsigned long long)(t_dev - *last_progress_t), (unsigned long long)t_dev);
+        dump_all(s, stderr);
+        rp_sim_fail(s, "%s", s->eng.err);
+        return true;
+    }
+    return false;
+}
+
+/* t += k, counter by counter (the data check's totals over partitions). */
+static void check_add(rp_check *t, const rp_check *k)
+{
+    t->loads_checked += k->loads_checked;
+    t->loads_unrecorded += k->loads_unrecorded;
+    t->load_mismatches += k->load_mismatches;
+    t->atomics_checked += k->atomics_checked;
+    t->atomic_mismatches += k->atomic_mismatches;
+    t->lds_checked += k->lds_checked;
+    t->lds_mismatches += k->lds_mismatches;
+    t->lds_unchecked += k->lds_unchecked;
+    t->d2h_checked += k->d2h_checked;
+    t->d2h_mismatches += k->d2h_mismatches;
+    t->walk_errors += k->walk_errors;
+    t->polls_checked += k->polls_checked;
+    t->poll_changes += k->poll_changes;
+    t->spin_iterations += k->spin_iterations;
+    t->await_give_ups += k->await_give_ups;
+    t->load_order += k->load_order;
+    t->load_adopted += k->load_adopted;
+    t->d2h_order += k->d2h_order;
+    t->d2h_adopted += k->d2h_adopted;
+    t->printed += k->printed;
+    t->atomic_printed += k->atomic_printed;
+}
+
 int rp_sim_run(rp_sim *s)
 {
     /* every engine reports to the sim's observation points */
@@ -442,30 +523,11 @@ int rp_sim_run(rp_sim *s)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     c.bar.spins = cpus > 0 && nt <= (uint32_t)cpus ? 4000 : 0;
     pthread_t *tid = calloc(nt, sizeof *tid);
-    uint32_t started = 0;
     if (!tid) {
         rp_sim_fail(s, "out of memory");
         return -1;
     }
-    for (uint32_t i = 1; i < nt; i++) {
-        if (pthread_create(&tid[i], NULL, worker, &c))
-            break;
-        started++;
-    }
-    if (started + 1 < nt) {
-        /* Not every thread started: run on this one alone (same result). */
-        if (started) {
-            __atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
-            c.bar.n = started + 1;
-            uint32_t sense = 0;
-            barrier_wait(&c.bar, &sense);
-            for (uint32_t i = 1; i <= started; i++)
-                pthread_join(tid[i], NULL);
-            c.stop = 0;
-            started = 0;
-        }
-        c.bar.n = 1;
-    }
+    uint32_t started = start_workers(&c, tid, nt);
     for (uint32_t p = 0; p < s->n_parts; p++)
         s->parts[p].next = rp_engine_next_time(&s->parts[p].eng);
     rp_engine_schedule(&s->eng, &s->host_ev, 0);
@@ -497,25 +559,8 @@ int rp_sim_run(rp_sim *s)
                 s->parts[p].next = rp_engine_next_time(&s->parts[p].eng);
             continue;
         }
-        if (t_dev == RP_TIME_MAX) {
-            snprintf(s->eng.err, sizeof s->eng.err,
-                     "watchdog: deadlock at t=%llu ps: no events pending but work remains (component states dumped)",
-                     (unsigned long long)rp_sim_now(s));
-            dump_all(s, stderr);
-            rp_sim_fail(s, "%s", s->eng.err);
+        if (watchdog(s, t_dev, &last_progress, &last_progress_t, wd))
             break;
-        }
-        uint64_t pr = progress(s);
-        if (pr != last_progress) {
-            last_progress = pr;
-            last_progress_t = t_dev;
-        } else if (wd && t_dev - last_progress_t > wd) {
-            snprintf(s->eng.err, sizeof s->eng.err, "watchdog: no progress for %llu ps (t=%llu ps; component states dumped)",
-                     (unsigned long long)(t_dev - last_progress_t), (unsigned long long)t_dev);
-            dump_all(s, stderr);
-            rp_sim_fail(s, "%s", s->eng.err);
-            break;
-        }
         if (s->progress_fn && (s->windows & 63) == 0 && wall_now() >= next_report) {
             report_progress(s, t0, instr_total, 0);
             next_report = wall_now() + s->progress_every;
@@ -552,29 +597,7 @@ int rp_sim_run(rp_sim *s)
     rp_net_sum(s->net);
     /* The data check's totals: the host's own counters plus every partition's. */
     for (uint32_t p = 0; p < s->n_parts; p++) {
-        const rp_check *k = &s->parts[p].check;
-        rp_check *t = &s->check;
-        t->loads_checked += k->loads_checked;
-        t->loads_unrecorded += k->loads_unrecorded;
-        t->load_mismatches += k->load_mismatches;
-        t->atomics_checked += k->atomics_checked;
-        t->atomic_mismatches += k->atomic_mismatches;
-        t->lds_checked += k->lds_checked;
-        t->lds_mismatches += k->lds_mismatches;
-        t->lds_unchecked += k->lds_unchecked;
-        t->d2h_checked += k->d2h_checked;
-        t->d2h_mismatches += k->d2h_mismatches;
-        t->walk_errors += k->walk_errors;
-        t->polls_checked += k->polls_checked;
-        t->poll_changes += k->poll_changes;
-        t->spin_iterations += k->spin_iterations;
-        t->await_give_ups += k->await_give_ups;
-        t->load_order += k->load_order;
-        t->load_adopted += k->load_adopted;
-        t->d2h_order += k->d2h_order;
-        t->d2h_adopted += k->d2h_adopted;
-        t->printed += k->printed;
-        t->atomic_printed += k->atomic_printed;
+        check_add(&s->check, &s->parts[p].check);
         memset(&s->parts[p].check, 0, sizeof s->parts[p].check);
     }
     return s->failed ? -1 : 0;

@@ -375,31 +375,10 @@ static json_t *meta(const char *what, uint32_t pid, int64_t tid, const char *nam
 /* picoseconds to the file's microseconds */
 static json_t *us(rp_time ps) { return json_real((double)ps / 1e6); }
 
-int rp_sim_write_timeline(rp_sim *s, const char *path)
+/* Process and thread names: a process per GPU (its dispatcher and CUs), a
+ * track per hardware queue that ran kernels. */
+static void tl_tracks(json_t *ev, const rp_timeline *t)
 {
-    rp_timeline *t = s->timeline;
-    if (!t) {
-        snprintf(s->err, sizeof s->err, "no timeline was attached (rp_sim_timeline before rp_sim_run)");
-        return -1;
-    }
-    if (t->failed) {
-        snprintf(s->err, sizeof s->err, "%s: out of memory collecting the timeline", path);
-        return -1;
-    }
-    /* kernel and kept workgroup spans together, in order */
-    if (t->n + t->hn > t->cap) {
-        tl_span *nv = realloc(t->v, (t->n + t->hn) * sizeof *nv);
-        if (!nv) {
-            snprintf(s->err, sizeof s->err, "%s: out of memory writing the timeline", path);
-            return -1;
-        }
-        t->v = nv, t->cap = t->n + t->hn;
-    }
-    memcpy(t->v + t->n, t->h, t->hn * sizeof *t->h);
-    t->n += t->hn;
-    t->hn = 0;
-    qsort(t->v, t->n, sizeof *t->v, span_cmp);
-    json_t *root = json_object(), *ev = json_array();
     char name[160];
     for (uint32_t g = 0; g < t->n_gpus; g++) {
         snprintf(name, sizeof name, "GPU %u", g);
@@ -422,7 +401,13 @@ int rp_sim_write_timeline(rp_sim *s, const char *path)
             json_array_append_new(ev, meta("thread_name", sp->gpu, sp->track, name));
         }
     }
+}
+
+/* A complete event per kernel and kept workgroup span; returns the last end. */
+static rp_time tl_spans(json_t *ev, const rp_sim *s, const rp_timeline *t)
+{
     rp_time end = 0;
+    char name[160];
     for (size_t i = 0; i < t->n; i++) {
         const tl_span *sp = &t->v[i];
         char kn[96];
@@ -451,6 +436,13 @@ int rp_sim_write_timeline(rp_sim *s, const char *path)
         if (sp->t1 > end)
             end = sp->t1;
     }
+    return end;
+}
+
+/* Over the workgroup-span budget: each CU's busy time as a counter at end. */
+static void tl_busy(json_t *ev, const rp_timeline *t, rp_time end)
+{
+    char name[160];
     if (t->left_out) {
         /* over the budget: each CU's busy time, as a counter at the end */
         for (uint32_t g = 0; g < t->n_gpus; g++)
@@ -466,9 +458,15 @@ int rp_sim_write_timeline(rp_sim *s, const char *path)
                 json_array_append_new(ev, e);
             }
     }
+}
+
+/* The host process: a span per copy and memset on its stream's track, and
+ * each copy's transfer on the copy engine that ran it. */
+static void tl_copies(json_t *ev, const rp_timeline *t)
+{
     /* the host: a span per copy and memset, on its stream's track */
-    uint32_t host = t->n_gpus, net = t->n_gpus + 1;
-    json_array_append_new(ev, meta("process_name", host, -1, "host"));
+    uint32_t host = t->n_gpus;
+    char name[160];
     static const char *const ck[] = {"copy H2D", "copy D2H", "copy D2D", "copy init"};
     for (size_t i = 0; i < t->ncp; i++) {
         const tl_copy *cp = &t->cp[i];
@@ -504,15 +502,17 @@ int rp_sim_write_timeline(rp_sim *s, const char *path)
         json_object_set_new(json_object_get(e, "args"), "stream", json_integer(cp->stream));
         json_array_append_new(ev, e);
     }
+}
+
+/* Counter tracks, per interval (L2 hit rate, IPC, link bandwidth). Returns
+ * whether the interconnect process (net) has one, -1 out of memory. */
+static int tl_counters(json_t *ev, const rp_timeline *t, uint32_t net)
+{
     /* counter tracks, per interval; series sorted by process and name (the
      * order links first carried a message depends on --threads) */
     tl_series **so = malloc((t->nser + 1) * sizeof *so);
-    if (!so) {
-        json_decref(root);
-        json_decref(ev);
-        snprintf(s->err, sizeof s->err, "%s: out of memory writing the timeline", path);
+    if (!so)
         return -1;
-    }
     memcpy(so, t->ser, t->nser * sizeof *so);
     qsort(so, t->nser, sizeof *so, series_cmp);
     int have_net = 0;
@@ -546,6 +546,47 @@ int rp_sim_write_timeline(rp_sim *s, const char *path)
         }
     }
     free(so);
+    return have_net;
+}
+
+int rp_sim_write_timeline(rp_sim *s, const char *path)
+{
+    rp_timeline *t = s->timeline;
+    if (!t) {
+        snprintf(s->err, sizeof s->err, "no timeline was attached (rp_sim_timeline before rp_sim_run)");
+        return -1;
+    }
+    if (t->failed) {
+        snprintf(s->err, sizeof s->err, "%s: out of memory collecting the timeline", path);
+        return -1;
+    }
+    /* kernel and kept workgroup spans together, in order */
+    if (t->n + t->hn > t->cap) {
+        tl_span *nv = realloc(t->v, (t->n + t->hn) * sizeof *nv);
+        if (!nv) {
+            snprintf(s->err, sizeof s->err, "%s: out of memory writing the timeline", path);
+            return -1;
+        }
+        t->v = nv, t->cap = t->n + t->hn;
+    }
+    memcpy(t->v + t->n, t->h, t->hn * sizeof *t->h);
+    t->n += t->hn;
+    t->hn = 0;
+    qsort(t->v, t->n, sizeof *t->v, span_cmp);
+    json_t *root = json_object(), *ev = json_array();
+    tl_tracks(ev, t);
+    rp_time end = tl_spans(ev, s, t);
+    tl_busy(ev, t, end);
+    uint32_t host = t->n_gpus, net = t->n_gpus + 1;
+    json_array_append_new(ev, meta("process_name", host, -1, "host"));
+    tl_copies(ev, t);
+    int have_net = tl_counters(ev, t, net);
+    if (have_net < 0) {
+        json_decref(root);
+        json_decref(ev);
+        snprintf(s->err, sizeof s->err, "%s: out of memory writing the timeline", path);
+        return -1;
+    }
     if (have_net)
         json_array_append_new(ev, meta("process_name", net, -1, "interconnect"));
     json_object_set_new(root, "traceEvents", ev);

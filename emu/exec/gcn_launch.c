@@ -321,26 +321,22 @@ static void coop_fail(struct gcn_launch_job *job, gcn_launch_status st, const ch
  * (see the file comment): round robin over the workgroups, each until its
  * waves block or end; the GWS barrier releases when its count arrived. A pass
  * in which no wave can run is a deadlock and fails the launch. */
-static void run_coop(gcn_worker *wk, struct gcn_launch_job *job)
+/* Per cooperative launch: the grid barrier (ds_gws_barrier) in flight. */
+typedef struct coop_gws {
+    uint32_t target;          /* waves it waits for (0: none in flight) */
+    uint32_t arrived;
+    uint32_t res;             /* its GWS resource */
+} coop_gws;
+
+/* Set up the n workgroups of a cooperative launch: their waves, registers,
+ * LDS and records (the worker's own are restored by the caller). 0, or -1
+ * after coop_fail. */
+static int coop_init_wgs(gcn_worker *wk, struct gcn_launch_job *job, coop_wg *g, gcn_wave *waves, uint8_t *wait,
+                         uint32_t (*vgprs)[GCN_WAVE_LANES], uint8_t *lds, uint8_t *save_lds)
 {
     const gcn_launch_params *p = job->p;
     const char *kn = job->k->name;
     uint32_t n = job->n_wg, nw = job->waves_per_wg;
-    size_t nwaves = (size_t)n * nw;
-    coop_wg *g = calloc(n, sizeof(*g));
-    gcn_wave *waves = calloc(nwaves, sizeof(*waves));
-    uint8_t *wait = calloc(nwaves, 1);
-    uint32_t(*vgprs)[GCN_WAVE_LANES] = calloc(nwaves * job->n_vgpr, sizeof(*vgprs));
-    uint8_t *lds = job->lds_size ? calloc(n, job->lds_size) : NULL;
-    uint32_t(*save_vgprs)[GCN_WAVE_LANES] = wk->vgprs;
-    uint8_t *save_lds = wk->lds;
-    trc_wg_rec *save_rec = wk->rec;
-    uint32_t n_done_wg = 0, gws_target = 0, gws_arrived = 0, gws_res = 0, quiet_passes = 0;
-    if (!g || !waves || !wait || !vgprs || (job->lds_size && !lds)) {
-        coop_fail(job, GCN_LAUNCH_NOMEM, "cooperative launch of %s: cannot allocate the state of %u workgroups",
-                  kn, n);
-        goto out;
-    }
     for (uint32_t i = 0; i < n; i++) {
         uint32_t wg_id[3] = {i % p->grid[0], (i / p->grid[0]) % p->grid[1],
                              (uint32_t)((uint64_t)i / ((uint64_t)p->grid[0] * p->grid[1]))};
@@ -353,7 +349,7 @@ static void run_coop(gcn_worker *wk, struct gcn_launch_job *job)
             if (!c->rec) {
                 coop_fail(job, GCN_LAUNCH_NOMEM, "cooperative launch of %s: out of memory recording %u workgroups",
                           kn, n);
-                goto out;
+                return -1;
             }
             trc_wg_rec_begin(c->rec, job->kernel_id, wg_id, nw);
             trc_wg_rec_stream(c->rec, job->m->cfg.trace);
@@ -368,88 +364,123 @@ static void run_coop(gcn_worker *wk, struct gcn_launch_job *job)
                 trc_rec_exec(c->rec, wi, 0, gcn_exec_mask(&c->waves[wi]));
         }
     }
+    return 0;
+}
+
+/* One pass over workgroup c's waves (nw each; nwaves in the launch): each
+ * runs a slice; waves at the grid barrier join gw; a workgroup whose waves
+ * all ended is committed, one whose waves all wait at s_barrier is
+ * released. *progress is set when anything moved. 0, or -1 after
+ * coop_fail / gcn_job_error. */
+static int coop_step_wg(struct gcn_launch_job *job, coop_wg *c, uint32_t nw, size_t nwaves, coop_gws *gw,
+                        int *progress, uint32_t *n_done_wg)
+{
+    const char *kn = job->k->name;
+    uint32_t n_done = 0, n_barrier = 0;
+    for (uint32_t wi = 0; wi < nw; wi++) {
+        gcn_wave *w = &c->waves[wi];
+        if (c->gws_wait[wi])
+            continue;
+        if (w->status == GCN_WAVE_SLEEP || w->status == GCN_WAVE_SPIN) {
+            if (w->status == GCN_WAVE_SLEEP && job->m->cfg.on_wave_sleep)
+                job->m->cfg.on_wave_sleep(job->m->cfg.on_wave_sleep_arg);
+            w->status = GCN_WAVE_RUNNING;
+        }
+        if (w->status == GCN_WAVE_RUNNING) {
+            w->slice_end = w->n_instr + GCN_SCHED_SLICE;
+            w->preempt = (const int *)&job->stop;
+            gcn_wave_run(w);
+            /* a wave that waits and whose state repeats is no progress
+             * (gcn_sched.c); anything else is */
+            if (w->status == GCN_WAVE_SPIN || (w->status == GCN_WAVE_SLEEP && w->stuck)) {
+                if (!gcn_sched_quiet_yield(w))
+                    *progress = 1;
+            } else {
+                *progress = 1;
+                w->yield_hash = 0;
+            }
+        }
+        gcn_launch_status ls;
+        if (w->status == GCN_WAVE_GWS_BARRIER) {
+            /* the wave waits at the GWS unit; one barrier (resource) in flight at a time */
+            uint32_t cnt = w->gws_count;
+            if (cnt > nwaves || (gw->target && (cnt != gw->target || w->gws_resource != gw->res))) {
+                coop_fail(job, GCN_LAUNCH_ILLEGAL_INSN,
+                          "kernel %s: wg (%u,%u,%u) wave %u pc 0x%" PRIx64 ": ds_gws_barrier (resource %u) "
+                          "waits for %u waves but %s", kn, w->wg_id[0], w->wg_id[1], w->wg_id[2], wi,
+                          w->pc - 8, w->gws_resource, cnt,
+                          cnt > nwaves ? "the dispatch has fewer (it would hang)"
+                          : cnt != gw->target ? "other waves of this barrier wait for a different count"
+                                              : "another GWS resource is in use (only one is modelled)");
+                return -1;
+            }
+            gw->target = cnt;
+            gw->res = w->gws_resource;
+            c->gws_wait[wi] = 1;
+            gw->arrived++;
+        } else if (gcn_wave_error_status((gcn_wave_status)w->status, &ls)) {
+            gcn_job_error(job, ls, w->err[0] ? w->err : "wave stopped with an error and no message");
+            return -1;
+        } else if (w->status == GCN_WAVE_DONE) {
+            n_done++;
+        } else if (w->status == GCN_WAVE_BARRIER) {
+            n_barrier++;
+        }
+    }
+    if (n_done == nw) {
+        c->done = 1;
+        (*n_done_wg)++;
+        if (c->rec && trc_wg_commit(job->m->cfg.trace, c->rec) != 0 &&
+            !trc_writer_failed(job->m->cfg.trace)) {
+            coop_fail(job, GCN_LAUNCH_TRACE_ERROR, "trace: %s", trc_writer_error(job->m->cfg.trace));
+            return -1;
+        }
+    } else if (n_barrier && n_done + n_barrier == nw) {
+        for (uint32_t wi = 0; wi < nw; wi++)
+            if (c->waves[wi].status == GCN_WAVE_BARRIER)
+                c->waves[wi].status = GCN_WAVE_RUNNING;
+        *progress = 1;
+    }
+    return 0;
+}
+
+static void run_coop(gcn_worker *wk, struct gcn_launch_job *job)
+{
+    const char *kn = job->k->name;
+    uint32_t n = job->n_wg, nw = job->waves_per_wg;
+    size_t nwaves = (size_t)n * nw;
+    coop_wg *g = calloc(n, sizeof(*g));
+    gcn_wave *waves = calloc(nwaves, sizeof(*waves));
+    uint8_t *wait = calloc(nwaves, 1);
+    uint32_t(*vgprs)[GCN_WAVE_LANES] = calloc(nwaves * job->n_vgpr, sizeof(*vgprs));
+    uint8_t *lds = job->lds_size ? calloc(n, job->lds_size) : NULL;
+    uint32_t(*save_vgprs)[GCN_WAVE_LANES] = wk->vgprs;
+    uint8_t *save_lds = wk->lds;
+    trc_wg_rec *save_rec = wk->rec;
+    uint32_t n_done_wg = 0, quiet_passes = 0;
+    coop_gws gw = {0, 0, 0};
+    if (!g || !waves || !wait || !vgprs || (job->lds_size && !lds)) {
+        coop_fail(job, GCN_LAUNCH_NOMEM, "cooperative launch of %s: cannot allocate the state of %u workgroups",
+                  kn, n);
+        goto out;
+    }
+    if (coop_init_wgs(wk, job, g, waves, wait, vgprs, lds, save_lds))
+        goto out;
     wk->vgprs = save_vgprs;
     wk->lds = save_lds;
     wk->rec = save_rec;
     while (n_done_wg < n && !atomic_load_explicit(&job->stop, memory_order_relaxed)) {
         int progress = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            coop_wg *c = &g[i];
-            if (c->done)
-                continue;
-            uint32_t n_done = 0, n_barrier = 0;
-            for (uint32_t wi = 0; wi < nw; wi++) {
-                gcn_wave *w = &c->waves[wi];
-                if (c->gws_wait[wi])
-                    continue;
-                if (w->status == GCN_WAVE_SLEEP || w->status == GCN_WAVE_SPIN) {
-                    if (w->status == GCN_WAVE_SLEEP && job->m->cfg.on_wave_sleep)
-                        job->m->cfg.on_wave_sleep(job->m->cfg.on_wave_sleep_arg);
-                    w->status = GCN_WAVE_RUNNING;
-                }
-                if (w->status == GCN_WAVE_RUNNING) {
-                    w->slice_end = w->n_instr + GCN_SCHED_SLICE;
-                    w->preempt = (const int *)&job->stop;
-                    gcn_wave_run(w);
-                    /* a wave that waits and whose state repeats is no progress
-                     * (gcn_sched.c); anything else is */
-                    if (w->status == GCN_WAVE_SPIN || (w->status == GCN_WAVE_SLEEP && w->stuck)) {
-                        if (!gcn_sched_quiet_yield(w))
-                            progress = 1;
-                    } else {
-                        progress = 1;
-                        w->yield_hash = 0;
-                    }
-                }
-                gcn_launch_status ls;
-                if (w->status == GCN_WAVE_GWS_BARRIER) {
-                    /* the wave waits at the GWS unit; one barrier (resource) in flight at a time */
-                    uint32_t cnt = w->gws_count;
-                    if (cnt > nwaves || (gws_target && (cnt != gws_target || w->gws_resource != gws_res))) {
-                        coop_fail(job, GCN_LAUNCH_ILLEGAL_INSN,
-                                  "kernel %s: wg (%u,%u,%u) wave %u pc 0x%" PRIx64 ": ds_gws_barrier (resource %u) "
-                                  "waits for %u waves but %s", kn, w->wg_id[0], w->wg_id[1], w->wg_id[2], wi,
-                                  w->pc - 8, w->gws_resource, cnt,
-                                  cnt > nwaves ? "the dispatch has fewer (it would hang)"
-                                  : cnt != gws_target ? "other waves of this barrier wait for a different count"
-                                                      : "another GWS resource is in use (only one is modelled)");
-                        goto out;
-                    }
-                    gws_target = cnt;
-                    gws_res = w->gws_resource;
-                    c->gws_wait[wi] = 1;
-                    gws_arrived++;
-                } else if (gcn_wave_error_status((gcn_wave_status)w->status, &ls)) {
-                    gcn_job_error(job, ls, w->err[0] ? w->err : "wave stopped with an error and no message");
-                    goto out;
-                } else if (w->status == GCN_WAVE_DONE) {
-                    n_done++;
-                } else if (w->status == GCN_WAVE_BARRIER) {
-                    n_barrier++;
-                }
-            }
-            if (n_done == nw) {
-                c->done = 1;
-                n_done_wg++;
-                if (c->rec && trc_wg_commit(job->m->cfg.trace, c->rec) != 0 &&
-                    !trc_writer_failed(job->m->cfg.trace)) {
-                    coop_fail(job, GCN_LAUNCH_TRACE_ERROR, "trace: %s", trc_writer_error(job->m->cfg.trace));
-                    goto out;
-                }
-            } else if (n_barrier && n_done + n_barrier == nw) {
-                for (uint32_t wi = 0; wi < nw; wi++)
-                    if (c->waves[wi].status == GCN_WAVE_BARRIER)
-                        c->waves[wi].status = GCN_WAVE_RUNNING;
-                progress = 1;
-            }
-        }
-        if (gws_target && gws_arrived >= gws_target) {
+        for (uint32_t i = 0; i < n; i++)
+            if (!g[i].done && coop_step_wg(job, &g[i], nw, nwaves, &gw, &progress, &n_done_wg))
+                goto out;
+        if (gw.target && gw.arrived >= gw.target) {
             for (size_t k = 0; k < nwaves; k++)
                 if (wait[k])
                     waves[k].status = GCN_WAVE_RUNNING;
             memset(wait, 0, nwaves);
-            gws_arrived = 0;
-            gws_target = 0;
+            gw.arrived = 0;
+            gw.target = 0;
             progress = 1;
         }
         /* three passes in a row without progress: a change one wave made after
@@ -460,7 +491,7 @@ static void run_coop(gcn_worker *wk, struct gcn_launch_job *job)
                       "cooperative launch of %s: deadlock: %u waves wait at the grid barrier (ds_gws_barrier) "
                       "for %u, %u of %u workgroups ended, the others wait in loops that make no progress; "
                       "the kernel would hang on the GPU",
-                      kn, gws_arrived, gws_target, n_done_wg, n);
+                      kn, gw.arrived, gw.target, n_done_wg, n);
             goto out;
         }
     }
