@@ -232,6 +232,12 @@ static const param params[] = {
      "sampled replay: windows whose rates must agree before the rest of a kernel is fast-forwarded"},
     {"sim.watchdog", PT_LAT, F(watchdog), "10ms", 0, 0, "cycles or time",
      "stop with a state dump when simulated time advances this long without progress (0 = off)"},
+    {"sim.gpu_partitions", PT_UINT, F(gpu_partitions), "1", 1, 65, "partitions",
+     "parallel replay inside a GPU: 1 = each GPU is one partition (no cut); N >= 2 = the GPU's memory side (L2 "
+     "banks, DRAM, RDMA engine, dispatcher) is one partition and its shader arrays (CUs with their L1V, L1S and "
+     "L1I) are N - 1 more, meeting over the NoC links (lookahead: noc.latency and dispatcher.latency, both > 0). "
+     "A model choice: messages that reach a port at the same picosecond from different partitions are ordered by "
+     "partition, so results differ slightly from N = 1 (deterministic, the same for every --threads)"},
     {"sim.await_max_polls", PT_UINT, F(await_max_polls), "4194304", 1, 1000000000, "count",
      "iterations one wave may poll in one await (trace 1.2) before the replay gives the wait up as one that "
      "never ends here (the wave goes on as recorded; `check.await_give_ups` counts a difference), e.g. a "
@@ -684,6 +690,13 @@ int rp_config_validate(const rp_config *c, char *err, size_t errlen)
                      caches[i].n, per, line * caches[i].assoc);
             return -1;
         }
+    }
+    if (c->gpu_partitions > 1 && (!c->noc_latency.v || !c->dispatch_latency.v || c->gpu_partitions - 1 > c->shader_arrays)) {
+        snprintf(err, errlen,
+                 "config: sim.gpu_partitions = %u needs noc.latency > 0, dispatcher.latency > 0 (the links the cut "
+                 "crosses) and at most gpu.shader_arrays + 1 = %u partitions",
+                 c->gpu_partitions, c->shader_arrays + 1);
+        return -1;
     }
     if (!is_pow2(c->fetch_bytes) || c->fetch_bytes > line || c->ibuffer_entries * 4ull < c->fetch_bytes) {
         snprintf(err, errlen,

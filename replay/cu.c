@@ -563,7 +563,7 @@ static bool gws_arrive(rp_wave *w, rp_time t, rp_engine *e)
 {
     const rp_ctx *x = w->cu->x;
     rp_kernel *k = w->wg->k;
-    if (k->gpu_count > 1 && x->n_parts > 1) {
+    if ((k->gpu_count > 1 && x->n_parts > 1) || x->gpu_cut) {
         rp_msg *m = rp_msg_alloc(rp_ctx_pool(x));
         if (!m) {
             rp_ctx_fail(x, "%s: out of memory", w->cu->name);
@@ -831,7 +831,7 @@ void rp_cu_init(rp_cu *cu, rp_sim *s, uint32_t gpu, uint32_t id)
     cu->resp.notify = cu_resp;
     cu->ctl.notify = cu_ctl;
     rp_time dl = rp_lat_ps(x->cfg->dispatch_latency, x->clk);
-    cu->eng = &s->gpus[gpu].part->eng;
+    cu->eng = &s->gpus[gpu].sa_part[cu->sa < s->cfg.shader_arrays ? cu->sa : 0]->eng;
     rp_link_init(&cu->ctl_link, cu->eng, &cu->ctl, dl, 0, 0);
     rp_link_init(&cu->resp_link, cu->eng, &cu->resp, 0, 0, 0);
     rp_event_init(&cu->lds_ev, lds_done, cu, RP_PRIO_COMPONENT);

@@ -145,7 +145,7 @@ static void l1i_access(rp_l1i *c, rp_fetch *f, rp_time t)
     m->reply_link = &c->fill_link;
     m->reply_port = &c->bottom;
     rp_port *dst = NULL;
-    rp_link *l = x->route_l2(x->owner, c->gpu, line, &dst);
+    rp_link *l = x->route_l2(x->owner, c->gpu, c->grp, line, &dst);
     m->dst = dst;
     rp_link_send(l, m, t + x->clk.period_ps);
 }
@@ -212,7 +212,7 @@ static void l1i_dump(rp_component *comp, FILE *f)
                 c->stall_head ? "yes" : "no");
 }
 
-static int l1i_init(rp_l1i *c, rp_sim *s, uint32_t gpu, const char *name)
+static int l1i_init(rp_l1i *c, rp_sim *s, uint32_t gpu, uint32_t sa, const char *name)
 {
     const rp_config *cfg = &s->cfg;
     memset(c, 0, sizeof *c);
@@ -232,7 +232,8 @@ static int l1i_init(rp_l1i *c, rp_sim *s, uint32_t gpu, const char *name)
         return -1;
     c->bottom.owner = c;
     c->bottom.notify = l1i_fill;
-    c->eng = &s->gpus[gpu].part->eng;
+    c->grp = rp_sa_group(sa, s->gpus[gpu].n_groups, cfg->shader_arrays);
+    c->eng = &s->gpus[gpu].sa_part[sa]->eng;
     rp_link_init(&c->fill_link, c->eng, &c->bottom, rp_lat_ps(cfg->noc_latency, s->clk),
                  rp_bw_Bps(cfg->noc_bandwidth, s->clk), cfg->header_bytes);
     rp_engine_add_component(c->eng, &c->comp, name, l1i_dump);
@@ -250,7 +251,8 @@ int rp_gpu_frontend_init(rp_sim *s, rp_gpu *g)
     for (uint32_t a = 0; a < s->cfg.shader_arrays; a++) {
         rp_l1i *c = &g->l1i[a];
         snprintf(name, sizeof name, "gpu[%u].sa[%u].l1i", g->id, a);
-        if (l1i_init(c, s, g->id, name))
+        s->stats.reg_part = (int32_t)g->sa_part[a]->id + 1;
+        if (l1i_init(c, s, g->id, a, name))
             return -1;
         const char *p = c->comp.name;
         rp_stats_add(&s->stats, p, "read_hits", &c->st_hits, "count", "instruction fetches that hit the L1I");
@@ -262,6 +264,7 @@ int rp_gpu_frontend_init(rp_sim *s, rp_gpu *g)
     for (uint32_t i = 0; i < g->n_cus; i++) {
         rp_cu *cu = &g->cus[i];
         cu->l1i = &g->l1i[cu->sa < s->cfg.shader_arrays ? cu->sa : 0];
+        s->stats.reg_part = (int32_t)g->sa_part[cu->sa < s->cfg.shader_arrays ? cu->sa : 0]->id + 1;
         rp_stats_add(&s->stats, cu->name, "fetches", &cu->st_fetches, "count", "instruction-buffer fetches the CU issued");
         rp_stats_add(&s->stats, cu->name, "fetch_stall_cycles", &cu->st_fetch_stall_cycles, "cycles", "cycles waves waited for instruction fetches");
     }

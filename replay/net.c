@@ -522,7 +522,7 @@ static void rdma_outside(rp_port *p, rp_engine *e)
             x->reply_port = &r->l2resp;
             r->st_in_reqs++;
             rp_port *dst = NULL;
-            rp_link *l = rx->route_l2(rx->owner, r->gpu, m->addr, &dst);
+            rp_link *l = rx->route_l2(rx->owner, r->gpu, UINT32_MAX, m->addr, &dst);
             x->dst = dst;
             rp_link_send(l, x, e->now);
         } else {

@@ -78,11 +78,23 @@ int rp_sim_partition(rp_sim *s)
     s->notify_ps = rp_lat_ps(s->cfg.host_link_latency, s->clk);
     if (s->notify_ps < s->clk.period_ps)
         s->notify_ps = s->clk.period_ps; /* the host never sees an end at the same instant */
-    s->n_parts = s->n_gpus > 1 && hop > 0 ? s->n_gpus : 1;
+    /* per GPU: its memory side, then its groups of shader arrays (the cut
+     * inside a GPU, sim.gpu_partitions: over the NoC and dispatch links) */
+    uint32_t per = s->cfg.gpu_partitions > 1 ? s->cfg.gpu_partitions : 1;
+    uint32_t gparts = s->n_gpus > 1 && hop > 0 ? s->n_gpus : 1;
+    s->n_parts = gparts * per;
     s->ctx.n_parts = s->n_parts;
+    s->ctx.gpu_cut = per > 1;
     s->lookahead_ps = s->notify_ps;
-    if (s->n_parts > 1 && hop < s->lookahead_ps)
+    if (gparts > 1 && hop < s->lookahead_ps)
         s->lookahead_ps = hop;
+    if (per > 1) {
+        rp_time noc = rp_lat_ps(s->cfg.noc_latency, s->clk), dl = rp_lat_ps(s->cfg.dispatch_latency, s->clk);
+        if (noc < s->lookahead_ps)
+            s->lookahead_ps = noc;
+        if (dl < s->lookahead_ps)
+            s->lookahead_ps = dl;
+    }
     if (!s->threads)
         s->threads = 1;
     s->parts = calloc(s->n_parts, sizeof *s->parts);
@@ -107,8 +119,19 @@ int rp_sim_partition(rp_sim *s)
         }
         pt->res = (rp_res){&pt->pool, &pt->check, pt->out};
     }
-    for (uint32_t g = 0; g < s->n_gpus; g++)
-        s->gpus[g].part = &s->parts[s->n_parts > 1 ? g : 0];
+    for (uint32_t g = 0; g < s->n_gpus; g++) {
+        rp_gpu *gp = &s->gpus[g];
+        uint32_t base = (gparts > 1 ? g : 0) * per;
+        gp->part = &s->parts[base];
+        gp->n_groups = per - 1;
+        gp->sa_part = calloc(s->cfg.shader_arrays ? s->cfg.shader_arrays : 1, sizeof *gp->sa_part);
+        if (!gp->sa_part) {
+            snprintf(s->err, sizeof s->err, "out of memory");
+            return -1;
+        }
+        for (uint32_t a = 0; a < s->cfg.shader_arrays; a++)
+            gp->sa_part[a] = per > 1 ? &s->parts[base + 1 + rp_sa_group(a, per - 1, s->cfg.shader_arrays)] : gp->part;
+    }
     pthread_mutex_t *mu = malloc(sizeof *mu);
     if (!mu || pthread_mutex_init(mu, NULL)) {
         free(mu);
@@ -125,6 +148,47 @@ void rp_link_from(rp_sim *s, rp_link *l, const rp_part *from, const rp_part *to)
 {
     if (from != to)
         rp_link_cross(l, (rp_engine *)&from->eng, &s->parts[from->id].xq[to->id]);
+}
+
+/* The cut inside GPU gp (sim.gpu_partitions): what its groups of shader
+ * arrays (partition gp->part + 1 + j) and its memory side (gp->part) send
+ * each other crosses partitions: requests into the L2 banks' and the RDMA
+ * engine's arbiters, fills back into the L1s, workgroup assignments from
+ * dispatcher d and their ends over a link per group (latency dlat).
+ * Every one of these links has a latency >= the lookahead. 0 or -1. */
+static int link_cut(rp_sim *s, rp_gpu *gp, rp_disp *d, rp_time dlat)
+{
+    const rp_config *c = &s->cfg;
+    rp_part *mem = gp->part, *dp = mem;
+    for (uint32_t p = 0; p < s->n_parts; p++)
+        if (&s->parts[p].eng == d->eng)
+            dp = &s->parts[p];
+    gp->done_grp = calloc(gp->n_groups, sizeof *gp->done_grp);
+    if (!gp->done_grp) {
+        snprintf(s->err, sizeof s->err, "out of memory");
+        return -1;
+    }
+    for (uint32_t j = 0; j < gp->n_groups; j++) {
+        rp_part *gj = &s->parts[mem->id + 1 + j];
+        for (uint32_t b = 0; b < c->l2_banks; b++)
+            rp_link_from(s, &gp->l2_stage[(size_t)j * c->l2_banks + b], gj, mem);
+        rp_link_from(s, &gp->rdma_stage[j], gj, mem);
+        rp_link_init(&gp->done_grp[j], d->eng, &d->in, dlat, 0, 0);
+        rp_link_from(s, &gp->done_grp[j], gj, dp);
+    }
+    for (uint32_t a = 0; a < c->shader_arrays; a++) {
+        rp_link_from(s, &gp->l1s[a].fill_link, mem, gp->sa_part[a]);
+        rp_link_from(s, &gp->l1i[a].fill_link, mem, gp->sa_part[a]);
+    }
+    for (uint32_t i = 0; i < gp->n_cus; i++) {
+        rp_cu *cu = &gp->cus[i];
+        rp_part *sp = gp->sa_part[cu->sa];
+        rp_link_from(s, &cu->l1v.fill_link, mem, sp);
+        cu->ctl_link.latency_ps = dlat;
+        rp_link_from(s, &cu->ctl_link, dp, sp);
+        cu->done_link = &gp->done_grp[rp_sa_group(cu->sa, gp->n_groups, c->shader_arrays)];
+    }
+    return 0;
 }
 
 int rp_sim_link_partitions(rp_sim *s)
@@ -161,6 +225,8 @@ int rp_sim_link_partitions(rp_sim *s)
         }
         for (uint32_t i = 0; i < gp->n_cus; i++)
             gp->cus[i].done_link = done;
+        if (gp->n_groups && link_cut(s, gp, d, unified && g != 0 ? (dl > hop ? dl : hop) : dl))
+            return -1;
     }
     return rp_net_partition(s);
 }

@@ -340,10 +340,7 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
 /* The L2 bank of GPU g that owns addr (the cache behind its routing link). */
 static rp_cache *l2_bank(rp_sim *s, uint32_t g, uint64_t addr)
 {
-    rp_port *dst = NULL;
-    rp_link *l = rp_route_l2_bank(s, g, addr, &dst);
-    rp_port *p = dst ? dst : l->dst;
-    return p ? (rp_cache *)p->owner : NULL;
+    return &s->gpus[g].l2[(addr / s->cfg.l2_interleave) % s->cfg.l2_banks]; /* as rp_route_l2_bank */
 }
 
 void rp_mem_read_line(rp_sim *s, uint64_t line, uint8_t *dst, uint32_t lb)

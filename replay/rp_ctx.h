@@ -49,6 +49,7 @@ typedef struct rp_ctx {
     trc_reader *rd;
     const rp_res *serial;     /* the host's resources */
     uint32_t n_parts;         /* partitions of the run (set when they are made) */
+    bool gpu_cut;             /* sim.gpu_partitions > 1: a GPU's CUs and its dispatcher are in different partitions */
     const int *failed;        /* non-zero once the run failed (the message is the sim's) */
     /* device address of each code object's loaded image (trace 1.1: recorded;
      * 1.0: the k-th code allocation), built before the run */
@@ -57,7 +58,8 @@ typedef struct rp_ctx {
     /* services */
     void (*fail)(void *owner, const char *msg);                    /* stop the run with a one-line message */
     void (*perform)(void *owner, rp_access *a, uint64_t lane_mask); /* an LDS access's data (perform.c) */
-    rp_link *(*route_l2)(void *owner, uint32_t gpu, uint64_t addr, rp_port **dst); /* into addr's L2 bank */
+    /* into addr's L2 bank of GPU gpu, from a sender of shader-array group grp (UINT32_MAX: the memory side) */
+    rp_link *(*route_l2)(void *owner, uint32_t gpu, uint32_t grp, uint64_t addr, rp_port **dst);
     uint32_t (*gpu_of)(void *owner, uint64_t addr, uint32_t accessing_gpu);        /* the GPU that owns addr */
     void (*kernel_note)(void *owner, rp_kernel *k, int end);       /* a kernel started (0) or ended (1) */
     uint64_t (*flush_l2)(void *owner, uint32_t gpu);               /* functional L2 write-back (sampling) */

@@ -44,6 +44,7 @@ typedef struct rp_l1i {
     const rp_ctx *x;          /* the machine around it (rp_ctx.h) */
     rp_engine *eng;
     uint32_t gpu;
+    uint32_t grp;             /* its group of shader arrays (sim.gpu_partitions; route to the L2) */
     uint32_t sets, assoc, line_shift, mshrs, mshr_used;
     uint64_t *tag, *age, stamp;   /* tag: line address + 1, 0 = invalid; LRU stamps */
     rp_l1i_mshr *mshr;

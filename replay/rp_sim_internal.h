@@ -55,7 +55,21 @@ typedef struct rp_part rp_part;
 typedef struct rp_gpu {
     rp_sim *sim;
     uint32_t id;
-    rp_part *part;            /* partition it is simulated in (parallel.c) */
+    rp_part *part;            /* partition of its memory side (L2, DRAM, RDMA, dispatcher; parallel.c) */
+    rp_part **sa_part;        /* per shader array: partition of its CUs, L1V, L1S and L1I (== part without a cut) */
+    /* The cut inside the GPU (sim.gpu_partitions = n_groups + 1 > 1; parallel.c):
+     * each group of shader arrays sends to an L2 bank (and to the RDMA engine)
+     * over its own NoC link that has the latency (the lookahead), into the
+     * bank's arbiter port, which serialises onto l2_links (the bandwidth, no
+     * latency): the same arrival times as one shared link. Index n_groups:
+     * the memory side's own senders (RDMA requests from other GPUs). */
+    uint32_t n_groups;
+    rp_link *l2_stage;        /* [(n_groups + 1) * l2_banks] */
+    rp_port *l2_arb;          /* [l2_banks] */
+    rp_link *rdma_stage;      /* [n_groups] into rdma_arb */
+    rp_port rdma_arb;
+    rp_link *done_grp;        /* [n_groups]: WG_DONE (and grid-barrier arrivals) of each group's CUs */
+    struct rp_route_grp *rgrp; /* [n_groups + 1]: the route context of group j's L1s */
     rp_cu *cus;
     uint32_t n_cus;
     rp_cache *l1s;            /* one per shader array */
@@ -69,6 +83,18 @@ typedef struct rp_gpu {
     rp_rdma rdma;
     rp_disp disp;
 } rp_gpu;
+
+/* Route context of the L1s of one group of shader arrays (rp_route_l1). */
+typedef struct rp_route_grp {
+    struct rp_gpu *g;
+    uint32_t grp;             /* its group; the GPU's n_groups: the memory side (or no cut) */
+} rp_route_grp;
+
+/* The group of shader array a under sim.gpu_partitions = n_groups + 1. */
+static inline uint32_t rp_sa_group(uint32_t a, uint32_t n_groups, uint32_t shader_arrays)
+{
+    return n_groups ? (uint32_t)((uint64_t)a * n_groups / shader_arrays) : 0;
+}
 
 typedef struct rp_ksum {      /* per-kernel summary counters */
     uint64_t l1v_hits, l1v_accesses, l2_hits, l2_accesses, dram_bytes, link_bytes;
@@ -381,8 +407,9 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k);
 uint32_t rp_gpu_of(rp_sim *s, uint64_t addr, uint32_t accessing_gpu);
 rp_link *rp_route_l1(void *ctx, uint64_t line, rp_port **dst);
 rp_link *rp_route_l2(void *ctx, uint64_t line, rp_port **dst);
-/* Link (and port) into the L2 bank of GPU gpu that holds addr. */
-rp_link *rp_route_l2_bank(rp_sim *s, uint32_t gpu, uint64_t addr, rp_port **dst);
+/* Link (and port) into the L2 bank of GPU gpu that holds addr, for a sender
+ * of group grp (UINT32_MAX or the GPU's n_groups: the memory side). */
+rp_link *rp_route_l2_bank(rp_sim *s, uint32_t gpu, uint32_t grp, uint64_t addr, rp_port **dst);
 void rp_rdma_init(rp_rdma *r, rp_sim *s, uint32_t gpu);
 void rp_sim_fail(rp_sim *s, const char *fmt, ...);
 /* Add to out the per-kernel summary counters of k's GPUs in partition part

@@ -91,23 +91,30 @@ uint32_t rp_gpu_of(rp_sim *s, uint64_t addr, uint32_t accessing_gpu)
     }
 }
 
-rp_link *rp_route_l2_bank(rp_sim *s, uint32_t gpu, uint64_t addr, rp_port **dst)
+rp_link *rp_route_l2_bank(rp_sim *s, uint32_t gpu, uint32_t grp, uint64_t addr, rp_port **dst)
 {
     uint32_t b = (uint32_t)((addr / s->cfg.l2_interleave) % s->cfg.l2_banks);
+    rp_gpu *g = &s->gpus[gpu];
     *dst = NULL;
-    return &s->gpus[gpu].l2_links[b];
+    if (!g->n_groups)
+        return &g->l2_links[b];
+    if (grp > g->n_groups)
+        grp = g->n_groups; /* the memory side */
+    return &g->l2_stage[(size_t)grp * s->cfg.l2_banks + b];
 }
 
-/* L1 (vector or scalar) miss: the local L2 bank, or the RDMA engine. */
+/* L1 (vector or scalar) miss: the local L2 bank, or the RDMA engine
+ * (ctx: the rp_route_grp of the L1's group of shader arrays). */
 rp_link *rp_route_l1(void *ctx, uint64_t line, rp_port **dst)
 {
-    rp_gpu *g = ctx;
+    const rp_route_grp *r = ctx;
+    rp_gpu *g = r->g;
     rp_sim *s = g->sim;
     uint32_t t = rp_gpu_of(s, line, g->id);
     if (t == g->id)
-        return rp_route_l2_bank(s, g->id, line, dst);
+        return rp_route_l2_bank(s, g->id, r->grp, line, dst);
     *dst = NULL;
-    return &g->rdma.in_link;
+    return g->n_groups ? &g->rdma_stage[r->grp] : &g->rdma.in_link;
 }
 
 /* L2 miss or write-back: the DRAM channel of the line. */
@@ -123,6 +130,17 @@ rp_link *rp_route_l2(void *ctx, uint64_t line, rp_port **dst)
 }
 
 /* ---- building ------------------------------------------------------------------------------ */
+
+/* The arbiter of a NoC input cut by sim.gpu_partitions (rp_gpu.l2_arb,
+ * rdma_arb): what arrives from every group leaves on the serialising link
+ * (the port's owner) in arrival order. */
+static void arb_forward(rp_port *p, rp_engine *e)
+{
+    rp_link *l = p->owner;
+    rp_msg *m;
+    while ((m = rp_port_pop(p)))
+        rp_link_send(l, m, e->now);
+}
 
 static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
 {
@@ -169,11 +187,29 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
             l2.strip_stride[1] = t, l2.strip_n[1] = n;
         }
     }
+    g->rgrp = calloc(g->n_groups + 1, sizeof *g->rgrp);
+    if (!g->rgrp)
+        return -1;
+    for (uint32_t j = 0; j <= g->n_groups; j++)
+        g->rgrp[j] = (rp_route_grp){g, j};
+    if (g->n_groups) { /* the cut: each group's NoC links into the banks' arbiters (parallel.c crosses them) */
+        g->l2_stage = calloc((size_t)(g->n_groups + 1) * c->l2_banks, sizeof *g->l2_stage);
+        g->l2_arb = calloc(c->l2_banks, sizeof *g->l2_arb);
+        g->rdma_stage = calloc(g->n_groups, sizeof *g->rdma_stage);
+        if (!g->l2_stage || !g->l2_arb || !g->rdma_stage)
+            return -1;
+    }
     for (uint32_t b = 0; b < c->l2_banks; b++) {
         snprintf(name, sizeof name, "gpu[%u].l2[%u]", id, b);
         if (rp_cache_init(&g->l2[b], &g->part->eng, &g->part->pool, &s->memx, name, &l2, rp_route_l2, g, 0, 0, c->header_bytes))
             return -1;
-        rp_link_init(&g->l2_links[b], &g->part->eng, &g->l2[b].top, noc, nbw, c->header_bytes);
+        rp_link_init(&g->l2_links[b], &g->part->eng, &g->l2[b].top, g->n_groups ? 0 : noc, nbw, c->header_bytes);
+        if (g->n_groups) {
+            g->l2_arb[b].owner = &g->l2_links[b];
+            g->l2_arb[b].notify = arb_forward;
+            for (uint32_t j = 0; j <= g->n_groups; j++)
+                rp_link_init(&g->l2_stage[(size_t)j * c->l2_banks + b], &g->part->eng, &g->l2_arb[b], noc, 0, 0);
+        }
         g->l2[b].lbufs = &g->part->lbufs;
         g->l2[b].gpu = id;
         rp_cache_register_stats(&g->l2[b], &s->stats);
@@ -181,11 +217,14 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
     rp_cache_spec l1s = {c->l1s_size, c->l1s_assoc, c->l1v_line, c->l1s_mshrs,
                          rp_lat_ps(c->l1s_latency, s->clk), s->clk, false, true, false, {0, 0}, {0, 0}};
     for (uint32_t a = 0; a < c->shader_arrays; a++) {
+        rp_part *sp = g->sa_part[a];
+        s->stats.reg_part = (int32_t)sp->id + 1;
         snprintf(name, sizeof name, "gpu[%u].sa[%u].l1s", id, a);
-        if (rp_cache_init(&g->l1s[a], &g->part->eng, &g->part->pool, &s->memx, name, &l1s, rp_route_l1, g, noc, nbw, c->header_bytes))
+        if (rp_cache_init(&g->l1s[a], &sp->eng, &sp->pool, &s->memx, name, &l1s, rp_route_l1,
+                          &g->rgrp[rp_sa_group(a, g->n_groups, c->shader_arrays)], noc, nbw, c->header_bytes))
             return -1;
-        rp_link_init(&g->l1s_links[a], &g->part->eng, &g->l1s[a].top, 0, 0, 0);
-        g->l1s[a].lbufs = &g->part->lbufs;
+        rp_link_init(&g->l1s_links[a], &sp->eng, &g->l1s[a].top, 0, 0, 0);
+        g->l1s[a].lbufs = &sp->lbufs;
         g->l1s[a].gpu = id;
         rp_cache_register_stats(&g->l1s[a], &s->stats);
     }
@@ -194,13 +233,16 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
     for (uint32_t i = 0; i < g->n_cus; i++) {
         rp_cu *cu = &g->cus[i];
         rp_cu_init(cu, s, id, i);
+        rp_part *sp = g->sa_part[cu->sa];
+        s->stats.reg_part = (int32_t)sp->id + 1;
         snprintf(name, sizeof name, "%s.l1v", cu->name);
-        if (rp_cache_init(&cu->l1v, &g->part->eng, &g->part->pool, &s->memx, name, &l1v, rp_route_l1, g, noc, nbw, c->header_bytes))
+        if (rp_cache_init(&cu->l1v, &sp->eng, &sp->pool, &s->memx, name, &l1v, rp_route_l1,
+                          &g->rgrp[rp_sa_group(cu->sa, g->n_groups, c->shader_arrays)], noc, nbw, c->header_bytes))
             return -1;
         cu->l1v.no_allocate = c->l1v_bypass != 0;
-        cu->l1v.lbufs = &g->part->lbufs;
+        cu->l1v.lbufs = &sp->lbufs;
         cu->l1v.gpu = id;
-        rp_link_init(&cu->l1v_link, &g->part->eng, &cu->l1v.top, 0, 0, 0);
+        rp_link_init(&cu->l1v_link, &sp->eng, &cu->l1v.top, 0, 0, 0);
         cu->l1s_link = &g->l1s_links[cu->sa];
         rp_cache_register_stats(&cu->l1v, &s->stats);
         const char *p = cu->name;
@@ -217,7 +259,15 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
     }
     if (rp_gpu_frontend_init(s, g)) /* L1 instruction caches (cu.c) */
         return -1;
+    s->stats.reg_part = (int32_t)g->part->id + 1;
     rp_rdma_init(&g->rdma, s, id);
+    if (g->n_groups) { /* L1s' requests for other GPUs: latency per group, then the engine's input serialises */
+        g->rdma.in_link.latency_ps = 0;
+        g->rdma_arb.owner = &g->rdma.in_link;
+        g->rdma_arb.notify = arb_forward;
+        for (uint32_t j = 0; j < g->n_groups; j++)
+            rp_link_init(&g->rdma_stage[j], &g->part->eng, &g->rdma_arb, noc, 0, 0);
+    }
     snprintf(name, sizeof name, "gpu[%u].rdma", id);
     rp_stats_add(&s->stats, name, "out_requests", &g->rdma.st_out_reqs, "count", "requests this GPU sent to other GPUs' memory");
     rp_stats_add(&s->stats, name, "in_requests", &g->rdma.st_in_reqs, "count", "requests from other GPUs served by this GPU");
@@ -249,9 +299,9 @@ rp_mem_ctx rp_sim_mem_ctx(rp_sim *s)
 /* The GPU-side components' context (rp_ctx): the sim's services. */
 static void ctx_fail(void *o, const char *msg) { rp_sim_fail(o, "%s", msg); }
 static void ctx_perform(void *o, rp_access *a, uint64_t mask) { rp_perform(o, a, mask); }
-static rp_link *ctx_route_l2(void *o, uint32_t gpu, uint64_t addr, rp_port **dst)
+static rp_link *ctx_route_l2(void *o, uint32_t gpu, uint32_t grp, uint64_t addr, rp_port **dst)
 {
-    return rp_route_l2_bank(o, gpu, addr, dst);
+    return rp_route_l2_bank(o, gpu, grp, addr, dst);
 }
 static uint32_t ctx_gpu_of(void *o, uint64_t addr, uint32_t gpu) { return rp_gpu_of(o, addr, gpu); }
 static void ctx_kernel_note(void *o, rp_kernel *k, int end) { rp_kernel_note(o, k, end); }
@@ -413,6 +463,12 @@ void rp_sim_fini(rp_sim *s)
         free(gp->dram);
         free(gp->disp.cus);
         free(gp->disp.res);
+        free(gp->sa_part);
+        free(gp->rgrp);
+        free(gp->l2_stage);
+        free(gp->l2_arb);
+        free(gp->rdma_stage);
+        free(gp->done_grp);
         free(gp->disp.l2_top);
         free(gp->disp.l2_link);
         for (rp_wg *wg = gp->disp.live, *n; wg; wg = n) { /* a run that stopped early */
@@ -515,13 +571,15 @@ void rp_ksum_take(rp_sim *s, const rp_kernel *k, rp_ksum *o, int32_t part, bool 
 {
     for (uint32_t g = k->gpu_first; g < k->gpu_first + k->gpu_count; g++) {
         rp_gpu *gp = &s->gpus[g];
-        if (((int32_t)gp->part->id == part) != match)
-            continue;
         for (uint32_t i = 0; i < gp->n_cus; i++) {
+            if (((int32_t)gp->sa_part[gp->cus[i].sa]->id == part) != match)
+                continue;
             rp_cache *c = &gp->cus[i].l1v;
             o->l1v_hits += c->st_read_hits;
             o->l1v_accesses += c->st_read_hits + c->st_read_misses;
         }
+        if (((int32_t)gp->part->id == part) != match)
+            continue;
         for (uint32_t b = 0; b < s->cfg.l2_banks; b++) {
             rp_cache *c = &gp->l2[b];
             o->l2_hits += c->st_read_hits + c->st_write_hits;

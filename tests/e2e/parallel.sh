@@ -5,8 +5,10 @@
 # u-mgpu (pcie-bus; u-mgpu also p2p-ring, d-mgpu also pcie-tree) and on
 # r9nano with T = 1, 2 and 3 threads: the stats JSON must be identical byte
 # for byte and the text output identical apart from the wall-clock line, the
-# data check OK, and the 4-GPU replays split into 4 partitions. Bad --threads
-# values are refused with a one-line message.
+# data check OK, and the 4-GPU replays split into 4 partitions. With the cut
+# inside a GPU (sim.gpu_partitions=3: each GPU's memory side and two groups of
+# shader arrays) the same holds on r9nano, m-sgpu, u-mgpu and d-mgpu (3 or 12
+# partitions). Bad --threads values are refused with a one-line message.
 # Prints one "ok/FAIL name" line per check; exits non-zero on any failure.
 set -uo pipefail
 BUILD=${BUILD:-build}
@@ -45,16 +47,20 @@ for prog in $WORKLOADS; do
     bad "$prog: record failed: $(tail -n 2 "$OUT/$prog.rec.err" | tr '\n' ' ')"
     continue
   fi
-  for cfg in "d-mgpu" "u-mgpu" "u-mgpu:p2p-ring" "d-mgpu:pcie-tree" "r9nano"; do
+  for cfg in "d-mgpu" "u-mgpu" "u-mgpu:p2p-ring" "d-mgpu:pcie-tree" "r9nano" \
+             "r9nano+cut" "m-sgpu+cut" "u-mgpu+cut" "d-mgpu+cut"; do
+    cut=0; case $cfg in *+cut) cut=1; cfg=${cfg%+cut} ;; esac
     topo=${cfg%%:*}
     set_args=()
     [ "$cfg" != "$topo" ] && set_args=(--set "interconnect.kind=${cfg#*:}")
-    # one GPU (a single partition: threads change nothing) on two programs only
-    case "$cfg:$prog" in
-      r9nano:bitonic|r9nano:km|d-mgpu*|u-mgpu*) ;;
+    [ $cut = 1 ] && set_args+=(--set sim.gpu_partitions=3)
+    # one GPU without the cut (a single partition: threads change nothing) and
+    # the cut inside a GPU on two programs only
+    case "$cut:$cfg:$prog" in
+      0:r9nano:bitonic|0:r9nano:km|0:d-mgpu*|0:u-mgpu*|1:*:bitonic|1:*:km) ;;
       *) continue ;;
     esac
-    name=$prog-${cfg/:/-}
+    name=$prog-${cfg/:/-}; [ $cut = 1 ] && name=$name-cut
     good=1
     for t in 1 2 3; do
       if ! "$REPLAY" --topo "$topo" "${set_args[@]}" --threads $t --stats "$OUT/$name-t$t.json" "$tr" \
@@ -77,7 +83,8 @@ for prog in $WORKLOADS; do
       bad "$name: text output differs between thread counts"
     fi
     read -r parts okd < <(jsum "$OUT/$name-t1.json")
-    want=4; [ "$topo" = r9nano ] && want=1
+    want=4; case $topo in r9nano|m-sgpu) want=1 ;; esac
+    [ $cut = 1 ] && want=$((want * 3))
     if [ "$parts" = "$want" ] && [ "$okd" = 1 ]; then
       ok "$name: $parts partition(s), data check OK"
     else
