@@ -679,7 +679,8 @@ static void cache_run(rp_event *ev, rp_engine *e)
     }
     e->progress++;
     c->next_free = now + c->spec.clk.period_ps;
-    if (c->bottom.head || (!c->stalled && c->top.head))
+    /* (the handling may have woken ev already: cache_wake) */
+    if ((c->bottom.head || (!c->stalled && c->top.head)) && !ev->pending)
         rp_engine_schedule(e, ev, c->next_free);
 }
 

@@ -113,6 +113,7 @@ static void fill_queue(rp_dram *d)
     rp_msg *m;
     while (d->qn < d->spec.queue_depth && (m = rp_port_pop(&d->top))) {
         m->next = NULL;
+        rp_dram_map(&d->spec, m->addr, &m->q_bank, &m->q_row); /* once: pick scans the queue often */
         if (d->q_tail)
             d->q_tail->next = m;
         else
@@ -128,9 +129,8 @@ static rp_time schedule(rp_dram *d, rp_msg *m, rp_time t)
     const rp_dram_spec *sp = &d->spec;
     rp_clock clk = sp->clk;
     rp_time tck = clk.period_ps;
-    uint32_t b;
-    uint64_t row;
-    rp_dram_map(sp, m->addr, &b, &row);
+    uint32_t b = m->q_bank;
+    uint64_t row = m->q_row;
     rp_dram_bank *bk = &d->bank[b];
     bool write = m->type == RP_MSG_WRITE;
     rp_time first;
@@ -211,10 +211,8 @@ static rp_msg *pick(rp_dram *d, rp_time t)
 {
     rp_msg *prev = NULL, *hit = NULL, *hit_prev = NULL, *ready = NULL, *ready_prev = NULL;
     for (rp_msg *m = d->q_head; m; prev = m, m = m->next) {
-        uint32_t b;
-        uint64_t row;
-        rp_dram_map(&d->spec, m->addr, &b, &row);
-        const rp_dram_bank *bk = &d->bank[b];
+        const rp_dram_bank *bk = &d->bank[m->q_bank];
+        uint64_t row = m->q_row;
         if (bk->open_row == row + 1) {
             hit = m;
             hit_prev = prev;

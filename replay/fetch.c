@@ -397,7 +397,9 @@ void rp_fetch_done(rp_event *ev, rp_engine *e)
         cu->fetch_free = f;
         e->progress++;
     }
-    if (cu->fetch_head)
+    /* a fetch that started while landing the others (fetch_enqueue) may have
+     * woken ev already */
+    if (cu->fetch_head && !ev->pending)
         rp_engine_schedule(e, ev, cu->fetch_head->done);
 }
 

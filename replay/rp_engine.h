@@ -201,6 +201,8 @@ struct rp_msg {
                             * receiver); in a cache's READ request: cache.c's marker asking for it. A
                             * forwarder that builds new messages may copy it both ways or leave it NULL */
     void *ctx;             /* component-private (e.g. the request this one serves) */
+    uint64_t q_row;        /* while queued in a DRAM controller: its row (rp_dram_map, once per request) */
+    uint32_t q_bank;       /* and bank */
 };
 
 /* Free list of messages so that the hot path never calls malloc. */
