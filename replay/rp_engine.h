@@ -277,12 +277,6 @@ struct rp_link {
     rp_engine *eng;        /* engine of the destination (delivery events) */
     rp_msg *head, *tail;
     rp_port *dst;          /* default destination */
-    /* A link that crosses partitions is written by its sender and its receiver
-     * at once, on two threads: the sender's fields below lie at least a cache
-     * line away from the receiver's (and from what follows the link in its
-     * owner), so that they do not share one (false sharing cost the cut inside
-     * a GPU, sim.gpu_partitions, most of its speed-up). */
-    char pad_rx[64];
     /* the sender's side */
     rp_engine *src_eng;    /* engine of the sender (its `now`); == eng unless the link crosses partitions */
     rp_xq *xq;             /* non-NULL: crosses partitions; sends go through this queue */
@@ -292,7 +286,6 @@ struct rp_link {
     rp_time busy_until;
     uint64_t st_msgs, st_bytes; /* statistics */
     const char *name;      /* set on links a timeline shows as bandwidth (inter-GPU links, DRAM inputs); else NULL */
-    char pad_tx[64];
 };
 
 void rp_link_init(rp_link *l, rp_engine *e, rp_port *dst, rp_time latency_ps,
