@@ -30,21 +30,24 @@ for r in "spin_wait producer" "spin_wait sleepy" "spin_wait lock" "spin_wait lds
   if [ $rc = 0 ] && [ "$nr" = 0 ] && grep -q PASS "$OUT/$name.out"; then pass=$((pass+1)); echo "  ok   $name: 2 threads, recorded, no ThreadSanitizer report"
   else fail=$((fail+1)); echo "  FAIL $name (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/$name.out" | grep -m1 '#0')"; fi
 done
-# The TSan build of mgpu-replay, 2 threads on u-mgpu (4 partitions): the
-# grid barrier's messages across partitions, the data check's write maps
-# built by several partitions at once (the lock's order-dependent counter
-# loads), the awaits' soft exits (the look-back)
+# The TSan build of mgpu-replay, 2 threads on u-mgpu (4 partitions) and on
+# r9nano cut inside the GPU (sim.gpu_partitions=3): the grid barrier's
+# messages across partitions, the data check's write maps built by several
+# partitions at once (the lock's order-dependent counter loads), the awaits'
+# soft exits (the look-back), the NoC arbiters and fills across the cut
 if [ -x "$TSAN_BUILD/bin/mgpu-replay" ]; then
-  for name in coop_groups spin_wait-lock sync_patterns-lookback; do
+  for run in coop_groups spin_wait-lock sync_patterns-lookback coop_groups:cut sync_patterns-lookback:cut; do
+    name=${run%%:*}; topo=(--topo u-mgpu); tag=u-mgpu
+    [ "$run" != "$name" ] && { topo=(--topo r9nano --set sim.gpu_partitions=3); tag="r9nano cut"; }
     [ -f "$OUT/$name.gtrace" ] || continue # its recording failed above
-    TSAN_OPTIONS="halt_on_error=0" timeout 600 "$TSAN_BUILD/bin/mgpu-replay" --topo u-mgpu --threads 2 --quiet \
+    TSAN_OPTIONS="halt_on_error=0" timeout 600 "$TSAN_BUILD/bin/mgpu-replay" "${topo[@]}" --threads 2 --quiet \
       "$OUT/$name.gtrace" >"$OUT/$name-replay.out" 2>&1
     rc=$?
     nr=$(grep -c 'WARNING: ThreadSanitizer' "$OUT/$name-replay.out")
     # exit 1 is the data check (a wait given up: issue 15's CAS-lock gap,
     # sensitive to the recording's interleaving), not a race: reported, not failed
     [ $rc = 1 ] && echo "  note $name: the data check gave up $(grep -c '^mismatch: await' "$OUT/$name-replay.out") wait(s) (not a ThreadSanitizer finding)"
-    if [ $rc -le 1 ] && [ "$nr" = 0 ]; then pass=$((pass+1)); echo "  ok   $name: replayed on u-mgpu with 2 threads, no ThreadSanitizer report"
+    if [ $rc -le 1 ] && [ "$nr" = 0 ]; then pass=$((pass+1)); echo "  ok   $name: replayed on $tag with 2 threads, no ThreadSanitizer report"
     else fail=$((fail+1)); echo "  FAIL $name replay (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/$name-replay.out" | grep -m1 '#0')"; fi
   done
 else fail=$((fail+1)); echo "  FAIL $TSAN_BUILD/bin/mgpu-replay missing (make test-tsan builds it)"; fi
