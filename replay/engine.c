@@ -473,6 +473,14 @@ void rp_link_init(rp_link *l, rp_engine *e, rp_port *dst, rp_time latency_ps,
     l->header_bytes = header_bytes;
 }
 
+void rp_port_forward(rp_port *p, rp_engine *e)
+{
+    rp_link *l = p->owner;
+    rp_msg *m;
+    while ((m = rp_port_pop(p)))
+        rp_link_send(l, m, e->now);
+}
+
 void rp_link_cross(rp_link *l, rp_engine *src_eng, rp_xq *q)
 {
     l->src_eng = src_eng;

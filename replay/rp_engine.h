@@ -296,5 +296,13 @@ void rp_link_init(rp_link *l, rp_engine *e, rp_port *dst, rp_time latency_ps,
 void rp_link_cross(rp_link *l, rp_engine *src_eng, rp_xq *q);
 /* Send m into the link; it is ready to leave at `ready` (>= now). */
 void rp_link_send(rp_link *l, rp_msg *m, rp_time ready);
+/* A port's notify that sends everything it receives on over the link that
+ * owns it (p->owner), at once, in arrival order: an arbiter. Senders' links
+ * of latency L and no bandwidth into it, then one link of bandwidth B and no
+ * latency out of it, give every message the arrival time one shared link of
+ * latency L and bandwidth B gives it (max(t + L, previous arrival) + size /
+ * B = max(t, previous departure) + size / B + L), while each sender may be in
+ * a partition of its own (sim.gpu_partitions; tests/replay/600-events.c). */
+void rp_port_forward(rp_port *p, rp_engine *e);
 
 #endif

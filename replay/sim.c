@@ -131,17 +131,6 @@ rp_link *rp_route_l2(void *ctx, uint64_t line, rp_port **dst)
 
 /* ---- building ------------------------------------------------------------------------------ */
 
-/* The arbiter of a NoC input cut by sim.gpu_partitions (rp_gpu.l2_arb,
- * rdma_arb): what arrives from every group leaves on the serialising link
- * (the port's owner) in arrival order. */
-static void arb_forward(rp_port *p, rp_engine *e)
-{
-    rp_link *l = p->owner;
-    rp_msg *m;
-    while ((m = rp_port_pop(p)))
-        rp_link_send(l, m, e->now);
-}
-
 static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
 {
     const rp_config *c = &s->cfg;
@@ -206,7 +195,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
         rp_link_init(&g->l2_links[b], &g->part->eng, &g->l2[b].top, g->n_groups ? 0 : noc, nbw, c->header_bytes);
         if (g->n_groups) {
             g->l2_arb[b].owner = &g->l2_links[b];
-            g->l2_arb[b].notify = arb_forward;
+            g->l2_arb[b].notify = rp_port_forward;
             for (uint32_t j = 0; j <= g->n_groups; j++)
                 rp_link_init(&g->l2_stage[(size_t)j * c->l2_banks + b], &g->part->eng, &g->l2_arb[b], noc, 0, 0);
         }
@@ -264,7 +253,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
     if (g->n_groups) { /* L1s' requests for other GPUs: latency per group, then the engine's input serialises */
         g->rdma.in_link.latency_ps = 0;
         g->rdma_arb.owner = &g->rdma.in_link;
-        g->rdma_arb.notify = arb_forward;
+        g->rdma_arb.notify = rp_port_forward;
         for (uint32_t j = 0; j < g->n_groups; j++)
             rp_link_init(&g->rdma_stage[j], &g->part->eng, &g->rdma_arb, noc, 0, 0);
     }

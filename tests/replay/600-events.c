@@ -131,6 +131,68 @@ static void test_link_bandwidth(void **state)
     rp_engine_fini(&e);
 }
 
+/* The arbiter of a cut NoC input (rp_port_forward): two senders' latency
+ * links into it and one bandwidth link out give the arrival times of one
+ * shared link with both (sim.gpu_partitions, replay/sim.c). Sends: A at 0,
+ * 0, 5 ns; B at 0.5, 3, 20 ns; 64 B each at 64 B/ns (1 ns on the wire),
+ * latency 10 ns. */
+typedef struct tlog {
+    rp_time at[8];
+    uint64_t addr[8];
+    int n;
+} tlog;
+static void tlog_note(rp_port *p, rp_engine *e)
+{
+    tlog *g = p->owner;
+    rp_msg *m;
+    while ((m = rp_port_pop(p))) {
+        g->at[g->n] = e->now;
+        g->addr[g->n++] = m->addr;
+    }
+}
+static void test_arbiter_as_one_link(void **state)
+{
+    (void)state;
+    static const rp_time send_t[6] = {0, 0, 500, 3000, 5000, 20000};
+    static const int from_b[6] = {0, 0, 1, 1, 0, 1};
+    /* one shared link: arrival = max(ready, previous departure) + 1 ns + 10 ns */
+    static const rp_time want[6] = {11000, 12000, 13000, 14000, 16000, 31000};
+    tlog one = {0}, cut = {0};
+    for (int v = 0; v < 2; v++) {
+        rp_engine e;
+        assert_int_equal(rp_engine_init(&e), 0);
+        rp_msg_pool pool = {0};
+        tlog *g = v ? &cut : &one;
+        rp_port dst = {.notify = tlog_note, .owner = g};
+        rp_link shared, a, b, out;
+        rp_port arb = {.notify = rp_port_forward, .owner = &out};
+        rp_link_init(&shared, &e, &dst, 10000, 64000000000ull, 0);
+        rp_link_init(&out, &e, &dst, 0, 64000000000ull, 0);
+        rp_link_init(&a, &e, &arb, 10000, 0, 0);
+        rp_link_init(&b, &e, &arb, 10000, 0, 0);
+        for (int i = 0; i < 6; i++) {
+            while (rp_engine_next_time(&e) < send_t[i] && rp_engine_step(&e))
+                ;
+            rp_engine_advance(&e, send_t[i]);
+            rp_msg *m = rp_msg_alloc(&pool);
+            m->payload = 64;
+            m->addr = (uint64_t)i;
+            rp_link_send(v ? (from_b[i] ? &b : &a) : &shared, m, send_t[i]);
+        }
+        while (rp_engine_step(&e))
+            ;
+        rp_msg_pool_fini(&pool);
+        rp_engine_fini(&e);
+    }
+    assert_int_equal(one.n, 6);
+    assert_int_equal(cut.n, 6);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(one.at[i], want[i]);
+        assert_int_equal(cut.at[i], want[i]);
+        assert_int_equal(cut.addr[i], (uint64_t)i);
+    }
+}
+
 static void test_clock(void **state)
 {
     (void)state;
@@ -925,6 +987,7 @@ int main(void)
     const struct CMUnitTest t[] = {
         cmocka_unit_test(test_order),        cmocka_unit_test(test_past_refused),
         cmocka_unit_test(test_cancel_and_wake), cmocka_unit_test(test_link_bandwidth),
+        cmocka_unit_test(test_arbiter_as_one_link),
         cmocka_unit_test(test_clock), cmocka_unit_test(test_schedule_in_handler),
         cmocka_unit_test(test_step_before_limit), cmocka_unit_test(test_advance_ring_heap),
         cmocka_unit_test(test_windows_random), cmocka_unit_test(test_cross_link_windows),
