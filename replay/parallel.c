@@ -155,15 +155,13 @@ void rp_link_from(rp_sim *s, rp_link *l, const rp_part *from, const rp_part *to)
  * arrays (partition gp->part + 1 + j) and its memory side (gp->part) send
  * each other crosses partitions: requests into the L2 banks' and the RDMA
  * engine's arbiters, fills back into the L1s, workgroup assignments from
- * dispatcher d and their ends over a link per group (latency dlat).
+ * dispatcher d (in partition dp) and their ends over a link per group
+ * (latency dlat).
  * Every one of these links has a latency >= the lookahead. 0 or -1. */
-static int link_cut(rp_sim *s, rp_gpu *gp, rp_disp *d, rp_time dlat)
+static int link_cut(rp_sim *s, rp_gpu *gp, rp_disp *d, rp_part *dp, rp_time dlat)
 {
     const rp_config *c = &s->cfg;
-    rp_part *mem = gp->part, *dp = mem;
-    for (uint32_t p = 0; p < s->n_parts; p++)
-        if (&s->parts[p].eng == d->eng)
-            dp = &s->parts[p];
+    rp_part *mem = gp->part;
     gp->done_grp = calloc(gp->n_groups, sizeof *gp->done_grp);
     if (!gp->done_grp) {
         snprintf(s->err, sizeof s->err, "out of memory");
@@ -226,7 +224,7 @@ int rp_sim_link_partitions(rp_sim *s)
         }
         for (uint32_t i = 0; i < gp->n_cus; i++)
             gp->cus[i].done_link = done;
-        if (gp->n_groups && link_cut(s, gp, d, unified && g != 0 ? (dl > hop ? dl : hop) : dl))
+        if (gp->n_groups && link_cut(s, gp, d, unified ? g0->part : gp->part, unified && g != 0 ? (dl > hop ? dl : hop) : dl))
             return -1;
     }
     return rp_net_partition(s);

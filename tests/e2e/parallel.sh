@@ -105,5 +105,14 @@ for v in 0 -1 x 2000; do
   fi
 done
 
+# The cut inside a GPU: more partitions than shader arrays + 1 is refused in one line.
+"$REPLAY" --topo r9nano --set sim.gpu_partitions=18 "$any" >"$OUT/bad.out" 2>"$OUT/bad.err"
+rc=$?
+if [ $rc = 2 ] && grep -q "sim.gpu_partitions = 18" "$OUT/bad.err" && [ "$(wc -l <"$OUT/bad.err")" = 1 ]; then
+  ok "sim.gpu_partitions=18 refused: $(cat "$OUT/bad.err")"
+else
+  bad "sim.gpu_partitions=18: rc=$rc, $(head -c 200 "$OUT/bad.err")"
+fi
+
 echo "parallel: $pass passed, $fail failed"
 [ $fail = 0 ]
