@@ -130,6 +130,52 @@ static const param params[] = {
     {"noc.bandwidth", PT_BW, F(noc_bandwidth), "64B/cycle", 0, 0, "B/s or B/cycle",
      "bandwidth of each on-chip link (into each L2 bank, back to each L1)"},
     {"noc.header_bytes", PT_UINT, F(header_bytes), "8", 0, 1024, "bytes", "header bytes added to every message on a link"},
+    {"tlb.enable", PT_UINT, F(tlb_enable), "1", 0, 1, "0 or 1",
+     "1: every access is translated (L1 vector TLB per CU, L1 scalar/instruction TLB per shader array, L2 TLB "
+     "and page-table walker per GPU; Power et al., HPCA 2014; MGPUSim's R9 Nano builder); 0: addresses are "
+     "physical and free"},
+    {"tlb.page_size", PT_SIZE, F(tlb_page_size), "2MiB", 4096, 1ull << 30, "bytes",
+     "largest page (GPUVM fragment) of device memory (hipMalloc, code objects, scratch); an allocation gets "
+     "the largest power of two up to this that its size and alignment allow (Linux amdgpu on GFX8: 2 MiB "
+     "fragments, gmc_v8_0.c amdgpu_vm_adjust_size(adev, 64, 9, 1, 40); MGPUSim: 4 KiB pages)"},
+    {"tlb.host_page_size", PT_SIZE, F(tlb_host_page_size), "4KiB", 4096, 1ull << 30, "bytes",
+     "page size of host memory (hipHostMalloc, kernarg; x86-64 base pages: 4 KiB)"},
+    {"tlb.l1v_entries", PT_UINT, F(tlb_l1v_entries), "64", 1, 1 << 20, "entries",
+     "L1 vector TLB entries per CU (MGPUSim R9 Nano: 64, 1 set x 64 ways)"},
+    {"tlb.l1v_ways", PT_UINT, F(tlb_l1v_ways), "64", 1, 1 << 20, "ways", "L1 vector TLB associativity (fully associative)"},
+    {"tlb.l1v_mshrs", PT_UINT, F(tlb_l1v_mshrs), "4", 1, 4096, "entries",
+     "L1 vector TLB misses (pages) outstanding at once (estimate)"},
+    {"tlb.l1v_latency", PT_LAT, F(tlb_l1v_latency), "1cycles", 0, 0, "cycles or time",
+     "L1 vector TLB lookup latency, added to every vector memory line request (MGPUSim R9 Nano: 1 cycle)"},
+    {"tlb.l1s_entries", PT_UINT, F(tlb_l1s_entries), "64", 1, 1 << 20, "entries",
+     "L1 scalar/instruction TLB entries per shader array (MGPUSim R9 Nano: 64, 1 set x 64 ways)"},
+    {"tlb.l1s_ways", PT_UINT, F(tlb_l1s_ways), "64", 1, 1 << 20, "ways", "L1 scalar/instruction TLB associativity"},
+    {"tlb.l1s_mshrs", PT_UINT, F(tlb_l1s_mshrs), "4", 1, 4096, "entries",
+     "L1 scalar/instruction TLB misses outstanding at once (estimate, as tlb.l1v_mshrs)"},
+    {"tlb.l1s_latency", PT_LAT, F(tlb_l1s_latency), "1cycles", 0, 0, "cycles or time",
+     "L1 scalar/instruction TLB lookup latency, added to scalar loads and L1I misses (MGPUSim R9 Nano: 1 cycle)"},
+    {"tlb.l2_entries", PT_UINT, F(tlb_l2_entries), "4096", 1, 1 << 24, "entries",
+     "L2 TLB entries per GPU (MGPUSim R9 Nano: 64 sets x 64 ways)"},
+    {"tlb.l2_ways", PT_UINT, F(tlb_l2_ways), "64", 1, 1 << 20, "ways", "L2 TLB associativity (MGPUSim R9 Nano: 64)"},
+    {"tlb.l2_mshrs", PT_UINT, F(tlb_l2_mshrs), "64", 1, 65536, "entries",
+     "L2 TLB misses (pages) outstanding at once (estimate)"},
+    {"tlb.l2_latency", PT_LAT, F(tlb_l2_latency), "3cycles", 0, 0, "cycles or time",
+     "L2 TLB lookup latency; one lookup per cycle (MGPUSim R9 Nano: 3 cycles); reached over the NoC (noc.latency "
+     "each way)"},
+    {"tlb.walkers", PT_UINT, F(tlb_walkers), "16", 1, 4096, "walks",
+     "page-table walks in flight at once per GPU (MGPUSim's MMU: 16 requests in flight)"},
+    {"tlb.levels", PT_UINT, F(tlb_levels), "2", 1, 4, "levels",
+     "page-table levels walked from the root (GFX8 GPUVM: page directory + page table, 9-bit blocks; Linux "
+     "amdgpu gmc_v8_0.c, amdgpu_vm_adjust_size(adev, 64, 9, 1, 40))"},
+    {"tlb.pwc_entries", PT_UINT, F(tlb_pwc_entries), "16", 0, 65536, "entries",
+     "page-walk cache per GPU: upper-level entries held, so a walk starts below them (Power et al., HPCA 2014; "
+     "size an estimate)"},
+    {"tlb.walk_level_latency", PT_LAT, F(tlb_walk_level_latency), "2cycles", 0, 0, "cycles or time",
+     "walker's own work per level besides reading the entry through the L2 (estimate)"},
+    {"tlb.iommu_latency", PT_LAT, F(tlb_iommu_latency), "500ns", 0, 0, "cycles or time",
+     "added to the walk of a host page (hipHostMalloc, kernarg) and, in D-MGPU, of a peer GPU's page: the "
+     "IOMMU's translation (estimate; Vesely et al., ISPASS 2016, measure IOMMU-serviced GPU TLB misses in the "
+     "hundreds of ns to microseconds)"},
     {"dram.channels", PT_UINT, F(dram_channels), "32", 1, 1024, "count",
      "DRAM channels per GPU, each with its own controller, banks and data bus (R9 Nano: 4 HBM1 stacks x 8 "
      "channels)"},
@@ -697,6 +743,24 @@ int rp_config_validate(const rp_config *c, char *err, size_t errlen)
                  "crosses) and at most gpu.shader_arrays + 1 = %u partitions",
                  c->gpu_partitions, c->shader_arrays + 1);
         return -1;
+    }
+    if (c->tlb_enable) {
+        struct { const char *n; uint32_t e, w; } t[] = {{"l1v", c->tlb_l1v_entries, c->tlb_l1v_ways},
+                                                        {"l1s", c->tlb_l1s_entries, c->tlb_l1s_ways},
+                                                        {"l2", c->tlb_l2_entries, c->tlb_l2_ways}};
+        for (int i = 0; i < 3; i++)
+            if (t[i].e % t[i].w) {
+                snprintf(err, errlen, "config: tlb.%s_entries = %u is not a multiple of tlb.%s_ways = %u", t[i].n,
+                         t[i].e, t[i].n, t[i].w);
+                return -1;
+            }
+        uint64_t ps[2] = {c->tlb_page_size, c->tlb_host_page_size};
+        for (int i = 0; i < 2; i++)
+            if (!is_pow2(ps[i])) {
+                snprintf(err, errlen, "config: tlb.%s = %" PRIu64 " B: expected a power of two (4KiB, 64KiB, 2MiB)",
+                         i ? "host_page_size" : "page_size", ps[i]);
+                return -1;
+            }
     }
     if (!is_pow2(c->fetch_bytes) || c->fetch_bytes > line || c->ibuffer_entries * 4ull < c->fetch_bytes) {
         snprintf(err, errlen,

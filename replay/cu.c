@@ -27,6 +27,7 @@
  * issued accesses not yet completed; wg->n_bar <= wg->n_live.
  */
 #include "rp_sim_internal.h"
+#include "rp_tlb.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -512,7 +513,11 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         m->reply_port = &cu->resp;
         if (a->kind == RP_ACC_SMEM)
             m->dst = NULL; /* shared L1S link: default destination */
-        rp_link_send(link, m, start + (rp_time)j * cyc);
+        rp_tlb *tlb = a->kind == RP_ACC_SMEM ? cu->stlb : cu->vtlb;
+        if (tlb)
+            rp_tlb_send(tlb, link, m, start + (rp_time)j * cyc);
+        else
+            rp_link_send(link, m, start + (rp_time)j * cyc);
     }
     *t_next = start + cyc;
     return true;

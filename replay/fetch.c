@@ -25,6 +25,7 @@
  * wave ended or was redirected lands unclaimed (f->w == NULL).
  */
 #include "rp_sim_internal.h"
+#include "rp_tlb.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +148,10 @@ static void l1i_access(rp_l1i *c, rp_fetch *f, rp_time t)
     rp_port *dst = NULL;
     rp_link *l = x->route_l2(x->owner, c->gpu, c->grp, line, &dst);
     m->dst = dst;
-    rp_link_send(l, m, t + x->clk.period_ps);
+    if (c->tlb)
+        rp_tlb_send(c->tlb, l, m, t + x->clk.period_ps);
+    else
+        rp_link_send(l, m, t + x->clk.period_ps);
 }
 
 /* Put line into c, in its set's invalid or least recently used way. */

@@ -60,6 +60,12 @@ typedef struct rp_config {
     uint64_t l2_size; uint32_t l2_banks, l2_assoc, l2_mshrs; rp_lat l2_latency;
     uint64_t l2_interleave;
     rp_lat noc_latency; rp_bw noc_bandwidth; uint32_t header_bytes;
+    /* address translation (tlb.c) */
+    uint32_t tlb_enable; uint64_t tlb_page_size, tlb_host_page_size;
+    uint32_t tlb_l1v_entries, tlb_l1v_ways, tlb_l1v_mshrs; rp_lat tlb_l1v_latency;
+    uint32_t tlb_l1s_entries, tlb_l1s_ways, tlb_l1s_mshrs; rp_lat tlb_l1s_latency;
+    uint32_t tlb_l2_entries, tlb_l2_ways, tlb_l2_mshrs; rp_lat tlb_l2_latency;
+    uint32_t tlb_walkers, tlb_levels, tlb_pwc_entries; rp_lat tlb_walk_level_latency, tlb_iommu_latency;
     uint32_t dram_channels; rp_lat dram_latency; rp_bw dram_bandwidth;
     uint64_t dram_interleave;
     /* DRAM channel model (dram.c); timings in time or cycles of dram.freq */

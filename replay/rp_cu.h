@@ -108,6 +108,8 @@ struct rp_cu {
     rp_time vmem_busy, smem_busy, lds_busy;
     rp_time salu_busy, branch_busy, fetch_busy; /* issue arbiter: one per unit type per cycle */
     rp_l1i *l1i;              /* its shader array's instruction cache */
+    struct rp_tlb *vtlb;      /* its L1 vector TLB (NULL: tlb.enable = 0) */
+    struct rp_tlb *stlb;      /* its shader array's L1 scalar/instruction TLB */
     rp_fetch *fetch_free;
     rp_fetch *fetch_head;     /* fetches landing, in time order */
     rp_event fetch_ev;

@@ -180,6 +180,7 @@ enum rp_msg_type {
     RP_MSG_INVAL,                    /* L1 invalidate at kernel start (acked with FLUSH_ACK) */
     RP_MSG_WG_ASSIGN, RP_MSG_WG_DONE, /* dispatcher <-> CU */
     RP_MSG_GWS_ARRIVE, RP_MSG_GWS_RELEASE, /* grid barrier of a kernel over partitions (cu.c gws_arrive) */
+    RP_MSG_XLATE, RP_MSG_XLATE_RSP,  /* L1 TLB <-> L2 TLB: addr = page, lane_mask = log2 page size (tlb.c) */
 };
 
 struct rp_access; /* what the requester wants done functionally (rp_gpu.h) */
@@ -201,6 +202,7 @@ struct rp_msg {
                             * receiver); in a cache's READ request: cache.c's marker asking for it. A
                             * forwarder that builds new messages may copy it both ways or leave it NULL */
     void *ctx;             /* component-private (e.g. the request this one serves) */
+    rp_link *fwd;          /* held by an L1 TLB (tlb.c): the link it leaves on once translated */
     uint64_t q_row;        /* while queued in a DRAM controller: its row (rp_dram_map, once per request) */
     uint32_t q_bank;       /* and bank */
 };

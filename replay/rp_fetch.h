@@ -51,6 +51,7 @@ typedef struct rp_l1i {
     rp_fetch *stall_head, *stall_tail; /* misses waiting for a free MSHR */
     rp_time next_free;        /* lookup pipeline: one fetch per cycle */
     rp_time latency_ps;
+    struct rp_tlb *tlb;       /* its shader array's L1 scalar/instruction TLB: misses are translated (NULL: none) */
     rp_port bottom;           /* fills from the L2 */
     rp_link fill_link;
     uint32_t kernel;          /* kernel id + 1 of the last fetch: a new kernel invalidates (0: none yet) */

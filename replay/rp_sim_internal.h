@@ -44,6 +44,7 @@
 #include "rp_rdma.h"
 #include "rp_sim.h"
 #include "rp_stats.h"
+#include "rp_tlb.h"
 
 #include "gcn/gcn_isa.h"
 #include "traceformat/trc.h"
@@ -82,6 +83,11 @@ typedef struct rp_gpu {
     rp_dram *dram;
     rp_rdma rdma;
     rp_disp disp;
+    /* address translation (tlb.c; tlb.enable): an L1 vector TLB per CU, an L1
+     * scalar/instruction TLB per shader array (their requests to the L2 TLB
+     * on tlb_req[i], CUs first), the L2 TLB with the walker */
+    rp_tlb *cu_tlb, *sa_tlb, l2_tlb;
+    rp_link *tlb_req;
 } rp_gpu;
 
 /* Route context of the L1s of one group of shader arrays (rp_route_l1). */
@@ -166,6 +172,7 @@ static inline bool rp_kernels_ordered(const rp_kernel *a, const rp_kernel *b)
 typedef struct rp_alloc {     /* a device allocation from an ALLOC event (D-MGPU placement) */
     uint64_t addr, size;
     uint32_t gpu;
+    uint8_t kind;             /* trc_mem_kind (page size, IOMMU: rp_tlb.h) */
 } rp_alloc;
 
 /* Whether [addr, addr + n) lies inside one of the n_v allocations v (sorted

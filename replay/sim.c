@@ -70,6 +70,8 @@ void rp_sim_fail(rp_sim *s, const char *fmt, ...)
 
 uint32_t rp_gpu_of(rp_sim *s, uint64_t addr, uint32_t accessing_gpu)
 {
+    if (rp_is_pte_addr(addr)) /* page tables: each GPU walks its own (rp_tlb.h) */
+        return rp_pte_gpu(addr) < s->n_gpus ? rp_pte_gpu(addr) : accessing_gpu;
     switch (s->cfg.topo_kind) {
     case RP_TOPO_UNIFIED:
         return (uint32_t)((addr / s->cfg.gpu_interleave) % s->n_gpus);
@@ -130,6 +132,71 @@ rp_link *rp_route_l2(void *ctx, uint64_t line, rp_port **dst)
 }
 
 /* ---- building ------------------------------------------------------------------------------ */
+
+static uint8_t log2u(uint64_t v)
+{
+    uint8_t k = 0;
+    while ((1ull << k) < v)
+        k++;
+    return k;
+}
+
+/* Address translation of GPU g (tlb.enable; rp_tlb.h): the L2 TLB and its
+ * walker on the memory side; an L1 vector TLB per CU and an L1
+ * scalar/instruction TLB per shader array in their partitions, each with a
+ * NoC link to the L2 TLB and one back (crossing partitions under the cut:
+ * their latency, noc.latency, is at least the lookahead). 0 or -1. */
+static int build_tlbs(rp_sim *s, rp_gpu *g)
+{
+    const rp_config *c = &s->cfg;
+    char name[48];
+    rp_time noc = rp_lat_ps(c->noc_latency, s->clk);
+    uint32_t n1 = g->n_cus + c->shader_arrays;
+    g->cu_tlb = calloc(g->n_cus, sizeof *g->cu_tlb);
+    g->sa_tlb = calloc(c->shader_arrays, sizeof *g->sa_tlb);
+    g->tlb_req = calloc(n1, sizeof *g->tlb_req);
+    if (!g->cu_tlb || !g->sa_tlb || !g->tlb_req)
+        return -1;
+    rp_tlb_spec l2 = {c->tlb_l2_entries / c->tlb_l2_ways, c->tlb_l2_ways, c->tlb_l2_mshrs,
+                      rp_lat_ps(c->tlb_l2_latency, s->clk), s->clk, c->tlb_walkers, c->tlb_levels,
+                      c->tlb_pwc_entries, rp_lat_ps(c->tlb_walk_level_latency, s->clk),
+                      rp_lat_ps(c->tlb_iommu_latency, s->clk)};
+    s->stats.reg_part = (int32_t)g->part->id + 1;
+    snprintf(name, sizeof name, "gpu[%u].l2tlb", g->id);
+    if (rp_tlb_init(&g->l2_tlb, &g->part->eng, &s->ctx, name, &l2, g->id, 0, noc))
+        return -1;
+    rp_tlb_register_stats(&g->l2_tlb, &s->stats);
+    rp_tlb_spec v = {c->tlb_l1v_entries / c->tlb_l1v_ways, c->tlb_l1v_ways, c->tlb_l1v_mshrs,
+                     rp_lat_ps(c->tlb_l1v_latency, s->clk), s->clk, 0, 0, 0, 0, 0};
+    rp_tlb_spec sc = {c->tlb_l1s_entries / c->tlb_l1s_ways, c->tlb_l1s_ways, c->tlb_l1s_mshrs,
+                      rp_lat_ps(c->tlb_l1s_latency, s->clk), s->clk, 0, 0, 0, 0, 0};
+    for (uint32_t i = 0; i < n1; i++) {
+        bool is_cu = i < g->n_cus;
+        uint32_t sa = is_cu ? g->cus[i].sa : i - g->n_cus;
+        rp_part *sp = g->sa_part[sa];
+        rp_tlb *t = is_cu ? &g->cu_tlb[i] : &g->sa_tlb[sa];
+        if (is_cu)
+            snprintf(name, sizeof name, "%s.l1vtlb", g->cus[i].name);
+        else
+            snprintf(name, sizeof name, "gpu[%u].sa[%u].l1tlb", g->id, sa);
+        s->stats.reg_part = (int32_t)sp->id + 1;
+        if (rp_tlb_init(t, &sp->eng, &s->ctx, name, is_cu ? &v : &sc, g->id, noc, 0))
+            return -1;
+        rp_tlb_register_stats(t, &s->stats);
+        rp_link_init(&g->tlb_req[i], &g->part->eng, &g->l2_tlb.in, noc, 0, 0);
+        rp_link_from(s, &g->tlb_req[i], sp, g->part);
+        rp_link_from(s, &t->resp_link, g->part, sp);
+        t->req_link = &g->tlb_req[i];
+    }
+    for (uint32_t i = 0; i < g->n_cus; i++) {
+        g->cus[i].vtlb = &g->cu_tlb[i];
+        g->cus[i].stlb = &g->sa_tlb[g->cus[i].sa];
+    }
+    for (uint32_t a = 0; a < c->shader_arrays; a++)
+        g->l1i[a].tlb = &g->sa_tlb[a];
+    s->stats.reg_part = 0;
+    return 0;
+}
 
 static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
 {
@@ -248,6 +315,8 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
     }
     if (rp_gpu_frontend_init(s, g)) /* L1 instruction caches (cu.c) */
         return -1;
+    if (c->tlb_enable && build_tlbs(s, g))
+        return -1;
     s->stats.reg_part = (int32_t)g->part->id + 1;
     rp_rdma_init(&g->rdma, s, id);
     if (g->n_groups) { /* L1s' requests for other GPUs: latency per group, then the engine's input serialises */
@@ -293,6 +362,36 @@ static rp_link *ctx_route_l2(void *o, uint32_t gpu, uint32_t grp, uint64_t addr,
     return rp_route_l2_bank(o, gpu, grp, addr, dst);
 }
 static uint32_t ctx_gpu_of(void *o, uint64_t addr, uint32_t gpu) { return rp_gpu_of(o, addr, gpu); }
+/* Page size and IOMMU need of addr for GPU gpu's walker (rp_tlb.h): host
+ * memory (hipHostMalloc, kernarg) has tlb.host_page_size and goes through
+ * the IOMMU, as does, in D-MGPU, memory placed on another GPU; device memory
+ * is mapped in fragments of up to tlb.page_size, no larger than the
+ * allocation's size and the alignment of its start allow (amdgpu_vm.c picks
+ * the largest fragment a contiguous range's alignment allows); an address in
+ * no allocation, 4 KiB. */
+static void ctx_page_of(void *o, uint64_t addr, uint32_t gpu, uint8_t *shift, bool *iommu)
+{
+    rp_sim *s = o;
+    size_t lo = 0, hi = s->n_allocs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->allocs[mid].addr + s->allocs[mid].size <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const rp_alloc *a = lo < s->n_allocs && s->allocs[lo].addr <= addr ? &s->allocs[lo] : NULL;
+    bool host = a && (a->kind == TRC_MEM_HOST_PINNED || a->kind == TRC_MEM_KERNARG);
+    uint8_t sh = log2u(host ? s->cfg.tlb_host_page_size : s->cfg.tlb_page_size);
+    if (!a)
+        sh = 12;
+    else if (!host) {
+        while (sh > 12 && ((a->addr & ((1ull << sh) - 1)) || a->size < (1ull << sh)))
+            sh--;
+    }
+    *shift = sh;
+    *iommu = host || (a && s->cfg.topo_kind == RP_TOPO_DISCRETE && a->gpu != gpu);
+}
 static void ctx_kernel_note(void *o, rp_kernel *k, int end) { rp_kernel_note(o, k, end); }
 static uint64_t ctx_flush_l2(void *o, uint32_t gpu) { return rp_mem_flush_l2(o, gpu); }
 static int ctx_sample_kernel_start(void *o, rp_kernel *k) { return rp_sample_kernel_start(o, k); }
@@ -345,7 +444,7 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
                       .n_parts = 1, .failed = &s->failed, .fail = ctx_fail, .perform = ctx_perform,
                       .route_l2 = ctx_route_l2, .gpu_of = ctx_gpu_of, .kernel_note = ctx_kernel_note,
                       .flush_l2 = ctx_flush_l2, .sample_kernel_start = ctx_sample_kernel_start,
-                      .sample_kernel_end = ctx_sample_kernel_end, .sample_wg_done = ctx_sample_wg_done};
+                      .sample_kernel_end = ctx_sample_kernel_end, .sample_wg_done = ctx_sample_wg_done, .page_of = ctx_page_of};
     s->n_gpus = cfg->topo_kind == RP_TOPO_SINGLE ? 1 : cfg->gpus;
     if (cfg->topo_kind == RP_TOPO_SINGLE && cfg->gpus > 1) {
         /* M-SGPU (MGSim paper Sec. IV-C): one monolithic GPU with N times the
@@ -440,6 +539,14 @@ void rp_sim_fini(rp_sim *s)
             }
         }
         rp_gpu_frontend_fini(s, gp);
+        for (uint32_t i = 0; gp->cu_tlb && i < gp->n_cus; i++)
+            rp_tlb_fini(&gp->cu_tlb[i]);
+        for (uint32_t a = 0; gp->sa_tlb && a < s->cfg.shader_arrays; a++)
+            rp_tlb_fini(&gp->sa_tlb[a]);
+        rp_tlb_fini(&gp->l2_tlb);
+        free(gp->cu_tlb);
+        free(gp->sa_tlb);
+        free(gp->tlb_req);
         for (uint32_t a = 0; gp->l1s && a < s->cfg.shader_arrays; a++)
             rp_cache_fini(&gp->l1s[a]);
         for (uint32_t b = 0; gp->l2 && b < s->cfg.l2_banks; b++)
