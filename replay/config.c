@@ -139,7 +139,7 @@ static const param params[] = {
      "the largest power of two up to this that its size and alignment allow (Linux amdgpu on GFX8: 2 MiB "
      "fragments, gmc_v8_0.c amdgpu_vm_adjust_size(adev, 64, 9, 1, 40); MGPUSim: 4 KiB pages)"},
     {"tlb.host_page_size", PT_SIZE, F(tlb_host_page_size), "4KiB", 4096, 1ull << 30, "bytes",
-     "page size of host memory (hipHostMalloc, kernarg; x86-64 base pages: 4 KiB)"},
+     "page size of host memory (hipHostMalloc; x86-64 base pages: 4 KiB)"},
     {"tlb.l1v_entries", PT_UINT, F(tlb_l1v_entries), "64", 1, 1 << 20, "entries",
      "L1 vector TLB entries per CU (MGPUSim R9 Nano: 64, 1 set x 64 ways)"},
     {"tlb.l1v_ways", PT_UINT, F(tlb_l1v_ways), "64", 1, 1 << 20, "ways", "L1 vector TLB associativity (fully associative)"},
@@ -173,9 +173,9 @@ static const param params[] = {
     {"tlb.walk_level_latency", PT_LAT, F(tlb_walk_level_latency), "2cycles", 0, 0, "cycles or time",
      "walker's own work per level besides reading the entry through the L2 (estimate)"},
     {"tlb.iommu_latency", PT_LAT, F(tlb_iommu_latency), "500ns", 0, 0, "cycles or time",
-     "added to the walk of a host page (hipHostMalloc, kernarg) and, in D-MGPU, of a peer GPU's page: the "
-     "IOMMU's translation (estimate; Vesely et al., ISPASS 2016, measure IOMMU-serviced GPU TLB misses in the "
-     "hundreds of ns to microseconds)"},
+     "added to the walk of a host page (hipHostMalloc) and, in D-MGPU, of a peer GPU's page: the "
+     "IOMMU's translation (estimate; Vesely et al., ISPASS 2016: a GPU TLB miss serviced through the IOMMU is "
+     "an order of magnitude slower than a CPU's)"},
     {"dram.channels", PT_UINT, F(dram_channels), "32", 1, 1024, "count",
      "DRAM channels per GPU, each with its own controller, banks and data bus (R9 Nano: 4 HBM1 stacks x 8 "
      "channels)"},

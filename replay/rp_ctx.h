@@ -66,9 +66,10 @@ typedef struct rp_ctx {
     int (*sample_kernel_start)(void *owner, rp_kernel *k);         /* sample.c */
     void (*sample_kernel_end)(void *owner, rp_kernel *k);
     int (*sample_wg_done)(void *owner, rp_kernel *k, rp_time now);
-    /* address translation (rp_tlb.h): log2 of the page size of addr, and
-     * whether GPU gpu's walk of it also needs the IOMMU (host memory; a peer
-     * GPU's memory in D-MGPU) */
+    /* address translation (rp_tlb.h): log2 of the page size of addr (0: addr
+     * needs no translation, as if always in the TLBs), and whether GPU gpu's
+     * walk of it also needs the IOMMU (host memory; a peer GPU's memory in
+     * D-MGPU) */
     void (*page_of)(void *owner, uint64_t addr, uint32_t gpu, uint8_t *shift, bool *iommu);
 } rp_ctx;
 

@@ -28,8 +28,11 @@
  * GPUVM: a fragment field in every 4 KiB page-table entry lets one TLB entry
  * cover the whole fragment; Linux amdgpu's default fragment on GFX8 is 2 MiB,
  * gmc_v8_0.c amdgpu_vm_adjust_size(adev, 64, 9, 1, 40)); host memory
- * (hipHostMalloc, kernarg) has tlb.host_page_size pages. A TLB entry holds
- * its own page size; a walk always reads down to the leaf (4 KiB) level.
+ * (hipHostMalloc) has tlb.host_page_size pages. A TLB entry holds its own
+ * page size; a walk always reads down to the leaf (4 KiB) level. Kernarg and
+ * scratch, which the emulator places at fresh addresses for every dispatch
+ * while the runtime reuses a ring and a per-queue buffer, count as
+ * translated (an L1 TLB hit).
  */
 #ifndef RP_TLB_H
 #define RP_TLB_H

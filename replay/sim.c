@@ -368,7 +368,11 @@ static uint32_t ctx_gpu_of(void *o, uint64_t addr, uint32_t gpu) { return rp_gpu
  * is mapped in fragments of up to tlb.page_size, no larger than the
  * allocation's size and the alignment of its start allow (amdgpu_vm.c picks
  * the largest fragment a contiguous range's alignment allows); an address in
- * no allocation, 4 KiB. */
+ * no allocation, 4 KiB. Kernarg and scratch count as translated (shift 0):
+ * the runtime reuses its kernarg ring and a queue's scratch dispatch after
+ * dispatch, so their few pages stay in the TLBs, while the emulator gives each
+ * dispatch fresh addresses, which would cost a cold walk per launch that the
+ * hardware does not pay. */
 static void ctx_page_of(void *o, uint64_t addr, uint32_t gpu, uint8_t *shift, bool *iommu)
 {
     rp_sim *s = o;
@@ -381,7 +385,12 @@ static void ctx_page_of(void *o, uint64_t addr, uint32_t gpu, uint8_t *shift, bo
             hi = mid;
     }
     const rp_alloc *a = lo < s->n_allocs && s->allocs[lo].addr <= addr ? &s->allocs[lo] : NULL;
-    bool host = a && (a->kind == TRC_MEM_HOST_PINNED || a->kind == TRC_MEM_KERNARG);
+    if (a && (a->kind == TRC_MEM_KERNARG || a->kind == TRC_MEM_SCRATCH)) {
+        *shift = 0; /* translated already (rp_ctx.page_of) */
+        *iommu = false;
+        return;
+    }
+    bool host = a && a->kind == TRC_MEM_HOST_PINNED;
     uint8_t sh = log2u(host ? s->cfg.tlb_host_page_size : s->cfg.tlb_page_size);
     if (!a)
         sh = 12;

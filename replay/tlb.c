@@ -59,7 +59,7 @@ static bool lookup(rp_tlb *t, uint64_t addr)
     uint8_t sh;
     bool io;
     page_of(t, addr, &sh, &io);
-    return holds(t, addr >> sh << sh, sh);
+    return !sh || holds(t, addr >> sh << sh, sh);
 }
 
 static void install(rp_tlb *t, uint64_t page, uint8_t sh)
@@ -150,12 +150,18 @@ static void l1_access(rp_tlb *t, rp_link *l, rp_msg *m, rp_time ready, bool drai
         rp_link_send(l, m, ready + t->spec.latency_ps);
         return;
     }
-    if (!drain)
-        t->st_misses++;
-    m->fwd = l;
     uint8_t sh;
     bool io;
     page_of(t, m->addr, &sh, &io);
+    if (!sh) { /* needs no translation (rp_ctx.page_of): as a hit */
+        if (!drain)
+            t->st_hits++;
+        rp_link_send(l, m, ready + t->spec.latency_ps);
+        return;
+    }
+    if (!drain)
+        t->st_misses++;
+    m->fwd = l;
     uint64_t page = m->addr >> sh << sh;
     int i = find_mshr(t, page, sh);
     if (i >= 0) {
