@@ -68,6 +68,20 @@ void rp_sim_fail(rp_sim *s, const char *fmt, ...)
 
 /* ---- placement and routing ---------------------------------------------------------- */
 
+/* The allocation (of s->allocs, sorted) that holds addr, or NULL. */
+static const rp_alloc *alloc_at(const rp_sim *s, uint64_t addr)
+{
+    size_t lo = 0, hi = s->n_allocs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->allocs[mid].addr + s->allocs[mid].size <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n_allocs && s->allocs[lo].addr <= addr ? &s->allocs[lo] : NULL;
+}
+
 uint32_t rp_gpu_of(rp_sim *s, uint64_t addr, uint32_t accessing_gpu)
 {
     if (rp_is_pte_addr(addr)) /* page tables: each GPU walks its own (rp_tlb.h) */
@@ -76,17 +90,8 @@ uint32_t rp_gpu_of(rp_sim *s, uint64_t addr, uint32_t accessing_gpu)
     case RP_TOPO_UNIFIED:
         return (uint32_t)((addr / s->cfg.gpu_interleave) % s->n_gpus);
     case RP_TOPO_DISCRETE: {
-        size_t lo = 0, hi = s->n_allocs;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (s->allocs[mid].addr + s->allocs[mid].size <= addr)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < s->n_allocs && s->allocs[lo].addr <= addr)
-            return s->allocs[lo].gpu;
-        return accessing_gpu;
+        const rp_alloc *a = alloc_at(s, addr);
+        return a ? a->gpu : accessing_gpu;
     }
     default:
         return 0;
@@ -376,15 +381,7 @@ static uint32_t ctx_gpu_of(void *o, uint64_t addr, uint32_t gpu) { return rp_gpu
 static void ctx_page_of(void *o, uint64_t addr, uint32_t gpu, uint8_t *shift, bool *iommu)
 {
     rp_sim *s = o;
-    size_t lo = 0, hi = s->n_allocs;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (s->allocs[mid].addr + s->allocs[mid].size <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    const rp_alloc *a = lo < s->n_allocs && s->allocs[lo].addr <= addr ? &s->allocs[lo] : NULL;
+    const rp_alloc *a = alloc_at(s, addr);
     if (a && (a->kind == TRC_MEM_KERNARG || a->kind == TRC_MEM_SCRATCH)) {
         *shift = 0; /* translated already (rp_ctx.page_of) */
         *iommu = false;

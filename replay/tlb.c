@@ -236,17 +236,6 @@ static void l1_resp(rp_port *p, rp_engine *e)
 
 static void l2_request(rp_tlb *t, rp_msg *m, rp_time t0, bool drain);
 
-/* Walks end at the leaf page table (level 0) whatever the page size: GFX8
- * maps a larger page as a fragment, a field of each of its 4 KiB page-table
- * entries that lets a TLB entry cover the whole fragment (Linux amdgpu,
- * amdgpu_vm.c). */
-static uint32_t leaf_level(const rp_tlb *t, uint8_t sh)
-{
-    (void)t;
-    (void)sh;
-    return 0;
-}
-
 static int pwc_find(const rp_tlb *t, uint64_t key)
 {
     for (uint32_t i = 0; i < t->spec.pwc_entries; i++)
@@ -303,12 +292,15 @@ static void read_entry(rp_tlb *t, uint32_t i, rp_time ready)
 }
 
 /* A walker takes MSHR i at `ready`: start below the deepest upper level the
- * page-walk cache holds. */
+ * page-walk cache holds. Walks end at the leaf page table (level 0) whatever
+ * the page size: GFX8 maps a larger page as a fragment, a field of each of
+ * its 4 KiB page-table entries that lets a TLB entry cover the whole fragment
+ * (Linux amdgpu, amdgpu_vm.c). */
 static void walk_start(rp_tlb *t, uint32_t i, rp_time ready)
 {
     rp_tlb_mshr *ms = &t->mshr[i];
-    uint32_t leaf = leaf_level(t, ms->shift), d = t->spec.levels - 1;
-    for (uint32_t u = leaf + 1; u < t->spec.levels; u++) {
+    uint32_t d = t->spec.levels - 1;
+    for (uint32_t u = 1; u < t->spec.levels; u++) {
         int j = pwc_find(t, pwc_key(u, ms->page));
         if (j >= 0) {
             t->pwc_age[j] = ++t->stamp;
@@ -397,7 +389,7 @@ static void walk_fill(rp_port *p, rp_engine *e)
             return;
         }
         rp_tlb_mshr *ms = &t->mshr[i];
-        if (ms->level > leaf_level(t, ms->shift)) {
+        if (ms->level > 0) {
             pwc_insert(t, ms->level, ms->page);
             ms->level--;
             read_entry(t, i, e->now);

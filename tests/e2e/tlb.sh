@@ -9,7 +9,7 @@
 # the NoC round trip to the L2 TLB and its lookup (within 5%); and adding D
 # cycles to tlb.walk_level_latency adds tlb.levels x D cycles per step (1%).
 # Then the same trace on u-mgpu and d-mgpu (translation per GPU) with a clean
-# data check. Prints one "ok/FAIL" line per check; exits non-zero on a failure.
+# data check; bad tlb.* values are refused in one line. Prints one "ok/FAIL" line per check; exits non-zero on a failure.
 set -uo pipefail
 BUILD=${BUILD:-build}
 EMU=$BUILD/bin/gcn3-emu
@@ -97,6 +97,13 @@ for topo in u-mgpu d-mgpu; do
   if "$REPLAY" --quiet --topo $topo --stats "$OUT/$topo.json" "$TR" >"$OUT/$topo.out" 2>&1 && clean "$topo"; then
     ok "replay on $topo with translation: data check clean"
   else bad "replay on $topo: $(tail -n 3 "$OUT/$topo.out" | tr '\n' ' ')"; fi
+done
+# a bad translation parameter is refused in one line naming it
+for kv in tlb.l1v_entries=65 tlb.page_size=12KiB tlb.levels=9; do
+  "$REPLAY" --quiet --set "$kv" "$TR" >"$OUT/bad.out" 2>&1; rc=$?
+  if [ $rc = 2 ] && [ "$(wc -l <"$OUT/bad.out")" = 1 ] && grep -q "${kv%%=*}" "$OUT/bad.out"; then
+    ok "--set $kv refused: $(cat "$OUT/bad.out")"
+  else bad "--set $kv: exit $rc: $(head -c 300 "$OUT/bad.out")"; fi
 done
 echo "tlb: $pass passed, $fail failed"
 [ $fail = 0 ]
