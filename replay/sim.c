@@ -368,7 +368,7 @@ static rp_link *ctx_route_l2(void *o, uint32_t gpu, uint32_t grp, uint64_t addr,
 }
 static uint32_t ctx_gpu_of(void *o, uint64_t addr, uint32_t gpu) { return rp_gpu_of(o, addr, gpu); }
 /* Page size and IOMMU need of addr for GPU gpu's walker (rp_tlb.h): host
- * memory (hipHostMalloc, kernarg) has tlb.host_page_size and goes through
+ * memory (hipHostMalloc) has tlb.host_page_size and goes through
  * the IOMMU, as does, in D-MGPU, memory placed on another GPU; device memory
  * is mapped in fragments of up to tlb.page_size, no larger than the
  * allocation's size and the alignment of its start allow (amdgpu_vm.c picks
