@@ -776,6 +776,22 @@ uint64_t rp_cache_writeback(rp_cache *c, uint64_t addr, uint64_t n)
     return done;
 }
 
+void rp_cache_drop(rp_cache *c, uint64_t addr, uint64_t n)
+{
+    uint64_t lb = c->spec.line;
+    for (uint64_t l = addr & ~(lb - 1); l < addr + n; l += lb) {
+        int64_t s = lookup(c, l);
+        if (s < 0)
+            continue;
+        if (c->dirty[s] && !c->skip_flush) {
+            wb_data(c, (uint64_t)s);
+            c->st_writebacks++;
+        }
+        c->dirty[s] = 0;
+        c->tag[s] = 0;
+    }
+}
+
 void rp_cache_register_stats(rp_cache *c, rp_stats *s)
 {
     const char *p = c->comp.name;

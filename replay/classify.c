@@ -261,7 +261,7 @@ int rp_classify_init(rp_sim *s)
                 return -1;
             s->rt_ranges = r;
         }
-        s->rt_ranges[s->n_rt_ranges++] = (rp_alloc){ev->addr, ev->size, ev->device, (uint8_t)ev->mem_kind};
+        s->rt_ranges[s->n_rt_ranges++] = (rp_alloc){ev->addr, ev->size, ev->device, (uint8_t)ev->mem_kind, 0};
     }
     if (s->n_rt_ranges > 1)
         qsort(s->rt_ranges, s->n_rt_ranges, sizeof *s->rt_ranges, range_cmp);

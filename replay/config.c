@@ -9,6 +9,7 @@
  * the table has a default that passes its own bounds.
  */
 #include "rp_config.h"
+#include "rp_um.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -224,6 +225,24 @@ static const param params[] = {
      "refresh interval per channel (JESD235: 3.9 us); 0 = no refresh"},
     {"dram.tRFC", PT_LAT, F(dram_tRFC), "160ns", 0, 0, "time or DRAM cycles",
      "refresh cycle time: the channel is blocked and all rows close (JESD235 HBM1: 160 ns)"},
+    {"um.policy", PT_STR, F(um_policy), "home", 0, 0, "home, interleave, first-touch, on-fault, access-counter",
+     "placement of unified memory (hipMallocManaged, trace 2.1; in U-MGPU all device memory) across GPUs: home = "
+     "where it was allocated (U-MGPU: interleaved); interleave = pages spread by mem.gpu_interleave; first-touch = "
+     "the first GPU to use a page takes it (a fault and a move); on-fault = every GPU that uses a page another "
+     "holds faults and takes it; access-counter = remote accesses allowed, a page moves after "
+     "um.counter_threshold of them from one GPU (Griffin, HPCA 2020; NVIDIA Volta access counters). The moving "
+     "policies need tlb.enable = 1 and replay as one partition"},
+    {"um.page_size", PT_SIZE, F(um_page_size), "4KiB", 64, 1ull << 30, "bytes",
+     "unified memory: the unit of placement, faults and moves (Griffin and MGPUSim: 4 KB pages)"},
+    {"um.fault_latency", PT_LAT, F(um_fault_latency), "20us", 0, 0, "cycles or time",
+     "unified memory: a GPU page fault's service by the host driver before the page moves (estimate: far faults "
+     "take tens of microseconds, Zheng et al., HPCA 2016)"},
+    {"um.shootdown_latency", PT_LAT, F(um_shootdown_latency), "2us", 0, 0, "cycles or time",
+     "unified memory: invalidating the other GPUs' TLB entries of a page that moves (estimate: CPU TLB shootdowns "
+     "cost a few microseconds, Amit, USENIX ATC 2017)"},
+    {"um.counter_threshold", PT_UINT, F(um_counter_threshold), "256", 1, 65535, "accesses",
+     "access-counter: remote line accesses from one GPU that move a page to it (NVIDIA open-gpu-kernel-modules "
+     "uvm_gpu_access_counters.c: default threshold 256)"},
     {"mem.gpu_interleave", PT_SIZE, F(gpu_interleave), "4KiB", 64, 1ull << 30, "bytes",
      "unified topology: address interleaving across GPUs (MGSim Sec. IV-C: 4 KB)"},
     {"link.latency", PT_LAT, F(link_latency), "500ns", 0, 0, "cycles or time", "inter-GPU (PCIe/RDMA) one-way latency"},
@@ -537,6 +556,7 @@ static int set_param(rp_config *c, const param *p, const char *value, const char
     switch (p->off) {
     case F(gpu_freq): case F(lds_size): case F(l1v_size): case F(l1s_size): case F(l2_size): case F(l1i_size):
     case F(l2_interleave): case F(dram_interleave): case F(gpu_interleave): case F(dram_freq):
+    case F(tlb_page_size): case F(tlb_host_page_size): case F(um_page_size):
         *(uint64_t *)base = v;
         break;
     default:
@@ -762,6 +782,27 @@ int rp_config_validate(const rp_config *c, char *err, size_t errlen)
                 return -1;
             }
     }
+    {
+        int um = rp_um_policy_parse(c->um_policy);
+        if (um < 0) {
+            snprintf(err, errlen,
+                     "config: um.policy = '%s': expected home, interleave, first-touch, on-fault or access-counter",
+                     c->um_policy);
+            return -1;
+        }
+        if (!is_pow2(c->um_page_size) || c->um_page_size < line) {
+            snprintf(err, errlen, "config: um.page_size = %" PRIu64 " B: expected a power of two >= l1v.line",
+                     c->um_page_size);
+            return -1;
+        }
+        if (rp_um_moves(um) && (!c->tlb_enable || c->gpu_partitions > 1)) {
+            snprintf(err, errlen,
+                     "config: um.policy = %s moves pages in the page-table walker: it needs tlb.enable = 1 and "
+                     "sim.gpu_partitions = 1",
+                     c->um_policy);
+            return -1;
+        }
+    }
     if (!is_pow2(c->fetch_bytes) || c->fetch_bytes > line || c->ibuffer_entries * 4ull < c->fetch_bytes) {
         snprintf(err, errlen,
                  "config: cu.fetch_bytes = %u must be a power of two <= l1v.line and <= 4 x cu.ibuffer_entries",
@@ -822,6 +863,7 @@ static void fmt_value(const rp_config *c, const param *p, char *buf, size_t n)
         switch (p->off) {
         case F(gpu_freq): case F(lds_size): case F(l1v_size): case F(l1s_size): case F(l2_size): case F(l1i_size):
         case F(l2_interleave): case F(dram_interleave): case F(gpu_interleave):
+        case F(tlb_page_size): case F(tlb_host_page_size): case F(um_page_size):
             snprintf(buf, n, "%" PRIu64 "%s", *(const uint64_t *)base, p->type == PT_SIZE ? "B" : "");
             break;
         default:

@@ -93,7 +93,7 @@ static bool host_write_ok(rp_sim *s, const trc_event *ev, size_t idx)
     return false;
 }
 
-static int add_alloc(rp_sim *s, uint64_t addr, uint64_t size, uint32_t gpu, uint8_t kind)
+static int add_alloc(rp_sim *s, uint64_t addr, uint64_t size, uint32_t gpu, uint8_t kind, uint8_t managed)
 {
     if (s->n_allocs == s->cap_allocs) {
         size_t nc = s->cap_allocs ? 2 * s->cap_allocs : 64;
@@ -108,7 +108,7 @@ static int add_alloc(rp_sim *s, uint64_t addr, uint64_t size, uint32_t gpu, uint
     while (i > 0 && s->allocs[i - 1].addr > addr)
         i--;
     memmove(&s->allocs[i + 1], &s->allocs[i], (s->n_allocs - i) * sizeof *s->allocs);
-    s->allocs[i] = (rp_alloc){addr, size ? size : 1, gpu, kind};
+    s->allocs[i] = (rp_alloc){addr, size ? size : 1, gpu, kind, managed};
     s->n_allocs++;
     return 0;
 }
@@ -711,7 +711,7 @@ void rp_host_run(rp_event *hev, rp_engine *e)
             return;
         switch (ev->kind) {
         case TRC_EV_ALLOC:
-            r = add_alloc(s, ev->addr, ev->size, g, (uint8_t)ev->mem_kind);
+            r = add_alloc(s, ev->addr, ev->size, g, (uint8_t)ev->mem_kind, 0 /* trace 2.1: ev->managed */);
             break;
         case TRC_EV_FREE:
             break;

@@ -82,7 +82,10 @@ int rp_sim_partition(rp_sim *s)
     /* per GPU: its memory side, then its groups of shader arrays (the cut
      * inside a GPU, sim.gpu_partitions: over the NoC and dispatch links) */
     uint32_t per = s->cfg.gpu_partitions > 1 ? s->cfg.gpu_partitions : 1;
-    uint32_t gparts = s->n_gpus > 1 && hop > 0 ? s->n_gpus : 1;
+    /* a unified-memory policy that moves pages shares one page table
+     * between the GPUs (rp_um.h): one partition */
+    bool one = rp_um_moves(rp_um_policy_parse(s->cfg.um_policy));
+    uint32_t gparts = s->n_gpus > 1 && hop > 0 && !one ? s->n_gpus : 1;
     s->n_parts = gparts * per;
     s->ctx.n_parts = s->n_parts;
     s->ctx.gpu_cut = per > 1;

@@ -144,6 +144,10 @@ uint8_t *rp_cache_line_data(rp_cache *c, uint64_t line);
 /* Functional write-back (zero simulated time) of the dirty lines of c that
  * overlap [addr, addr + n) (n = UINT64_MAX: all) into its rp_fmem;
  * they become clean. Honours skip_flush. Returns the lines written back. */
+/* Write back the dirty lines of [addr, addr + n) held by c and drop every
+ * line of it (a unified-memory page leaves this GPU, rp_um.h). Fills in
+ * flight still install their lines when they arrive. */
+void rp_cache_drop(rp_cache *c, uint64_t addr, uint64_t n);
 uint64_t rp_cache_writeback(rp_cache *c, uint64_t addr, uint64_t n);
 /* Functional write (zero simulated time, no messages, no statistics) of n
  * bytes at addr, inside one line, into a write-back cache (the L2): the line

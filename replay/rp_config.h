@@ -66,6 +66,9 @@ typedef struct rp_config {
     uint32_t tlb_l1s_entries, tlb_l1s_ways, tlb_l1s_mshrs; rp_lat tlb_l1s_latency;
     uint32_t tlb_l2_entries, tlb_l2_ways, tlb_l2_mshrs; rp_lat tlb_l2_latency;
     uint32_t tlb_walkers, tlb_levels, tlb_pwc_entries; rp_lat tlb_walk_level_latency, tlb_iommu_latency;
+    /* unified memory across GPUs (um.c) */
+    char um_policy[64];       /* home | interleave | first-touch | on-fault | access-counter */
+    uint64_t um_page_size; rp_lat um_fault_latency, um_shootdown_latency; uint32_t um_counter_threshold;
     uint32_t dram_channels; rp_lat dram_latency; rp_bw dram_bandwidth;
     uint64_t dram_interleave;
     /* DRAM channel model (dram.c); timings in time or cycles of dram.freq */

@@ -45,6 +45,7 @@
 #include "rp_sim.h"
 #include "rp_stats.h"
 #include "rp_tlb.h"
+#include "rp_um.h"
 
 #include "gcn/gcn_isa.h"
 #include "traceformat/trc.h"
@@ -173,6 +174,7 @@ typedef struct rp_alloc {     /* a device allocation from an ALLOC event (D-MGPU
     uint64_t addr, size;
     uint32_t gpu;
     uint8_t kind;             /* trc_mem_kind (page size, IOMMU: rp_tlb.h) */
+    uint8_t managed;          /* hipMallocManaged (trace 2.1): unified memory (rp_um.h) */
 } rp_alloc;
 
 /* Whether [addr, addr + n) lies inside one of the n_v allocations v (sorted
@@ -270,6 +272,10 @@ struct rp_sim {
     } *sgroups;
     size_t n_sgroups;
     size_t n_kernels, cap_kernels;
+    /* unified memory (um.c): um_on when um.policy places governed memory
+     * other than at home, um_moves when it moves pages (um is built then) */
+    bool um_on, um_moves;
+    rp_um um;
     /* D-MGPU placement */
     rp_alloc *allocs;
     size_t n_allocs, cap_allocs;

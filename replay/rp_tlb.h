@@ -137,4 +137,8 @@ void rp_tlb_register_stats(rp_tlb *t, rp_stats *s);
  * response carries it). Requests of one page leave in the order they came. */
 void rp_tlb_send(rp_tlb *t, rp_link *l, rp_msg *m, rp_time ready);
 
+/* A shootdown: drop the entry that translates addr, if t holds one (a
+ * pending miss of its page still completes: its walk happened before). */
+void rp_tlb_invalidate(rp_tlb *t, uint64_t addr);
+
 #endif

@@ -82,15 +82,38 @@ static const rp_alloc *alloc_at(const rp_sim *s, uint64_t addr)
     return lo < s->n_allocs && s->allocs[lo].addr <= addr ? &s->allocs[lo] : NULL;
 }
 
+/* Is a's memory unified memory under um.policy (rp_um.h)? */
+static inline bool um_governs(const rp_sim *s, const rp_alloc *a)
+{
+    return a && a->kind == TRC_MEM_DEVICE && (a->managed || s->cfg.topo_kind == RP_TOPO_UNIFIED);
+}
+
+/* Where a governed page of allocation a starts (rp_um.h): U-MGPU, or
+ * um.policy = interleave, its mem.gpu_interleave slice; else the GPU of the
+ * allocating device. */
+static inline uint32_t um_home(const rp_sim *s, const rp_alloc *a, uint64_t addr)
+{
+    if (s->cfg.topo_kind == RP_TOPO_UNIFIED || !strcmp(s->cfg.um_policy, "interleave"))
+        return (uint32_t)((addr / s->cfg.gpu_interleave) % s->n_gpus);
+    return a->gpu;
+}
+
 uint32_t rp_gpu_of(rp_sim *s, uint64_t addr, uint32_t accessing_gpu)
 {
     if (rp_is_pte_addr(addr)) /* page tables: each GPU walks its own (rp_tlb.h) */
         return rp_pte_gpu(addr) < s->n_gpus ? rp_pte_gpu(addr) : accessing_gpu;
     switch (s->cfg.topo_kind) {
     case RP_TOPO_UNIFIED:
+        if (s->um_moves) {
+            const rp_alloc *a = alloc_at(s, addr);
+            if (um_governs(s, a))
+                return rp_um_owner(&s->um, addr, um_home(s, a, addr));
+        }
         return (uint32_t)((addr / s->cfg.gpu_interleave) % s->n_gpus);
     case RP_TOPO_DISCRETE: {
         const rp_alloc *a = alloc_at(s, addr);
+        if (s->um_on && um_governs(s, a))
+            return s->um_moves ? rp_um_owner(&s->um, addr, um_home(s, a, addr)) : um_home(s, a, addr);
         return a ? a->gpu : accessing_gpu;
     }
     default:
@@ -120,6 +143,11 @@ rp_link *rp_route_l1(void *ctx, uint64_t line, rp_port **dst)
     uint32_t t = rp_gpu_of(s, line, g->id);
     if (t == g->id)
         return rp_route_l2_bank(s, g->id, r->grp, line, dst);
+    if (s->um_moves && !strcmp(s->cfg.um_policy, "access-counter")) { /* a remote access counts */
+        const rp_alloc *a = alloc_at(s, line);
+        if (um_governs(s, a))
+            rp_um_remote(&s->um, g->id, line, um_home(s, a, line));
+    }
     *dst = NULL;
     return g->n_groups ? &g->rdma_stage[r->grp] : &g->rdma.in_link;
 }
@@ -387,6 +415,16 @@ static void ctx_page_of(void *o, uint64_t addr, uint32_t gpu, uint8_t *shift, bo
         *iommu = false;
         return;
     }
+    if (s->um_on && um_governs(s, a)) { /* unified memory: pages of um.page_size, placed by um.policy */
+        uint8_t sh = log2u(s->cfg.um_page_size);
+        if (!s->um_moves) { /* interleaved: no page spans two GPUs */
+            uint8_t il = log2u(s->cfg.gpu_interleave);
+            sh = il < 12 ? 12 : il < sh ? il : sh;
+        }
+        *shift = sh;
+        *iommu = s->cfg.topo_kind == RP_TOPO_DISCRETE && rp_gpu_of(s, addr, gpu) != gpu;
+        return;
+    }
     bool host = a && a->kind == TRC_MEM_HOST_PINNED;
     uint8_t sh = log2u(host ? s->cfg.tlb_host_page_size : s->cfg.tlb_page_size);
     if (!a)
@@ -398,6 +436,81 @@ static void ctx_page_of(void *o, uint64_t addr, uint32_t gpu, uint8_t *shift, bo
     *shift = sh;
     *iommu = host || (a && s->cfg.topo_kind == RP_TOPO_DISCRETE && a->gpu != gpu);
 }
+/* The walker's end (rp_ctx.um_walk): unified memory's fault or move. */
+static rp_time ctx_um_walk(void *o, uint64_t page, uint32_t gpu, rp_time now)
+{
+    rp_sim *s = o;
+    const rp_alloc *a = alloc_at(s, page);
+    return um_governs(s, a) ? rp_um_walk(&s->um, gpu, page, um_home(s, a, page), now) : now;
+}
+
+/* rp_um_ops.move: the page's lines leave both L2s (the old holder's dirty
+ * ones written back first: the functional image is DRAM), then its bytes
+ * cross the interconnect (net.c, shared with the other traffic). */
+static rp_time um_move(void *o, uint32_t from, uint32_t to, uint64_t page, uint64_t bytes, rp_time ready)
+{
+    rp_sim *s = o;
+    uint64_t lb = s->cfg.l1v_line;
+    for (uint64_t l = page; l < page + bytes; l += lb) {
+        uint32_t b = (uint32_t)((l / s->cfg.l2_interleave) % s->cfg.l2_banks);
+        rp_cache_drop(&s->gpus[from].l2[b], l, lb);
+        rp_cache_drop(&s->gpus[to].l2[b], l, lb);
+    }
+    return s->net ? rp_net_bulk(s->net, from, to, bytes, ready) : ready;
+}
+
+/* rp_um_ops.shootdown: every TLB of GPU gpu forgets the page. */
+static void um_shootdown(void *o, uint32_t gpu, uint64_t page, uint8_t shift)
+{
+    (void)shift;
+    rp_sim *s = o;
+    rp_gpu *g = &s->gpus[gpu];
+    if (!g->cu_tlb)
+        return;
+    for (uint32_t i = 0; i < g->n_cus; i++)
+        rp_tlb_invalidate(&g->cu_tlb[i], page);
+    for (uint32_t a = 0; a < s->cfg.shader_arrays; a++)
+        rp_tlb_invalidate(&g->sa_tlb[a], page);
+    rp_tlb_invalidate(&g->l2_tlb, page);
+}
+
+/* Unified memory (rp_um.h) of a multi-GPU run: its page table when
+ * um.policy moves pages, its counters per GPU. */
+static int build_um(rp_sim *s)
+{
+    int pol = rp_um_policy_parse(s->cfg.um_policy);
+    if (s->n_gpus < 2 || pol == RP_UM_HOME || (pol == RP_UM_INTERLEAVE && s->cfg.topo_kind == RP_TOPO_UNIFIED))
+        return 0;
+    s->um_on = true;
+    if (!rp_um_moves(pol))
+        return 0;
+    rp_um_spec sp = {pol, s->n_gpus, log2u(s->cfg.um_page_size), rp_lat_ps(s->cfg.um_fault_latency, s->clk),
+                     rp_lat_ps(s->cfg.um_shootdown_latency, s->clk), s->cfg.um_counter_threshold};
+    rp_um_ops ops = {s, um_move, um_shootdown};
+    if (rp_um_init(&s->um, &sp, &ops)) {
+        snprintf(s->err, sizeof s->err, "out of memory for the unified-memory page table");
+        return -1;
+    }
+    s->um_moves = true;
+    s->ctx.um_walk = ctx_um_walk;
+    for (uint32_t g = 0; g < s->n_gpus; g++) {
+        char name[32];
+        rp_um_gpu *u = &s->um.st[g];
+        s->stats.reg_part = (int32_t)s->gpus[g].part->id + 1; /* updated by the walkers' partition */
+        snprintf(name, sizeof name, "gpu[%u].um", g);
+        rp_stats_add(&s->stats, name, "faults", &u->faults, "count", "page faults of this GPU's walker (um.policy)");
+        rp_stats_add(&s->stats, name, "fault_ps", &u->fault_ps, "ps", "sum of the times faulting walks waited for their page");
+        rp_stats_add(&s->stats, name, "migrations_in", &u->migrations_in, "count", "pages moved to this GPU");
+        rp_stats_add(&s->stats, name, "migrations_out", &u->migrations_out, "count", "pages moved away from this GPU");
+        rp_stats_add(&s->stats, name, "bytes_in", &u->bytes_in, "bytes", "bytes of the pages moved to this GPU");
+        rp_stats_add(&s->stats, name, "shootdowns", &u->shootdowns, "count", "TLB shootdowns this GPU received");
+        rp_stats_add(&s->stats, name, "remote_counted", &u->remote_counted, "count",
+                     "remote line accesses counted (access-counter)");
+    }
+    s->stats.reg_part = 0;
+    return 0;
+}
+
 static void ctx_kernel_note(void *o, rp_kernel *k, int end) { rp_kernel_note(o, k, end); }
 static uint64_t ctx_flush_l2(void *o, uint32_t gpu) { return rp_mem_flush_l2(o, gpu); }
 static int ctx_sample_kernel_start(void *o, rp_kernel *k) { return rp_sample_kernel_start(o, k); }
@@ -520,6 +633,8 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
                 n++;
             }
     }
+    if (build_um(s))
+        return -1;
     if (rp_sim_link_partitions(s))
         return -1;
     if (cfg->simds > 16) {
@@ -584,6 +699,7 @@ void rp_sim_fini(rp_sim *s)
         free(gp->disp.gpu_flush);
     }
     free(s->gpus);
+    rp_um_fini(&s->um);
     for (size_t i = 0; i < s->n_progs; i++)
         gcn_program_free(s->progs[i]);
     free(s->progs);

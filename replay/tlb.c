@@ -370,6 +370,7 @@ static void walk_done(rp_tlb *t, uint32_t i, rp_engine *e)
     }
 }
 
+/* The IOMMU's part of a walk, or a fault or page move it waited for, is over. */
 static void iommu_done(rp_event *ev, rp_engine *e)
 {
     rp_tlb_mshr *ms = ev->owner;
@@ -393,14 +394,21 @@ static void walk_fill(rp_port *p, rp_engine *e)
             pwc_insert(t, ms->level, ms->page);
             ms->level--;
             read_entry(t, i, e->now);
-        } else if (ms->iommu && t->spec.iommu_ps) {
-            t->st_iommu++;
-            rp_engine_schedule(e, &ms->ev, e->now + t->spec.iommu_ps);
-        } else {
-            if (ms->iommu)
-                t->st_iommu++;
-            walk_done(t, i, e);
+            continue;
         }
+        /* the leaf: the IOMMU's translation of a host or peer page, then
+         * what unified memory makes the walk wait for (a fault, a move) */
+        rp_time ready = e->now;
+        if (ms->iommu) {
+            t->st_iommu++;
+            ready += t->spec.iommu_ps;
+        }
+        if (t->x->um_walk)
+            ready = t->x->um_walk(t->x->owner, ms->page, t->gpu, ready);
+        if (ready > e->now)
+            rp_engine_schedule(e, &ms->ev, ready);
+        else
+            walk_done(t, i, e);
     }
 }
 
@@ -446,6 +454,18 @@ static void l2_in(rp_port *p, rp_engine *e)
         t->next_free = t0 + t->spec.clk.period_ps;
         l2_request(t, m, t0, false);
     }
+}
+
+void rp_tlb_invalidate(rp_tlb *t, uint64_t addr)
+{
+    for (size_t w = 0; w < (size_t)t->spec.sets * t->spec.ways; w++) {
+        uint64_t g = t->tag[w];
+        uint8_t sh = (uint8_t)((g - 1) & 63);
+        if (g && (g - 1) >> 6 == addr >> sh)
+            t->tag[w] = 0;
+    }
+    if (t->mru_page && (addr >> t->mru_shift << t->mru_shift) + 1 == t->mru_page)
+        t->mru_page = 0;
 }
 
 /* ---- building ---------------------------------------------------------------------------- */

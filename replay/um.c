@@ -1,0 +1,171 @@
+/*
+ * um.c - unified memory across GPUs: the page table of governed pages and
+ * the placement policies (rp_um.h).
+ */
+#include "rp_um.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int rp_um_policy_parse(const char *name)
+{
+    static const char *const names[] = {"home", "interleave", "first-touch", "on-fault", "access-counter"};
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (!strcmp(name, names[i]))
+            return i;
+    return -1;
+}
+
+int rp_um_init(rp_um *u, const rp_um_spec *spec, const rp_um_ops *ops)
+{
+    memset(u, 0, sizeof *u);
+    if (!spec->gpus || spec->gpus > 64 || (spec->policy == RP_UM_COUNTER && !spec->threshold))
+        return -1;
+    u->spec = *spec;
+    u->ops = *ops;
+    u->cap = 1024;
+    u->tab = calloc(u->cap, sizeof *u->tab);
+    u->counts = calloc(u->cap * spec->gpus, sizeof *u->counts);
+    u->st = calloc(spec->gpus, sizeof *u->st);
+    if (!u->tab || !u->counts || !u->st) {
+        rp_um_fini(u);
+        return -1;
+    }
+    return 0;
+}
+
+void rp_um_fini(rp_um *u)
+{
+    free(u->tab);
+    free(u->counts);
+    free(u->st);
+    u->tab = NULL;
+    u->counts = NULL;
+    u->st = NULL;
+}
+
+static inline uint64_t slot_of(uint64_t key, uint64_t cap) { return (key * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1); }
+
+static const rp_um_page *find(const rp_um *u, uint64_t key)
+{
+    for (uint64_t i = slot_of(key, u->cap);; i = (i + 1) & (u->cap - 1)) {
+        if (u->tab[i].key == key)
+            return &u->tab[i];
+        if (!u->tab[i].key)
+            return NULL;
+    }
+}
+
+static int grow(rp_um *u)
+{
+    uint64_t nc = u->cap * 2;
+    rp_um_page *nt = calloc(nc, sizeof *nt);
+    uint32_t *ncnt = calloc(nc * u->spec.gpus, sizeof *ncnt);
+    if (!nt || !ncnt) {
+        free(nt);
+        free(ncnt);
+        return -1;
+    }
+    for (uint64_t i = 0; i < u->cap; i++) {
+        if (!u->tab[i].key)
+            continue;
+        uint64_t j = slot_of(u->tab[i].key, nc);
+        while (nt[j].key)
+            j = (j + 1) & (nc - 1);
+        nt[j] = u->tab[i];
+        memcpy(&ncnt[j * u->spec.gpus], &u->counts[i * u->spec.gpus], u->spec.gpus * sizeof *ncnt);
+    }
+    free(u->tab);
+    free(u->counts);
+    u->tab = nt;
+    u->counts = ncnt;
+    u->cap = nc;
+    return 0;
+}
+
+/* The entry of key, made at home when new; NULL out of memory (the page
+ * then stays at home: the caller's fallback). */
+static rp_um_page *get(rp_um *u, uint64_t key, uint32_t home)
+{
+    if ((u->used + 1) * 2 > u->cap && grow(u))
+        return NULL;
+    uint64_t i = slot_of(key, u->cap);
+    while (u->tab[i].key && u->tab[i].key != key)
+        i = (i + 1) & (u->cap - 1);
+    if (!u->tab[i].key) {
+        u->tab[i] = (rp_um_page){key, (uint8_t)home, 0, 0};
+        u->used++;
+    }
+    return &u->tab[i];
+}
+
+uint32_t rp_um_owner(const rp_um *u, uint64_t addr, uint32_t home)
+{
+    const rp_um_page *p = find(u, (addr >> u->spec.page_shift) + 1);
+    return p ? p->owner : home;
+}
+
+/* Move page p to GPU `to`, starting at t; fault: a GPU page fault (not a
+ * counter's move). Returns when the page has arrived. */
+static rp_time move(rp_um *u, rp_um_page *p, uint32_t to, rp_time t, bool fault)
+{
+    uint32_t from = p->owner;
+    uint64_t page = (p->key - 1) << u->spec.page_shift, bytes = 1ull << u->spec.page_shift;
+    rp_time t0 = t;
+    if (fault) {
+        u->st[to].faults++;
+        t += u->spec.fault_ps;
+    }
+    for (uint32_t g = 0; g < u->spec.gpus; g++)
+        if (g != to) {
+            u->ops.shootdown(u->ops.owner, g, page, u->spec.page_shift);
+            u->st[g].shootdowns++;
+        }
+    t += u->spec.shootdown_ps;
+    p->owner = (uint8_t)to;
+    p->pending = 0;
+    memset(&u->counts[(size_t)(p - u->tab) * u->spec.gpus], 0, u->spec.gpus * sizeof *u->counts);
+    t = u->ops.move(u->ops.owner, from, to, page, bytes, t);
+    u->st[to].migrations_in++;
+    u->st[to].bytes_in += bytes;
+    u->st[from].migrations_out++;
+    if (fault)
+        u->st[to].fault_ps += t - t0;
+    return t;
+}
+
+rp_time rp_um_walk(rp_um *u, uint32_t gpu, uint64_t addr, uint32_t home, rp_time now)
+{
+    if (!rp_um_moves(u->spec.policy) || gpu >= u->spec.gpus)
+        return now;
+    rp_um_page *p = get(u, (addr >> u->spec.page_shift) + 1, home);
+    if (!p)
+        return now;
+    bool first = !p->touched;
+    p->touched = 1;
+    if (p->owner == gpu)
+        return now;
+    switch (u->spec.policy) {
+    case RP_UM_FIRST_TOUCH:
+        return first ? move(u, p, gpu, now, true) : now;
+    case RP_UM_ON_FAULT:
+        return move(u, p, gpu, now, true);
+    default: /* access-counter */
+        return p->pending == gpu + 1 ? move(u, p, gpu, now, false) : now;
+    }
+}
+
+void rp_um_remote(rp_um *u, uint32_t gpu, uint64_t addr, uint32_t home)
+{
+    if (u->spec.policy != RP_UM_COUNTER || gpu >= u->spec.gpus)
+        return;
+    rp_um_page *p = get(u, (addr >> u->spec.page_shift) + 1, home);
+    if (!p || p->owner == gpu || p->pending)
+        return;
+    u->st[gpu].remote_counted++;
+    uint32_t *c = &u->counts[(size_t)(p - u->tab) * u->spec.gpus + gpu];
+    if (++*c < u->spec.threshold)
+        return;
+    p->pending = (uint8_t)(gpu + 1);
+    u->ops.shootdown(u->ops.owner, gpu, (p->key - 1) << u->spec.page_shift, u->spec.page_shift);
+}
