@@ -1,9 +1,12 @@
-/* 770-tlb: address translation between mock ports (rp_tlb.h), with exact
+/* 770-tlb: address translation between mock ports (rp_tlb.h), and unified
+ * memory's faults and page moves in its walker (rp_um.h), with exact
  * times computed from the configuration (the parameter table's defaults):
  * an L1 TLB hit, an L1 miss that hits the L2 TLB, a full walk, a walk that
  * finds its upper level in the page-walk cache, a 2 MiB fragment of a host
  * page (every level read, the IOMMU's latency on top, one TLB entry for all of it), requests of one page merged into
- * one walk, and walks queued behind a busy walker. The page-table entries are
+ * one walk, and walks queued behind a busy walker; a fault that moves a page
+ * from another GPU (on-fault), first-touch, a move earned by access counters,
+ * and a shootdown that makes the page fault back. The page-table entries are
  * read from a mock memory that answers after MEM_PS; every expected time is a
  * formula of config values and MEM_PS. */
 #include <setjmp.h>
@@ -16,10 +19,12 @@
 
 #include "replay/rp_sim_internal.h"
 #include "replay/rp_tlb.h"
+#include "replay/rp_um.h"
 
 #define MAXGOT 16
 #define MEM_PS 97000u  /* the mock memory's answer time for an entry read */
 #define FILL_PS 5000u  /* the link back to the walker */
+#define MOVE_PS 250000u /* the mock interconnect's transfer of a page */
 
 typedef struct bench {
     rp_config cfg;
@@ -40,7 +45,14 @@ typedef struct bench {
     rp_time got_at[MAXGOT];
     uint64_t got_addr[MAXGOT];
     int n_got;
+    /* unified memory: the TLBs are GPU 0's; pages below UM_END are governed, home GPU 1 */
+    rp_um um;
+    int um_on;
+    uint32_t moves, last_from, last_to, shootdowns[2];
+    rp_time move_ready;
 } bench;
+#define UM_BASE 0x600000000000ull
+#define UM_END  0x600000100000ull
 
 #define HOST_BASE 0x7f0000000000ull
 static bench *B;
@@ -88,6 +100,39 @@ static void page_of(void *owner, uint64_t addr, uint32_t gpu, uint8_t *shift, bo
     *iommu = host;
 }
 
+static rp_time um_walk(void *owner, uint64_t page, uint32_t gpu, rp_time now)
+{
+    bench *b = owner;
+    return page >= UM_BASE && page < UM_END ? rp_um_walk(&b->um, gpu, page, 1, now) : now;
+}
+
+/* rp_um_ops of the bench: a transfer takes MOVE_PS; GPU 0's shootdown drops
+ * the entry from its three TLBs (GPU 1 has none here) */
+static rp_time um_move(void *owner, uint32_t from, uint32_t to, uint64_t page, uint64_t bytes, rp_time ready)
+{
+    bench *b = owner;
+    (void)page;
+    assert_int_equal(bytes, 4096);
+    b->moves++;
+    b->last_from = from;
+    b->last_to = to;
+    b->move_ready = ready;
+    return ready + MOVE_PS;
+}
+
+static void um_shootdown(void *owner, uint32_t gpu, uint64_t page, uint8_t shift)
+{
+    bench *b = owner;
+    assert_int_equal(shift, 12);
+    assert_true(gpu < 2);
+    b->shootdowns[gpu]++;
+    if (gpu == 0) {
+        rp_tlb_invalidate(&b->l1a, page);
+        rp_tlb_invalidate(&b->l1b, page);
+        rp_tlb_invalidate(&b->l2, page);
+    }
+}
+
 static void on_fail(void *owner, const char *msg)
 {
     (void)owner;
@@ -131,8 +176,22 @@ static void setup(bench *b, void (*tweak)(rp_config *))
     rp_link_init(&b->out, &b->e, &b->sink, 0, 0, 0);
 }
 
+/* Unified memory under policy pol (RP_UM_*) for the bench's two GPUs. */
+static void um_setup(bench *b, int pol, uint32_t threshold)
+{
+    const rp_config *c = &b->cfg;
+    rp_um_spec sp = {pol, 2, 12, rp_lat_ps(c->um_fault_latency, b->clk), rp_lat_ps(c->um_shootdown_latency, b->clk),
+                     threshold};
+    rp_um_ops ops = {b, um_move, um_shootdown};
+    assert_int_equal(rp_um_init(&b->um, &sp, &ops), 0);
+    b->um_on = 1;
+    b->x.um_walk = um_walk;
+}
+
 static void teardown(bench *b)
 {
+    if (b->um_on)
+        rp_um_fini(&b->um);
     rp_tlb_fini(&b->l1a);
     rp_tlb_fini(&b->l1b);
     rp_tlb_fini(&b->l2);
@@ -286,6 +345,120 @@ static void test_walker_queue(void **state)
     teardown(&b);
 }
 
+static rp_time fault_ps(const bench *b) { return rp_lat_ps(b->cfg.um_fault_latency, b->clk); }
+static rp_time shoot_ps(const bench *b) { return rp_lat_ps(b->cfg.um_shootdown_latency, b->clk); }
+
+static void test_um_fault_moves_page(void **state)
+{
+    (void)state;
+    bench b;
+    setup(&b, NULL);
+    um_setup(&b, RP_UM_ON_FAULT, 1);
+    const uint64_t a = UM_BASE + 0x3040;
+    assert_int_equal(rp_um_owner(&b.um, a, 1), 1); /* at home until used */
+    send(&b, &b.l1a, a);
+    run(&b);
+    /* a cold walk, then the fault: fault latency, the other GPU's shootdown,
+     * the page's transfer, then the translation goes back */
+    rp_time walk_end = to_l2(&b) + b.cfg.tlb_levels * level(&b);
+    assert_int_equal(b.n_got, 1);
+    assert_int_equal(b.got_at[0], walk_end + fault_ps(&b) + shoot_ps(&b) + MOVE_PS + noc(&b));
+    assert_int_equal(b.move_ready, walk_end + fault_ps(&b) + shoot_ps(&b));
+    assert_int_equal(b.moves, 1);
+    assert_int_equal(b.last_from, 1);
+    assert_int_equal(b.last_to, 0);
+    assert_int_equal(rp_um_owner(&b.um, a, 1), 0);
+    assert_int_equal(b.um.st[0].faults, 1);
+    assert_int_equal(b.um.st[0].fault_ps, fault_ps(&b) + shoot_ps(&b) + MOVE_PS);
+    assert_int_equal(b.um.st[0].migrations_in, 1);
+    assert_int_equal(b.um.st[0].bytes_in, 4096);
+    assert_int_equal(b.um.st[1].migrations_out, 1);
+    assert_int_equal(b.um.st[1].shootdowns, 1);
+    assert_int_equal(b.shootdowns[1], 1);
+    assert_int_equal(b.shootdowns[0], 0);
+    /* the page is GPU 0's now: the next access hits the L1 TLB */
+    rp_time t0 = b.e.now;
+    send(&b, &b.l1a, a + 64);
+    run(&b);
+    assert_int_equal(b.got_at[1] - t0, l1lat(&b));
+    /* GPU 1 takes it back (its walker's fault): GPU 0's TLBs are shot down,
+     * so GPU 0's next access walks (the leaf only: the PWC holds its upper
+     * level) and faults again */
+    assert_int_equal(rp_um_walk(&b.um, 1, a, 1, b.e.now), b.e.now + fault_ps(&b) + shoot_ps(&b) + MOVE_PS);
+    assert_int_equal(b.shootdowns[0], 1);
+    assert_int_equal(rp_um_owner(&b.um, a, 1), 1);
+    t0 = b.e.now;
+    send(&b, &b.l1a, a + 128);
+    run(&b);
+    assert_int_equal(b.got_at[2] - t0, to_l2(&b) + level(&b) + fault_ps(&b) + shoot_ps(&b) + MOVE_PS + noc(&b));
+    assert_int_equal(b.um.st[0].faults, 2);
+    assert_int_equal(b.moves, 3);
+    teardown(&b);
+}
+
+static void test_um_first_touch(void **state)
+{
+    (void)state;
+    bench b;
+    setup(&b, NULL);
+    um_setup(&b, RP_UM_FIRST_TOUCH, 1);
+    const uint64_t a = UM_BASE + 0x8000;
+    /* GPU 1 (home) touches it first: no fault, it stays */
+    assert_int_equal(rp_um_walk(&b.um, 1, a, 1, 1000), 1000);
+    send(&b, &b.l1a, a);
+    run(&b);
+    /* GPU 0 then maps it remotely: a plain walk */
+    assert_int_equal(b.got_at[0], to_l2(&b) + b.cfg.tlb_levels * level(&b) + noc(&b));
+    assert_int_equal(b.moves, 0);
+    assert_int_equal(rp_um_owner(&b.um, a, 1), 1);
+    /* a page GPU 0 touches first moves to it with a fault */
+    const uint64_t p = UM_BASE + 0x9000;
+    rp_time t0 = b.e.now;
+    send(&b, &b.l1a, p);
+    run(&b);
+    assert_int_equal(b.got_at[1] - t0, to_l2(&b) + level(&b) + fault_ps(&b) + shoot_ps(&b) + MOVE_PS + noc(&b));
+    assert_int_equal(rp_um_owner(&b.um, p, 1), 0);
+    /* and stays when GPU 1 uses it afterwards */
+    assert_int_equal(rp_um_walk(&b.um, 1, p, 1, 5), 5);
+    assert_int_equal(rp_um_owner(&b.um, p, 1), 0);
+    assert_int_equal(b.um.st[0].faults, 1);
+    teardown(&b);
+}
+
+static void test_um_access_counter(void **state)
+{
+    (void)state;
+    bench b;
+    setup(&b, NULL);
+    um_setup(&b, RP_UM_COUNTER, 3);
+    const uint64_t a = UM_BASE + 0x20000;
+    send(&b, &b.l1a, a);
+    run(&b);
+    assert_int_equal(b.got_at[0], to_l2(&b) + b.cfg.tlb_levels * level(&b) + noc(&b)); /* mapped remotely */
+    /* two remote accesses: counted, nothing moves; the third earns the page:
+     * GPU 0's entry is dropped so that its next access walks */
+    rp_um_remote(&b.um, 0, a, 1);
+    rp_um_remote(&b.um, 0, a + 64, 1);
+    assert_int_equal(b.shootdowns[0], 0);
+    rp_um_remote(&b.um, 0, a + 128, 1);
+    assert_int_equal(b.shootdowns[0], 1);
+    assert_int_equal(b.um.st[0].remote_counted, 3);
+    assert_int_equal(rp_um_owner(&b.um, a, 1), 1);
+    rp_time t0 = b.e.now;
+    send(&b, &b.l1a, a + 192);
+    run(&b);
+    /* the move without a fault: shootdown and transfer only */
+    assert_int_equal(b.got_at[1] - t0, to_l2(&b) + level(&b) + shoot_ps(&b) + MOVE_PS + noc(&b));
+    assert_int_equal(rp_um_owner(&b.um, a, 1), 0);
+    assert_int_equal(b.um.st[0].faults, 0);
+    assert_int_equal(b.um.st[0].migrations_in, 1);
+    /* counters start again: GPU 1 needs three remote accesses of its own */
+    rp_um_remote(&b.um, 1, a, 1);
+    rp_um_remote(&b.um, 1, a, 1);
+    assert_int_equal(rp_um_walk(&b.um, 1, a, 1, 7), 7);
+    teardown(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +467,9 @@ int main(void)
         cmocka_unit_test(test_pwc_and_large_and_iommu),
         cmocka_unit_test(test_merge_and_walker_queue),
         cmocka_unit_test(test_walker_queue),
+        cmocka_unit_test(test_um_fault_moves_page),
+        cmocka_unit_test(test_um_first_touch),
+        cmocka_unit_test(test_um_access_counter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
