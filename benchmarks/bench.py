@@ -72,8 +72,11 @@ WORKLOADS = [
 ]
 PRESETS = ["r9nano", "m-sgpu", "u-mgpu", "d-mgpu"]
 TRACE_OF_PRESET = {"r9nano": "1gpu", "m-sgpu": "1gpu_4x", "u-mgpu": "1gpu_4x", "d-mgpu": "4gpu",
-                   "r9nano-cut": "1gpu_4x"}
+                   "r9nano-cut": "1gpu_4x", "u-mgpu-ft": "1gpu_4x", "u-mgpu-ac": "1gpu_4x"}
 # "<preset>-cut": the preset with the cut inside each GPU (sim.gpu_partitions, docs/timing-model.md)
+# U-MGPU with unified-memory placement (um.policy, docs/timing-model.md), replayed for the case
+# study on the 1gpu_4x trace beside u-mgpu (its default placement: interleaved 4 KiB pages)
+UM_VARIANTS = {"u-mgpu-ft": ("u-mgpu", "first-touch"), "u-mgpu-ac": ("u-mgpu", "access-counter")}
 CUT_PARTITIONS = 3
 SCHEMA = 1
 THRESHOLD = 0.10
@@ -200,6 +203,9 @@ class Bench:
         cmd = [self.replay, "--quiet", "--topo", preset]
         if preset.endswith("-cut"):
             cmd = [self.replay, "--quiet", "--topo", preset[:-4], "--set", f"sim.gpu_partitions={CUT_PARTITIONS}"]
+        if preset in UM_VARIANTS:
+            topo, pol = UM_VARIANTS[preset]
+            cmd = [self.replay, "--quiet", "--topo", topo, "--set", f"um.policy={pol}"]
         if threads is not None:
             cmd += ["--threads", str(threads)]
         cmd += ["--stats", stats, trace]
@@ -241,6 +247,8 @@ class Bench:
             "peak_rss_mib": round(rss, 1),
             "data_check": "OK",
         }
+        if preset in UM_VARIANTS:
+            res.update({k: s[k] for k in ("um_faults", "um_migrations", "um_bytes")})
         return res, wall, stats, s
 
     def sampled(self, prog, trace):
@@ -388,6 +396,14 @@ class Bench:
             r["replay"][p], *sample = self.replay_sample(prog, p, t4)
             if p == "u-mgpu":
                 first = sample
+        for p in UM_VARIANTS:
+            log(f"{prog}: replay {p} (u-mgpu, um.policy={UM_VARIANTS[p][1]})")
+            try:
+                r["replay"][p] = self.replay_run(prog, p, t4)
+            except RunError as e:
+                r["replay"][p] = {"error": str(e)}
+                self.failures.append(f"{prog} {p}: {e}")
+                log(f"{prog}: replay {p} FAILED: {e}")
         if self.a.parallel:
             r["parallel"] = {"u-mgpu": self.parallel_part(prog, "u-mgpu", t4, first),
                              "r9nano-cut": self.parallel_part(prog, "r9nano-cut", t4)}
@@ -475,6 +491,10 @@ def summarise_stats(path):
         "cycles": int(round(ps * freq / 1e12)),
         "dram_bytes": sum(k.get("dram_bytes", 0) for k in s["kernels"]),
         "inter_gpu_bytes": tot["counters"].get("link.bytes", 0),
+        # unified memory (um.policy that moves pages; 0 otherwise)
+        "um_faults": sum(v for k, v in tot["counters"].items() if k.endswith(".um.faults")),
+        "um_migrations": sum(v for k, v in tot["counters"].items() if k.endswith(".um.migrations_in")),
+        "um_bytes": sum(v for k, v in tot["counters"].items() if k.endswith(".um.bytes_in")),
         # the parallel replay's decomposition (absent in stats of older replays)
         "partitions": tot.get("partitions"),
         "lookahead_ps": tot.get("lookahead_ps"),

@@ -240,9 +240,10 @@ static const param params[] = {
     {"um.shootdown_latency", PT_LAT, F(um_shootdown_latency), "2us", 0, 0, "cycles or time",
      "unified memory: invalidating the other GPUs' TLB entries of a page that moves (estimate: CPU TLB shootdowns "
      "cost a few microseconds, Amit, USENIX ATC 2017)"},
-    {"um.counter_threshold", PT_UINT, F(um_counter_threshold), "256", 1, 65535, "accesses",
-     "access-counter: remote line accesses from one GPU that move a page to it (NVIDIA open-gpu-kernel-modules "
-     "uvm_gpu_access_counters.c: default threshold 256)"},
+    {"um.counter_threshold", PT_UINT, F(um_counter_threshold), "32", 1, 65535, "accesses",
+     "access-counter: remote line requests from one GPU to one page that move the page to it (estimate: half the "
+     "64-byte lines of a 4 KiB page; NVIDIA's driver counts per 2 MiB region with a default threshold of 256, "
+     "open-gpu-kernel-modules uvm_gpu_access_counters.c)"},
     {"mem.gpu_interleave", PT_SIZE, F(gpu_interleave), "4KiB", 64, 1ull << 30, "bytes",
      "unified topology: address interleaving across GPUs (MGSim Sec. IV-C: 4 KB)"},
     {"link.latency", PT_LAT, F(link_latency), "500ns", 0, 0, "cycles or time", "inter-GPU (PCIe/RDMA) one-way latency"},
