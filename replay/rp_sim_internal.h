@@ -275,6 +275,7 @@ struct rp_sim {
     /* unified memory (um.c): um_on when um.policy places governed memory
      * other than at home, um_moves when it moves pages (um is built then) */
     bool um_on, um_moves;
+    int um_pol;               /* RP_UM_* of um.policy */
     rp_um um;
     /* D-MGPU placement */
     rp_alloc *allocs;

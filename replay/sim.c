@@ -93,7 +93,7 @@ static inline bool um_governs(const rp_sim *s, const rp_alloc *a)
  * allocating device. */
 static inline uint32_t um_home(const rp_sim *s, const rp_alloc *a, uint64_t addr)
 {
-    if (s->cfg.topo_kind == RP_TOPO_UNIFIED || !strcmp(s->cfg.um_policy, "interleave"))
+    if (s->cfg.topo_kind == RP_TOPO_UNIFIED || s->um_pol == RP_UM_INTERLEAVE)
         return (uint32_t)((addr / s->cfg.gpu_interleave) % s->n_gpus);
     return a->gpu;
 }
@@ -143,7 +143,7 @@ rp_link *rp_route_l1(void *ctx, uint64_t line, rp_port **dst)
     uint32_t t = rp_gpu_of(s, line, g->id);
     if (t == g->id)
         return rp_route_l2_bank(s, g->id, r->grp, line, dst);
-    if (s->um_moves && !strcmp(s->cfg.um_policy, "access-counter")) { /* a remote access counts */
+    if (s->um_pol == RP_UM_COUNTER && s->um_moves) { /* a remote access counts */
         const rp_alloc *a = alloc_at(s, line);
         if (um_governs(s, a))
             rp_um_remote(&s->um, g->id, line, um_home(s, a, line));
@@ -479,6 +479,7 @@ static void um_shootdown(void *o, uint32_t gpu, uint64_t page, uint8_t shift)
 static int build_um(rp_sim *s)
 {
     int pol = rp_um_policy_parse(s->cfg.um_policy);
+    s->um_pol = pol;
     if (s->n_gpus < 2 || pol == RP_UM_HOME || (pol == RP_UM_INTERLEAVE && s->cfg.topo_kind == RP_TOPO_UNIFIED))
         return 0;
     s->um_on = true;
