@@ -41,9 +41,10 @@ extern "C" {
 #endif
 
 /* The format this build writes. It reads every 1.x and 2.x up to this one
- * (2.0 = 1.4 + wave segments, docs/trace-format.md Sec. 5). */
+ * (2.0 = 1.4 + wave segments, 2.1 = 2.0 + managed allocations,
+ * docs/trace-format.md Sec. 5). */
 #define TRC_FORMAT_MAJOR 2
-#define TRC_FORMAT_MINOR 0
+#define TRC_FORMAT_MINOR 1
 /* The oldest major version this build reads. */
 #define TRC_FORMAT_MAJOR_OLDEST 1
 
@@ -59,7 +60,7 @@ typedef struct trc_header_info {
 } trc_header_info;
 
 typedef enum trc_mem_kind {
-    TRC_MEM_DEVICE = 0,   /* hipMalloc */
+    TRC_MEM_DEVICE = 0,   /* hipMalloc (and hipMallocManaged: trc_event.managed, 2.1) */
     TRC_MEM_HOST_PINNED,  /* hipHostMalloc */
     TRC_MEM_KERNARG,      /* kernarg segment, dispatch packet, queue (written by the runtime) */
     TRC_MEM_CODE,         /* loaded code-object image (globals, constants) */
@@ -129,6 +130,11 @@ typedef struct trc_event {
      * that wrote this event, as the recording machine measured it; 0 when
      * not recorded. Writers set it with trc_writer_host_gap(). */
     uint64_t host_gap_ns;
+    /* ALLOC (format 2.1): managed memory (hipMallocManaged); mem_kind is then
+     * TRC_MEM_DEVICE (what a 2.0 reader sees). 0 on every other event and in
+     * older traces; the reader refuses it on a non-ALLOC event or with
+     * another mem_kind. */
+    uint8_t managed;
 } trc_event;
 
 /* Memory-op record flags. */

@@ -366,6 +366,8 @@ const char *trc_event_problem(const Gtrace__Event *m)
         return "stream-wait fields on a non-sync event";
     if (m->stream_nonblocking && (m->until_event || m->stream_wait || !m->stream))
         return "a non-blocking declaration that also waits, or of the null stream";
+    if (m->managed && (m->kind != GTRACE__EVENT_KIND__EV_ALLOC || m->mem_kind != TRC_MEM_DEVICE))
+        return "managed flag on an event that is not a device-memory ALLOC";
     return NULL;
 }
 
@@ -399,6 +401,7 @@ static int take_event(trc_reader *r, size_t i, Gtrace__Event *m, char *err, size
     e->stream_wait = m->stream_wait != 0;
     e->wait_stream = m->wait_stream;
     e->stream_nonblocking = m->stream_nonblocking != 0;
+    e->managed = m->managed != 0;
     if (m->has_data) { /* trc_event_problem checked: exactly size bytes in one of the two */
         int shuf = m->data_shuf4.len != 0;
         size_t len = shuf ? m->data_shuf4.len : m->data.len;

@@ -432,6 +432,7 @@ static int64_t put_event(trc_writer *w, const trc_event *ev)
     m.stream_wait = ev->stream_wait != 0;
     m.wait_stream = ev->wait_stream;
     m.stream_nonblocking = ev->stream_nonblocking != 0;
+    m.managed = ev->managed != 0; /* 2.1 */
     m.host_gap_ns = w->host_gap_ns; /* trc_writer_host_gap: carried by the next event */
     w->host_gap_ns = 0;
     int data_chunk = 0;

@@ -42,7 +42,7 @@ _CH_HEADER, _CH_CODE, _CH_EVENT, _CH_RECORDS, _CH_DATA, _CH_INDEX, _CH_KEND, _CH
 _EVENT_KINDS = ("alloc", "free", "copy", "memset", "launch", "sync")
 _MEM_KINDS = ("device", "host", "kernarg", "code", "scratch")
 _COPY_KINDS = ("h2d", "d2h", "d2d", "init")
-_MAX_MAJOR = 2  # reads 1.x and 2.x (2.0: wave segments)
+_MAX_MAJOR = 2  # reads 1.x and 2.x (2.0: wave segments, 2.1: managed allocations)
 
 
 class TraceError(Exception):
@@ -250,9 +250,13 @@ class Trace:
             raise self._err("event %d: unknown kind %d" % (i, e.kind))
         d = {"index": i, "kind": _EVENT_KINDS[e.kind], "device": e.device, "stream": e.stream}
         k = d["kind"]
+        if e.managed and (k != "alloc" or e.mem_kind != 0):
+            raise self._err("event %d: managed flag on an event that is not a device-memory ALLOC" % i)
         if k in ("alloc", "free"):
+            # format 2.1: a managed ALLOC (hipMallocManaged) shows mem_kind "managed"
             d.update(addr=e.addr, size=e.size,
-                     mem_kind=_MEM_KINDS[e.mem_kind] if e.mem_kind < len(_MEM_KINDS) else e.mem_kind)
+                     mem_kind="managed" if e.managed else
+                     _MEM_KINDS[e.mem_kind] if e.mem_kind < len(_MEM_KINDS) else e.mem_kind)
         elif k == "copy":
             d.update(dst=e.addr, src=e.src, size=e.size,
                      copy_kind=_COPY_KINDS[e.copy_kind] if e.copy_kind < len(_COPY_KINDS) else e.copy_kind)

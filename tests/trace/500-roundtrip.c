@@ -257,6 +257,8 @@ static size_t make_events(trc_event *ev)
         e.mem_kind = (trc_mem_kind)mk_;
         ev[n++] = e;
     }
+    /* format 2.1: a managed allocation (device memory) */
+    e = mk(TRC_EV_ALLOC); e.addr = 0x7f0000800000ull; e.size = 65536; e.mem_kind = TRC_MEM_DEVICE; e.managed = 1; ev[n++] = e;
     e = mk(TRC_EV_COPY); e.addr = 0x7f0000000000ull; e.size = sizeof h2d; e.copy_kind = TRC_COPY_H2D; e.data = h2d; e.stream = 3; ev[n++] = e;
     e = mk(TRC_EV_COPY); e.addr = 0x7f0000100000ull; e.src = 0x7f0000000000ull; e.size = 1234; e.copy_kind = TRC_COPY_D2D; ev[n++] = e;
     e = mk(TRC_EV_COPY); e.addr = 0x7f0000200000ull; e.size = sizeof init_bytes; e.copy_kind = TRC_COPY_INIT; e.data = init_bytes; ev[n++] = e;
@@ -350,6 +352,7 @@ static void check_event(const trc_event *a, const trc_event *b)
     assert_int_equal(a->mem_kind, b->mem_kind);
     assert_int_equal(a->copy_kind, b->copy_kind);
     assert_int_equal(a->value, b->value);
+    assert_int_equal(a->managed, b->managed);
     assert_int_equal(a->data == NULL || a->size == 0, b->data == NULL || b->size == 0);
     if (a->data && a->size) assert_memory_equal(a->data, b->data, a->size);
 }
@@ -645,6 +648,57 @@ static void test_stream_wait(void **state)
     }
 }
 
+/* Format 2.1 managed allocations: `managed` round-trips on a device-memory
+ * ALLOC; on any other event, or on an ALLOC of another memory kind, the
+ * reader refuses the trace with one line naming the event. */
+static void test_managed(void **state)
+{
+    (void)state;
+    trc_header_info h;
+    fill_header(&h);
+    char err[512];
+    static const struct { trc_event_kind kind; trc_mem_kind mk; } bad[] = {
+        {TRC_EV_ALLOC, TRC_MEM_DEVICE}, /* good */
+        {TRC_EV_ALLOC, TRC_MEM_HOST_PINNED}, {TRC_EV_ALLOC, TRC_MEM_SCRATCH}, {TRC_EV_FREE, TRC_MEM_DEVICE},
+        {TRC_EV_MEMSET, TRC_MEM_DEVICE}, {TRC_EV_SYNC, TRC_MEM_DEVICE}};
+    for (size_t c = 0; c < sizeof bad / sizeof *bad; c++) {
+        trc_writer *w = trc_writer_open(path, &h, err, sizeof err);
+        assert_non_null(w);
+        trc_event e = mk(TRC_EV_ALLOC);
+        e.addr = 0x10000;
+        e.size = 4096;
+        assert_int_equal(trc_writer_event(w, &e), 0); /* a plain device allocation */
+        e = mk(bad[c].kind);
+        e.addr = 0x20000;
+        e.size = 8192;
+        e.mem_kind = bad[c].mk;
+        e.managed = 1;
+        assert_int_equal(trc_writer_event(w, &e), 0);
+        if (trc_writer_close(w) != 0) fail_msg("close: %s", trc_writer_error(w));
+        trc_writer_destroy(w);
+        trc_reader *r = trc_reader_open(path, err, sizeof err);
+        if (c) {
+            if (r) fail_msg("case %zu: a managed flag on kind %d / mem_kind %d was accepted", c, (int)bad[c].kind,
+                            (int)bad[c].mk);
+            assert_non_null(strstr(err, path));
+            assert_non_null(strstr(err, "event 1 "));
+            assert_non_null(strstr(err, "managed flag on an event that is not a device-memory ALLOC"));
+            assert_null(strchr(err, '\n'));
+            continue;
+        }
+        if (!r) fail_msg("%s", err);
+        assert_int_equal(trc_reader_n_events(r), 2);
+        const trc_event *a = trc_reader_event(r, 0), *b = trc_reader_event(r, 1);
+        assert_int_equal(a->managed, 0);
+        assert_int_equal(b->managed, 1);
+        assert_int_equal(b->kind, TRC_EV_ALLOC);
+        assert_int_equal(b->mem_kind, TRC_MEM_DEVICE);
+        assert_int_equal(b->addr, 0x20000);
+        assert_int_equal(b->size, 8192);
+        trc_reader_close(r);
+    }
+}
+
 static void test_misuse(void **state)
 {
     (void)state;
@@ -819,6 +873,7 @@ int main(void)
         cmocka_unit_test(test_size),
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_stream_wait),
+        cmocka_unit_test(test_managed),
         cmocka_unit_test(test_frame_cache),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

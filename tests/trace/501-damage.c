@@ -276,6 +276,11 @@ static void test_newer_major(void **state)
     spit(path2, b, n);
     assert_null(trc_reader_open(path2, err, sizeof err));
     assert_non_null(strstr(err, "is newer than this reader"));
+    /* naming both versions: the file's and this reader's (2.1: its minor too) */
+    char want[128];
+    snprintf(want, sizeof want, "version %u.%u is newer than this reader (%u.%u)", TRC_FORMAT_MAJOR + 1,
+             TRC_WRITE_FORMAT_MINOR, TRC_FORMAT_MAJOR, TRC_FORMAT_MINOR);
+    if (!strstr(err, want)) fail_msg("\"%s\" lacks \"%s\"", err, want);
     /* and a file that is not a trace at all */
     memcpy(b, "\x7f" "ELF", 4);
     spit(path2, b, n);

@@ -1,8 +1,8 @@
 /*
- * 504-golden - golden traces pin format 2.0 (docs/trace-format.md), and the
- * 1.0, 1.1, 1.2, 1.3 and 1.4 golden files stay readable.
+ * 504-golden - golden traces pin format 2.1 (docs/trace-format.md), and the
+ * 1.0, 1.1, 1.2, 1.3, 1.4 and 2.0 golden files stay readable.
  *
- * tests/trace/data/golden-2.0.gtrace was written by the checked-in
+ * tests/trace/data/golden-2.1.gtrace was written by the checked-in
  * generator tests/trace/data/gen.h (run `504-golden --generate
  * tests/trace/data` to rewrite it, then update the two constants below and
  * say why in the commit: a changed golden file is a format change).
@@ -11,7 +11,8 @@
  * 1.1 writer's (before awaits), golden-1.2.gtrace the 1.2 writer's (before
  * stream waits), golden-1.3.gtrace the 1.3 writer's (before host gaps),
  * golden-1.4.gtrace the 1.4 writer's (before wave segments: its kernel 2 has
- * no long loop):
+ * no long loop), golden-2.0.gtrace the 2.0 writer's (before managed
+ * allocations: no ALLOC carries `managed`):
  * they are never rewritten, and the reader must
  * decode them to the content they always had.
  *
@@ -40,9 +41,13 @@
 
 #include "tests/trace/data/gen.h"
 
-#define GOLDEN_NAME "golden-2.0.gtrace"
-#define GOLDEN_FILE_FNV 0xf9b3ade154836f23ull
-#define GOLDEN_CONTENT  0xaaa98e0a5797e515ull
+#define GOLDEN_NAME "golden-2.1.gtrace"
+#define GOLDEN_FILE_FNV 0xd9dd2d80437c8063ull
+#define GOLDEN_CONTENT  0x6cd6145068ed6cd1ull
+/* format 2.0, frozen since 2.1 (managed allocations): bytes and decoded content */
+#define GOLDEN20_NAME "golden-2.0.gtrace"
+#define GOLDEN20_FILE_FNV 0xf9b3ade154836f23ull
+#define GOLDEN20_CONTENT  0xaaa98e0a5797e515ull
 /* format 1.4, frozen since 2.0 (wave segments): bytes and decoded content */
 #define GOLDEN14_NAME "golden-1.4.gtrace"
 #define GOLDEN14_FILE_FNV 0x9f2fc083aec609ddull
@@ -267,14 +272,53 @@ static void test_golden_1_4(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.0 file holds kernel 2's long waves in segments (several per wave);
+/* The frozen 2.0 file (before managed allocations): same bytes, same
+ * content, its long waves in segments, and no ALLOC is managed. */
+static void test_golden_2_0(void **state)
+{
+    (void)state;
+    trc_reader *r = open_frozen(GOLDEN20_NAME, GOLDEN20_FILE_FNV, GOLDEN20_CONTENT, 0);
+    assert_int_equal(trc_reader_header(r)->format_major, 2);
+    trc_kernel_stats st;
+    assert_int_equal(trc_reader_kernel_stats(r, 2, &st), 0);
+    assert_true(st.n_segments >= 2 * st.n_waves);
+    for (size_t i = 0; i < trc_reader_n_events(r); i++)
+        assert_int_equal(trc_reader_event(r, i)->managed, 0);
+    trc_reader_close(r);
+}
+
+/* The 2.1 file holds the generator's managed allocation: exactly one event,
+ * the third, an ALLOC of device memory at 0x40000 with managed == 1. */
+static void test_golden_managed(void **state)
+{
+    (void)state;
+    trc_reader *r = open_golden();
+    assert_int_equal(trc_reader_header(r)->format_major, 2);
+    assert_int_equal(trc_reader_header(r)->format_minor, 1);
+    size_t found = 0;
+    for (size_t i = 0; i < trc_reader_n_events(r); i++) {
+        const trc_event *e = trc_reader_event(r, i);
+        if (!e->managed)
+            continue;
+        found++;
+        assert_int_equal(i, 2);
+        assert_int_equal(e->kind, TRC_EV_ALLOC);
+        assert_int_equal(e->mem_kind, TRC_MEM_DEVICE);
+        assert_int_equal(e->addr, 0x40000);
+        assert_int_equal(e->size, 0x8000);
+    }
+    assert_int_equal(found, 1);
+    trc_reader_close(r);
+}
+
+/* The 2.1 file holds kernel 2's long waves in segments (several per wave);
  * the same generation without segments decodes to the same content. */
 static void test_golden_segments(void **state)
 {
     (void)state;
     trc_reader *r = open_golden();
     assert_int_equal(trc_reader_header(r)->format_major, 2);
-    assert_int_equal(trc_reader_header(r)->format_minor, 0);
+    assert_int_equal(trc_reader_header(r)->format_minor, 1);
     trc_kernel_stats st;
     assert_int_equal(trc_reader_kernel_stats(r, 0, &st), 0);
     assert_int_equal(st.n_segments, 0);
@@ -297,7 +341,7 @@ static void test_golden_segments(void **state)
     unlink(p);
 }
 
-/* The 2.0 file carries the generator's host gaps: 123,456 ns (two calls
+/* The 2.1 file carries the generator's host gaps: 123,456 ns (two calls
  * added up) on the launch of kernel 2, 7,000 ns on the copy after it, none
  * elsewhere. */
 static void test_golden_host_gap(void **state)
@@ -321,7 +365,7 @@ static void test_golden_host_gap(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.0 file holds the generator's stream wait (stream 4 waits for stream
+/* The 2.1 file holds the generator's stream wait (stream 4 waits for stream
  * 3's work before the SYNC just before it) and declares stream 5
  * non-blocking. */
 static void test_golden_stream_wait(void **state)
@@ -351,7 +395,7 @@ static void test_golden_stream_wait(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.0 file holds the generator's awaits (wave 1 of every workgroup). */
+/* The 2.1 file holds the generator's awaits (wave 1 of every workgroup). */
 static void test_golden_awaits(void **state)
 {
     (void)state;
@@ -427,6 +471,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_golden_1_2),
         cmocka_unit_test(test_golden_1_3),
         cmocka_unit_test(test_golden_1_4),
+        cmocka_unit_test(test_golden_2_0),
+        cmocka_unit_test(test_golden_managed),
         cmocka_unit_test(test_golden_segments),
         cmocka_unit_test(test_golden_host_gap),
         cmocka_unit_test(test_golden_stream_wait),

@@ -4,18 +4,20 @@
  * 504-golden.c). Header-only so each test binary carries its own copy.
  *
  * gen_trace() writes a small trace whose content is a pure function of the
- * code below: a header, two code objects, every host event kind (ALLOC, COPY
- * H2D/D2H/D2D/INIT, MEMSET, LAUNCH, SYNC, FREE) on two devices and streams,
- * and three kernels whose wavefronts use every record type: branch outcomes,
- * indirect targets, EXEC changes, and memory ops of every flag combination
- * the emulator produces (LOAD, STORE, ATOMIC, ATOMIC|CMPSWAP, LDS, SMEM,
- * SCRATCH; strided, broadcast and gathered addresses; full and partial
- * EXEC; with data values). Workgroups are committed from `threads` threads
- * in an order shuffled by `seed`: the file must not depend on either.
+ * code below: a header, two code objects, every host event kind (ALLOC, one
+ * of them managed, COPY H2D/D2H/D2D/INIT, MEMSET, LAUNCH, SYNC, FREE) on two
+ * devices and streams, and three kernels whose wavefronts use every record
+ * type: branch outcomes, indirect targets, EXEC changes, and memory ops of
+ * every flag combination the emulator produces (LOAD, STORE, ATOMIC,
+ * ATOMIC|CMPSWAP, LDS, SMEM, SCRATCH; strided, broadcast and gathered
+ * addresses; full and partial EXEC; with data values). Workgroups are
+ * committed from `threads` threads in an order shuffled by `seed`: the file
+ * must not depend on either.
  *
  * Format 2.0: the waves of kernel 2 run a long loop and, with limits of
  * GEN_SEG_REC / GEN_SEG_DATA bytes, stream out in wave segments (unless
  * gen_no_segments is set: the decoded content must be the same either way).
+ * Format 2.1: one ALLOC of device memory (the third event) is managed.
  *
  * gen_content_hash() hashes everything a reader returns for a trace, so a
  * golden file's decoded content can be pinned by one number.
@@ -257,6 +259,17 @@ static inline int gen_trace(const char *path, uint32_t threads, uint64_t seed, s
     gen_bytes(d, sizeof d, 0xda);
     rc |= gen_event(w, TRC_EV_ALLOC, 0, 0, 0x10000, 0, 0x10000, TRC_MEM_DEVICE, 0, 0, NULL);
     rc |= gen_event(w, TRC_EV_ALLOC, 1, 0, 0x80000, 0, 0x30000, TRC_MEM_HOST_PINNED, 0, 0, NULL);
+    {
+        /* format 2.1: a managed allocation (hipMallocManaged), device memory */
+        trc_event e;
+        memset(&e, 0, sizeof e);
+        e.kind = TRC_EV_ALLOC;
+        e.addr = 0x40000;
+        e.size = 0x8000;
+        e.mem_kind = TRC_MEM_DEVICE;
+        e.managed = 1;
+        rc |= trc_writer_event(w, &e);
+    }
     rc |= gen_event(w, TRC_EV_COPY, 0, 0, 0x10000, 0x7f0000, 256, 0, TRC_COPY_H2D, 0, d);
     rc |= gen_event(w, TRC_EV_MEMSET, 0, 2, 0x10100, 0, 64, 0, 0, 0x5a, NULL);
     rc |= gen_event(w, TRC_EV_COPY, 0, 0, 0x20000, 0, 61, 0, TRC_COPY_INIT, 0, d + 100);
@@ -349,6 +362,8 @@ static inline uint64_t gen_content_hash(trc_reader *r, size_t nco, size_t ne, si
         }
         if (e->host_gap_ns) /* 1.4; absent before: older hashes stand */
             GEN_H(h, e->host_gap_ns);
+        if (e->managed) /* 2.1; absent before: older hashes stand */
+            GEN_H(h, e->managed);
         if (e->data) h = gen_fnv(h, e->data, (size_t)e->size);
         if (e->kind != TRC_EV_LAUNCH) continue;
         const trc_launch *l = &e->launch;
