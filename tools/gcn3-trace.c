@@ -58,6 +58,11 @@ static const char *mem_kind_name(trc_mem_kind k)
     static const char *n[] = {"device", "host-pinned", "kernarg", "code", "scratch"};
     return (unsigned)k < sizeof n / sizeof *n ? n[k] : "?";
 }
+/* The kind an ALLOC/FREE shows: "managed" for a managed ALLOC (format 2.1). */
+static const char *alloc_kind_name(const trc_event *e)
+{
+    return e->managed ? "managed" : mem_kind_name(e->mem_kind);
+}
 static const char *copy_kind_name(trc_copy_kind k)
 {
     static const char *n[] = {"H2D", "D2H", "D2D", "init"};
@@ -450,11 +455,12 @@ static int cmd_info(trc_reader *r, const char *path, const opts *o)
     int have_scan = scan_chunks(path, 0, &cs, err, sizeof err) == 0;
     if (!have_scan) fprintf(stderr, "gcn3-trace: sizes unavailable: %s\n", err);
     size_t nco = trc_reader_n_code_objects(r), nev = trc_reader_n_events(r), nk = trc_reader_n_kernels(r);
-    size_t cnt[6] = {0};
+    size_t cnt[6] = {0}, n_managed = 0;
     uint64_t copy_bytes = 0;
     for (size_t i = 0; i < nev; i++) {
         const trc_event *e = trc_reader_event(r, i);
         if ((unsigned)e->kind < 6) cnt[e->kind]++;
+        n_managed += e->managed; /* 2.1: managed ALLOCs */
         if (e->kind == TRC_EV_COPY && e->data) copy_bytes += e->size;
     }
     uint64_t ti = 0, tm = 0, tw = 0, td = 0, twv = 0, twg = 0;
@@ -486,9 +492,9 @@ static int cmd_info(trc_reader *r, const char *path, const opts *o)
             fprintf(f, "%s{\"id\": %zu, \"bytes\": %zu, \"load_addr\": %" PRIu64 "}", i ? ", " : "", i, len,
                     trc_reader_code_object_addr(r, i));
         }
-        fprintf(f, "],\n  \"events\": {\"total\": %zu, \"alloc\": %zu, \"free\": %zu, \"copy\": %zu, "
-                   "\"copy_data_bytes\": %" PRIu64 ", \"memset\": %zu, \"launch\": %zu, \"sync\": %zu},\n",
-                nev, cnt[0], cnt[1], cnt[2], copy_bytes, cnt[3], cnt[4], cnt[5]);
+        fprintf(f, "],\n  \"events\": {\"total\": %zu, \"alloc\": %zu, \"managed_alloc\": %zu, \"free\": %zu, "
+                   "\"copy\": %zu, \"copy_data_bytes\": %" PRIu64 ", \"memset\": %zu, \"launch\": %zu, \"sync\": %zu},\n",
+                nev, cnt[0], n_managed, cnt[1], cnt[2], copy_bytes, cnt[3], cnt[4], cnt[5]);
         fprintf(f, "  \"kernels\": [");
         for (uint32_t k = 0; k < nk; k++) {
             trc_kernel_stats st;
@@ -546,9 +552,10 @@ static int cmd_info(trc_reader *r, const char *path, const opts *o)
         printf(" [%zu] %zu bytes", i, len);
         if (trc_reader_code_object_addr(r, i)) printf(" at 0x%" PRIx64, trc_reader_code_object_addr(r, i));
     }
-    printf("\nevents       %zu: %zu alloc, %zu free, %zu copy (%" PRIu64 " data bytes), %zu memset, "
-           "%zu launch, %zu sync\n",
-           nev, cnt[0], cnt[1], cnt[2], copy_bytes, cnt[3], cnt[4], cnt[5]);
+    printf("\nevents       %zu: %zu alloc", nev, cnt[0]);
+    if (n_managed) printf(" (%zu managed)", n_managed);
+    printf(", %zu free, %zu copy (%" PRIu64 " data bytes), %zu memset, %zu launch, %zu sync\n", cnt[1], cnt[2],
+           copy_bytes, cnt[3], cnt[4], cnt[5]);
     printf("kernels      %zu\n", nk);
     printf("  %-4s %-32s %-12s %6s %12s %10s %10s %10s %8s %8s %6s\n", "id", "name", "grid", "wgs", "wf-instr",
            "mem-ops", "rec-bytes", "data-bytes", "B/instr", "data B/i", "ratio");
@@ -605,7 +612,7 @@ static void dump_event_text(size_t i, const trc_event *e)
     switch (e->kind) {
     case TRC_EV_ALLOC:
     case TRC_EV_FREE:
-        printf(" addr=0x%" PRIx64 " size=%" PRIu64 " kind=%s\n", e->addr, e->size, mem_kind_name(e->mem_kind));
+        printf(" addr=0x%" PRIx64 " size=%" PRIu64 " kind=%s\n", e->addr, e->size, alloc_kind_name(e));
         break;
     case TRC_EV_COPY:
         printf(" %s dst=0x%" PRIx64 " src=0x%" PRIx64 " size=%" PRIu64 " data=", copy_kind_name(e->copy_kind), e->addr,
@@ -654,7 +661,7 @@ static void dump_event_json(size_t i, const trc_event *e)
     case TRC_EV_ALLOC:
     case TRC_EV_FREE:
         printf(", \"addr\": \"0x%" PRIx64 "\", \"size\": %" PRIu64 ", \"mem_kind\": \"%s\"", e->addr, e->size,
-               mem_kind_name(e->mem_kind));
+               alloc_kind_name(e));
         break;
     case TRC_EV_COPY:
         printf(", \"copy_kind\": \"%s\", \"dst\": \"0x%" PRIx64 "\", \"src\": \"0x%" PRIx64 "\", \"size\": %" PRIu64,

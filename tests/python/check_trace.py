@@ -37,6 +37,8 @@ with gcn3sim.open_trace(path) as t:
             for key in ("until_event", "stream_wait", "wait_stream", "stream_nonblocking"):
                 if e[key] != r[key]:
                     fail("sync %d: %s = %r, gcn3-trace %r" % (e["index"], key, e[key], r[key]))
+        if (e.get("mem_kind") == "managed") != (r.get("mem_kind") == "managed"):
+            fail("event %d: mem_kind %s, gcn3-trace %s" % (e["index"], e.get("mem_kind"), r.get("mem_kind")))
         key = "dst" if e["kind"] in ("copy", "memset") else "addr"
         if e["kind"] in ("alloc", "free", "copy", "memset") and (e[key] != int(r[key], 16) or e["size"] != r["size"]):
             fail("event %d: addr/size %s, gcn3-trace %s" % (e["index"], e, r))
