@@ -80,6 +80,12 @@ typedef struct gcn_alloc_info {
 /* Allocate `size` bytes (zeroed, 256-byte aligned) on `device`, recorded in the
  * trace as an ALLOC event. NULL when out of memory. */
 void *gcn_mem_alloc(gcn_machine *m, uint32_t device, size_t size, trc_mem_kind kind);
+/* gcn_mem_alloc with GCN_ALLOC_* flags (0: gcn_mem_alloc itself).
+ * GCN_ALLOC_MANAGED: managed memory (hipMallocManaged), recorded as an ALLOC
+ * with managed = 1 (trace format 2.1); only with kind TRC_MEM_DEVICE (else
+ * NULL). Unknown flags: NULL. */
+enum { GCN_ALLOC_MANAGED = 1u << 0 };
+void *gcn_mem_alloc_ex(gcn_machine *m, uint32_t device, size_t size, trc_mem_kind kind, unsigned flags);
 /* Free an allocation made by gcn_mem_alloc; -1 if p is not the base of one. */
 int gcn_mem_free(gcn_machine *m, void *p);
 /* Allocation containing [addr, addr+len); 0 when none (then *out untouched). */

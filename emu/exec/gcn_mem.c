@@ -185,7 +185,14 @@ static void *va_reserve(gcn_machine *m, uint32_t device, uint64_t map, int huge)
 
 void *gcn_mem_alloc(gcn_machine *m, uint32_t device, size_t size, trc_mem_kind kind)
 {
+    return gcn_mem_alloc_ex(m, device, size, kind, 0);
+}
+
+void *gcn_mem_alloc_ex(gcn_machine *m, uint32_t device, size_t size, trc_mem_kind kind, unsigned flags)
+{
     if (!m || device >= m->cfg.n_gpus)
+        return NULL;
+    if ((flags & ~(unsigned)GCN_ALLOC_MANAGED) || ((flags & GCN_ALLOC_MANAGED) && kind != TRC_MEM_DEVICE))
         return NULL;
     uint64_t sz = size ? size : 1; /* like malloc(0): a distinct, valid pointer */
     uint64_t ps = page_size();
@@ -230,7 +237,7 @@ void *gcn_mem_alloc(gcn_machine *m, uint32_t device, size_t size, trc_mem_kind k
         return NULL;
     }
     trc_event ev = {.kind = TRC_EV_ALLOC, .device = device, .addr = e.base, .size = sz,
-                    .mem_kind = kind};
+                    .mem_kind = kind, .managed = (flags & GCN_ALLOC_MANAGED) != 0};
     /* A writer failure is sticky in the writer and reported by the next launch
      * (GCN_LAUNCH_TRACE_ERROR) and by trc_writer_close(); the memory is fine. */
     (void)gcn_trace_event(m, &ev);

@@ -115,7 +115,8 @@ static hipError_t alloc_common(void **ptr, size_t size, int host, int managed, u
     int dev = hip_current_device();
     void *p = NULL;
     if (host || rt.used[dev] + size <= HIP_DEV_MEM_BYTES)
-        p = gcn_mem_alloc(rt.m, (uint32_t)dev, size, host ? TRC_MEM_HOST_PINNED : TRC_MEM_DEVICE);
+        p = gcn_mem_alloc_ex(rt.m, (uint32_t)dev, size, host ? TRC_MEM_HOST_PINNED : TRC_MEM_DEVICE,
+                             managed ? GCN_ALLOC_MANAGED : 0); /* managed: recorded as such (2.1) */
     if (p) {
         hip_alloc *a = track(p, size, dev, host);
         if (a) {

@@ -132,7 +132,8 @@ void hip_tl_event(const trc_event *ev)
         add("{\"name\": \"%s\", \"cat\": \"memory\", \"ph\": \"i\", \"s\": \"t\", \"ts\": %.3f, \"pid\": 0, \"tid\": "
             "%u, \"args\": {\"device\": %u, \"addr\": \"0x%llx\", \"bytes\": %llu, \"kind\": \"%s\"}}",
             ev->kind == TRC_EV_ALLOC ? "alloc" : "free", ts, ev->stream, ev->device, (unsigned long long)ev->addr,
-            (unsigned long long)ev->size, ev->mem_kind < 5 ? mem_kind[ev->mem_kind] : "?");
+            (unsigned long long)ev->size,
+            ev->managed ? "managed" : ev->mem_kind < 5 ? mem_kind[ev->mem_kind] : "?");
         break;
     case TRC_EV_COPY:
         add("{\"name\": \"copy %s\", \"cat\": \"copy\", \"ph\": \"i\", \"s\": \"t\", \"ts\": %.3f, \"pid\": 0, "

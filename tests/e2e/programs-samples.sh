@@ -11,7 +11,10 @@
 # saw half of one store and half of another (issue 20: aligned 64-bit guest
 # accesses are single-copy atomic; before, 6,000-16,000 of 38.4 million were
 # torn). long_waves: recording memory does not grow with wave length (trace
-# format 2.0 wave segments). A missing program is a failure.
+# format 2.0 wave segments). managed: its hipMallocManaged buffers are
+# recorded as managed ALLOC events (format 2.1; in gcn3-trace dump and the
+# emulator's timeline), hipMalloc memory is not, and the trace replays on
+# r9nano with 0 mismatches. A missing program is a failure.
 set -uo pipefail
 BUILD=${BUILD:-build}
 EMU=$BUILD/bin/gcn3-emu
@@ -74,6 +77,34 @@ for p in peer_copy zero_copy; do
      && ! awk '$1 ~ /^[0-9]+$/ && $NF != "OK" {f=1} END {exit !f}' "$OUT/$p-replay.out"; then
     ok "$p replay d-mgpu: $(grep -m1 '^total' "$OUT/$p-replay.out" | cut -c1-90)"
   else bad "$p replay d-mgpu (exit $rc): $(why "$OUT/$p-replay.err" "$OUT/$p-replay.out")"; fi
+done
+
+echo "== managed memory is recorded as managed (trace format 2.1)"
+if [ -x "$BUILD/programs/managed" ]; then
+  tr=$OUT/managed.gtrace
+  if timeout 120 "$EMU" --quiet --record "$tr" --timeline "$OUT/managed-tl.json" -- "$BUILD/programs/managed" \
+       >"$OUT/managed-rec.out" 2>"$OUT/managed-rec.err" && grep -q PASS "$OUT/managed-rec.out"; then
+    "$TRACE" dump --no-data "$tr" >"$OUT/managed.dump" 2>&1
+    # the program's two hipMallocManaged buffers, nothing else (the runtime's code and kernarg stay what they were)
+    nm=$(grep -c '^event [0-9]* alloc .* kind=managed$' "$OUT/managed.dump")
+    nd=$(grep -c '^event [0-9]* alloc .* kind=device$' "$OUT/managed.dump")
+    fmt=$("$TRACE" info "$tr" 2>/dev/null | sed -n "s/^format *//p")
+    tlm=$(jq '[.traceEvents[] | select(.name == "alloc" and .args.kind == "managed")] | length' "$OUT/managed-tl.json" 2>/dev/null)
+    if [ "$nm" = 2 ] && [ "$nd" = 0 ] && [ "$fmt" = 2.1 ] && [ "${tlm:-0}" = 2 ]; then
+      ok "managed trace (format $fmt): 2 ALLOC events marked managed, no plain device ALLOC; the timeline shows 2 managed allocations"
+    else bad "managed trace (format ${fmt:-?}): $nm managed and $nd device ALLOCs (want 2 and 0), timeline ${tlm:-?} managed allocations"; fi
+    if "$TRACE" verify "$tr" >"$OUT/managed-verify.out" 2>&1 \
+       && timeout 120 "$REPLAY" --topo r9nano "$tr" >"$OUT/managed-replay.out" 2>&1 \
+       && grep -q "(0 mismatches)" "$OUT/managed-replay.out" && ! grep -q "[1-9][0-9]* mismatches" "$OUT/managed-replay.out"; then
+      ok "managed trace verifies and replays on r9nano with 0 mismatches"
+    else bad "managed verify/replay: $(why "$OUT/managed-verify.out" "$OUT/managed-replay.out")"; fi
+  else bad "managed record: $(why "$OUT/managed-rec.err" "$OUT/managed-rec.out")"; fi
+fi
+# hipMalloc memory is not managed
+for p in peer_copy zero_copy; do
+  [ -f "$OUT/$p.dump" ] || continue
+  if grep -q 'kind=managed' "$OUT/$p.dump"; then bad "$p trace: an allocation is marked managed"
+  else ok "$p trace: no allocation marked managed"; fi
 done
 
 echo "== compare-and-swap on private words: recorded, replayed with 0 differences"

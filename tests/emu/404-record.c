@@ -154,10 +154,71 @@ static void test_record_saxpy(void **state)
     unlink(path);
 }
 
+/* hipMallocManaged's path: gcn_mem_alloc_ex(..., GCN_ALLOC_MANAGED) records
+ * its ALLOC with managed = 1 (trace format 2.1), gcn_mem_alloc does not; a
+ * managed allocation of another kind, or an unknown flag, is refused. */
+static void test_record_managed(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gcn-exec-managed-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    trc_header_info h;
+    memset(&h, 0, sizeof(h));
+    strcpy(h.producer, "404-record");
+    h.device_count = 1;
+    char err[512];
+    trc_writer *tw = trc_writer_open(path, &h, err, sizeof(err));
+    if (!tw)
+        fail_msg("%s", err);
+    gcn_machine_config cfg = {.n_gpus = 1, .n_threads = 1, .trace = tw};
+    gcn_machine *m = gcn_machine_create(&cfg, err, sizeof(err));
+    assert_non_null(m);
+    void *plain = gcn_mem_alloc(m, 0, 1000, TRC_MEM_DEVICE);
+    void *managed = gcn_mem_alloc_ex(m, 0, 3000, TRC_MEM_DEVICE, GCN_ALLOC_MANAGED);
+    void *pinned = gcn_mem_alloc_ex(m, 0, 2000, TRC_MEM_HOST_PINNED, 0);
+    assert_non_null(plain);
+    assert_non_null(managed);
+    assert_non_null(pinned);
+    assert_null(gcn_mem_alloc_ex(m, 0, 64, TRC_MEM_HOST_PINNED, GCN_ALLOC_MANAGED));
+    assert_null(gcn_mem_alloc_ex(m, 0, 64, TRC_MEM_DEVICE, 1u << 7));
+    gcn_alloc_info ai;
+    assert_true(gcn_mem_find(m, (uintptr_t)managed, 3000, &ai));
+    assert_int_equal(ai.kind, TRC_MEM_DEVICE);
+    assert_int_equal(gcn_mem_free(m, managed), 0);
+    gcn_machine_destroy(m);
+    if (trc_writer_close(tw) != 0)
+        fail_msg("%s", trc_writer_error(tw));
+    trc_writer_destroy(tw);
+
+    trc_reader *r = trc_reader_open(path, err, sizeof(err));
+    if (!r)
+        fail_msg("%s", err);
+    int n_alloc = 0, n_managed = 0;
+    for (size_t i = 0; i < trc_reader_n_events(r); i++) {
+        const trc_event *e = trc_reader_event(r, i);
+        if (e->kind == TRC_EV_ALLOC)
+            n_alloc++;
+        if (!e->managed)
+            continue;
+        n_managed++;
+        assert_int_equal(e->kind, TRC_EV_ALLOC);
+        assert_int_equal(e->mem_kind, TRC_MEM_DEVICE);
+        assert_int_equal(e->addr, (uintptr_t)managed);
+        assert_int_equal(e->size, 3000);
+    }
+    assert_int_equal(n_alloc, 3);
+    assert_int_equal(n_managed, 1);
+    trc_reader_close(r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_record_saxpy),
+        cmocka_unit_test(test_record_managed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
