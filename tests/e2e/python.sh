@@ -6,7 +6,7 @@
 #  - it reads traces exactly as gcn3-trace does (tests/python/check_trace.py:
 #    every event, kernel and wave, with data): a one-GPU program, a two-GPU
 #    program, a trace with awaits (spin_wait producer), compare-and-swap, and
-#    long waves in wave segments (format 2.0)
+#    long waves in wave segments (format 2.0), managed allocations (2.1)
 #  - a truncated and a corrupted trace raise TraceError with one line
 #  - load_stats / kernels_table read mgpu-replay --stats; load_sweep reads a
 #    sweep's results.csv, with the numbers the replay printed
@@ -52,6 +52,15 @@ rec producer 1 "$BUILD/programs/spin_wait" producer && check producer
 rec cas_own 1 "$BUILD/programs/cas_own" && check cas_own
 # format 2.0: long waves in wave segments
 rec long_waves 1 "$BUILD/programs/long_waves" 1500 && check long_waves
+# format 2.1: hipMallocManaged allocations are managed ALLOC events
+rec managed 1 "$BUILD/programs/managed" && check managed
+if [ -f "$OUT/managed.gtrace" ]; then
+  n=$("$PY" -c 'import sys, gcn3sim
+t = gcn3sim.open_trace(sys.argv[1])
+print(t.format, sum(e["kind"] == "alloc" and e["mem_kind"] == "managed" for e in t.events))' "$OUT/managed.gtrace")
+  if [ "$n" = "2.1 2" ]; then ok "managed: 2 managed allocations seen from Python (format 2.1)"
+  else bad "managed: format and managed allocations seen from Python: '$n' (want '2.1 2')"; fi
+fi
 if [ -f "$OUT/producer.gtrace" ]; then
   n=$("$PY" -c 'import sys, gcn3sim
 t = gcn3sim.open_trace(sys.argv[1])
