@@ -711,7 +711,7 @@ void rp_host_run(rp_event *hev, rp_engine *e)
             return;
         switch (ev->kind) {
         case TRC_EV_ALLOC:
-            r = add_alloc(s, ev->addr, ev->size, g, (uint8_t)ev->mem_kind, 0 /* trace 2.1: ev->managed */);
+            r = add_alloc(s, ev->addr, ev->size, g, (uint8_t)ev->mem_kind, ev->managed);
             break;
         case TRC_EV_FREE:
             break;
