@@ -232,6 +232,10 @@ static const param params[] = {
      "holds faults and takes it; access-counter = remote accesses allowed, a page moves after "
      "um.counter_threshold of them from one GPU (Griffin, HPCA 2020; NVIDIA Volta access counters). The moving "
      "policies need tlb.enable = 1 and replay as one partition"},
+    {"um.replicate", PT_UINT, F(um_replicate), "0", 0, 1, "0 or 1",
+     "unified memory, with first-touch, on-fault or access-counter: 1 = a GPU that reads a page another holds gets "
+     "a read-only copy where the policy would move the page; a write drops every copy (a protection fault and a "
+     "shootdown), as CUDA's read-mostly pages (cudaMemAdviseSetReadMostly) and Griffin's replication option"},
     {"um.page_size", PT_SIZE, F(um_page_size), "4KiB", 64, 1ull << 30, "bytes",
      "unified memory: the unit of placement, faults and moves (Griffin and MGPUSim: 4 KB pages)"},
     {"um.fault_latency", PT_LAT, F(um_fault_latency), "20us", 0, 0, "cycles or time",
@@ -794,6 +798,12 @@ int rp_config_validate(const rp_config *c, char *err, size_t errlen)
         if (!is_pow2(c->um_page_size) || c->um_page_size < line) {
             snprintf(err, errlen, "config: um.page_size = %" PRIu64 " B: expected a power of two >= l1v.line",
                      c->um_page_size);
+            return -1;
+        }
+        if (c->um_replicate && !rp_um_moves(um)) {
+            snprintf(err, errlen,
+                     "config: um.replicate = 1 needs um.policy first-touch, on-fault or access-counter (not %s)",
+                     c->um_policy);
             return -1;
         }
         if (rp_um_moves(um) && (!c->tlb_enable || c->gpu_partitions > 1)) {

@@ -489,6 +489,8 @@ int rp_host_apply(rp_sim *s, const trc_event *ev)
 {
     int r = 0;
     uint32_t g = s->cfg.topo_kind == RP_TOPO_DISCRETE && s->n_gpus ? ev->device % s->n_gpus : 0;
+    if (s->um_moves && (ev->kind == TRC_EV_MEMSET || (ev->kind == TRC_EV_COPY && ev->copy_kind != TRC_COPY_D2H)))
+        rp_um_host_write(&s->um, ev->addr, ev->size); /* read-only copies of what the host writes go */
     if (ev->kind == TRC_EV_MEMSET) {
         r = rp_fmem_fill(s->mem, ev->addr, ev->value, ev->size);
         update_big(s, ev->addr, ev->size, g);

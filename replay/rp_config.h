@@ -69,6 +69,7 @@ typedef struct rp_config {
     /* unified memory across GPUs (um.c) */
     char um_policy[64];       /* home | interleave | first-touch | on-fault | access-counter */
     uint64_t um_page_size; rp_lat um_fault_latency, um_shootdown_latency; uint32_t um_counter_threshold;
+    uint32_t um_replicate;
     uint32_t dram_channels; rp_lat dram_latency; rp_bw dram_bandwidth;
     uint64_t dram_interleave;
     /* DRAM channel model (dram.c); timings in time or cycles of dram.freq */

@@ -72,10 +72,11 @@ typedef struct rp_ctx {
      * D-MGPU) */
     void (*page_of)(void *owner, uint64_t addr, uint32_t gpu, uint8_t *shift, bool *iommu);
     /* The walker of GPU gpu has translated page at `now` (the leaf entry
-     * read, the IOMMU's part done): unified memory (rp_um.h) may make it wait
-     * for a fault and a page move. Returns when the translation is usable
-     * (>= now). NULL: never waits. */
-    rp_time (*um_walk)(void *owner, uint64_t page, uint32_t gpu, rp_time now);
+     * read, the IOMMU's part done) for a writable (write) or any translation:
+     * unified memory (rp_um.h) may make it wait for a fault and a page move
+     * or copy. Returns when the translation is usable (>= now); *ro: it is
+     * read-only. NULL: never waits, never read-only. */
+    rp_time (*um_walk)(void *owner, uint64_t page, uint32_t gpu, bool write, bool *ro, rp_time now);
 } rp_ctx;
 
 static inline rp_msg_pool *rp_ctx_pool(const rp_ctx *x) { return (rp_res_tls ? rp_res_tls : x->serial)->pool; }

@@ -78,6 +78,8 @@ typedef struct rp_tlb_mshr {
     uint8_t shift;            /* log2 of its page size */
     bool busy;
     bool iommu;               /* the walk also needs the IOMMU */
+    bool write;               /* a request for a writable translation is held (L2: the walk asks for one) */
+    bool ro;                  /* L2: the walk's translation is read-only (rp_um.h copies) */
     rp_msg *waiters, *wtail;  /* L1: held line requests (each with its onward link in fwd); L2: requests */
     /* L2: the walk */
     bool walking;
@@ -95,9 +97,10 @@ typedef struct rp_tlb {
     rp_tlb_spec spec;
     uint32_t gpu;
     uint64_t *tag;            /* sets * ways: (page >> shift) << 6 | shift, + 1; 0 = invalid */
+    uint8_t *ro;              /* sets * ways: the entry is read-only (a unified-memory page with copies) */
     uint64_t *age, stamp;     /* LRU */
     uint64_t mru_page;        /* the last entry hit or installed: fast path (page + 1, 0: none) */
-    uint8_t mru_shift;
+    uint8_t mru_shift, mru_ro;
     rp_tlb_mshr *mshr;
     uint32_t mshr_used;
     rp_msg *stall_head, *stall_tail; /* misses waiting for a free MSHR (held in arrival order) */

@@ -24,6 +24,18 @@
  *   GPU; after um.counter_threshold of them from one GPU the page moves to
  *   it (NVIDIA Volta's access counters; Griffin's delayed migration).
  *
+ * Read-only replication (um.replicate = 1, with a moving policy): a GPU that
+ * reads a page another GPU holds, where the policy would move it (on-fault,
+ * first-touch after the first touch, access-counter once earned), gets a
+ * read-only copy in its own memory instead (a fault, the first copy's
+ * shootdown of every other GPU's writable mappings, the transfer); every
+ * mapping of a page with copies is read-only (TLB entries carry the bit). A
+ * write to such a page takes a protection fault in the writer's walker: the
+ * copies are dropped (fault + shootdown of every other GPU), then the policy
+ * acts as for any write (on-fault moves the page to the writer, without a
+ * second fault latency). Host writes drop the copies too (cudaMemAdvise's
+ * read-mostly pages behave so).
+ *
  * A move happens in the walker of the GPU that takes the page (tlb.c, at the
  * end of its walk): the walk waits um.fault_latency (a fault; not for a
  * counter-triggered move), then um.shootdown_latency (the other GPUs' TLB
@@ -59,6 +71,7 @@ typedef struct rp_um_spec {
     rp_time fault_ps;          /* um.fault_latency */
     rp_time shootdown_ps;      /* um.shootdown_latency */
     uint32_t threshold;        /* um.counter_threshold: remote accesses of one GPU that move a page */
+    bool replicate;            /* um.replicate: read-only copies instead of moves on reads */
 } rp_um_spec;
 
 /* What a move needs from the machine (sim.c; mocks in tests). */
@@ -70,6 +83,12 @@ typedef struct rp_um_ops {
     rp_time (*move)(void *owner, uint32_t from, uint32_t to, uint64_t page, uint64_t bytes, rp_time ready);
     /* Invalidate the TLB entries of page (log2 size shift) in GPU gpu. */
     void (*shootdown)(void *owner, uint32_t gpu, uint64_t page, uint8_t shift);
+    /* Replication: a read-only copy of the page goes from GPU `from` (which
+     * keeps it: its dirty lines are written back) to GPU `to` (its stale
+     * lines dropped), starting at `ready`; returns when it has arrived. */
+    rp_time (*copy)(void *owner, uint32_t from, uint32_t to, uint64_t page, uint64_t bytes, rp_time ready);
+    /* Replication: GPU gpu's copy of the page is gone: drop its L2 lines. */
+    void (*drop)(void *owner, uint32_t gpu, uint64_t page, uint64_t bytes);
 } rp_um_ops;
 
 typedef struct rp_um_gpu {     /* per-GPU statistics */
@@ -79,6 +98,8 @@ typedef struct rp_um_gpu {     /* per-GPU statistics */
     uint64_t bytes_in;         /* bytes of pages moved to this GPU */
     uint64_t shootdowns;       /* TLB shootdowns this GPU received */
     uint64_t remote_counted;   /* remote line accesses counted (access-counter) */
+    uint64_t replicas_in;      /* read-only copies made in this GPU's memory (um.replicate) */
+    uint64_t collapses;        /* this GPU's writes that dropped a page's copies (protection faults) */
 } rp_um_gpu;
 
 typedef struct rp_um_page {
@@ -86,6 +107,7 @@ typedef struct rp_um_page {
     uint8_t owner;             /* GPU that holds it */
     uint8_t touched;           /* a GPU's walk has seen it */
     uint8_t pending;           /* access-counter: GPU + 1 that has earned it, 0 = none */
+    uint64_t replicas;         /* GPUs (bits) other than owner holding a read-only copy */
 } rp_um_page;
 
 typedef struct rp_um {
@@ -94,6 +116,7 @@ typedef struct rp_um {
     rp_um_page *tab;           /* open addressing, cap a power of two */
     uint32_t *counts;          /* cap * gpus: remote accesses per page and GPU (access-counter) */
     uint64_t cap, used;
+    uint64_t n_replicated;     /* pages with copies now */
     rp_um_gpu *st;             /* gpus */
 } rp_um;
 
@@ -104,10 +127,20 @@ void rp_um_fini(rp_um *u);
 /* The GPU that holds addr's page now (home: where it starts). */
 uint32_t rp_um_owner(const rp_um *u, uint64_t addr, uint32_t home);
 
-/* GPU gpu's walker has read the page table entry of addr's page at `now`:
- * apply the policy and return when the translation may be used (now, or
- * later after a fault and/or a move: fault_ps + shootdown_ps + transfer). */
-rp_time rp_um_walk(rp_um *u, uint32_t gpu, uint64_t addr, uint32_t home, rp_time now);
+/* The GPU whose memory serves GPU gpu's accesses to addr: its own when it
+ * holds a read-only copy (um.replicate), else the page's holder. */
+uint32_t rp_um_serving(const rp_um *u, uint64_t addr, uint32_t home, uint32_t gpu);
+
+/* GPU gpu's walker has read the page table entry of addr's page at `now`,
+ * for a request that writes (write) or only reads: apply the policy and
+ * return when the translation may be used (now, or later after a fault
+ * and/or a move or copy: fault_ps + shootdown_ps + transfer); *ro: the
+ * translation is read-only (the page has copies). */
+rp_time rp_um_walk(rp_um *u, uint32_t gpu, uint64_t addr, uint32_t home, bool write, bool *ro, rp_time now);
+
+/* The host wrote [addr, addr + n): copies of its pages are dropped (no
+ * time: host writes happen between kernels). */
+void rp_um_host_write(rp_um *u, uint64_t addr, uint64_t n);
 
 /* GPU gpu sent a line request to addr's page held by another GPU
  * (access-counter: counts it; at the threshold the page is earned by gpu and

@@ -141,6 +141,11 @@ rp_link *rp_route_l1(void *ctx, uint64_t line, rp_port **dst)
     rp_gpu *g = r->g;
     rp_sim *s = g->sim;
     uint32_t t = rp_gpu_of(s, line, g->id);
+    if (s->um_moves && s->um.n_replicated && t != g->id) { /* a read-only copy of its own serves it */
+        const rp_alloc *a = alloc_at(s, line);
+        if (um_governs(s, a))
+            t = rp_um_serving(&s->um, line, um_home(s, a, line), g->id);
+    }
     if (t == g->id)
         return rp_route_l2_bank(s, g->id, r->grp, line, dst);
     if (s->um_pol == RP_UM_COUNTER && s->um_moves) { /* a remote access counts */
@@ -437,11 +442,12 @@ static void ctx_page_of(void *o, uint64_t addr, uint32_t gpu, uint8_t *shift, bo
     *iommu = host || (a && s->cfg.topo_kind == RP_TOPO_DISCRETE && a->gpu != gpu);
 }
 /* The walker's end (rp_ctx.um_walk): unified memory's fault or move. */
-static rp_time ctx_um_walk(void *o, uint64_t page, uint32_t gpu, rp_time now)
+static rp_time ctx_um_walk(void *o, uint64_t page, uint32_t gpu, bool write, bool *ro, rp_time now)
 {
     rp_sim *s = o;
     const rp_alloc *a = alloc_at(s, page);
-    return um_governs(s, a) ? rp_um_walk(&s->um, gpu, page, um_home(s, a, page), now) : now;
+    *ro = false;
+    return um_governs(s, a) ? rp_um_walk(&s->um, gpu, page, um_home(s, a, page), write, ro, now) : now;
 }
 
 /* rp_um_ops.move: the page's lines leave both L2s (the old holder's dirty
@@ -457,6 +463,30 @@ static rp_time um_move(void *o, uint32_t from, uint32_t to, uint64_t page, uint6
         rp_cache_drop(&s->gpus[to].l2[b], l, lb);
     }
     return s->net ? rp_net_bulk(s->net, from, to, bytes, ready) : ready;
+}
+
+/* rp_um_ops.copy: a read-only copy; the holder's dirty lines of the page
+ * are written back (DRAM is what a copy's fills read), the receiver's stale
+ * lines dropped, the bytes cross the interconnect. */
+static rp_time um_copy(void *o, uint32_t from, uint32_t to, uint64_t page, uint64_t bytes, rp_time ready)
+{
+    rp_sim *s = o;
+    uint64_t lb = s->cfg.l1v_line;
+    for (uint64_t l = page; l < page + bytes; l += lb) {
+        uint32_t b = (uint32_t)((l / s->cfg.l2_interleave) % s->cfg.l2_banks);
+        rp_cache_writeback(&s->gpus[from].l2[b], l, lb);
+        rp_cache_drop(&s->gpus[to].l2[b], l, lb);
+    }
+    return s->net ? rp_net_bulk(s->net, from, to, bytes, ready) : ready;
+}
+
+/* rp_um_ops.drop: GPU gpu's copy is gone (its lines are clean). */
+static void um_drop(void *o, uint32_t gpu, uint64_t page, uint64_t bytes)
+{
+    rp_sim *s = o;
+    uint64_t lb = s->cfg.l1v_line;
+    for (uint64_t l = page; l < page + bytes; l += lb)
+        rp_cache_drop(&s->gpus[gpu].l2[(l / s->cfg.l2_interleave) % s->cfg.l2_banks], l, lb);
 }
 
 /* rp_um_ops.shootdown: every TLB of GPU gpu forgets the page. */
@@ -486,8 +516,9 @@ static int build_um(rp_sim *s)
     if (!rp_um_moves(pol))
         return 0;
     rp_um_spec sp = {pol, s->n_gpus, log2u(s->cfg.um_page_size), rp_lat_ps(s->cfg.um_fault_latency, s->clk),
-                     rp_lat_ps(s->cfg.um_shootdown_latency, s->clk), s->cfg.um_counter_threshold};
-    rp_um_ops ops = {s, um_move, um_shootdown};
+                     rp_lat_ps(s->cfg.um_shootdown_latency, s->clk), s->cfg.um_counter_threshold,
+                     s->cfg.um_replicate != 0};
+    rp_um_ops ops = {s, um_move, um_shootdown, um_copy, um_drop};
     if (rp_um_init(&s->um, &sp, &ops)) {
         snprintf(s->err, sizeof s->err, "out of memory for the unified-memory page table");
         return -1;
@@ -507,6 +538,12 @@ static int build_um(rp_sim *s)
         rp_stats_add(&s->stats, name, "shootdowns", &u->shootdowns, "count", "TLB shootdowns this GPU received");
         rp_stats_add(&s->stats, name, "remote_counted", &u->remote_counted, "count",
                      "remote line accesses counted (access-counter)");
+        if (s->cfg.um_replicate) {
+            rp_stats_add(&s->stats, name, "replicas_in", &u->replicas_in, "count",
+                         "read-only copies of pages made in this GPU's memory (um.replicate)");
+            rp_stats_add(&s->stats, name, "collapses", &u->collapses, "count",
+                         "writes of this GPU that dropped a page's copies (protection faults)");
+        }
     }
     s->stats.reg_part = 0;
     return 0;

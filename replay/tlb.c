@@ -17,32 +17,35 @@
 #include <string.h>
 
 static inline uint64_t tag_of(uint64_t page, uint8_t sh) { return ((page >> sh) << 6 | sh) + 1; }
+static inline bool is_write(uint8_t type) { return type == RP_MSG_WRITE || type == RP_MSG_ATOMIC; }
 
-/* Is page (with log2 size sh) in t? Updates LRU. */
-static bool holds(rp_tlb *t, uint64_t page, uint8_t sh)
+/* The entry of page (with log2 size sh) in t, or -1. Updates LRU. */
+static int64_t holds(rp_tlb *t, uint64_t page, uint8_t sh)
 {
     uint64_t want = tag_of(page, sh);
     uint32_t set = (uint32_t)((page >> sh) % t->spec.sets);
-    uint64_t *tg = &t->tag[(size_t)set * t->spec.ways];
+    size_t base = (size_t)set * t->spec.ways;
     for (uint32_t w = 0; w < t->spec.ways; w++)
-        if (tg[w] == want) {
-            t->age[(size_t)set * t->spec.ways + w] = ++t->stamp;
+        if (t->tag[base + w] == want) {
+            t->age[base + w] = ++t->stamp;
             t->mru_page = page + 1;
             t->mru_shift = sh;
-            return true;
+            t->mru_ro = t->ro[base + w];
+            return (int64_t)(base + w);
         }
-    return false;
+    return -1;
 }
 
 static void page_of(rp_tlb *t, uint64_t addr, uint8_t *sh, bool *iommu);
 
-/* Does t translate addr now? The last entry used first; a fully associative
+/* Does t translate addr now? -1: no; 0: yes; 1: yes, read-only (a page
+ * with copies, rp_um.h). The last entry used first; a fully associative
  * TLB compares every entry at its own page size, a set-associative one
  * looks in the set of addr's page (its size from rp_ctx.page_of). */
-static bool lookup(rp_tlb *t, uint64_t addr)
+static int lookup(rp_tlb *t, uint64_t addr)
 {
     if (t->mru_page && (addr >> t->mru_shift << t->mru_shift) + 1 == t->mru_page)
-        return true; /* it is the most recently used entry already */
+        return t->mru_ro; /* it is the most recently used entry already */
     if (t->spec.sets == 1) {
         for (uint32_t w = 0; w < t->spec.ways; w++) {
             uint64_t g = t->tag[w];
@@ -51,21 +54,29 @@ static bool lookup(rp_tlb *t, uint64_t addr)
                 t->age[w] = ++t->stamp;
                 t->mru_page = (addr >> sh << sh) + 1;
                 t->mru_shift = sh;
-                return true;
+                t->mru_ro = t->ro[w];
+                return t->ro[w];
             }
         }
-        return false;
+        return -1;
     }
     uint8_t sh;
     bool io;
     page_of(t, addr, &sh, &io);
-    return !sh || holds(t, addr >> sh << sh, sh);
+    if (!sh)
+        return 0;
+    int64_t e = holds(t, addr >> sh << sh, sh);
+    return e < 0 ? -1 : t->ro[e];
 }
 
-static void install(rp_tlb *t, uint64_t page, uint8_t sh)
+static void install(rp_tlb *t, uint64_t page, uint8_t sh, bool ro)
 {
-    if (holds(t, page, sh))
+    int64_t e = holds(t, page, sh);
+    if (e >= 0) {
+        t->ro[e] = ro;
+        t->mru_ro = ro;
         return;
+    }
     uint32_t set = (uint32_t)((page >> sh) % t->spec.sets);
     size_t base = (size_t)set * t->spec.ways, v = base;
     for (uint32_t w = 0; w < t->spec.ways; w++) {
@@ -77,9 +88,11 @@ static void install(rp_tlb *t, uint64_t page, uint8_t sh)
             v = base + w;
     }
     t->tag[v] = tag_of(page, sh);
+    t->ro[v] = ro;
     t->age[v] = ++t->stamp;
     t->mru_page = page + 1;
     t->mru_shift = sh;
+    t->mru_ro = ro;
 }
 
 /* The busy MSHR of page, or -1. */
@@ -100,6 +113,7 @@ static int alloc_mshr(rp_tlb *t, uint64_t page, uint8_t sh)
             ms->shift = sh;
             ms->busy = true;
             ms->iommu = false;
+            ms->write = ms->ro = false;
             ms->walking = false;
             ms->waiters = ms->wtail = NULL;
             ms->next_q = 0;
@@ -144,7 +158,9 @@ static void page_of(rp_tlb *t, uint64_t addr, uint8_t *sh, bool *iommu)
  * waits behind it) */
 static void l1_access(rp_tlb *t, rp_link *l, rp_msg *m, rp_time ready, bool drain)
 {
-    if (lookup(t, m->addr)) {
+    bool w = is_write(m->type);
+    int h = lookup(t, m->addr);
+    if (h == 0 || (h == 1 && !w)) { /* a write to a read-only page misses: a protection fault (rp_um.h) */
         if (!drain)
             t->st_hits++;
         rp_link_send(l, m, ready + t->spec.latency_ps);
@@ -182,7 +198,7 @@ static void l1_access(rp_tlb *t, rp_link *l, rp_msg *m, rp_time ready, bool drai
     }
     q->type = RP_MSG_XLATE;
     q->addr = page;
-    q->lane_mask = sh;
+    q->lane_mask = sh | (uint64_t)w << 8; /* bit 8: for a write */
     q->ctx = (void *)(uintptr_t)i;
     q->src_gpu = (uint8_t)t->gpu;
     q->reply_link = &t->resp_link;
@@ -207,19 +223,24 @@ static void l1_resp(rp_port *p, rp_engine *e)
             return;
         }
         rp_tlb_mshr *ms = &t->mshr[i];
-        install(t, ms->page, ms->shift);
+        bool ro = (m->lane_mask >> 8) & 1;
+        install(t, ms->page, ms->shift, ro);
         rp_msg_free(rp_ctx_pool(t->x), m);
-        for (rp_msg *w = ms->waiters, *nx; w; w = nx) {
-            nx = w->next;
-            w->next = NULL;
-            rp_link *l = w->fwd;
-            w->fwd = NULL;
-            rp_link_send(l, w, e->now);
-        }
+        rp_msg *list = ms->waiters;
         ms->waiters = ms->wtail = NULL;
         ms->busy = false;
         t->mshr_used--;
         e->progress++;
+        for (rp_msg *w = list, *nx; w; w = nx) {
+            nx = w->next;
+            w->next = NULL;
+            rp_link *l = w->fwd;
+            w->fwd = NULL;
+            if (ro && is_write(w->type))
+                l1_access(t, l, w, e->now, true); /* a read-only translation: the write asks again */
+            else
+                rp_link_send(l, w, e->now);
+        }
         while (t->stall_head && t->mshr_used < t->spec.mshrs) {
             rp_msg *s = t->stall_head;
             t->stall_head = s->next;
@@ -338,13 +359,13 @@ static void walk_done(rp_tlb *t, uint32_t i, rp_engine *e)
     rp_tlb_mshr *ms = &t->mshr[i];
     t->st_walks++;
     t->st_walk_ps += e->now - ms->start;
-    install(t, ms->page, ms->shift);
+    install(t, ms->page, ms->shift, ms->ro);
     for (rp_msg *w = ms->waiters, *nx; w; w = nx) {
         nx = w->next;
         w->next = NULL;
         w->type = RP_MSG_XLATE_RSP;
         w->addr = ms->page;
-        w->lane_mask = ms->shift;
+        w->lane_mask = ms->shift | (uint64_t)ms->ro << 8;
         w->dst = w->reply_port;
         rp_link_send(w->reply_link, w, e->now);
     }
@@ -403,8 +424,9 @@ static void walk_fill(rp_port *p, rp_engine *e)
             t->st_iommu++;
             ready += t->spec.iommu_ps;
         }
+        ms->ro = false;
         if (t->x->um_walk)
-            ready = t->x->um_walk(t->x->owner, ms->page, t->gpu, ready);
+            ready = t->x->um_walk(t->x->owner, ms->page, t->gpu, ms->write, &ms->ro, ready);
         if (ready > e->now)
             rp_engine_schedule(e, &ms->ev, ready);
         else
@@ -417,12 +439,15 @@ static void walk_fill(rp_port *p, rp_engine *e)
 static void l2_request(rp_tlb *t, rp_msg *m, rp_time t0, bool drain)
 {
     rp_time t1 = t0 + t->spec.latency_ps;
-    uint8_t sh = (uint8_t)m->lane_mask;
+    uint8_t sh = (uint8_t)(m->lane_mask & 0xff);
+    bool w = (m->lane_mask >> 8) & 1;
     uint64_t page = m->addr;
-    if (holds(t, page, sh)) {
+    int64_t e = holds(t, page, sh);
+    if (e >= 0 && (!w || !t->ro[e])) {
         t->st_hits += !drain;
         m->type = RP_MSG_XLATE_RSP;
         m->dst = m->reply_port;
+        m->lane_mask = sh | (uint64_t)t->ro[e] << 8;
         rp_link_send(m->reply_link, m, t1);
         return;
     }
@@ -430,6 +455,7 @@ static void l2_request(rp_tlb *t, rp_msg *m, rp_time t0, bool drain)
     int i = find_mshr(t, page, sh);
     if (i >= 0) {
         t->st_merges += !drain;
+        t->mshr[i].write |= w; /* seen by the walk's end if it has not come yet */
         hold(&t->mshr[i], m);
         return;
     }
@@ -438,6 +464,7 @@ static void l2_request(rp_tlb *t, rp_msg *m, rp_time t0, bool drain)
         return;
     }
     rp_tlb_mshr *ms = &t->mshr[i];
+    ms->write = w;
     hold(ms, m);
     uint8_t sh2;
     page_of(t, page, &sh2, &ms->iommu);
@@ -490,9 +517,10 @@ int rp_tlb_init(rp_tlb *t, rp_engine *e, const rp_ctx *x, const char *name, cons
     t->gpu = gpu;
     size_t n = (size_t)spec->sets * spec->ways;
     t->tag = calloc(n, sizeof *t->tag);
+    t->ro = calloc(n, sizeof *t->ro);
     t->age = calloc(n, sizeof *t->age);
     t->mshr = calloc(spec->mshrs, sizeof *t->mshr);
-    if (!t->tag || !t->age || !t->mshr)
+    if (!t->tag || !t->ro || !t->age || !t->mshr)
         return -1;
     for (uint32_t i = 0; i < spec->mshrs; i++) {
         t->mshr[i].owner = t;
@@ -522,6 +550,8 @@ void rp_tlb_fini(rp_tlb *t)
     if (!t)
         return;
     free(t->tag);
+    free(t->ro);
+    t->ro = NULL;
     free(t->age);
     free(t->mshr);
     free(t->pwc_tag);

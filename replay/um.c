@@ -93,7 +93,7 @@ static rp_um_page *get(rp_um *u, uint64_t key, uint32_t home)
     while (u->tab[i].key && u->tab[i].key != key)
         i = (i + 1) & (u->cap - 1);
     if (!u->tab[i].key) {
-        u->tab[i] = (rp_um_page){key, (uint8_t)home, 0, 0};
+        u->tab[i] = (rp_um_page){key, (uint8_t)home, 0, 0, 0};
         u->used++;
     }
     return &u->tab[i];
@@ -105,53 +105,157 @@ uint32_t rp_um_owner(const rp_um *u, uint64_t addr, uint32_t home)
     return p ? p->owner : home;
 }
 
-/* Move page p to GPU `to`, starting at t; fault: a GPU page fault (not a
- * counter's move). Returns when the page has arrived. */
-static rp_time move(rp_um *u, rp_um_page *p, uint32_t to, rp_time t, bool fault)
+uint32_t rp_um_serving(const rp_um *u, uint64_t addr, uint32_t home, uint32_t gpu)
+{
+    const rp_um_page *p = find(u, (addr >> u->spec.page_shift) + 1);
+    if (!p)
+        return home;
+    return gpu < 64 && (p->replicas >> gpu & 1) ? gpu : p->owner;
+}
+
+static inline uint64_t page_addr(const rp_um *u, const rp_um_page *p) { return (p->key - 1) << u->spec.page_shift; }
+
+/* Shoot page p down in every GPU but `but` (UINT32_MAX: none). */
+static void shoot_all(rp_um *u, rp_um_page *p, uint32_t but)
+{
+    for (uint32_t g = 0; g < u->spec.gpus; g++)
+        if (g != but) {
+            u->ops.shootdown(u->ops.owner, g, page_addr(u, p), u->spec.page_shift);
+            u->st[g].shootdowns++;
+        }
+}
+
+/* Move page p to GPU `to`, starting at t; fault: a GPU page fault first;
+ * shoot: the other GPUs' mappings are shot down (not when a protection
+ * fault just did it). Returns when the page has arrived. */
+static rp_time move(rp_um *u, rp_um_page *p, uint32_t to, rp_time t, bool fault, bool shoot)
 {
     uint32_t from = p->owner;
-    uint64_t page = (p->key - 1) << u->spec.page_shift, bytes = 1ull << u->spec.page_shift;
-    rp_time t0 = t;
+    uint64_t bytes = 1ull << u->spec.page_shift;
     if (fault) {
         u->st[to].faults++;
         t += u->spec.fault_ps;
     }
-    for (uint32_t g = 0; g < u->spec.gpus; g++)
-        if (g != to) {
-            u->ops.shootdown(u->ops.owner, g, page, u->spec.page_shift);
-            u->st[g].shootdowns++;
-        }
-    t += u->spec.shootdown_ps;
+    if (shoot) {
+        shoot_all(u, p, to);
+        t += u->spec.shootdown_ps;
+    }
     p->owner = (uint8_t)to;
     p->pending = 0;
     memset(&u->counts[(size_t)(p - u->tab) * u->spec.gpus], 0, u->spec.gpus * sizeof *u->counts);
-    t = u->ops.move(u->ops.owner, from, to, page, bytes, t);
+    t = u->ops.move(u->ops.owner, from, to, page_addr(u, p), bytes, t);
     u->st[to].migrations_in++;
     u->st[to].bytes_in += bytes;
     u->st[from].migrations_out++;
-    if (fault)
-        u->st[to].fault_ps += t - t0;
     return t;
 }
 
-rp_time rp_um_walk(rp_um *u, uint32_t gpu, uint64_t addr, uint32_t home, rp_time now)
+/* A read-only copy of page p for GPU `to` (um.replicate); fault: a GPU page
+ * fault first. The first copy shoots down every other GPU's (writable)
+ * mappings. */
+static rp_time replicate(rp_um *u, rp_um_page *p, uint32_t to, rp_time t, bool fault)
 {
+    uint64_t bytes = 1ull << u->spec.page_shift;
+    if (fault) {
+        u->st[to].faults++;
+        t += u->spec.fault_ps;
+    }
+    if (!p->replicas) {
+        shoot_all(u, p, to);
+        t += u->spec.shootdown_ps;
+        u->n_replicated++;
+    }
+    p->replicas |= 1ull << to;
+    p->pending = 0;
+    memset(&u->counts[(size_t)(p - u->tab) * u->spec.gpus], 0, u->spec.gpus * sizeof *u->counts);
+    t = u->ops.copy(u->ops.owner, p->owner, to, page_addr(u, p), bytes, t);
+    u->st[to].replicas_in++;
+    u->st[to].bytes_in += bytes;
+    return t;
+}
+
+/* Drop every copy of page p (no time). */
+static void drop_copies(rp_um *u, rp_um_page *p)
+{
+    for (uint32_t g = 0; g < u->spec.gpus; g++)
+        if (p->replicas >> g & 1)
+            u->ops.drop(u->ops.owner, g, page_addr(u, p), 1ull << u->spec.page_shift);
+    p->replicas = 0;
+    u->n_replicated--;
+}
+
+rp_time rp_um_walk(rp_um *u, uint32_t gpu, uint64_t addr, uint32_t home, bool write, bool *ro, rp_time now)
+{
+    *ro = false;
     if (!rp_um_moves(u->spec.policy) || gpu >= u->spec.gpus)
         return now;
     rp_um_page *p = get(u, (addr >> u->spec.page_shift) + 1, home);
     if (!p)
         return now;
-    bool first = !p->touched;
+    bool first = !p->touched, faulted = false;
     p->touched = 1;
-    if (p->owner == gpu)
-        return now;
-    switch (u->spec.policy) {
-    case RP_UM_FIRST_TOUCH:
-        return first ? move(u, p, gpu, now, true) : now;
-    case RP_UM_ON_FAULT:
-        return move(u, p, gpu, now, true);
-    default: /* access-counter */
-        return p->pending == gpu + 1 ? move(u, p, gpu, now, false) : now;
+    rp_time t = now;
+    if (u->spec.replicate && p->replicas) {
+        if (!write) { /* every mapping of a page with copies is read-only */
+            *ro = true;
+            if (p->owner == gpu || (p->replicas >> gpu & 1))
+                return now;
+            if (u->spec.policy == RP_UM_COUNTER && p->pending != gpu + 1)
+                return now; /* a remote read-only mapping */
+            t = replicate(u, p, gpu, t, u->spec.policy != RP_UM_COUNTER);
+            u->st[gpu].fault_ps += u->spec.policy != RP_UM_COUNTER ? t - now : 0;
+            return t;
+        }
+        /* a protection fault: the copies go, every other mapping with them */
+        u->st[gpu].faults++;
+        u->st[gpu].collapses++;
+        t += u->spec.fault_ps;
+        shoot_all(u, p, gpu);
+        t += u->spec.shootdown_ps;
+        drop_copies(u, p);
+        faulted = true;
+    }
+    if (p->owner != gpu) {
+        /* take: the policy moves the page here (a read under um.replicate
+         * copies it instead; first-touch copies what it would leave remote) */
+        bool take, fault, copy = u->spec.replicate && !write;
+        switch (u->spec.policy) {
+        case RP_UM_FIRST_TOUCH: take = first || copy; fault = true; copy = copy && !first; break;
+        case RP_UM_ON_FAULT: take = true; fault = true; break;
+        default: take = p->pending == gpu + 1; fault = false; break; /* access-counter */
+        }
+        if (take && copy) {
+            t = replicate(u, p, gpu, t, fault);
+            *ro = true;
+            faulted |= fault;
+        } else if (take) {
+            t = move(u, p, gpu, t, fault && !faulted, !faulted);
+            faulted |= fault;
+        }
+    }
+    if (faulted)
+        u->st[gpu].fault_ps += t - now;
+    return t;
+}
+
+void rp_um_host_write(rp_um *u, uint64_t addr, uint64_t n)
+{
+    if (!u->n_replicated || !n)
+        return;
+    uint64_t first = addr >> u->spec.page_shift;
+    uint64_t last = (addr + n - 1 < addr ? UINT64_MAX : addr + n - 1) >> u->spec.page_shift;
+    if (last - first >= u->cap) { /* a range larger than the table: scan the table */
+        for (uint64_t i = 0; i < u->cap && u->n_replicated; i++) {
+            rp_um_page *p = &u->tab[i];
+            if (p->key && p->replicas && p->key - 1 >= first && p->key - 1 <= last)
+                drop_copies(u, p);
+        }
+        return;
+    }
+    for (uint64_t k = first; k <= last && u->n_replicated; k++) {
+        rp_um_page *p = (rp_um_page *)find(u, k + 1);
+        if (p && p->replicas)
+            drop_copies(u, p);
     }
 }
 

@@ -8,7 +8,9 @@
 # of both arrays) with one fault each, each costing at least
 # um.fault_latency + um.shootdown_latency, and cuts GPU 1's remote bytes;
 # on-fault moves more (phase 2 takes pages back); access-counter moves pages
-# without faults once um.counter_threshold remote accesses are counted; the
+# without faults once um.counter_threshold remote accesses are counted;
+# um.replicate = 1 makes phase 2's reads read-only copies under first-touch
+# (remote traffic gone) and, under on-fault, writes after reads drop copies; the
 # moving policies replay as one partition with identical JSON for 1 and 2
 # threads; u-mgpu replays clean; bad um.* values are refused in one line.
 # Prints one "ok/FAIL" line per check; exits non-zero on a failure.
@@ -52,6 +54,8 @@ rep() {
 }
 for p in home interleave first-touch on-fault access-counter; do rep "d-$p" d-mgpu "$p"; done
 rep d-on-fault-t2 d-mgpu on-fault --threads 2
+for p in first-touch on-fault; do rep "d-$p-rep" d-mgpu "$p" --set um.replicate=1; done
+rep u-on-fault-rep u-mgpu on-fault --set um.replicate=1
 for p in first-touch access-counter; do rep "u-$p" u-mgpu "$p"; done
 
 while read -r st rest; do
@@ -98,6 +102,16 @@ print('ok' if faults(ac) == 0 and moves(ac) > 0 and ctr(ac, 1, 'um.remote_counte
 ts = [ft['kernels'][-1]['end_ps'], of['kernels'][-1]['end_ps'], ac['kernels'][-1]['end_ps'], home['kernels'][-1]['end_ps']]
 print('info', "last kernel ends (us): first-touch %.1f, on-fault %.1f, access-counter %.1f, home %.1f"
       % tuple(t / 1e6 for t in ts))
+ftr, ofr = load('d-first-touch-rep'), load('d-on-fault-rep')
+def copies(d): return sum(ctr(d, g, 'um.replicas_in') for g in range(2))
+def remote(d): return sum(ctr(d, g, 'rdma.out_bytes') for g in range(2))
+print('ok' if copies(ftr) == want and remote(ftr) < remote(ft) / 4 and moves(ftr) == moves(ft) else 'FAIL',
+      f"first-touch + replicate: {copies(ftr)} read-only copies (phase 2's other halves: {want}), remote bytes "
+      f"{remote(ftr)} B vs {remote(ft)} B, {moves(ftr)} moves as without copies")
+print('ok' if copies(ofr) > 0 and sum(ctr(ofr, g, 'um.collapses') for g in range(2)) > 0 and moves(ofr) < moves(of)
+      else 'FAIL',
+      f"on-fault + replicate: {copies(ofr)} copies, {sum(ctr(ofr, g, 'um.collapses') for g in range(2))} writes "
+      f"dropped copies (phase 1 reads a page before writing it), {moves(ofr)} moves vs {moves(of)} without copies")
 t1, t2 = load('d-on-fault'), load('d-on-fault-t2')
 for d in (t1, t2):
     d.get('totals', {}).pop('wall_s', None); d.pop('replay', None)
@@ -109,7 +123,7 @@ PY
 )
 
 # a bad unified-memory parameter is refused in one line naming it
-for kv in um.policy=lru um.page_size=3000 "um.policy=on-fault --set tlb.enable=0"; do
+for kv in um.policy=lru um.page_size=3000 "um.policy=on-fault --set tlb.enable=0" um.replicate=1; do
   # shellcheck disable=SC2086
   "$REPLAY" --quiet --topo d-mgpu --set $kv "$TR" >"$OUT/bad.out" 2>&1; rc=$?
   key=${kv%%=*}

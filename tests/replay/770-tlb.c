@@ -6,7 +6,9 @@
  * page (every level read, the IOMMU's latency on top, one TLB entry for all of it), requests of one page merged into
  * one walk, and walks queued behind a busy walker; a fault that moves a page
  * from another GPU (on-fault), first-touch, a move earned by access counters,
- * and a shootdown that makes the page fault back. The page-table entries are
+ * a shootdown that makes the page fault back, and read-only replication
+ * (a copy on a read, a protection fault on a write, copies dropped by a host
+ * write). The page-table entries are
  * read from a mock memory that answers after MEM_PS; every expected time is a
  * formula of config values and MEM_PS. */
 #include <setjmp.h>
@@ -48,7 +50,7 @@ typedef struct bench {
     /* unified memory: the TLBs are GPU 0's; pages below UM_END are governed, home GPU 1 */
     rp_um um;
     int um_on;
-    uint32_t moves, last_from, last_to, shootdowns[2];
+    uint32_t moves, copies, last_from, last_to, shootdowns[2], drops[2];
     rp_time move_ready;
 } bench;
 #define UM_BASE 0x600000000000ull
@@ -100,10 +102,18 @@ static void page_of(void *owner, uint64_t addr, uint32_t gpu, uint8_t *shift, bo
     *iommu = host;
 }
 
-static rp_time um_walk(void *owner, uint64_t page, uint32_t gpu, rp_time now)
+static rp_time um_walk(void *owner, uint64_t page, uint32_t gpu, bool write, bool *ro, rp_time now)
 {
     bench *b = owner;
-    return page >= UM_BASE && page < UM_END ? rp_um_walk(&b->um, gpu, page, 1, now) : now;
+    *ro = false;
+    return page >= UM_BASE && page < UM_END ? rp_um_walk(&b->um, gpu, page, 1, write, ro, now) : now;
+}
+
+/* rp_um_walk of another GPU's walker (a read) */
+static rp_time walk_other(bench *b, uint32_t gpu, uint64_t a, rp_time now)
+{
+    bool ro;
+    return rp_um_walk(&b->um, gpu, a, 1, false, &ro, now);
 }
 
 /* rp_um_ops of the bench: a transfer takes MOVE_PS; GPU 0's shootdown drops
@@ -118,6 +128,26 @@ static rp_time um_move(void *owner, uint32_t from, uint32_t to, uint64_t page, u
     b->last_to = to;
     b->move_ready = ready;
     return ready + MOVE_PS;
+}
+
+static rp_time um_copy(void *owner, uint32_t from, uint32_t to, uint64_t page, uint64_t bytes, rp_time ready)
+{
+    bench *b = owner;
+    (void)page;
+    assert_int_equal(bytes, 4096);
+    b->copies++;
+    b->last_from = from;
+    b->last_to = to;
+    return ready + MOVE_PS;
+}
+
+static void um_drop(void *owner, uint32_t gpu, uint64_t page, uint64_t bytes)
+{
+    bench *b = owner;
+    (void)page;
+    (void)bytes;
+    assert_true(gpu < 2);
+    b->drops[gpu]++;
 }
 
 static void um_shootdown(void *owner, uint32_t gpu, uint64_t page, uint8_t shift)
@@ -177,12 +207,12 @@ static void setup(bench *b, void (*tweak)(rp_config *))
 }
 
 /* Unified memory under policy pol (RP_UM_*) for the bench's two GPUs. */
-static void um_setup(bench *b, int pol, uint32_t threshold)
+static void um_setup(bench *b, int pol, uint32_t threshold, bool replicate)
 {
     const rp_config *c = &b->cfg;
     rp_um_spec sp = {pol, 2, 12, rp_lat_ps(c->um_fault_latency, b->clk), rp_lat_ps(c->um_shootdown_latency, b->clk),
-                     threshold};
-    rp_um_ops ops = {b, um_move, um_shootdown};
+                     threshold, replicate};
+    rp_um_ops ops = {b, um_move, um_shootdown, um_copy, um_drop};
     assert_int_equal(rp_um_init(&b->um, &sp, &ops), 0);
     b->um_on = 1;
     b->x.um_walk = um_walk;
@@ -205,15 +235,16 @@ static void run(bench *b)
         ;
 }
 
-/* A line request for addr through L1 TLB t, ready now. */
-static void send(bench *b, rp_tlb *t, uint64_t addr)
+/* A line request (type) for addr through L1 TLB t, ready now. */
+static void send_t(bench *b, rp_tlb *t, uint64_t addr, uint8_t type)
 {
     rp_msg *m = rp_msg_alloc(&b->pool);
     assert_non_null(m);
-    m->type = RP_MSG_READ;
+    m->type = type;
     m->addr = addr;
     rp_tlb_send(t, &b->out, m, b->e.now);
 }
+static void send(bench *b, rp_tlb *t, uint64_t addr) { send_t(b, t, addr, RP_MSG_READ); }
 
 /* Times of the formulas. */
 static rp_time l1lat(const bench *b) { return rp_lat_ps(b->cfg.tlb_l1v_latency, b->clk); }
@@ -353,7 +384,7 @@ static void test_um_fault_moves_page(void **state)
     (void)state;
     bench b;
     setup(&b, NULL);
-    um_setup(&b, RP_UM_ON_FAULT, 1);
+    um_setup(&b, RP_UM_ON_FAULT, 1, false);
     const uint64_t a = UM_BASE + 0x3040;
     assert_int_equal(rp_um_owner(&b.um, a, 1), 1); /* at home until used */
     send(&b, &b.l1a, a);
@@ -384,7 +415,7 @@ static void test_um_fault_moves_page(void **state)
     /* GPU 1 takes it back (its walker's fault): GPU 0's TLBs are shot down,
      * so GPU 0's next access walks (the leaf only: the PWC holds its upper
      * level) and faults again */
-    assert_int_equal(rp_um_walk(&b.um, 1, a, 1, b.e.now), b.e.now + fault_ps(&b) + shoot_ps(&b) + MOVE_PS);
+    assert_int_equal(walk_other(&b, 1, a, b.e.now), b.e.now + fault_ps(&b) + shoot_ps(&b) + MOVE_PS);
     assert_int_equal(b.shootdowns[0], 1);
     assert_int_equal(rp_um_owner(&b.um, a, 1), 1);
     t0 = b.e.now;
@@ -401,10 +432,10 @@ static void test_um_first_touch(void **state)
     (void)state;
     bench b;
     setup(&b, NULL);
-    um_setup(&b, RP_UM_FIRST_TOUCH, 1);
+    um_setup(&b, RP_UM_FIRST_TOUCH, 1, false);
     const uint64_t a = UM_BASE + 0x8000;
     /* GPU 1 (home) touches it first: no fault, it stays */
-    assert_int_equal(rp_um_walk(&b.um, 1, a, 1, 1000), 1000);
+    assert_int_equal(walk_other(&b, 1, a, 1000), 1000);
     send(&b, &b.l1a, a);
     run(&b);
     /* GPU 0 then maps it remotely: a plain walk */
@@ -419,7 +450,7 @@ static void test_um_first_touch(void **state)
     assert_int_equal(b.got_at[1] - t0, to_l2(&b) + level(&b) + fault_ps(&b) + shoot_ps(&b) + MOVE_PS + noc(&b));
     assert_int_equal(rp_um_owner(&b.um, p, 1), 0);
     /* and stays when GPU 1 uses it afterwards */
-    assert_int_equal(rp_um_walk(&b.um, 1, p, 1, 5), 5);
+    assert_int_equal(walk_other(&b, 1, p, 5), 5);
     assert_int_equal(rp_um_owner(&b.um, p, 1), 0);
     assert_int_equal(b.um.st[0].faults, 1);
     teardown(&b);
@@ -430,7 +461,7 @@ static void test_um_access_counter(void **state)
     (void)state;
     bench b;
     setup(&b, NULL);
-    um_setup(&b, RP_UM_COUNTER, 3);
+    um_setup(&b, RP_UM_COUNTER, 3, false);
     const uint64_t a = UM_BASE + 0x20000;
     send(&b, &b.l1a, a);
     run(&b);
@@ -455,7 +486,65 @@ static void test_um_access_counter(void **state)
     /* counters start again: GPU 1 needs three remote accesses of its own */
     rp_um_remote(&b.um, 1, a, 1);
     rp_um_remote(&b.um, 1, a, 1);
-    assert_int_equal(rp_um_walk(&b.um, 1, a, 1, 7), 7);
+    assert_int_equal(walk_other(&b, 1, a, 7), 7);
+    teardown(&b);
+}
+
+static void test_um_replicate(void **state)
+{
+    (void)state;
+    bench b;
+    setup(&b, NULL);
+    um_setup(&b, RP_UM_ON_FAULT, 1, true);
+    const uint64_t a = UM_BASE + 0x40000;
+    /* a read of GPU 1's page: a read-only copy instead of a move (fault,
+     * the first copy's shootdown of GPU 1, the transfer) */
+    send(&b, &b.l1a, a);
+    run(&b);
+    rp_time walk_end = to_l2(&b) + b.cfg.tlb_levels * level(&b);
+    assert_int_equal(b.got_at[0], walk_end + fault_ps(&b) + shoot_ps(&b) + MOVE_PS + noc(&b));
+    assert_int_equal(b.copies, 1);
+    assert_int_equal(b.moves, 0);
+    assert_int_equal(b.shootdowns[1], 1);
+    assert_int_equal(rp_um_owner(&b.um, a, 1), 1);
+    assert_int_equal(rp_um_serving(&b.um, a, 1, 0), 0); /* GPU 0 reads its own copy */
+    assert_int_equal(rp_um_serving(&b.um, a, 1, 1), 1);
+    assert_int_equal(b.um.st[0].replicas_in, 1);
+    /* reads hit the read-only entry */
+    rp_time t0 = b.e.now;
+    send(&b, &b.l1a, a + 64);
+    run(&b);
+    assert_int_equal(b.got_at[1] - t0, l1lat(&b));
+    /* GPU 1 (the holder) reads: read-only too, nothing moves */
+    bool ro = false;
+    assert_int_equal(rp_um_walk(&b.um, 1, a, 1, false, &ro, 9), 9);
+    assert_true(ro);
+    /* a write of GPU 0: its read-only entry is a miss at both TLBs; the walk
+     * (the leaf: the PWC has the upper level) takes a protection fault, the
+     * copies go (shootdown of GPU 1), then on-fault moves the page to the
+     * writer without a second fault latency */
+    t0 = b.e.now;
+    send_t(&b, &b.l1a, a + 128, RP_MSG_WRITE);
+    run(&b);
+    assert_int_equal(b.got_at[2] - t0, to_l2(&b) + level(&b) + fault_ps(&b) + shoot_ps(&b) + MOVE_PS + noc(&b));
+    assert_int_equal(b.um.st[0].collapses, 1);
+    assert_int_equal(b.um.st[0].faults, 2);
+    assert_int_equal(b.drops[0], 1);
+    assert_int_equal(b.moves, 1);
+    assert_int_equal(rp_um_owner(&b.um, a, 1), 0);
+    assert_int_equal(rp_um_serving(&b.um, a, 1, 1), 0);
+    /* the page is GPU 0's and writable: a write hits the L1 TLB */
+    t0 = b.e.now;
+    send_t(&b, &b.l1a, a + 192, RP_MSG_WRITE);
+    run(&b);
+    assert_int_equal(b.got_at[3] - t0, l1lat(&b));
+    /* a host write drops copies without time */
+    assert_int_equal(walk_other(&b, 1, a, 5), 5 + fault_ps(&b) + shoot_ps(&b) + MOVE_PS); /* GPU 1 copies it */
+    assert_int_equal(b.um.n_replicated, 1);
+    rp_um_host_write(&b.um, a + 100, 8);
+    assert_int_equal(b.um.n_replicated, 0);
+    assert_int_equal(b.drops[1], 1);
+    assert_int_equal(rp_um_serving(&b.um, a, 1, 1), 0);
     teardown(&b);
 }
 
@@ -470,6 +559,7 @@ int main(void)
         cmocka_unit_test(test_um_fault_moves_page),
         cmocka_unit_test(test_um_first_touch),
         cmocka_unit_test(test_um_access_counter),
+        cmocka_unit_test(test_um_replicate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
