@@ -75,8 +75,9 @@ typedef struct rp_ctx {
      * read, the IOMMU's part done) for a writable (write) or any translation:
      * unified memory (rp_um.h) may make it wait for a fault and a page move
      * or copy. Returns when the translation is usable (>= now); *ro: it is
-     * read-only. NULL: never waits, never read-only. */
-    rp_time (*um_walk)(void *owner, uint64_t page, uint32_t gpu, bool write, bool *ro, rp_time now);
+     * read-only; *retry: the page was being serviced, call again at the
+     * returned time. NULL: never waits, never read-only. */
+    rp_time (*um_walk)(void *owner, uint64_t page, uint32_t gpu, bool write, bool *ro, bool *retry, rp_time now);
 } rp_ctx;
 
 static inline rp_msg_pool *rp_ctx_pool(const rp_ctx *x) { return (rp_res_tls ? rp_res_tls : x->serial)->pool; }

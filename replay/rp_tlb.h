@@ -80,6 +80,7 @@ typedef struct rp_tlb_mshr {
     bool iommu;               /* the walk also needs the IOMMU */
     bool write;               /* a request for a writable translation is held (L2: the walk asks for one) */
     bool ro;                  /* L2: the walk's translation is read-only (rp_um.h copies) */
+    bool um_retry;            /* L2: ev asks unified memory again (the page was being serviced) */
     rp_msg *waiters, *wtail;  /* L1: held line requests (each with its onward link in fwd); L2: requests */
     /* L2: the walk */
     bool walking;

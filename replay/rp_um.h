@@ -108,6 +108,7 @@ typedef struct rp_um_page {
     uint8_t touched;           /* a GPU's walk has seen it */
     uint8_t pending;           /* access-counter: GPU + 1 that has earned it, 0 = none */
     uint64_t replicas;         /* GPUs (bits) other than owner holding a read-only copy */
+    rp_time busy_until;        /* a fault or move of it is being serviced until then */
 } rp_um_page;
 
 typedef struct rp_um {
@@ -135,8 +136,12 @@ uint32_t rp_um_serving(const rp_um *u, uint64_t addr, uint32_t home, uint32_t gp
  * for a request that writes (write) or only reads: apply the policy and
  * return when the translation may be used (now, or later after a fault
  * and/or a move or copy: fault_ps + shootdown_ps + transfer); *ro: the
- * translation is read-only (the page has copies). */
-rp_time rp_um_walk(rp_um *u, uint32_t gpu, uint64_t addr, uint32_t home, bool write, bool *ro, rp_time now);
+ * translation is read-only (the page has copies). A page is serviced by one
+ * walk at a time (the driver holds it): while an earlier fault or move of it
+ * is in progress, *retry is set and the returned time is when to call again
+ * (its end + 1 ps, after the earlier walk's translation is installed). */
+rp_time rp_um_walk(rp_um *u, uint32_t gpu, uint64_t addr, uint32_t home, bool write, bool *ro, bool *retry,
+                   rp_time now);
 
 /* The host wrote [addr, addr + n): copies of its pages are dropped (no
  * time: host writes happen between kernels). */

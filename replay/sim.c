@@ -442,12 +442,12 @@ static void ctx_page_of(void *o, uint64_t addr, uint32_t gpu, uint8_t *shift, bo
     *iommu = host || (a && s->cfg.topo_kind == RP_TOPO_DISCRETE && a->gpu != gpu);
 }
 /* The walker's end (rp_ctx.um_walk): unified memory's fault or move. */
-static rp_time ctx_um_walk(void *o, uint64_t page, uint32_t gpu, bool write, bool *ro, rp_time now)
+static rp_time ctx_um_walk(void *o, uint64_t page, uint32_t gpu, bool write, bool *ro, bool *retry, rp_time now)
 {
     rp_sim *s = o;
     const rp_alloc *a = alloc_at(s, page);
-    *ro = false;
-    return um_governs(s, a) ? rp_um_walk(&s->um, gpu, page, um_home(s, a, page), write, ro, now) : now;
+    *ro = *retry = false;
+    return um_governs(s, a) ? rp_um_walk(&s->um, gpu, page, um_home(s, a, page), write, ro, retry, now) : now;
 }
 
 /* rp_um_ops.move: the page's lines leave both L2s (the old holder's dirty

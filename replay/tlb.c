@@ -392,10 +392,29 @@ static void walk_done(rp_tlb *t, uint32_t i, rp_engine *e)
 }
 
 /* The IOMMU's part of a walk, or a fault or page move it waited for, is over. */
+/* The walk of MSHR i has its leaf translation, usable from `ready`:
+ * unified memory may make it wait for a fault, a move or copy, or for an
+ * earlier walk servicing the same page (then it asks again, rp_um.h). */
+static void walk_end(rp_tlb *t, uint32_t i, rp_engine *e, rp_time ready)
+{
+    rp_tlb_mshr *ms = &t->mshr[i];
+    ms->ro = ms->um_retry = false;
+    if (t->x->um_walk)
+        ready = t->x->um_walk(t->x->owner, ms->page, t->gpu, ms->write, &ms->ro, &ms->um_retry, ready);
+    if (ready > e->now)
+        rp_engine_schedule(e, &ms->ev, ready);
+    else
+        walk_done(t, i, e);
+}
+
 static void iommu_done(rp_event *ev, rp_engine *e)
 {
     rp_tlb_mshr *ms = ev->owner;
-    walk_done(ms->owner, (uint32_t)(ms - ms->owner->mshr), e);
+    uint32_t i = (uint32_t)(ms - ms->owner->mshr);
+    if (ms->um_retry)
+        walk_end(ms->owner, i, e, e->now);
+    else
+        walk_done(ms->owner, i, e);
 }
 
 /* An entry came back from the L2. */
@@ -424,13 +443,7 @@ static void walk_fill(rp_port *p, rp_engine *e)
             t->st_iommu++;
             ready += t->spec.iommu_ps;
         }
-        ms->ro = false;
-        if (t->x->um_walk)
-            ready = t->x->um_walk(t->x->owner, ms->page, t->gpu, ms->write, &ms->ro, ready);
-        if (ready > e->now)
-            rp_engine_schedule(e, &ms->ev, ready);
-        else
-            walk_done(t, i, e);
+        walk_end(t, i, e, ready);
     }
 }
 

@@ -93,7 +93,7 @@ static rp_um_page *get(rp_um *u, uint64_t key, uint32_t home)
     while (u->tab[i].key && u->tab[i].key != key)
         i = (i + 1) & (u->cap - 1);
     if (!u->tab[i].key) {
-        u->tab[i] = (rp_um_page){key, (uint8_t)home, 0, 0, 0};
+        u->tab[i] = (rp_um_page){key, (uint8_t)home, 0, 0, 0, 0};
         u->used++;
     }
     return &u->tab[i];
@@ -184,14 +184,31 @@ static void drop_copies(rp_um *u, rp_um_page *p)
     u->n_replicated--;
 }
 
-rp_time rp_um_walk(rp_um *u, uint32_t gpu, uint64_t addr, uint32_t home, bool write, bool *ro, rp_time now)
+static rp_time walk(rp_um *u, rp_um_page *p, uint32_t gpu, bool write, bool *ro, rp_time now);
+
+rp_time rp_um_walk(rp_um *u, uint32_t gpu, uint64_t addr, uint32_t home, bool write, bool *ro, bool *retry,
+                   rp_time now)
 {
     *ro = false;
+    *retry = false;
     if (!rp_um_moves(u->spec.policy) || gpu >= u->spec.gpus)
         return now;
     rp_um_page *p = get(u, (addr >> u->spec.page_shift) + 1, home);
     if (!p)
         return now;
+    if (p->busy_until > now) { /* another walk is servicing the page: after it */
+        *retry = true;
+        return p->busy_until + 1;
+    }
+    rp_time t = walk(u, p, gpu, write, ro, now);
+    if (t > now)
+        p->busy_until = t;
+    return t;
+}
+
+/* rp_um_walk of page p, not being serviced. */
+static rp_time walk(rp_um *u, rp_um_page *p, uint32_t gpu, bool write, bool *ro, rp_time now)
+{
     bool first = !p->touched, faulted = false;
     p->touched = 1;
     rp_time t = now;

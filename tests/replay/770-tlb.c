@@ -102,18 +102,20 @@ static void page_of(void *owner, uint64_t addr, uint32_t gpu, uint8_t *shift, bo
     *iommu = host;
 }
 
-static rp_time um_walk(void *owner, uint64_t page, uint32_t gpu, bool write, bool *ro, rp_time now)
+static rp_time um_walk(void *owner, uint64_t page, uint32_t gpu, bool write, bool *ro, bool *retry, rp_time now)
 {
     bench *b = owner;
-    *ro = false;
-    return page >= UM_BASE && page < UM_END ? rp_um_walk(&b->um, gpu, page, 1, write, ro, now) : now;
+    *ro = *retry = false;
+    return page >= UM_BASE && page < UM_END ? rp_um_walk(&b->um, gpu, page, 1, write, ro, retry, now) : now;
 }
 
-/* rp_um_walk of another GPU's walker (a read) */
+/* rp_um_walk of another GPU's walker (a read; the page is not being serviced) */
 static rp_time walk_other(bench *b, uint32_t gpu, uint64_t a, rp_time now)
 {
-    bool ro;
-    return rp_um_walk(&b->um, gpu, a, 1, false, &ro, now);
+    bool ro, retry;
+    rp_time t = rp_um_walk(&b->um, gpu, a, 1, false, &ro, &retry, now);
+    assert_false(retry);
+    return t;
 }
 
 /* rp_um_ops of the bench: a transfer takes MOVE_PS; GPU 0's shootdown drops
@@ -414,14 +416,17 @@ static void test_um_fault_moves_page(void **state)
     assert_int_equal(b.got_at[1] - t0, l1lat(&b));
     /* GPU 1 takes it back (its walker's fault): GPU 0's TLBs are shot down,
      * so GPU 0's next access walks (the leaf only: the PWC holds its upper
-     * level) and faults again */
-    assert_int_equal(walk_other(&b, 1, a, b.e.now), b.e.now + fault_ps(&b) + shoot_ps(&b) + MOVE_PS);
+     * level) and faults again, once GPU 1's fault is serviced (one walk
+     * services a page at a time: GPU 0's asks again 1 ps after it) */
+    t0 = b.e.now;
+    rp_time svc = fault_ps(&b) + shoot_ps(&b) + MOVE_PS;
+    assert_int_equal(walk_other(&b, 1, a, t0), t0 + svc);
     assert_int_equal(b.shootdowns[0], 1);
     assert_int_equal(rp_um_owner(&b.um, a, 1), 1);
-    t0 = b.e.now;
     send(&b, &b.l1a, a + 128);
     run(&b);
-    assert_int_equal(b.got_at[2] - t0, to_l2(&b) + level(&b) + fault_ps(&b) + shoot_ps(&b) + MOVE_PS + noc(&b));
+    assert_true(to_l2(&b) + level(&b) < svc);
+    assert_int_equal(b.got_at[2] - t0, svc + 1 + svc + noc(&b));
     assert_int_equal(b.um.st[0].faults, 2);
     assert_int_equal(b.moves, 3);
     teardown(&b);
@@ -450,7 +455,7 @@ static void test_um_first_touch(void **state)
     assert_int_equal(b.got_at[1] - t0, to_l2(&b) + level(&b) + fault_ps(&b) + shoot_ps(&b) + MOVE_PS + noc(&b));
     assert_int_equal(rp_um_owner(&b.um, p, 1), 0);
     /* and stays when GPU 1 uses it afterwards */
-    assert_int_equal(walk_other(&b, 1, p, 5), 5);
+    assert_int_equal(walk_other(&b, 1, p, b.e.now), b.e.now);
     assert_int_equal(rp_um_owner(&b.um, p, 1), 0);
     assert_int_equal(b.um.st[0].faults, 1);
     teardown(&b);
@@ -486,7 +491,7 @@ static void test_um_access_counter(void **state)
     /* counters start again: GPU 1 needs three remote accesses of its own */
     rp_um_remote(&b.um, 1, a, 1);
     rp_um_remote(&b.um, 1, a, 1);
-    assert_int_equal(walk_other(&b, 1, a, 7), 7);
+    assert_int_equal(walk_other(&b, 1, a, b.e.now), b.e.now);
     teardown(&b);
 }
 
@@ -516,9 +521,10 @@ static void test_um_replicate(void **state)
     run(&b);
     assert_int_equal(b.got_at[1] - t0, l1lat(&b));
     /* GPU 1 (the holder) reads: read-only too, nothing moves */
-    bool ro = false;
-    assert_int_equal(rp_um_walk(&b.um, 1, a, 1, false, &ro, 9), 9);
+    bool ro = false, retry = true;
+    assert_int_equal(rp_um_walk(&b.um, 1, a, 1, false, &ro, &retry, b.e.now), b.e.now);
     assert_true(ro);
+    assert_false(retry);
     /* a write of GPU 0: its read-only entry is a miss at both TLBs; the walk
      * (the leaf: the PWC has the upper level) takes a protection fault, the
      * copies go (shootdown of GPU 1), then on-fault moves the page to the
@@ -539,7 +545,7 @@ static void test_um_replicate(void **state)
     run(&b);
     assert_int_equal(b.got_at[3] - t0, l1lat(&b));
     /* a host write drops copies without time */
-    assert_int_equal(walk_other(&b, 1, a, 5), 5 + fault_ps(&b) + shoot_ps(&b) + MOVE_PS); /* GPU 1 copies it */
+    assert_int_equal(walk_other(&b, 1, a, b.e.now), b.e.now + fault_ps(&b) + shoot_ps(&b) + MOVE_PS); /* a copy */
     assert_int_equal(b.um.n_replicated, 1);
     rp_um_host_write(&b.um, a + 100, 8);
     assert_int_equal(b.um.n_replicated, 0);
