@@ -800,6 +800,11 @@ int rp_config_validate(const rp_config *c, char *err, size_t errlen)
                      c->um_page_size);
             return -1;
         }
+        if (c->um_replicate && c->sample_enable) {
+            snprintf(err, errlen, "config: um.replicate = 1 with sampled replay (sample.enable = 1): fast-forwarded "
+                                  "stores would leave read-only copies stale; replay in full");
+            return -1;
+        }
         if (c->um_replicate && !rp_um_moves(um)) {
             snprintf(err, errlen,
                      "config: um.replicate = 1 needs um.policy first-touch, on-fault or access-counter (not %s)",
