@@ -821,6 +821,43 @@ def compare_sampled(full_path, smp_path):
             "data_check": "OK" if c["load_mismatches"] == 0 and c["d2h_mismatches"] == 0 else "MISMATCH"}
 
 
+def um_only(a, b, only, commit):
+    """--um-only: re-measure the UM_VARIANTS replays of every workload into OUT/latest.json."""
+    latest = os.path.join(a.out, result_stem(a) + ".json")
+    try:
+        with open(latest) as f:
+            res = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"bench: --um-only needs {latest} from a full run ({e})", file=sys.stderr)
+        return 2
+    failed = 0
+    for prog, a1, a4, ad, small in WORKLOADS:
+        w = res.get("workloads", {}).get(prog)
+        if (only and prog not in only) or not w or "replay" not in w:
+            continue
+        if a.small:
+            a4 = small[1]
+        t4 = os.path.join(b.work, f"{prog}.1gpu_4x.gtrace")
+        try:
+            log(f"{prog}: recording the 4x problem on one GPU")
+            b.emu_run(prog, a4, b.nthr, record=t4, tag="um4x")
+            for p in UM_VARIANTS:
+                log(f"{prog}: replay {p} (u-mgpu, um.policy={UM_VARIANTS[p][1]})")
+                w["replay"][p] = b.replay_run(prog, p, t4)
+        except (RunError, OSError, KeyError, ValueError, TypeError) as e:
+            log(f"{prog}: unified-memory replays FAILED: {e}")
+            failed += 1
+        finally:
+            if os.path.exists(t4):
+                os.unlink(t4)
+    res["um_commit"] = commit
+    with open(latest, "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+        f.write("\n")
+    log(f"wrote the unified-memory replays into {latest} (commit {commit})")
+    return 1 if failed else 0
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--summarise-stats":
         json.dump(summarise_stats(sys.argv[2]), sys.stdout)
@@ -851,6 +888,10 @@ def main():
                     help="parallel replays: best of N runs per thread count (default 2)")
     ap.add_argument("--no-sampled", dest="sampled", action="store_false",
                     help="skip the sampled-replay comparison (r9nano, full and --sample, on the 4x trace)")
+    ap.add_argument("--um-only", action="store_true",
+                    help="only the case study's unified-memory replays (u-mgpu with um.policy first-touch and "
+                    "access-counter on the 4x trace), written into the existing OUT/latest.json (its um_commit "
+                    "says which commit measured them); nothing else is measured or compared")
     ap.add_argument("--render", action="store_true",
                     help="only rewrite OUT/latest.md from OUT/latest.json (no measurement)")
     a = ap.parse_args()
@@ -895,6 +936,8 @@ def main():
                     break
     except OSError:
         pass
+    if a.um_only:
+        return um_only(a, b, only, commit)
     res = {"schema": SCHEMA, "date": time.strftime("%Y-%m-%d", time.gmtime()), "commit": commit,
            "build": a.build, "small": a.small, "repeat": a.repeat, "threads": b.nthr,
            "host": {"cpus": os.cpu_count(), "cpu_model": model}, "workloads": {}}

@@ -68,7 +68,9 @@ def table(rs, res):
          "4x problem sizes (MGSim Table II, 4-GPU column). Time = simulated time of the whole trace "
          "(every kernel, host copy and launch overhead, as timed by the host timeline); link = bytes over the inter-GPU "
          "interconnect. UM-FT and UM-AC: U-MGPU with unified-memory placement (`um.policy=first-touch` and "
-         "`access-counter`, pages of 4 KiB starting interleaved) instead of fixed interleaving.", "",
+         "`access-counter`, pages of 4 KiB starting interleaved) instead of fixed interleaving"
+         + (f" (replayed by `bench.py --um-only` at commit `{res['um_commit']}`)" if res.get("um_commit") else "")
+         + ".", "",
          "| workload | pattern | wavefront instr | M-SGPU us | U-MGPU us | D-MGPU us | UM-FT us | UM-AC us | "
          "U-MGPU / M-SGPU | D-MGPU / M-SGPU | UM-FT / M-SGPU | UM-AC / M-SGPU | U-MGPU link MB | D-MGPU link MB | "
          "UM-FT link MB | UM-AC link MB | UM-FT pages moved | UM-AC pages moved |",
