@@ -193,6 +193,15 @@ uint8_t *rp_cache_line_data(rp_cache *c, uint64_t line)
     return s >= 0 ? ldata(c, (uint64_t)s) : NULL;
 }
 
+uint8_t *rp_cache_line_data_w(rp_cache *c, uint64_t line)
+{
+    int64_t s = lookup(c, line);
+    if (s < 0)
+        return NULL;
+    c->dirty[s] = 1;
+    return ldata(c, (uint64_t)s);
+}
+
 static inline uint32_t mshr_hash(const rp_cache *c, uint64_t line) { return (uint32_t)(line >> c->line_shift) & 255; }
 
 static rp_mshr *mshr_find(rp_cache *c, uint64_t line)
@@ -344,6 +353,38 @@ static inline void perform_on(rp_cache *c, rp_msg *m, uint64_t line, uint8_t *da
 {
     if (c->mx && m->acc)
         c->mx->perform_line(c->mx->arg, m->acc, m->lane_mask, line, data, c->spec.line, NULL);
+}
+
+/* A write-back cache's line that another GPU's memory serves now (a late
+ * request after its unified-memory page moved, rp_mem_ctx.alien)? */
+static inline bool alien(const rp_cache *c, uint64_t line)
+{
+    return c->spec.write_back && c->mx && c->mx->alien && c->mx->alien(c->mx->arg, c->gpu, line);
+}
+
+/* Serve m (READ, WRITE or ATOMIC) of an alien line on the authority's data
+ * (the serving L2's line, else DRAM), as a hit here; nothing is installed. */
+static void alien_serve(rp_cache *c, rp_msg *m, rp_time now, uint64_t line)
+{
+    bool w = m->type != RP_MSG_READ;
+    uint8_t *d = c->mx->authority(c->mx->arg, line, w), *tmp = NULL;
+    if (!d) {
+        d = tmp = rp_lbuf_get(c->lbufs, c->spec.line);
+        if (!d) {
+            cfail(c, "%s: out of memory for line data", c->comp.name);
+            return;
+        }
+        rp_fmem_read(c->mx->mem, line, d, c->spec.line);
+    }
+    c->st_alien++;
+    if (m->type == RP_MSG_ATOMIC)
+        c->st_atomics++;
+    if (w || c->spec.perform_rw)
+        perform_on(c, m, line, d);
+    if (tmp && w && rp_fmem_write(c->mx->mem, line, d, c->spec.line))
+        cfail(c, "functional memory: out of memory");
+    respond(c, m, now + c->spec.latency_ps, d);
+    rp_lbuf_put(c->lbufs, tmp);
 }
 
 /* A read or an atomic from above (slot: line's way, or -1). Returns false if
@@ -515,6 +556,12 @@ static bool handle_top(rp_cache *c, rp_msg *m, rp_time now)
         }
     }
     int64_t slot = lookup(c, line);
+    if ((m->type == RP_MSG_READ || m->type == RP_MSG_WRITE || m->type == RP_MSG_ATOMIC) && alien(c, line)) {
+        if (slot >= 0 && !mshr_find(c, line))
+            c->tag[slot] = 0; /* a stale copy (written back when its page moved) */
+        alien_serve(c, m, now, line);
+        return true;
+    }
     switch (m->type) {
     case RP_MSG_READ:
     case RP_MSG_ATOMIC:
@@ -558,6 +605,18 @@ static void handle_fill(rp_cache *c, rp_msg *d, rp_time now)
     uint64_t line = ms->line;
     uint8_t *ld, *tmp = NULL;
     bool fresh = true;
+    if (alien(c, line)) { /* its page moved away while the fill was on its way: its waiters go to the authority */
+        for (rp_msg *m = ms->waiters, *nx; m; m = nx) {
+            nx = m->next;
+            m->next = NULL;
+            alien_serve(c, m, now, line);
+        }
+        if (d->data && d->data != WANT_DATA)
+            rp_lbuf_put(c->lbufs, d->data);
+        d->data = NULL;
+        ms->noinstall = true;
+        ms->waiters = NULL;
+    }
     if (!ms->noinstall) {
         uint64_t slot = install(c, line, now, &fresh);
         c->age[slot] = ++c->stamp;
@@ -807,5 +866,9 @@ void rp_cache_register_stats(rp_cache *c, rp_stats *s)
     rp_stats_add(s, p, "mshr_busy_ps", &c->st_mshr_busy_ps, "mshr*ps", "sum over time of busy MSHRs (occupancy integral)");
     rp_stats_add(s, p, "mshr_peak", &c->st_mshr_peak, "mshrs", "most MSHRs busy at once");
     rp_stats_add(s, p, "fill_peeks", &c->st_fill_peeks, "count", "L1 fills served by reading the line at the point of coherence (no data in the response)");
+    if (c->spec.write_back && c->mx && c->mx->alien)
+        rp_stats_add(s, p, "alien_requests", &c->st_alien, "count",
+                     "requests that reached this bank after their unified-memory page moved away, served on the "
+                     "serving GPU's data");
     rp_stats_add(s, p, "invalidations", &c->st_invalidations, "count", "whole-cache invalidations (new kernel, buffer_wbinvl1)");
 }

@@ -41,6 +41,12 @@ typedef struct rp_mem_ctx {
     /* stop the simulation with a one-line message (rp_sim_fail) */
     void (*fail)(void *arg, const char *msg);
     bool skip_flush;          /* debug.skip_l2_flush: FLUSH and write-backs write nothing (an injected bug) */
+    /* Unified memory that moves (rp_um.h; NULL otherwise): is line in a page
+     * that GPU gpu's memory does not serve now (a request that reached this
+     * write-back cache after its page moved away)? Then the authority: the
+     * serving L2's line (marked dirty when write), or NULL (DRAM holds it). */
+    bool (*alien)(void *arg, uint32_t gpu, uint64_t line);
+    uint8_t *(*authority)(void *arg, uint64_t line, bool write);
 } rp_mem_ctx;
 
 typedef struct rp_cache rp_cache;
@@ -130,6 +136,7 @@ struct rp_cache {
     uint64_t st_read_hits, st_read_misses, st_mshr_merges, st_write_hits, st_write_misses;
     uint64_t st_atomics, st_writebacks, st_mshr_stalls;
     uint64_t st_mshr_allocs, st_mshr_busy_ps, st_mshr_peak, st_fill_peeks, st_invalidations;
+    uint64_t st_alien;        /* requests for lines another GPU serves, served there (rp_mem_ctx.alien) */
 };
 
 /* Build a cache (arrays allocated here); mx (may be NULL) must outlive it.
@@ -140,6 +147,8 @@ int rp_cache_init(rp_cache *c, rp_engine *e, rp_msg_pool *pool, const rp_mem_ctx
 void rp_cache_fini(rp_cache *c);
 void rp_cache_register_stats(rp_cache *c, rp_stats *s);
 /* Data of line (line-aligned address) if this cache holds it, else NULL. */
+/* rp_cache_line_data for a write: the line's data (marked dirty), or NULL. */
+uint8_t *rp_cache_line_data_w(rp_cache *c, uint64_t line);
 uint8_t *rp_cache_line_data(rp_cache *c, uint64_t line);
 /* Functional write-back (zero simulated time) of the dirty lines of c that
  * overlap [addr, addr + n) (n = UINT64_MAX: all) into its rp_fmem;

@@ -389,7 +389,26 @@ static void memx_fail(void *arg, const char *msg) { rp_sim_fail(arg, "%s", msg);
 rp_mem_ctx rp_sim_mem_ctx(rp_sim *s)
 {
     return (rp_mem_ctx){s->mem, &s->lbufs, s, memx_perform_line, memx_read_line, memx_fail,
-                        s->cfg.debug_skip_l2_flush};
+                        s->cfg.debug_skip_l2_flush, NULL, NULL};
+}
+
+/* rp_mem_ctx.alien: does GPU gpu's memory not serve line now (unified
+ * memory that moved, rp_um.h)? */
+static bool memx_alien(void *arg, uint32_t gpu, uint64_t line)
+{
+    rp_sim *s = arg;
+    if (!s->um_moves || rp_is_pte_addr(line))
+        return false;
+    const rp_alloc *a = alloc_at(s, line);
+    return um_governs(s, a) && rp_um_serving(&s->um, line, um_home(s, a, line), gpu) != gpu;
+}
+
+/* rp_mem_ctx.authority: the holder's L2 line (dirty when written), or NULL. */
+static uint8_t *memx_authority(void *arg, uint64_t line, bool write)
+{
+    rp_sim *s = arg;
+    rp_cache *c = &s->gpus[rp_gpu_of(s, line, 0)].l2[(line / s->cfg.l2_interleave) % s->cfg.l2_banks];
+    return write ? rp_cache_line_data_w(c, line) : rp_cache_line_data(c, line);
 }
 
 /* The GPU-side components' context (rp_ctx): the sim's services. */
@@ -622,6 +641,10 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
     }
     if (rp_sim_partition(s)) /* engines of the GPUs' partitions, the lookahead */
         return -1;
+    if (s->n_gpus > 1 && rp_um_moves(rp_um_policy_parse(cfg->um_policy))) { /* before the L2s register their stats */
+        s->memx.alien = memx_alien;
+        s->memx.authority = memx_authority;
+    }
     if (rp_net_build(s)) /* before the GPUs: their RDMA engines become its sinks */
         return -1;
     for (uint32_t g = 0; g < s->n_gpus; g++)
