@@ -19,11 +19,11 @@ set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set boxwidth 0.9
 set grid ytics
-set key top left
+set key top left horizontal maxcols 3
 set xtics nomirror
 set ylabel "time / M-SGPU time (log)"
 set logscale y
-set yrange [0.1:*]
+set yrange [0.1:2000]  # room above the bars for the key
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5 lc rgb "black" front
 plot datafile using 2:xtic(1) title "U-MGPU" lc rgb "#d95f02", \
      '' using 9 title "U-MGPU first-touch" lc rgb "#e6ab02", \
@@ -32,7 +32,7 @@ plot datafile using 2:xtic(1) title "U-MGPU" lc rgb "#d95f02", \
      NaN with lines dt 2 lc rgb "black" title "M-SGPU = 1"
 unset arrow 1
 set ylabel "inter-GPU bytes (KB, log)"
-set yrange [0.1:*]
+set yrange [0.1:1e8]  # room above the bars for the key
 plot datafile using ($4 > 0 ? $4 * 1000 : NaN):xtic(1) title "U-MGPU" lc rgb "#d95f02", \
      '' using ($11 > 0 ? $11 * 1000 : NaN) title "U-MGPU first-touch" lc rgb "#e6ab02", \
      '' using ($12 > 0 ? $12 * 1000 : NaN) title "U-MGPU access-counter" lc rgb "#7570b3", \

@@ -80,7 +80,7 @@ def table(rs, res):
                  f"{r['u_us']:.1f} | {r['d_us']:.1f} | {f(r['ft_us'], '.1f')} | {f(r['ac_us'], '.1f')} | "
                  f"{r['u_norm']:.2f} | {r['d_norm']:.2f} | {f(r['ft_norm'], '.2f')} | {f(r['ac_norm'], '.2f')} | "
                  f"{r['u_link'] / 1e6:.2f} | {r['d_link'] / 1e6:.2f} | {f(r['ft_link'], '.2f', 1e6)} | "
-                 f"{f(r['ac_link'], '.2f', 1e6)} | {f(r['ft_moves'], 'd')} | {f(r['ac_moves'], 'd')} |")
+                 f"{f(r['ac_link'], '.2f', 1e6)} | {f(r['ft_moves'], '.0f')} | {f(r['ac_moves'], '.0f')} |")
     L += ["", END]
     return "\n".join(L)
 
