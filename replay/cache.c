@@ -356,10 +356,11 @@ static inline void perform_on(rp_cache *c, rp_msg *m, uint64_t line, uint8_t *da
 }
 
 /* A write-back cache's line that another GPU's memory serves now (a late
- * request after its unified-memory page moved, rp_mem_ctx.alien)? */
-static inline bool alien(const rp_cache *c, uint64_t line)
+ * request after its unified-memory page moved, rp_mem_ctx.alien), for a
+ * write or only reads? */
+static inline bool alien(const rp_cache *c, uint64_t line, bool write)
 {
-    return c->spec.write_back && c->mx && c->mx->alien && c->mx->alien(c->mx->arg, c->gpu, line);
+    return c->spec.write_back && c->mx && c->mx->alien && c->mx->alien(c->mx->arg, c->gpu, line, write);
 }
 
 /* Serve m (READ, WRITE or ATOMIC) of an alien line on the authority's data
@@ -556,7 +557,8 @@ static bool handle_top(rp_cache *c, rp_msg *m, rp_time now)
         }
     }
     int64_t slot = lookup(c, line);
-    if ((m->type == RP_MSG_READ || m->type == RP_MSG_WRITE || m->type == RP_MSG_ATOMIC) && alien(c, line)) {
+    if ((m->type == RP_MSG_READ || m->type == RP_MSG_WRITE || m->type == RP_MSG_ATOMIC) &&
+        alien(c, line, m->type != RP_MSG_READ)) {
         if (slot >= 0 && !mshr_find(c, line))
             c->tag[slot] = 0; /* a stale copy (written back when its page moved) */
         alien_serve(c, m, now, line);
@@ -605,7 +607,10 @@ static void handle_fill(rp_cache *c, rp_msg *d, rp_time now)
     uint64_t line = ms->line;
     uint8_t *ld, *tmp = NULL;
     bool fresh = true;
-    if (alien(c, line)) { /* its page moved away while the fill was on its way: its waiters go to the authority */
+    bool anyw = false;
+    for (rp_msg *m = ms->waiters; m && c->mx && c->mx->alien; m = m->next)
+        anyw |= m->type != RP_MSG_READ;
+    if (alien(c, line, anyw)) { /* its page moved away while the fill was on its way: its waiters go to the authority */
         for (rp_msg *m = ms->waiters, *nx; m; m = nx) {
             nx = m->next;
             m->next = NULL;

@@ -42,10 +42,11 @@ typedef struct rp_mem_ctx {
     void (*fail)(void *arg, const char *msg);
     bool skip_flush;          /* debug.skip_l2_flush: FLUSH and write-backs write nothing (an injected bug) */
     /* Unified memory that moves (rp_um.h; NULL otherwise): is line in a page
-     * that GPU gpu's memory does not serve now (a request that reached this
-     * write-back cache after its page moved away)? Then the authority: the
-     * serving L2's line (marked dirty when write), or NULL (DRAM holds it). */
-    bool (*alien)(void *arg, uint32_t gpu, uint64_t line);
+     * that GPU gpu's memory does not serve now for a write (write) or a read
+     * (a request that reached this write-back cache after its page moved
+     * away, or a write that reached a read-only copy)? Then the authority:
+     * the holder's L2 line (marked dirty when write), or NULL (DRAM). */
+    bool (*alien)(void *arg, uint32_t gpu, uint64_t line, bool write);
     uint8_t *(*authority)(void *arg, uint64_t line, bool write);
 } rp_mem_ctx;
 

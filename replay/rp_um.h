@@ -143,8 +143,9 @@ uint32_t rp_um_serving(const rp_um *u, uint64_t addr, uint32_t home, uint32_t gp
 rp_time rp_um_walk(rp_um *u, uint32_t gpu, uint64_t addr, uint32_t home, bool write, bool *ro, bool *retry,
                    rp_time now);
 
-/* The host wrote [addr, addr + n): copies of its pages are dropped (no
- * time: host writes happen between kernels). */
+/* The host wrote [addr, addr + n) (or a write reached a read-only copy):
+ * copies of its pages are dropped (no time: host writes happen between
+ * kernels). */
 void rp_um_host_write(rp_um *u, uint64_t addr, uint64_t n);
 
 /* GPU gpu sent a line request to addr's page held by another GPU

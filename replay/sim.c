@@ -393,14 +393,22 @@ rp_mem_ctx rp_sim_mem_ctx(rp_sim *s)
 }
 
 /* rp_mem_ctx.alien: does GPU gpu's memory not serve line now (unified
- * memory that moved, rp_um.h)? */
-static bool memx_alien(void *arg, uint32_t gpu, uint64_t line)
+ * memory that moved, rp_um.h)? A write that reaches a read-only copy (one
+ * translated before the copy was made and still on its way) drops the
+ * page's copies first, as a write fault would. */
+static bool memx_alien(void *arg, uint32_t gpu, uint64_t line, bool write)
 {
     rp_sim *s = arg;
     if (!s->um_moves || rp_is_pte_addr(line))
         return false;
     const rp_alloc *a = alloc_at(s, line);
-    return um_governs(s, a) && rp_um_serving(&s->um, line, um_home(s, a, line), gpu) != gpu;
+    if (!um_governs(s, a))
+        return false;
+    uint32_t home = um_home(s, a, line);
+    if (write && s->um.n_replicated && rp_um_owner(&s->um, line, home) != gpu &&
+        rp_um_serving(&s->um, line, home, gpu) == gpu)
+        rp_um_host_write(&s->um, line, 1); /* drops the page's copies */
+    return rp_um_serving(&s->um, line, home, gpu) != gpu;
 }
 
 /* rp_mem_ctx.authority: the holder's L2 line (dirty when written), or NULL. */
