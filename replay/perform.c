@@ -338,14 +338,9 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
 /* ---- the memory hierarchy seen from the host ------------------------------------------ */
 
 /* The L2 bank of GPU g that owns addr (the cache behind its routing link). */
-static rp_cache *l2_bank(rp_sim *s, uint32_t g, uint64_t addr)
-{
-    return &s->gpus[g].l2[(addr / s->cfg.l2_interleave) % s->cfg.l2_banks]; /* as rp_route_l2_bank */
-}
-
 void rp_mem_read_line(rp_sim *s, uint64_t line, uint8_t *dst, uint32_t lb)
 {
-    rp_cache *c = l2_bank(s, rp_gpu_of(s, line, 0), line);
+    rp_cache *c = rp_l2_bank(s, rp_gpu_of(s, line, 0), line);
     uint8_t *d = c ? rp_cache_line_data(c, line) : NULL;
     if (d)
         memcpy(dst, d, lb);
@@ -382,7 +377,7 @@ static void flush_range(rp_sim *s, uint64_t addr, uint64_t n, uint32_t g)
         return;
     }
     for (uint64_t l = addr & ~(lb - 1); l < addr + n; l += lb) {
-        rp_cache *c = l2_bank(s, rp_gpu_of(s, l, g), l);
+        rp_cache *c = rp_l2_bank(s, rp_gpu_of(s, l, g), l);
         if (c)
             rp_cache_writeback(c, l, lb);
     }
@@ -395,7 +390,7 @@ static void update_range(rp_sim *s, uint64_t addr, uint64_t n, uint32_t g)
 {
     uint64_t lb = s->cfg.l1v_line, end = addr + n;
     for (uint64_t l = addr & ~(lb - 1); l < end; l += lb) {
-        rp_cache *c = l2_bank(s, rp_gpu_of(s, l, g), l);
+        rp_cache *c = rp_l2_bank(s, rp_gpu_of(s, l, g), l);
         uint8_t *d = c ? rp_cache_line_data(c, l) : NULL;
         if (!d)
             continue;
@@ -432,7 +427,7 @@ int rp_mem_functional(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src, 
     uint64_t lb = s->cfg.l1v_line, l = addr & ~(lb - 1);
     if (n == 0 || n > lb || addr - l > lb - n)
         return 0; /* crosses a line: not from a well-formed lane (the trace's checks refuse those) */
-    rp_cache *c = l2_bank(s, rp_gpu_of(s, l, g), l);
+    rp_cache *c = rp_l2_bank(s, rp_gpu_of(s, l, g), l);
     if (!src && atomic_op == GCN_AT_NONE) { /* a load: the L2 allocates the line */
         if (c)
             rp_cache_functional_write(c, addr, NULL, n);

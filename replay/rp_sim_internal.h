@@ -385,6 +385,11 @@ uint64_t rp_access_cross_mask(rp_access *a, uint32_t lb);
  * here. Returns true when a store wrote the whole line. perform.c. */
 bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t lane_mask, uint64_t line, uint8_t *data, uint32_t lb,
                      uint8_t *bm);
+/* The L2 bank of GPU g that caches addr (as rp_route_l2_bank routes it). */
+static inline rp_cache *rp_l2_bank(rp_sim *s, uint32_t g, uint64_t addr)
+{
+    return &s->gpus[g].l2[(addr / s->cfg.l2_interleave) % s->cfg.l2_banks];
+}
 /* Line data as the memory hierarchy holds it at the point of coherence:
  * the owner GPU's L2 bank copy if present, else DRAM (rp_fmem). Used for
  * fills whose response carries no data (forwarders that drop rp_msg.data). */

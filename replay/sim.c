@@ -415,7 +415,7 @@ static bool memx_alien(void *arg, uint32_t gpu, uint64_t line, bool write)
 static uint8_t *memx_authority(void *arg, uint64_t line, bool write)
 {
     rp_sim *s = arg;
-    rp_cache *c = &s->gpus[rp_gpu_of(s, line, 0)].l2[(line / s->cfg.l2_interleave) % s->cfg.l2_banks];
+    rp_cache *c = rp_l2_bank(s, rp_gpu_of(s, line, 0), line);
     return write ? rp_cache_line_data_w(c, line) : rp_cache_line_data(c, line);
 }
 
@@ -477,44 +477,44 @@ static rp_time ctx_um_walk(void *o, uint64_t page, uint32_t gpu, bool write, boo
     return um_governs(s, a) ? rp_um_walk(&s->um, gpu, page, um_home(s, a, page), write, ro, retry, now) : now;
 }
 
+/* GPU gpu's L2 lines of [page, page + bytes): written back if dirty, and
+ * dropped unless keep (the functional image is DRAM). */
+static void um_l2_lines(rp_sim *s, uint32_t gpu, uint64_t page, uint64_t bytes, bool keep)
+{
+    uint64_t lb = s->cfg.l1v_line;
+    for (uint64_t l = page; l < page + bytes; l += lb) {
+        rp_cache *c = rp_l2_bank(s, gpu, l);
+        if (keep)
+            rp_cache_writeback(c, l, lb);
+        else
+            rp_cache_drop(c, l, lb);
+    }
+}
+
 /* rp_um_ops.move: the page's lines leave both L2s (the old holder's dirty
- * ones written back first: the functional image is DRAM), then its bytes
- * cross the interconnect (net.c, shared with the other traffic). */
+ * ones written back first), then its bytes cross the interconnect (net.c,
+ * shared with the other traffic). */
 static rp_time um_move(void *o, uint32_t from, uint32_t to, uint64_t page, uint64_t bytes, rp_time ready)
 {
     rp_sim *s = o;
-    uint64_t lb = s->cfg.l1v_line;
-    for (uint64_t l = page; l < page + bytes; l += lb) {
-        uint32_t b = (uint32_t)((l / s->cfg.l2_interleave) % s->cfg.l2_banks);
-        rp_cache_drop(&s->gpus[from].l2[b], l, lb);
-        rp_cache_drop(&s->gpus[to].l2[b], l, lb);
-    }
+    um_l2_lines(s, from, page, bytes, false);
+    um_l2_lines(s, to, page, bytes, false);
     return s->net ? rp_net_bulk(s->net, from, to, bytes, ready) : ready;
 }
 
-/* rp_um_ops.copy: a read-only copy; the holder's dirty lines of the page
- * are written back (DRAM is what a copy's fills read), the receiver's stale
- * lines dropped, the bytes cross the interconnect. */
+/* rp_um_ops.copy: a read-only copy; the holder keeps its lines (dirty ones
+ * written back: DRAM is what a copy's fills read), the receiver's stale
+ * lines are dropped, the bytes cross the interconnect. */
 static rp_time um_copy(void *o, uint32_t from, uint32_t to, uint64_t page, uint64_t bytes, rp_time ready)
 {
     rp_sim *s = o;
-    uint64_t lb = s->cfg.l1v_line;
-    for (uint64_t l = page; l < page + bytes; l += lb) {
-        uint32_t b = (uint32_t)((l / s->cfg.l2_interleave) % s->cfg.l2_banks);
-        rp_cache_writeback(&s->gpus[from].l2[b], l, lb);
-        rp_cache_drop(&s->gpus[to].l2[b], l, lb);
-    }
+    um_l2_lines(s, from, page, bytes, true);
+    um_l2_lines(s, to, page, bytes, false);
     return s->net ? rp_net_bulk(s->net, from, to, bytes, ready) : ready;
 }
 
 /* rp_um_ops.drop: GPU gpu's copy is gone (its lines are clean). */
-static void um_drop(void *o, uint32_t gpu, uint64_t page, uint64_t bytes)
-{
-    rp_sim *s = o;
-    uint64_t lb = s->cfg.l1v_line;
-    for (uint64_t l = page; l < page + bytes; l += lb)
-        rp_cache_drop(&s->gpus[gpu].l2[(l / s->cfg.l2_interleave) % s->cfg.l2_banks], l, lb);
-}
+static void um_drop(void *o, uint32_t gpu, uint64_t page, uint64_t bytes) { um_l2_lines(o, gpu, page, bytes, false); }
 
 /* rp_um_ops.shootdown: every TLB of GPU gpu forgets the page. */
 static void um_shootdown(void *o, uint32_t gpu, uint64_t page, uint8_t shift)
