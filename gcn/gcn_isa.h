@@ -219,6 +219,28 @@ void gcn_program_free(gcn_program *p); /* accepts NULL */
  * an instruction boundary. O(1). */
 const gcn_insn *gcn_program_at(const gcn_program *p, uint64_t pc);
 
+/* What makes a kernel's code wait on other workgroups of its dispatch
+ * (gcn_program_sync_reasons; gcn/gcn_sync.c says why these). */
+enum {
+    GCN_SYNC_GLC_LOAD   = 1u << 0, /* a VMEM/FLAT/SMEM load with glc = 1 (volatile or atomic load) */
+    GCN_SYNC_ATOMIC_RTN = 1u << 1, /* a VMEM/FLAT atomic that returns the pre-op value */
+    GCN_SYNC_SLEEP      = 1u << 2, /* s_sleep */
+    GCN_SYNC_INDIRECT   = 1u << 3, /* with another reason: s_setpc/s_swappc reached, the whole .text was scanned */
+    GCN_SYNC_UNKNOWN    = 1u << 4, /* out of memory: assumed to wait */
+};
+
+/*
+ * The GCN_SYNC_* reasons found in the instructions reachable from the kernel
+ * entry at ELF vaddr `entry` (static control flow: fall-through, s_branch and
+ * both ways of s_cbranch, until s_endpgm; an indirect branch makes every
+ * instruction of the program count). 0: the kernel's workgroups cannot
+ * observe each other's progress. *first_pc (may be NULL): the first
+ * instruction found with a reason. O(instructions).
+ */
+uint32_t gcn_program_sync_reasons(const gcn_program *p, uint64_t entry, uint64_t *first_pc);
+/* Words for the first reason of a GCN_SYNC_* set ("s_sleep"), never NULL. */
+const char *gcn_sync_reason_name(uint32_t reasons);
+
 /* Decode one instruction from words (at least 1, up to 3 readable: pass n_words).
  * Returns the size in bytes (4, 8, 12); for an invalid encoding, fills an
  * instruction with GCN_IF_INVALID and returns 4. */

@@ -128,6 +128,7 @@ struct gcn_machine {
 struct gcn_module {
     gcn_code_object *co;
     gcn_program *prog;
+    uint32_t *kernel_sync; /* per co->kernels[i]: gcn_program_sync_reasons of its entry (0: none) */
     uint8_t *image;        /* device memory holding the image (kind TRC_MEM_CODE) */
     int trace_co_id;       /* -1 when not recording */
 };
@@ -146,6 +147,10 @@ struct gcn_launch_job {
     uint64_t dispatch_ptr, queue_ptr, kernarg_ptr, dispatch_id;
     uint32_t kernel_id;
     int recording;
+    /* the kernel may wait on other workgroups (gcn_program_sync_reasons):
+     * worker 0 alone runs it, so its interleaving does not depend on the
+     * number of workers (gcn_worker_run_job) */
+    int serial;
     _Atomic uint32_t next_wg;
     /* residency and forward progress (gcn_sched.c) */
     uint32_t max_resident;        /* workgroups the GPU holds at once */

@@ -131,6 +131,11 @@ typedef struct gcn_launch_result {
     uint64_t wave_instructions; /* dynamic wavefront instructions executed */
     uint64_t waves;
     double seconds;           /* wall time of the emulation */
+    /* GCN_SYNC_* (gcn_program_sync_reasons): the kernel may wait on other
+     * workgroups, so one worker ran it (0: all workers); sync_pc: the ELF
+     * vaddr of the first such instruction found */
+    uint32_t sync_reasons;
+    uint64_t sync_pc;
 } gcn_launch_result;
 
 /* Run one kernel to completion on the worker pool. */

@@ -523,6 +523,8 @@ void gcn_worker_run_job(gcn_worker *wk, struct gcn_launch_job *job)
             run_coop(wk, job);
         return;
     }
+    if (job->serial && wk->index != 0)
+        return; /* worker 0 runs it alone (its quiet stays -1: no part in the deadlock test) */
     gcn_sched_run(wk, job);
 }
 
@@ -749,6 +751,11 @@ static void job_init(launch_job_ext *jx, gcn_machine *m, const gcn_module *mod, 
     /* A writer that failed (full disk) stops recording, not the program:
      * later kernels run unrecorded (the HIP layer says so once). */
     jx->job.recording = m->cfg.trace != NULL && !trc_writer_failed(m->cfg.trace);
+    const gcn_code_object *co = mod->co;
+    if (co && k >= co->kernels && k < co->kernels + co->n_kernels)
+        jx->job.serial = mod->kernel_sync[k - co->kernels] != 0;
+    else
+        jx->job.serial = gcn_program_sync_reasons(mod->prog, k->entry_vaddr, NULL) != 0;
     atomic_init(&jx->job.next_wg, 0);
     gcn_cu_limits lim = GCN3_R9NANO_CU_LIMITS;
     uint64_t per_gpu =
@@ -917,6 +924,8 @@ static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, cons
 
     launch_job_ext jx;
     job_init(&jx, m, mod, k, p, &sh, coop, ka_base, scratch_base, dispatch_id);
+    if (jx.job.serial)
+        res->sync_reasons = gcn_program_sync_reasons(mod->prog, k->entry_vaddr, &res->sync_pc);
     if (jx.job.recording)
         st = record_launch(&jx, res, &sh, ka, ka_alloc_size);
 

@@ -227,6 +227,17 @@ gcn_module *gcn_module_load(gcn_machine *m, gcn_code_object *co, char *err, size
         free(mod);
         return NULL;
     }
+    mod->kernel_sync = calloc(co->n_kernels ? co->n_kernels : 1, sizeof *mod->kernel_sync);
+    if (!mod->kernel_sync) {
+        if (err)
+            snprintf(err, errlen, "gcn_module_load: out of memory");
+        gcn_program_free(mod->prog);
+        gcn_mem_free(m, mod->image);
+        free(mod);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < co->n_kernels; i++)
+        mod->kernel_sync[i] = gcn_program_sync_reasons(mod->prog, co->kernels[i].entry_vaddr, NULL);
     mod->co = co;
     return mod;
 }
@@ -238,6 +249,7 @@ void gcn_module_unload(gcn_machine *m, gcn_module *mod)
     if (m && mod->image)
         gcn_mem_free(m, mod->image);
     gcn_program_free(mod->prog);
+    free(mod->kernel_sync);
     gcn_co_free(mod->co);
     free(mod);
 }
