@@ -60,6 +60,10 @@ static void rec_exec(void *ctx, uint32_t wave, uint64_t dyn, uint64_t exec) { tr
 static void rec_mem(void *ctx, uint32_t wave, uint32_t flags, uint32_t bpl, uint64_t exec, const uint64_t *addr,
                     const void *load, const void *store)
 {
+    if (flags & GCN_MO_NORET) { /* an atomic without return: no pre-op values (gcn_wave.h) */
+        flags &= ~(uint32_t)GCN_MO_NORET;
+        load = NULL;
+    }
     trc_rec_mem(ctx, wave, flags, bpl, exec, addr, load, store);
 }
 static void rec_wave_end(void *ctx, uint32_t wave, uint64_t n) { trc_rec_wave_end(ctx, wave, n); }

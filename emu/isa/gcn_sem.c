@@ -1428,6 +1428,7 @@ static unsigned rec_flags(const gcn_insn *in)
     if (in->flags & GCN_IF_ATOMIC) {
         f |= GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE;
         if (gcn_op_infos[in->op].aop == GCN_AT_CMPSWAP) f |= GCN_MO_CMPSWAP;
+        if (in->fmt != GCN_FMT_DS && !(in->flags & GCN_IF_ATOMIC_RTN)) f |= GCN_MO_NORET;
     }
     else if (in->flags & GCN_IF_STORE) f |= GCN_MO_STORE;
     else f |= GCN_MO_LOAD;

@@ -97,6 +97,12 @@ enum {
     GCN_MO_SMEM    = 1u << 4, /* scalar: one address, data = the access's bytes */
     GCN_MO_SCRATCH = 1u << 5, /* private memory (addresses are its backing store) */
     GCN_MO_CMPSWAP = 1u << 6, /* with ATOMIC: store holds 2 * bytes_per_lane per lane */
+    /* Not a trace flag (the trace recorder takes it off): with ATOMIC, a
+     * VMEM/FLAT atomic without return (glc = 0). Its pre-op values are not
+     * the program's to see and depend on the order of workgroups, so the
+     * trace keeps none (their order is the replay's), and a race-free
+     * kernel's trace is the same for any --threads (issue 15). */
+    GCN_MO_NORET   = 1u << 7,
 };
 
 /* Scalar operand codes of special registers (index into gcn_wave.s). */

@@ -112,7 +112,10 @@ static void test_atomics(void **state)
     assert_int_equal(v64(8, 0), after_add);
     for (unsigned l = 1; l < 64; l++) assert_int_equal(v64(8, l), 1000);
     assert_int_equal(g_log.n_mem, 5);
-    assert_int_equal(g_log.mem_flags[0], GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE);
+    /* flat_atomic_add without glc returns nothing: the recorder is told so
+     * (it keeps no pre-op values of it); the glc one (op 1) returns */
+    assert_int_equal(g_log.mem_flags[0], GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE | GCN_MO_NORET);
+    assert_int_equal(g_log.mem_flags[1], GCN_MO_ATOMIC | GCN_MO_LOAD | GCN_MO_STORE);
     assert_int_equal(g_log.mem_bytes[3], 8);
     uint64_t op[2];
     memcpy(op, g_log.mem_store[3], 16); /* lane 0: src then cmp */
