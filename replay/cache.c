@@ -355,6 +355,130 @@ static inline void perform_on(rp_cache *c, rp_msg *m, uint64_t line, uint8_t *da
         c->mx->perform_line(c->mx->arg, m->acc, m->lane_mask, line, data, c->spec.line, NULL);
 }
 
+/* ---- compare-and-swap in the recorded order --------------------------------
+ * The replay has no ALU: a compare-and-swap carries the compare and swap
+ * values the recording computed, and whether it succeeded there (it
+ * returned its compare value). In another order a CAS loop's attempts would
+ * fail where they succeeded and the recorded walk (which left the loop)
+ * would go on with a value never written: a CAS-loop counter or sum would
+ * end wrong. So the point of coherence holds a compare-and-swap that
+ * succeeded in the recording until the line holds its compare value
+ * (rp_mem_ctx.atomic_ready): chains of them apply in the recorded order,
+ * at the times the model gives (each link waits for the one before it to
+ * reach the L2), and end with the recorded value. One that failed in the
+ * recording reads only (perform.c). An await's polls are not held: the
+ * await's own walk repeats them. A held request is looked at again after
+ * every atomic or write this cache performs on its line, and every
+ * HOLD_RECHECK cycles (an estimate); looking costs no cycle of the
+ * pipeline, performing it takes its cycle as any request. When its line has
+ * seen no atomic or write for spec.cas_hold_max_ps it is performed anyway
+ * (st_cas_give_ups: the value the recording needs is not coming here, as
+ * in a lock-free structure whose other updates the model ordered
+ * differently). m->held_since is the time of the line's last activity
+ * while held, + 1. */
+#define HOLD_RECHECK 2048u
+
+static void retry_add(rp_cache *c, rp_msg *m)
+{
+    m->next = NULL;
+    if (c->retry_tail)
+        c->retry_tail->next = m;
+    else
+        c->retry = m;
+    c->retry_tail = m;
+}
+
+/* Held requests to line (all of them: line UINT64_MAX, the periodic look,
+ * which is no activity on their lines) look again. */
+static void held_kick(rp_cache *c, uint64_t line, rp_time now)
+{
+    rp_msg *keep = NULL, *keep_tail = NULL;
+    for (rp_msg *m = c->held, *nx; m; m = nx) {
+        nx = m->next;
+        if (line == UINT64_MAX || (m->addr & ~(uint64_t)(c->spec.line - 1)) == line) {
+            if (line != UINT64_MAX) { /* activity on its line: the idle time starts again */
+                c->st_cas_hold_ps += now + 1 - m->held_since;
+                m->held_since = now + 1;
+            }
+            retry_add(c, m);
+            continue;
+        }
+        m->next = NULL;
+        if (keep_tail)
+            keep_tail->next = m;
+        else
+            keep = m;
+        keep_tail = m;
+    }
+    c->held = keep;
+    c->held_tail = keep_tail;
+}
+
+/* Hold atomic m (its line's data d) for its recorded turn? */
+static bool cas_hold(rp_cache *c, rp_msg *m, rp_time now, uint64_t line, const uint8_t *d)
+{
+    if (!c->spec.cas_hold_max_ps || !c->mx || !c->mx->atomic_ready || !m->acc)
+        return false;
+    if (m->held_since && now + 1 - m->held_since >= c->spec.cas_hold_max_ps) {
+        c->st_cas_give_ups++;
+        return false;
+    }
+    if (c->mx->atomic_ready(c->mx->arg, m->acc, m->lane_mask, line, d, c->spec.line))
+        return false;
+    if (!m->held_since) {
+        m->held_since = now + 1;
+        c->st_cas_holds++;
+    }
+    m->next = NULL;
+    if (c->held_tail)
+        c->held_tail->next = m;
+    else
+        c->held = m;
+    c->held_tail = m;
+    if (!c->held_check || c->held_check <= now)
+        c->held_check = now + (rp_time)HOLD_RECHECK * c->spec.clk.period_ps;
+    return true;
+}
+
+/* An atomic or a write was performed here on line: held requests to it
+ * look again. */
+static inline void performed_write(rp_cache *c, rp_msg *m, rp_time now, uint64_t line)
+{
+    if (m->held_since) {
+        c->st_cas_hold_ps += now + 1 - m->held_since;
+        m->held_since = 0;
+    }
+    if (c->held)
+        held_kick(c, line, now);
+}
+
+/* The next held request to take again: one that is ready, timed out, or
+ * whose line is not here (it goes through a fill and is looked at then);
+ * the others go back to the held list without taking a cycle. */
+static rp_msg *retry_next(rp_cache *c, rp_time now)
+{
+    while (c->retry) {
+        rp_msg *m = c->retry;
+        c->retry = m->next;
+        if (!c->retry)
+            c->retry_tail = NULL;
+        m->next = NULL;
+        uint64_t line = m->addr & ~(uint64_t)(c->spec.line - 1);
+        int64_t slot = lookup(c, line);
+        if (slot < 0 || mshr_find(c, line) || now + 1 - m->held_since >= c->spec.cas_hold_max_ps ||
+            c->mx->atomic_ready(c->mx->arg, m->acc, m->lane_mask, line, ldata(c, (uint64_t)slot), c->spec.line))
+            return m;
+        if (c->held_tail)
+            c->held_tail->next = m;
+        else
+            c->held = m;
+        c->held_tail = m;
+        if (!c->held_check || c->held_check <= now)
+            c->held_check = now + (rp_time)HOLD_RECHECK * c->spec.clk.period_ps;
+    }
+    return NULL;
+}
+
 /* A write-back cache's line that another GPU's memory serves now (a late
  * request after its unified-memory page moved, rp_mem_ctx.alien), for a
  * write or only reads? */
@@ -410,9 +534,12 @@ static bool top_read(rp_cache *c, rp_msg *m, rp_time now, uint64_t line, int64_t
         uint8_t *d = ldata(c, (uint64_t)slot);
         c->age[slot] = ++c->stamp;
         if (atomic) {
+            if (cas_hold(c, m, now, line, d))
+                return true;
             c->st_atomics++;
             c->dirty[slot] = 1;
             perform_on(c, m, line, d);
+            performed_write(c, m, now, line);
         } else {
             c->st_read_hits++;
             if (c->spec.perform_rw)
@@ -423,9 +550,10 @@ static bool top_read(rp_cache *c, rp_msg *m, rp_time now, uint64_t line, int64_t
     }
     rp_mshr *ms = mshr_find(c, line);
     if (ms) {
-        if (atomic)
-            c->st_atomics++;
-        else {
+        if (atomic) {
+            if (!m->held_since)
+                c->st_atomics++;
+        } else {
             c->st_read_misses++;
             c->st_mshr_merges++;
         }
@@ -446,9 +574,10 @@ static bool top_read(rp_cache *c, rp_msg *m, rp_time now, uint64_t line, int64_t
     c->st_mshr_allocs++;
     if (c->mshr_used > c->st_mshr_peak)
         c->st_mshr_peak = c->mshr_used;
-    if (atomic)
-        c->st_atomics++;
-    else
+    if (atomic) {
+        if (!m->held_since)
+            c->st_atomics++;
+    } else
         c->st_read_misses++;
     send_down(c, RP_MSG_READ, line, 0, (void *)(uintptr_t)i, NULL, 0, now + cyc);
     return true;
@@ -487,6 +616,8 @@ static bool top_write(rp_cache *c, rp_msg *m, rp_time now, uint64_t line, int64_
         }
         c->age[slot] = ++c->stamp;
         c->dirty[slot] = 1;
+        if (c->held)
+            held_kick(c, line, now); /* a held compare-and-swap's value may be here now */
         respond(c, m, now + lat, NULL);
     } else {
         if (slot >= 0) {
@@ -659,9 +790,13 @@ static void handle_fill(rp_cache *c, rp_msg *d, rp_time now)
             continue;
         }
         if (m->type == RP_MSG_ATOMIC || m->type == RP_MSG_WRITE) {
+            if (m->type == RP_MSG_ATOMIC && c->spec.perform_atomic && cas_hold(c, m, now, line, ld))
+                continue;
             if (!ms->noinstall)
                 c->dirty[lookup(c, line)] = 1;
             perform_on(c, m, line, ld);
+            if (c->spec.perform_atomic)
+                performed_write(c, m, now, line);
         } else if (c->spec.perform_rw)
             perform_on(c, m, line, ld);
         respond(c, m, now + lat, ld);
@@ -674,7 +809,7 @@ static void handle_fill(rp_cache *c, rp_msg *d, rp_time now)
     c->mshr_used--;
     if (c->stalled) {
         c->stalled = false;
-        if (c->top.head)
+        if (c->top.head || c->retry)
             rp_engine_wake(c->eng, &c->ev, now + c->spec.clk.period_ps);
     }
 }
@@ -714,9 +849,22 @@ static void cache_run(rp_event *ev, rp_engine *e)
         rp_engine_schedule(e, ev, c->next_free);
         return;
     }
+    if (c->held && c->held_check && now >= c->held_check) {
+        c->held_check = 0;
+        held_kick(c, UINT64_MAX, now); /* the periodic look at held compare-and-swaps */
+    }
     rp_msg *m = rp_port_pop(&c->bottom);
     if (m) {
         handle_bottom(c, m, now);
+    } else if (!c->stalled && (m = retry_next(c, now))) {
+        /* a held compare-and-swap, before new requests (it is older) */
+        if (!handle_top(c, m, now)) {
+            m->next = c->retry;
+            c->retry = m;
+            if (!c->retry_tail)
+                c->retry_tail = m;
+            c->stalled = true;
+        }
     } else if (!c->stalled && (m = rp_port_pop(&c->top))) {
         /* cache.access: whether the request hit or missed, read off the
          * statistics handle_top keeps; only when someone observes it */
@@ -739,13 +887,17 @@ static void cache_run(rp_event *ev, rp_engine *e)
             c->stalled = true;
         }
     } else {
+        if (c->held && c->held_check && !ev->pending)
+            rp_engine_schedule(e, ev, c->held_check);
         return;
     }
     e->progress++;
     c->next_free = now + c->spec.clk.period_ps;
     /* (the handling may have woken ev already: cache_wake) */
-    if ((c->bottom.head || (!c->stalled && c->top.head)) && !ev->pending)
+    if ((c->bottom.head || (!c->stalled && (c->top.head || c->retry))) && !ev->pending)
         rp_engine_schedule(e, ev, c->next_free);
+    else if (c->held && c->held_check && !ev->pending)
+        rp_engine_schedule(e, ev, c->held_check > c->next_free ? c->held_check : c->next_free);
 }
 
 static void cache_dump(rp_component *comp, FILE *f)
@@ -865,6 +1017,13 @@ void rp_cache_register_stats(rp_cache *c, rp_stats *s)
     rp_stats_add(s, p, "write_hits", &c->st_write_hits, "count", "writes to a line the cache holds");
     rp_stats_add(s, p, "write_misses", &c->st_write_misses, "count", "writes to a line the cache does not hold");
     rp_stats_add(s, p, "atomics", &c->st_atomics, "count", "atomic requests performed or passed through here");
+    if (c->spec.cas_hold_max_ps) {
+        rp_stats_add(s, p, "cas_holds", &c->st_cas_holds, "count",
+                     "compare-and-swaps held for their recorded turn (sim.cas_hold_max)");
+        rp_stats_add(s, p, "cas_hold_ps", &c->st_cas_hold_ps, "ps", "time they were held, summed");
+        rp_stats_add(s, p, "cas_give_ups", &c->st_cas_give_ups, "count",
+                     "held ones performed after sim.cas_hold_max without their turn");
+    }
     rp_stats_add(s, p, "writebacks", &c->st_writebacks, "count", "dirty lines written to the level below (evictions and flushes)");
     rp_stats_add(s, p, "mshr_stalls", &c->st_mshr_stalls, "count", "times the input blocked on a full MSHR file");
     rp_stats_add(s, p, "mshr_allocs", &c->st_mshr_allocs, "count", "MSHRs allocated");

@@ -313,6 +313,12 @@ static const param params[] = {
      "never ends here (the wave goes on as recorded; `check.await_give_ups` counts a difference), e.g. a "
      "configuration with too few CUs for the workgroups a wait needs (an estimate: about 10^9 cycles of "
      "polling); retried single iterations give up after at most 16384"},
+    {"sim.cas_hold_max", PT_LAT, F(cas_hold_max), "10us", 0, 0, "cycles or time",
+     "a compare-and-swap that succeeded in the recording (it returned its compare value) is held at the L2 "
+     "until memory holds that value, so chains of them (CAS-loop counters and sums) apply in the recorded "
+     "order and their results check clean; once its line has seen no atomic or write for this long it is "
+     "performed anyway (`l2[b].cas_give_ups`; an estimate: several CAS-loop round trips); 0ns = never held "
+     "(compare-and-swaps in the model's order)"},
     {"check.print", PT_UINT, F(check_print), "10", 0, 1000000, "count", "data mismatches printed in full"},
     {"debug.skip_l2_flush", PT_UINT, F(debug_skip_l2_flush), "0", 0, 1, "0 or 1",
      "test hook (injected model bug): 1 = the L2 write-back flush at kernel end and before a device-to-host "

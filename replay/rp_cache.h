@@ -48,6 +48,11 @@ typedef struct rp_mem_ctx {
      * the holder's L2 line (marked dirty when write), or NULL (DRAM). */
     bool (*alien)(void *arg, uint32_t gpu, uint64_t line, bool write);
     uint8_t *(*authority)(void *arg, uint64_t line, bool write);
+    /* May atomic access a be performed on the line now (rp_atomic_ready)?
+     * false: a compare-and-swap that succeeded in the recording whose
+     * compare value the line does not hold yet (NULL: always). */
+    bool (*atomic_ready)(void *arg, struct rp_access *a, uint64_t mask, uint64_t line, const uint8_t *data,
+                         uint32_t lb);
 } rp_mem_ctx;
 
 typedef struct rp_cache rp_cache;
@@ -70,6 +75,9 @@ typedef struct rp_cache_spec {
      * only sets / banks of its sets. */
     uint64_t strip_stride[2];
     uint32_t strip_n[2];
+    /* point of coherence: how long a compare-and-swap may be held for its
+     * recorded turn before it is performed anyway (sim.cas_hold_max); 0: never held */
+    rp_time cas_hold_max_ps;
 } rp_cache_spec;
 
 typedef struct rp_mshr {
@@ -138,6 +146,12 @@ struct rp_cache {
     uint64_t st_atomics, st_writebacks, st_mshr_stalls;
     uint64_t st_mshr_allocs, st_mshr_busy_ps, st_mshr_peak, st_fill_peeks, st_invalidations;
     uint64_t st_alien;        /* requests for lines another GPU serves, served there (rp_mem_ctx.alien) */
+    /* compare-and-swaps held for their recorded turn (cache.c): held, in
+     * arrival order; retry, taken again one per cycle before new requests;
+     * held_check: the next time the held ones are looked at without a kick */
+    rp_msg *held, *held_tail, *retry, *retry_tail;
+    rp_time held_check;
+    uint64_t st_cas_holds, st_cas_hold_ps, st_cas_give_ups;
 };
 
 /* Build a cache (arrays allocated here); mx (may be NULL) must outlive it.

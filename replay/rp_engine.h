@@ -205,6 +205,8 @@ struct rp_msg {
     rp_link *fwd;          /* held by an L1 TLB (tlb.c): the link it leaves on once translated */
     uint64_t q_row;        /* while queued in a DRAM controller: its row (rp_dram_map, once per request) */
     uint32_t q_bank;       /* and bank */
+    rp_time held_since;    /* an atomic an L2 holds until its recorded turn (cache.c "Compare-and-swap
+                            * in the recorded order"): when it was first held, + 1; 0: never held */
 };
 
 /* Free list of messages so that the hot path never calls malloc. */

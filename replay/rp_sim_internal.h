@@ -383,6 +383,13 @@ uint64_t rp_access_cross_mask(rp_access *a, uint32_t lb);
  * their return values. lane_mask: the active-lane ordinals whose first byte
  * is in this line (rp_msg.lane_mask); lanes that only end in it are found
  * here. Returns true when a store wrote the whole line. perform.c. */
+/* May the atomic access a be performed on the line (data: its lb bytes at
+ * `line`) now? false for a compare-and-swap (not an await's poll) with a
+ * lane in lane_mask that succeeded in the recording (its recorded return is
+ * its compare value) whose word, after the lanes before it, does not hold
+ * its compare value yet: its turn in the recorded order has not come. The
+ * L2 holds it (cache.c). true for every other access. */
+bool rp_atomic_ready(rp_sim *s, rp_access *a, uint64_t lane_mask, uint64_t line, const uint8_t *data, uint32_t lb);
 bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t lane_mask, uint64_t line, uint8_t *data, uint32_t lb,
                      uint8_t *bm);
 /* The L2 bank of GPU g that caches addr (as rp_route_l2_bank routes it). */

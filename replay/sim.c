@@ -265,7 +265,8 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
         rp_dram_register_stats(&g->dram[ch], &s->stats);
     }
     rp_cache_spec l2 = {c->l2_size / c->l2_banks, c->l2_assoc, c->l1v_line, c->l2_mshrs,
-                        rp_lat_ps(c->l2_latency, s->clk), s->clk, true, false, true, {0, 0}, {0, 0}};
+                        rp_lat_ps(c->l2_latency, s->clk), s->clk, true, false, true, {0, 0}, {0, 0},
+                        rp_lat_ps(c->cas_hold_max, s->clk)};
     {
         int k = 0;
         if (c->topo_kind == RP_TOPO_UNIFIED && s->n_gpus > 1) {
@@ -309,7 +310,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
         rp_cache_register_stats(&g->l2[b], &s->stats);
     }
     rp_cache_spec l1s = {c->l1s_size, c->l1s_assoc, c->l1v_line, c->l1s_mshrs,
-                         rp_lat_ps(c->l1s_latency, s->clk), s->clk, false, true, false, {0, 0}, {0, 0}};
+                         rp_lat_ps(c->l1s_latency, s->clk), s->clk, false, true, false, {0, 0}, {0, 0}, 0};
     for (uint32_t a = 0; a < c->shader_arrays; a++) {
         rp_part *sp = g->sa_part[a];
         s->stats.reg_part = (int32_t)sp->id + 1;
@@ -323,7 +324,7 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
         rp_cache_register_stats(&g->l1s[a], &s->stats);
     }
     rp_cache_spec l1v = {c->l1v_size, c->l1v_assoc, c->l1v_line, c->l1v_mshrs,
-                         rp_lat_ps(c->l1v_latency, s->clk), s->clk, false, true, false, {0, 0}, {0, 0}};
+                         rp_lat_ps(c->l1v_latency, s->clk), s->clk, false, true, false, {0, 0}, {0, 0}, 0};
     for (uint32_t i = 0; i < g->n_cus; i++) {
         rp_cu *cu = &g->cus[i];
         rp_cu_init(cu, s, id, i);
@@ -385,11 +386,16 @@ static bool memx_perform_line(void *arg, struct rp_access *a, uint64_t mask, uin
 }
 static void memx_read_line(void *arg, uint64_t line, uint8_t *dst, uint32_t lb) { rp_mem_read_line(arg, line, dst, lb); }
 static void memx_fail(void *arg, const char *msg) { rp_sim_fail(arg, "%s", msg); }
+static bool memx_atomic_ready(void *arg, struct rp_access *a, uint64_t mask, uint64_t line, const uint8_t *data,
+                              uint32_t lb)
+{
+    return rp_atomic_ready(arg, a, mask, line, data, lb);
+}
 
 rp_mem_ctx rp_sim_mem_ctx(rp_sim *s)
 {
     return (rp_mem_ctx){s->mem, &s->lbufs, s, memx_perform_line, memx_read_line, memx_fail,
-                        s->cfg.debug_skip_l2_flush, NULL, NULL};
+                        s->cfg.debug_skip_l2_flush, NULL, NULL, memx_atomic_ready};
 }
 
 /* rp_mem_ctx.alien: does GPU gpu's memory not serve line now (unified

@@ -141,7 +141,8 @@ typedef struct trc_event {
 enum {
     TRC_MO_LOAD    = 1u << 0,
     TRC_MO_STORE   = 1u << 1,
-    TRC_MO_ATOMIC  = 1u << 2, /* store_data = operands (cmpswap: src then cmp per lane), load_data = pre-op values */
+    TRC_MO_ATOMIC  = 1u << 2, /* store_data = operands (cmpswap: src then cmp per lane), load_data = pre-op values
+                               * (absent for an atomic without return: docs/trace-format.md Sec. 3.5) */
     TRC_MO_LDS     = 1u << 3, /* addresses are LDS offsets */
     TRC_MO_SMEM    = 1u << 4, /* scalar: one address, data = mem_bytes total */
     TRC_MO_SCRATCH = 1u << 5, /* private memory (addresses are its backing store) */

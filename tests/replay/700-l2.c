@@ -52,7 +52,7 @@ static void setup(bench *b, bool write_back, uint32_t mshrs)
     B = b;
     rp_engine_init(&b->e);
     rp_clock clk = rp_clock_make(1000000000);
-    rp_cache_spec sp = {128 * 1024, 16, 64, mshrs, 70 * CYC, clk, write_back, false, write_back, {0, 0}, {0, 0}};
+    rp_cache_spec sp = {128 * 1024, 16, 64, mshrs, 70 * CYC, clk, write_back, false, write_back, {0, 0}, {0, 0}, 0};
     assert_int_equal(rp_cache_init(&b->c, &b->e, &b->pool, NULL, "gpu[0].l2[0]", &sp, route, b, 0, 0, 0), 0);
     rp_dram_init(&b->dram, &b->e, "gpu[0].dram[0]", 100000, 0, 64);
     rp_link_init(&b->in, &b->e, &b->c.top, 0, 0, 0);

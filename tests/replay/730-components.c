@@ -83,12 +83,12 @@ static void setup(bench *b, void (*tweak)(rp_config *))
     rp_time noc = rp_lat_ps(c->noc_latency, b->clk);
     uint64_t nbw = rp_bw_Bps(c->noc_bandwidth, b->clk);
     rp_cache_spec l2 = {c->l2_size / c->l2_banks, c->l2_assoc, c->l1v_line, c->l2_mshrs,
-                        rp_lat_ps(c->l2_latency, b->clk), b->clk, true, false, true, {0, 0}, {0, 0}};
+                        rp_lat_ps(c->l2_latency, b->clk), b->clk, true, false, true, {0, 0}, {0, 0}, 0};
     assert_int_equal(rp_cache_init(&b->l2, &b->e, &b->pool, NULL, "gpu[0].l2[0]", &l2, route_l2, b, 0, 0,
                                    c->header_bytes), 0);
     rp_link_init(&b->to_l2, &b->e, &b->l2.top, noc, nbw, c->header_bytes);
     rp_cache_spec l1 = {c->l1v_size, c->l1v_assoc, c->l1v_line, c->l1v_mshrs,
-                        rp_lat_ps(c->l1v_latency, b->clk), b->clk, false, true, false, {0, 0}, {0, 0}};
+                        rp_lat_ps(c->l1v_latency, b->clk), b->clk, false, true, false, {0, 0}, {0, 0}, 0};
     assert_int_equal(rp_cache_init(&b->l1, &b->e, &b->pool, NULL, "gpu[0].cu[0].l1v", &l1, route_l1, b, noc, nbw,
                                    c->header_bytes), 0);
     rp_link_init(&b->to_l1, &b->e, &b->l1.top, 0, 0, 0);

@@ -12,7 +12,11 @@
  *  - a store that meets its line's pending fill in the L1 is seen by later
  *    loads but not by the load queued before it;
  *  - an atomic is performed at the L2 on its copy, returns the old value and
- *    the L1 drops its own copy. */
+ *    the L1 drops its own copy;
+ *  - compare-and-swaps that succeeded in the recording apply in the recorded
+ *    order (the L2 holds one whose compare value is not there yet), one that
+ *    failed there never writes, and with holds off (sim.cas_hold_max = 0)
+ *    they apply in arrival order. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -73,7 +77,7 @@ static rp_link *route_l2(void *ctx, uint64_t line, rp_port **dst)
 }
 
 /* L2: 2 sets x 2 ways (256 B), so lines 0x000, 0x080, 0x100 share set 0. */
-static bench *setup(bool skip_flush)
+static bench *setup_hold(bool skip_flush, rp_time cas_hold_max_ps)
 {
     bench *b = calloc(1, sizeof *b);
     assert_non_null(b);
@@ -88,8 +92,8 @@ static bench *setup(bool skip_flush)
     assert_non_null(b->s.mem);
     b->memx = rp_sim_mem_ctx(&b->s);
     rp_clock clk = rp_clock_make(1000000000);
-    rp_cache_spec l2 = {256, 2, LINE, 4, 70000, clk, true, false, true, {0, 0}, {0, 0}};
-    rp_cache_spec l1 = {1024, 4, LINE, 4, 20000, clk, false, true, false, {0, 0}, {0, 0}};
+    rp_cache_spec l2 = {256, 2, LINE, 4, 70000, clk, true, false, true, {0, 0}, {0, 0}, cas_hold_max_ps};
+    rp_cache_spec l1 = {1024, 4, LINE, 4, 20000, clk, false, true, false, {0, 0}, {0, 0}, 0};
     rp_dram_init(&b->dram, &b->s.eng, "gpu[0].dram[0]", 100000, 0, LINE);
     assert_int_equal(rp_cache_init(&b->l2, &b->s.eng, &b->s.pool, &b->memx, "gpu[0].l2[0]", &l2, route_l2, b, 0, 0, 0), 0);
     b->l2.skip_flush = skip_flush;
@@ -106,6 +110,8 @@ static bench *setup(bool skip_flush)
     b->w.wg = &b->wg;
     return b;
 }
+
+static bench *setup(bool skip_flush) { return setup_hold(skip_flush, 0); }
 
 static void teardown(bench *b)
 {
@@ -364,6 +370,81 @@ static void test_atomic_at_l2(void **state)
     teardown(b);
 }
 
+
+/* One lane's 32-bit compare-and-swap at addr: recorded return `ret`, swap
+ * value src, compare value cmp (store data: src then cmp). */
+static rp_access *cas(bench *b, uint64_t addr, uint32_t ret, uint32_t src, uint32_t cmp)
+{
+    rp_access *a = access(b, TRC_MO_ATOMIC | TRC_MO_CMPSWAP, addr, 1, ret);
+    uint32_t v[2] = {src, cmp};
+    memcpy(b->buf[b->n_acc - 1] + 64, v, 8);
+    b->op[b->n_acc - 1].store_data = b->buf[b->n_acc - 1] + 64;
+    a->atomic_op = GCN_AT_CMPSWAP;
+    a->atomic_bytes = 4;
+    return a;
+}
+
+static uint32_t l2_word(bench *b, uint64_t addr)
+{
+    uint8_t *d = rp_cache_line_data(&b->l2, addr & ~(uint64_t)(LINE - 1));
+    assert_non_null(d);
+    uint32_t v;
+    memcpy(&v, d + (addr & (LINE - 1)), 4);
+    return v;
+}
+
+static void test_cas_recorded_order(void **state)
+{
+    (void)state;
+    for (int hold = 1; hold >= 0; hold--) {
+        bench *b = setup_hold(false, hold ? 1000000000 : 0);
+        uint32_t v = 5;
+        assert_int_equal(rp_fmem_write(b->s.mem, 0x400, &v, 4), 0);
+        /* the recording: 5 -> 6 (first), then 6 -> 7; a third attempt
+         * compared with 5 and failed (it returned 6) */
+        rp_access *second = cas(b, 0x400, 6, 7, 6);
+        rp_access *failed = cas(b, 0x400, 6, 99, 5);
+        rp_access *first = cas(b, 0x400, 5, 6, 5);
+        issue(b, 0, RP_MSG_ATOMIC, second); /* reaches the L2 first */
+        issue(b, 1, RP_MSG_ATOMIC, failed);
+        while (rp_engine_step_before(&b->s.eng, 10000000)) /* 10 us: long before a give-up */
+            ;
+        assert_int_equal(b->n_got, hold ? 1 : 2); /* held: the second has no answer yet */
+        assert_int_equal(l2_word(b, 0x400), 5);   /* the failed one wrote nothing though 5 == its compare value */
+        issue(b, 0, RP_MSG_ATOMIC, first);
+        run(b);
+        assert_int_equal(b->n_got, 3);
+        if (hold) {
+            assert_int_equal(l2_word(b, 0x400), 7); /* 5 -> 6 -> 7, the recorded order */
+            assert_int_equal(b->l2.st_cas_holds, 1);
+            assert_int_equal(b->l2.st_cas_give_ups, 0);
+            assert_int_equal(b->s.check.atomic_mismatches, 1); /* only the failed one returned another value */
+        } else {
+            assert_int_equal(l2_word(b, 0x400), 6); /* the second came too early and failed */
+            assert_int_equal(b->l2.st_cas_holds, 0);
+        }
+        teardown(b);
+    }
+}
+
+/* A held compare-and-swap whose value never comes is performed after its
+ * line has been idle for cas_hold_max. */
+static void test_cas_hold_gives_up(void **state)
+{
+    (void)state;
+    bench *b = setup_hold(false, 50000000); /* 50 us */
+    uint32_t v = 1;
+    assert_int_equal(rp_fmem_write(b->s.mem, 0x400, &v, 4), 0);
+    issue(b, 0, RP_MSG_ATOMIC, cas(b, 0x400, 3, 4, 3));
+    run(b);
+    assert_int_equal(b->n_got, 1);
+    assert_int_equal(b->l2.st_cas_give_ups, 1);
+    assert_int_equal(l2_word(b, 0x400), 1); /* performed: 1 != 3, nothing written */
+    assert_true(b->s.eng.now >= 50000000);
+    assert_true(b->s.eng.now < 50000000 + 2 * 2048 * 1000 + 1000000);
+    teardown(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
@@ -374,6 +455,8 @@ int main(void)
         cmocka_unit_test(test_mismatch_reported),
         cmocka_unit_test(test_store_meets_pending_fill),
         cmocka_unit_test(test_atomic_at_l2),
+        cmocka_unit_test(test_cas_recorded_order),
+        cmocka_unit_test(test_cas_hold_gives_up),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
