@@ -414,6 +414,19 @@ static void held_kick(rp_cache *c, uint64_t line, rp_time now)
     c->held_tail = keep_tail;
 }
 
+/* Put m at the end of the held list; the periodic look is due. */
+static void held_add(rp_cache *c, rp_msg *m, rp_time now)
+{
+    m->next = NULL;
+    if (c->held_tail)
+        c->held_tail->next = m;
+    else
+        c->held = m;
+    c->held_tail = m;
+    if (!c->held_check || c->held_check <= now)
+        c->held_check = now + (rp_time)HOLD_RECHECK * c->spec.clk.period_ps;
+}
+
 /* Hold atomic m (its line's data d) for its recorded turn? */
 static bool cas_hold(rp_cache *c, rp_msg *m, rp_time now, uint64_t line, const uint8_t *d)
 {
@@ -429,14 +442,7 @@ static bool cas_hold(rp_cache *c, rp_msg *m, rp_time now, uint64_t line, const u
         m->held_since = now + 1;
         c->st_cas_holds++;
     }
-    m->next = NULL;
-    if (c->held_tail)
-        c->held_tail->next = m;
-    else
-        c->held = m;
-    c->held_tail = m;
-    if (!c->held_check || c->held_check <= now)
-        c->held_check = now + (rp_time)HOLD_RECHECK * c->spec.clk.period_ps;
+    held_add(c, m, now);
     return true;
 }
 
@@ -468,13 +474,7 @@ static rp_msg *retry_next(rp_cache *c, rp_time now)
         if (slot < 0 || mshr_find(c, line) || now + 1 - m->held_since >= c->spec.cas_hold_max_ps ||
             c->mx->atomic_ready(c->mx->arg, m->acc, m->lane_mask, line, ldata(c, (uint64_t)slot), c->spec.line))
             return m;
-        if (c->held_tail)
-            c->held_tail->next = m;
-        else
-            c->held = m;
-        c->held_tail = m;
-        if (!c->held_check || c->held_check <= now)
-            c->held_check = now + (rp_time)HOLD_RECHECK * c->spec.clk.period_ps;
+        held_add(c, m, now);
     }
     return NULL;
 }
@@ -903,11 +903,17 @@ static void cache_run(rp_event *ev, rp_engine *e)
 static void cache_dump(rp_component *comp, FILE *f)
 {
     rp_cache *c = (rp_cache *)comp;
-    if (!c->mshr_used && !c->top.n && !c->bottom.n && !c->flush_req)
+    if (!c->mshr_used && !c->top.n && !c->bottom.n && !c->flush_req && !c->held && !c->retry)
         return;
-    fprintf(f, "  %s: mshrs %u/%u busy, stalled=%d, top queue %u, bottom queue %u, flush pending %llu\n",
+    unsigned held = 0;
+    for (const rp_msg *m = c->held; m; m = m->next)
+        held++;
+    for (const rp_msg *m = c->retry; m; m = m->next)
+        held++;
+    fprintf(f, "  %s: mshrs %u/%u busy, stalled=%d, top queue %u, bottom queue %u, flush pending %llu, "
+               "compare-and-swaps held %u\n",
             c->comp.name, c->mshr_used, c->spec.mshrs, c->stalled, c->top.n, c->bottom.n,
-            (unsigned long long)c->flush_pending);
+            (unsigned long long)c->flush_pending, held);
 }
 
 int rp_cache_init(rp_cache *c, rp_engine *e, rp_msg_pool *pool, const rp_mem_ctx *mx, const char *name,

@@ -55,6 +55,11 @@ typedef struct gcn_machine_config {
      * only, the trace then says "none recorded" for their data (format 1.0's
      * load_len/store_len 0), see trc_wg_rec_scratch_data */
     int scratch_data;
+    /* 1: kernels that may wait on other workgroups (gcn_program_sync_reasons)
+     * run on every worker too (GCN3EMU_PARALLEL_WAITS=1, gcn3-emu
+     * --parallel-waits): faster, but their interleaving and so their traces
+     * then depend on the number of workers; 0: on worker 0 alone */
+    int parallel_waits;
 } gcn_machine_config;
 
 /* NULL on failure (message in err). */

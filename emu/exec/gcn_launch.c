@@ -756,7 +756,9 @@ static void job_init(launch_job_ext *jx, gcn_machine *m, const gcn_module *mod, 
      * later kernels run unrecorded (the HIP layer says so once). */
     jx->job.recording = m->cfg.trace != NULL && !trc_writer_failed(m->cfg.trace);
     const gcn_code_object *co = mod->co;
-    if (co && k >= co->kernels && k < co->kernels + co->n_kernels)
+    if (m->cfg.parallel_waits || m->n_workers < 2)
+        jx->job.serial = 0;
+    else if (co && k >= co->kernels && k < co->kernels + co->n_kernels)
         jx->job.serial = mod->kernel_sync[k - co->kernels] != 0;
     else
         jx->job.serial = gcn_program_sync_reasons(mod->prog, k->entry_vaddr, NULL) != 0;

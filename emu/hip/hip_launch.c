@@ -457,7 +457,7 @@ static hipError_t launch_locked_ex(const void *host_fn, dim3 grid, dim3 block, v
                 dn, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                 (unsigned long long)res.wave_instructions, ms,
                 res.seconds > 0 ? res.wave_instructions / res.seconds * 1e-6 : 0.0);
-        if (res.sync_reasons && rt.n_threads > 1)
+        if (res.sync_reasons)
             fprintf(stderr,
                     "gcn3-emu: kernel %s: its workgroups may wait on each other (%s at pc 0x%llx): run on one "
                     "emulator thread, so that its trace is the same for any --threads\n",

@@ -182,6 +182,8 @@ static void do_init(void)
     cfg.no_awaits = na && *na && strcmp(na, "0") != 0;
     const char *sd = getenv("GCN3EMU_SCRATCH_DATA");
     cfg.scratch_data = sd && *sd && strcmp(sd, "0") != 0;
+    const char *pw = getenv("GCN3EMU_PARALLEL_WAITS");
+    cfg.parallel_waits = pw && *pw && strcmp(pw, "0") != 0;
     cfg.progress_tty = isatty(STDERR_FILENO);
     char err[512] = "";
     rt.m = gcn_machine_create(&cfg, err, sizeof err);

@@ -267,6 +267,14 @@ for mode in sleepy lock; do
   same_records "$OUT/id-$mode-1.gtrace" "$OUT/id-$mode-2.gtrace" "spin_wait $mode"
 done
 
+echo "== kernels that wait run on one emulator thread (--parallel-waits: on all)"
+timeout 120 "$EMU" --threads 2 -- "$BIN" lock >"$OUT/one.out" 2>"$OUT/one.err"
+timeout 120 "$EMU" --threads 2 --parallel-waits -- "$BIN" lock >"$OUT/all.out" 2>"$OUT/all.err"
+if grep -q "PASS lock" "$OUT/one.out" && grep -q "lock_counter.*may wait on each other (an atomic that returns its old value at pc 0x[0-9a-f]*): run on one emulator thread" "$OUT/one.err" \
+   && grep -q "PASS lock" "$OUT/all.out" && ! grep -q "may wait on each other" "$OUT/all.err"; then
+  ok "lock: one emulator thread by default (said on stderr), every thread with --parallel-waits; PASS both ways"
+else bad "lock one thread / --parallel-waits: $(why "$OUT/one.err") / $(why "$OUT/all.err")"; fi
+
 echo "== mgpu-replay --progress"
 timeout 120 "$REPLAY" --topo r9nano --progress --stats "$OUT/prog-on.json" "$OUT/aw-producer-1.gtrace" >"$OUT/prog-on.out" 2>"$OUT/prog-on.err"
 timeout 120 "$REPLAY" --topo r9nano --stats "$OUT/prog-off.json" "$OUT/aw-producer-1.gtrace" >"$OUT/prog-off.out" 2>"$OUT/prog-off.err"

@@ -7,7 +7,7 @@
 # d-mgpu with the data check OK. cas_own (compare-and-swap, every work-item on
 # its own word: global 32/64-bit and LDS) is recorded and replayed on r9nano
 # with 0 differences of every kind (issue 20: CAS records declare their compare
-# value). tear64 (with the default threads, 2 on CI) finds no 64-bit load that
+# value). tear64 (with the default threads, 2 on CI, and --parallel-waits) finds no 64-bit load that
 # saw half of one store and half of another (issue 20: aligned 64-bit guest
 # accesses are single-copy atomic; before, 6,000-16,000 of 38.4 million were
 # torn). long_waves: recording memory does not grow with wave length (trace
@@ -32,12 +32,15 @@ for bin in "$EMU" "$REPLAY" "$TRACE"; do
   [ -x "$bin" ] || { echo "programs-samples: $bin missing (make BUILD=$BUILD all)"; exit 1; }
 done
 gpus_of() { [ "$1" = peer_copy ] && echo 2 || echo 1; }
+# tear64's readers poll with glc loads, so by default one emulator thread runs
+# it; --parallel-waits lets its waves run at the same time, which is the test
+opts_of() { [ "$1" = tear64 ] && echo --parallel-waits; }
 
 echo "== HIP sample programs under gcn3-emu"
 for p in $SAMPLES; do
   bin=$BUILD/programs/$p
   if [ ! -x "$bin" ]; then bad "$p: $bin missing (tests/programs/$p.hip; make BUILD=$BUILD programs)"; continue; fi
-  timeout 120 "$EMU" --quiet --gpus "$(gpus_of $p)" -- "$bin" >"$OUT/$p.out" 2>"$OUT/$p.err"
+  timeout 120 "$EMU" --quiet --gpus "$(gpus_of $p)" $(opts_of $p) -- "$bin" >"$OUT/$p.out" 2>"$OUT/$p.err"
   rc=$?
   if [ $rc = 0 ] && grep -q PASS "$OUT/$p.out" && ! grep -q FAIL "$OUT/$p.out"; then
     ok "$p: $(grep -m1 PASS "$OUT/$p.out")"

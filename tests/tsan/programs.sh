@@ -2,7 +2,8 @@
 # HIP programs under ThreadSanitizer (issue 20): programs whose workgroups
 # communicate through memory (spin_wait: a flag, a CAS lock, an LDS flag;
 # cas_own; a grid barrier; a look-back scan; 64-bit loads of a word another
-# wave stores, tear64) run with 2 emulator threads,
+# wave stores, tear64) run with 2 emulator threads (--parallel-waits: these
+# kernels wait on other workgroups, which by default run on one thread),
 # recorded, under the TSan build of
 # gcn3-emu and libamdhip64 ($TSAN_BUILD; the runtime preloaded because the
 # program itself is not built with it). Guest accesses must not be C data
@@ -24,7 +25,7 @@ for r in "spin_wait producer" "spin_wait sleepy" "spin_wait lock" "spin_wait lds
   bin=$BUILD/programs/$prog
   if [ ! -x "$bin" ]; then fail=$((fail+1)); echo "  FAIL $name: $bin missing (make programs)"; continue; fi
   LD_PRELOAD="$TS" TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=0" timeout 600 \
-    "$TSAN_BUILD/bin/gcn3-emu" --quiet --threads 2 --record "$OUT/$name.gtrace" -- "$bin" "$@" >"$OUT/$name.out" 2>&1
+    "$TSAN_BUILD/bin/gcn3-emu" --quiet --threads 2 --parallel-waits --record "$OUT/$name.gtrace" -- "$bin" "$@" >"$OUT/$name.out" 2>&1
   rc=$?
   nr=$(grep -c 'WARNING: ThreadSanitizer' "$OUT/$name.out")
   if [ $rc = 0 ] && [ "$nr" = 0 ] && grep -q PASS "$OUT/$name.out"; then pass=$((pass+1)); echo "  ok   $name: 2 threads, recorded, no ThreadSanitizer report"
