@@ -119,6 +119,12 @@ static void wave_finish(rp_wave *w, rp_engine *e)
         __atomic_add_fetch(&w->wg->k->spin_iterations, w->walk.aw_iters, __ATOMIC_RELAXED);
         rp_ctx_chk(w->cu->x)->spin_iterations += w->walk.aw_iters;
     }
+    if (w->wait_since) /* ended inside an await's loop */
+        w->wait_ps += e->now + 1 - w->wait_since;
+    if (w->wait_ps) {
+        __atomic_add_fetch(&w->wg->k->wait_ps, w->wait_ps, __ATOMIC_RELAXED);
+        rp_ctx_chk(w->cu->x)->wait_ps += w->wait_ps;
+    }
     if (w->fetch) {
         w->fetch->w = NULL; /* lands unclaimed */
         w->fetch = NULL;
@@ -627,7 +633,15 @@ static void wave_run(rp_event *ev, rp_engine *e)
                 return;
             }
         }
-        /* The instruction executes now (at time t). */
+        /* The instruction executes now (at time t). Time in an await: from
+         * the first instruction issued in it to the first one after it. */
+        if ((w->walk.aw_state != GCN_AW_NONE) != (w->wait_since != 0)) {
+            if (w->wait_since) {
+                w->wait_ps += t + 1 - w->wait_since;
+                w->wait_since = 0;
+            } else
+                w->wait_since = t + 1;
+        }
         cu->st_instr++;
         RP_HOOK_FIRE(x->hooks, RP_HOOK_WAVE_ISSUE, t, cu->gpu, cu->id, w, in, x->owner);
         rp_time t_next = t + cfg->salu_cycles * cyc;

@@ -578,6 +578,7 @@ static void check_add(rp_check *t, const rp_check *k)
     t->polls_checked += k->polls_checked;
     t->poll_changes += k->poll_changes;
     t->spin_iterations += k->spin_iterations;
+    t->wait_ps += k->wait_ps;
     t->await_give_ups += k->await_give_ups;
     t->load_order += k->load_order;
     t->load_adopted += k->load_adopted;

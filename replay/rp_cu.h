@@ -73,6 +73,8 @@ struct rp_wave {
     uint64_t redirect_pc;     /* after a taken branch out of the buffer: chunk to fetch once `fetch` lands */
     uint8_t redirect;
     rp_time parked;           /* RP_W_FETCH since */
+    rp_time wait_since;       /* in an await (walk.aw_state != NONE) since, + 1; 0: not in one */
+    uint64_t wait_ps;         /* time spent in awaits so far */
     gcn_walk walk;            /* position in the code and the wave's record (gcn/gcn_walk.h) */
 };
 

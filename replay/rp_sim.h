@@ -38,6 +38,7 @@ typedef struct rp_check {
     uint64_t walk_errors;     /* trace/program inconsistencies */
     uint64_t polls_checked, poll_changes; /* loads of awaits (trace 1.2) and those that saw memory change */
     uint64_t spin_iterations; /* wait iterations the replay polled (awaits: the model's waiting) */
+    uint64_t wait_ps;         /* time waves spent in awaits (from arrival at the loop head to leaving it), summed */
     uint64_t await_give_ups;  /* awaits whose polls never read the recorded data (differences) */
     /* explained differences (classify.c), not counted in the mismatches above:
      * loads of locations another wave of the kernel writes (order), loads of

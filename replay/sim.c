@@ -1210,9 +1210,10 @@ void rp_sim_report(rp_sim *s, FILE *f)
     if (c->polls_checked || c->spin_iterations)
         fprintf(f,
                 "awaits: %llu polls read (%llu saw memory change), %llu wait iterations polled, %llu waits "
-                "gave up (differences) (trace 1.2)\n",
+                "gave up (differences), %llu wave-cycles waiting (trace 1.2)\n",
                 (unsigned long long)c->polls_checked, (unsigned long long)c->poll_changes,
-                (unsigned long long)c->spin_iterations, (unsigned long long)c->await_give_ups);
+                (unsigned long long)c->spin_iterations, (unsigned long long)c->await_give_ups,
+                (unsigned long long)(c->wait_ps / s->clk.period_ps));
     print_summary(s, f);
 }
 
@@ -1387,6 +1388,7 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
         json_object_set_new(o, "load_adopted", json_integer((json_int_t)k->adopted_loads));
         json_object_set_new(o, "walk_errors", json_integer((json_int_t)k->walk_errors));
         json_object_set_new(o, "spin_iterations", json_integer((json_int_t)k->spin_iterations));
+        json_object_set_new(o, "wait_cycles", json_integer((json_int_t)(k->wait_ps / s->clk.period_ps)));
         if (k->snap0 && k->done)
             for (size_t j = 0; j < s->stats.n; j++)
                 if (k->snap0[j])
@@ -1455,6 +1457,7 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     json_object_set_new(chk, "polls_checked", json_integer((json_int_t)c->polls_checked));
     json_object_set_new(chk, "poll_changes", json_integer((json_int_t)c->poll_changes));
     json_object_set_new(chk, "spin_iterations", json_integer((json_int_t)c->spin_iterations));
+    json_object_set_new(chk, "wait_cycles", json_integer((json_int_t)(c->wait_ps / s->clk.period_ps)));
     json_object_set_new(chk, "await_give_ups", json_integer((json_int_t)c->await_give_ups));
     json_object_set_new(chk, "load_order_dependent", json_integer((json_int_t)c->load_order));
     json_object_set_new(chk, "load_adopted", json_integer((json_int_t)c->load_adopted));

@@ -134,9 +134,10 @@ for mode in producer lds; do
   done
 done
 s1=$(jget "$OUT/aw-producer-r9nano.json" spin_iterations); s4=$(jget "$OUT/aw-producer-u-mgpu.json" spin_iterations)
-if [ "${s1:-0}" -gt 0 ] && [ "${s4:-0}" -gt "${s1:-0}" ]; then
-  ok "producer: the consumers poll longer on u-mgpu ($s4 iterations) than on r9nano ($s1): the waits come from the timing model"
-else bad "producer: spin iterations r9nano ${s1:-?}, u-mgpu ${s4:-?} (u-mgpu must poll longer: the flag is remote)"; fi
+c1=$(jget "$OUT/aw-producer-r9nano.json" wait_cycles); c4=$(jget "$OUT/aw-producer-u-mgpu.json" wait_cycles)
+if [ "${s1:-0}" -gt 0 ] && [ "${s4:-0}" -gt "${s1:-0}" ] && [ "${c1:-0}" -gt 0 ] && [ "${c4:-0}" -gt "${c1:-0}" ]; then
+  ok "producer: the consumers poll longer on u-mgpu ($s4 iterations, $c4 wave-cycles waiting) than on r9nano ($s1, $c1): the waits come from the timing model"
+else bad "producer: spin iterations r9nano ${s1:-?}, u-mgpu ${s4:-?}; wait cycles ${c1:-?}, ${c4:-?} (u-mgpu must poll longer: the flag is remote)"; fi
 
 echo "== GCN3EMU_NO_AWAITS=1: every iteration recorded (to measure what awaits save)"
 GCN3EMU_NO_AWAITS=1 timeout 120 "$EMU" --quiet --threads 1 --record "$OUT/na-producer.gtrace" -- "$BIN" producer >"$OUT/na.out" 2>&1
