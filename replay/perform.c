@@ -120,6 +120,8 @@ static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *p, uint64_t addr, uint
         }
     }
     uint64_t nv = gcn_atomic_apply((gcn_atomic_op)a->atomic_op, w, old, src, cmp);
+    if (a->atomic_op == GCN_AT_CMPSWAP && a->kind != RP_ACC_LDS && !a->w->wg->k->cas_seen)
+        __atomic_store_n(&a->w->wg->k->cas_seen, 1, __ATOMIC_RELAXED);
     if (!a->poll && a->atomic_op == GCN_AT_CMPSWAP && op->load_data && op->store_data) {
         /* a compare-and-swap that failed in the recording reads only: the
          * wave went on as a failure (its loop tried again), so it must not

@@ -150,6 +150,8 @@ struct rp_kernel {
     uint64_t mismatches, atomic_mismatches, walk_errors;
     uint64_t spin_iterations; /* wait iterations polled (awaits, trace 1.2: the model's waiting) */
     uint64_t wait_ps;         /* time its waves spent in awaits (polling), summed over waves */
+    uint8_t cas_seen;         /* a compare-and-swap was performed (perform.c): its order is the recording's
+                               * (cache.c), which a fast-forward cannot keep, so it is not sampled */
     /* the grid barrier of a cooperative launch (ds_gws_barrier, cu.c) */
     struct rp_wave **gws_wait;
     uint32_t gws_n, gws_cap;

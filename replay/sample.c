@@ -27,6 +27,7 @@
  *
  * Not sampled (replayed in full): kernels whose waves polled (awaits: the
  * time depends on other workgroups), cooperative kernels (grid barrier),
+ * kernels with global compare-and-swaps (their recorded order, cache.c),
  * kernels that never reach a stable rate with enough rounds left. The
  * skipped workgroups' loads are not checked. Sampled replay runs on one
  * thread (the fast-forward writes every GPU's memory).
@@ -97,10 +98,15 @@ static int ff_wg(rp_sim *s, rp_kernel *k, uint32_t i, uint64_t *instr)
                 if (oi->aop == GCN_AT_NONE || oi->aop == GCN_AT_UNKNOWN || cas != !!(op->flags & TRC_MO_CMPSWAP))
                     continue; /* the detailed replay reports these as walk errors */
                 for (uint32_t l = 0; l < nl && !rc; l++) {
-                    uint64_t src = 0, cmp = 0;
+                    uint64_t src = 0, cmp = 0, rec = 0;
                     memcpy(&src, op->store_data + (size_t)l * (cas ? 2 : 1) * w, w);
                     if (cas)
                         memcpy(&cmp, op->store_data + (size_t)l * 2 * w + w, w);
+                    if (cas && op->load_data) {
+                        memcpy(&rec, op->load_data + (size_t)l * w, w);
+                        if (rec != cmp)
+                            continue; /* failed in the recording: reads only (perform.c) */
+                    }
                     rc = rp_mem_functional(s, k->gpu, op->addr[l], NULL, w, oi->aop, src, cmp);
                 }
             } else {
@@ -142,7 +148,7 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     const rp_config *c = &s->cfg;
     if (!c->sample_enable || m->off || m->whole || k->next_wg >= k->n_wg)
         return 0;
-    if (k->spin_iterations || k->gws_cap) {
+    if (k->spin_iterations || k->gws_cap || k->cas_seen) {
         m->off = true; /* its time depends on other workgroups: replayed in full */
         return 0;
     }
@@ -292,7 +298,7 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
     if (!k->smp.group)
         return;
     struct rp_sgroup *g = &s->sgroups[k->smp.group - 1];
-    if (k->spin_iterations || k->gws_cap) {
+    if (k->spin_iterations || k->gws_cap || k->cas_seen) {
         g->off = true; /* its time depends on other workgroups */
         return;
     }

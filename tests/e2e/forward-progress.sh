@@ -237,6 +237,15 @@ if [ -x "$SP" ]; then
     done
     same_records "$OUT/sp-$m-1.gtrace" "$OUT/sp-$m-2.gtrace" "sync_patterns $m"
   done
+  # a kernel with compare-and-swaps is not sampled (their recorded order, which
+  # a fast-forward cannot keep): --sample replays it in full, the same
+  tr=$OUT/sp-casfloat-1.gtrace
+  timeout 120 "$REPLAY" --topo r9nano "$tr" >"$OUT/cf-full.out" 2>&1
+  timeout 120 "$REPLAY" --topo r9nano --sample "$tr" >"$OUT/cf-smp.out" 2>&1
+  a=$(grep -m1 '^total:' "$OUT/cf-full.out"); b=$(grep -m1 '^total:' "$OUT/cf-smp.out")
+  if [ -n "$a" ] && [ "$a" = "$b" ] && ! grep -q 'sampled:' "$OUT/cf-smp.out"; then
+    ok "casfloat --sample: not sampled (compare-and-swaps), the same as the full replay"
+  else bad "casfloat --sample: '$b' against '$a'"; fi
 else bad "sync_patterns: $SP missing (make programs)"; fi
 
 echo "== a flag on the other GPU (spin_wait remote: peer memory)"
