@@ -2795,6 +2795,7 @@ static __attribute__((noinline)) void await_edge(gcn_wave *w)
         have_h = 1;
         if ((w->aw_have & 2) && h == w->aw_hash && ops->await_commit(ctx, wv, dyn, w->pc)) {
             w->aw_state = 2; /* the iteration since the last mark is the template */
+            w->aw_done_pc = w->pc;
             w->aw_len = dyn - w->aw_dyn;
             w->aw_dyn = dyn;
             return;
@@ -2820,6 +2821,90 @@ static __attribute__((noinline)) void loop_head(gcn_wave *w, const gcn_insn *in,
     }
     ops->retry_mark(w->rec.ctx, w->wave_in_wg, w->n_instr);
     w->rt_head = in->pc;
+    w->guard_set = 0; /* the mark is the loop's now */
+}
+
+/* Guard polls: a wait loop compiled with its first poll before the loop
+ * (`if (!flag) do { s_sleep; } while (!flag);`, rocPRIM's look-back status
+ * load) that found the flag set runs no iteration, so there is no loop to
+ * mark. A recorded wave's glc load (a volatile or atomic load, not in a
+ * loop that is a retry candidate) that reads non-zero is marked as a retry
+ * await's start; when the next conditional branch, at most GUARD_SPAN
+ * instructions later, does not go where the other way is a loop head, the
+ * load up to that branch becomes a RETRY await with the load as its head
+ * (trace format "RETRY awaits"): the replay polls it again while its data
+ * is not what the recording read (zero where the recording saw the flag
+ * set), so the model makes the wait the emulator did not have to make. */
+#define GUARD_SPAN 16u
+
+static inline int guard_candidate(const gcn_insn *in)
+{
+    return (in->flags & (GCN_IF_LOAD | GCN_IF_ATOMIC)) == GCN_IF_LOAD && (in->mods & GCN_M_GLC) &&
+           (in->fmt == GCN_FMT_FLAT || in->fmt == GCN_FMT_MUBUF) && !(in->flags & GCN_IF_SCRATCH);
+}
+
+/* Does the code at pc enter a loop within GUARD_SPAN instructions (straight
+ * line and s_branch followed, up to the first conditional branch): a loop
+ * head, or a branch back to at or before where it is (the middle of a
+ * rotated loop)? */
+static int enters_loop(const gcn_program *p, uint64_t pc)
+{
+    for (unsigned i = 0; i < GUARD_SPAN; i++) {
+        const gcn_insn *x = gcn_program_at(p, pc);
+        if (!x || (x->flags & (GCN_IF_ENDPGM | GCN_IF_INVALID | GCN_IF_BR_INDIRECT)))
+            return 0;
+        if (x->flags & GCN_IF_LOOP_HEAD)
+            return 1;
+        if (x->flags & (GCN_IF_BR_COND | GCN_IF_BR_JUMP)) {
+            if (x->target <= x->pc)
+                return 1;
+            if (x->flags & GCN_IF_BR_COND)
+                return 0;
+            pc = x->target;
+            continue;
+        }
+        pc = x->pc + x->size;
+    }
+    return 0;
+}
+
+/* before a glc load runs (dyn: its index) */
+static __attribute__((noinline)) void guard_mark(gcn_wave *w, const gcn_insn *in, uint64_t dyn)
+{
+    w->guard_set = 0;
+    if (w->rt_head || !w->rec.ops->retry_mark || !w->rec.ops->retry_commit ||
+        (w->aw_done_pc && w->aw_pc == w->aw_done_pc))
+        return; /* a loop that is a retry candidate, or the way out of a WAIT await */
+    w->rec.ops->retry_mark(w->rec.ctx, w->wave_in_wg, dyn);
+    w->guard_set = 1;
+    w->guard_pc = in->pc;
+    w->guard_dyn = dyn;
+}
+
+/* after instruction in ran (the wave's n_instr counts it) */
+static __attribute__((noinline)) void guard_step(gcn_wave *w, const gcn_insn *in)
+{
+    if (in->pc == w->guard_pc && guard_candidate(in)) {
+        /* the poll itself: only a flag found set (non-zero in the first active lane) */
+        uint64_t ex = gcn_exec_mask(w);
+        unsigned lane = ex ? (unsigned)__builtin_ctzll(ex) : 0, nd = in->mem_bytes >= 4 ? in->mem_bytes / 4 : 1;
+        uint32_t any = 0;
+        for (unsigned d = 0; d < nd && in->dst[0] >= GCN_OPD_VGPR && in->dst[0] - GCN_OPD_VGPR + d < w->n_vgpr; d++)
+            any |= w->v[in->dst[0] - GCN_OPD_VGPR + d][lane];
+        if (!ex || !any)
+            w->guard_set = 0;
+        return;
+    }
+    if (w->n_instr - w->guard_dyn > GUARD_SPAN || (in->flags & (GCN_IF_BR_JUMP | GCN_IF_BR_INDIRECT | GCN_IF_ENDPGM))) {
+        w->guard_set = 0;
+        return;
+    }
+    if (!(in->flags & GCN_IF_BR_COND))
+        return;
+    w->guard_set = 0;
+    uint64_t other = w->pc == in->pc + in->size ? in->target : in->pc + in->size;
+    if (other != w->pc && enters_loop(w->prog, other))
+        w->rec.ops->retry_commit(w->rec.ctx, w->wave_in_wg, w->n_instr, w->guard_pc);
 }
 
 /* ... and left the loop at its not-taken back-edge in */
@@ -2913,6 +2998,8 @@ static inline __attribute__((always_inline)) gcn_wave_status run(gcn_wave *w, co
             illegal_insn(w, in);
             return (gcn_wave_status)w->status;
         }
+        if (rec && __builtin_expect(guard_candidate(in), 0))
+            guard_mark(w, in, n_instr);
         uint64_t exec_before = rec ? gcn_exec_mask(w) : 0;
         uint64_t next_pc = in->pc + in->size;
         w->pc = next_pc;
@@ -2932,6 +3019,8 @@ static inline __attribute__((always_inline)) gcn_wave_status run(gcn_wave *w, co
             return (gcn_wave_status)w->status;
         }
         n_instr = w->n_instr;
+        if (rec && __builtin_expect(w->guard_set, 0))
+            guard_step(w, in);
         if (__builtin_expect(w->pc == next_pc && idx + 1 < n_insn, 1)) {
             if (rec && __builtin_expect((in->flags & GCN_IF_BR_COND) && in->target <= in->pc, 0))
                 loop_exit(w, in);

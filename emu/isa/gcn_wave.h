@@ -211,6 +211,11 @@ typedef struct gcn_wave {
                                 * returned to since; 0: none */
     uint8_t at_back_edge;      /* the wave yielded (SPIN) at a back-edge: it resumes at a loop head
                                 * it came back to */
+    uint8_t guard_set;         /* guard poll (gcn_sem.c guard_load): a glc load that read non-zero,
+                                * marked as a retry await's start; guard_pc its pc, guard_dyn its index */
+    uint64_t guard_pc, guard_dyn;
+    uint64_t aw_done_pc;       /* loop head of the last WAIT await committed (its way out is the
+                                * await's: no guard poll while the wave is at that loop, aw_pc) */
 
     /* set by exec at creation, read by the interpreter */
     const gcn_program *prog;   /* decoded code object text */
