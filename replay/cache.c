@@ -378,16 +378,6 @@ static inline void perform_on(rp_cache *c, rp_msg *m, uint64_t line, uint8_t *da
  * while held, + 1. */
 #define HOLD_RECHECK 2048u
 
-static void retry_add(rp_cache *c, rp_msg *m)
-{
-    m->next = NULL;
-    if (c->retry_tail)
-        c->retry_tail->next = m;
-    else
-        c->retry = m;
-    c->retry_tail = m;
-}
-
 /* Held requests to line (all of them: line UINT64_MAX, the periodic look,
  * which is no activity on their lines) look again. */
 static void held_kick(rp_cache *c, uint64_t line, rp_time now)
@@ -400,15 +390,10 @@ static void held_kick(rp_cache *c, uint64_t line, rp_time now)
                 c->st_cas_hold_ps += now + 1 - m->held_since;
                 m->held_since = now + 1;
             }
-            retry_add(c, m);
+            rp_msg_append(&c->retry, &c->retry_tail, m);
             continue;
         }
-        m->next = NULL;
-        if (keep_tail)
-            keep_tail->next = m;
-        else
-            keep = m;
-        keep_tail = m;
+        rp_msg_append(&keep, &keep_tail, m);
     }
     c->held = keep;
     c->held_tail = keep_tail;
@@ -417,12 +402,7 @@ static void held_kick(rp_cache *c, uint64_t line, rp_time now)
 /* Put m at the end of the held list; the periodic look is due. */
 static void held_add(rp_cache *c, rp_msg *m, rp_time now)
 {
-    m->next = NULL;
-    if (c->held_tail)
-        c->held_tail->next = m;
-    else
-        c->held = m;
-    c->held_tail = m;
+    rp_msg_append(&c->held, &c->held_tail, m);
     if (!c->held_check || c->held_check <= now)
         c->held_check = now + (rp_time)HOLD_RECHECK * c->spec.clk.period_ps;
 }

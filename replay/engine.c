@@ -508,12 +508,7 @@ static void xq_push(rp_xq *q, rp_link *l, rp_msg *m)
 
 static void link_append(rp_link *l, rp_msg *m)
 {
-    m->next = NULL;
-    if (l->tail)
-        l->tail->next = m;
-    else
-        l->head = m;
-    l->tail = m;
+    rp_msg_append(&l->head, &l->tail, m);
     if (!l->ev.pending)
         rp_engine_schedule(l->eng, &l->ev, l->head->arrive);
 }

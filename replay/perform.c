@@ -122,15 +122,11 @@ static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *p, uint64_t addr, uint
     uint64_t nv = gcn_atomic_apply((gcn_atomic_op)a->atomic_op, w, old, src, cmp);
     if (a->atomic_op == GCN_AT_CMPSWAP && a->kind != RP_ACC_LDS && !a->w->wg->k->cas_seen)
         __atomic_store_n(&a->w->wg->k->cas_seen, 1, __ATOMIC_RELAXED);
-    if (!a->poll && a->atomic_op == GCN_AT_CMPSWAP && op->load_data && op->store_data) {
-        /* a compare-and-swap that failed in the recording reads only: the
-         * wave went on as a failure (its loop tried again), so it must not
-         * write here even where this order lets it (rp_atomic_ready) */
-        uint64_t rec = 0;
-        memcpy(&rec, op->load_data + (size_t)k * w, w);
-        if (rec != cmp)
-            nv = old;
-    }
+    /* a compare-and-swap that failed in the recording reads only: the wave
+     * went on as a failure (its loop tried again), so it must not write here
+     * even where this order lets it (rp_atomic_ready) */
+    if (!a->poll && a->atomic_op == GCN_AT_CMPSWAP && op->store_data && rp_cas_failed_in_recording(op, k, w, cmp))
+        nv = old;
     if (a->poll) {
         /* an await's atomic: before the recorded way out (poll 1) it changed
          * nothing in the recording, so it reads only; in that way out it
@@ -161,15 +157,14 @@ bool rp_atomic_ready(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, cons
     while (mask) {
         uint32_t k = (uint32_t)__builtin_ctzll(mask);
         mask &= mask - 1;
-        uint64_t addr = op->addr[k], old = 0, src = 0, cmp = 0, rec = 0;
+        uint64_t addr = op->addr[k], old = 0, src = 0, cmp = 0;
         if (addr < line || addr + w > end)
             continue;
         memcpy(&old, buf + (addr - line), w);
         memcpy(&src, op->store_data + (size_t)k * 2 * w, w);
         memcpy(&cmp, op->store_data + (size_t)k * 2 * w + w, w);
-        memcpy(&rec, op->load_data + (size_t)k * w, w);
-        if (rec != cmp)
-            continue; /* failed in the recording: reads only */
+        if (rp_cas_failed_in_recording(op, k, w, cmp))
+            continue; /* reads only */
         if (old != cmp)
             return false;
         memcpy(buf + (addr - line), &src, w);

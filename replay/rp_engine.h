@@ -230,6 +230,17 @@ struct rp_port {
     void *owner;
 };
 
+/* Append m to the FIFO list (*head, *tail) linked by rp_msg.next. */
+static inline void rp_msg_append(rp_msg **head, rp_msg **tail, rp_msg *m)
+{
+    m->next = NULL;
+    if (*tail)
+        (*tail)->next = m;
+    else
+        *head = m;
+    *tail = m;
+}
+
 static inline rp_msg *rp_port_peek(rp_port *p) { return p->head; }
 static inline rp_msg *rp_port_pop(rp_port *p)
 {

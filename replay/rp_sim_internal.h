@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "rp_cache.h"
 #include "rp_config.h"
@@ -386,6 +387,20 @@ uint64_t rp_access_cross_mask(rp_access *a, uint32_t lb);
  * their return values. lane_mask: the active-lane ordinals whose first byte
  * is in this line (rp_msg.lane_mask); lanes that only end in it are found
  * here. Returns true when a store wrote the whole line. perform.c. */
+/* Did lane k (active-lane ordinal) of compare-and-swap op (w-byte elements,
+ * compare value cmp) fail in the recording: does the trace hold its return
+ * and is that not cmp? Such a lane reads only in the replay (perform.c,
+ * sample.c); one that succeeded waits for its compare value (cache.c
+ * "Compare-and-swap in the recorded order"). false without a recorded return. */
+static inline bool rp_cas_failed_in_recording(const trc_mem_op *op, uint32_t k, unsigned w, uint64_t cmp)
+{
+    uint64_t rec = 0;
+    if (!op->load_data)
+        return false;
+    memcpy(&rec, op->load_data + (size_t)k * w, w);
+    return rec != cmp;
+}
+
 /* May the atomic access a be performed on the line (data: its lb bytes at
  * `line`) now? false for a compare-and-swap (not an await's poll) with a
  * lane in lane_mask that succeeded in the recording (its recorded return is

@@ -98,15 +98,12 @@ static int ff_wg(rp_sim *s, rp_kernel *k, uint32_t i, uint64_t *instr)
                 if (oi->aop == GCN_AT_NONE || oi->aop == GCN_AT_UNKNOWN || cas != !!(op->flags & TRC_MO_CMPSWAP))
                     continue; /* the detailed replay reports these as walk errors */
                 for (uint32_t l = 0; l < nl && !rc; l++) {
-                    uint64_t src = 0, cmp = 0, rec = 0;
+                    uint64_t src = 0, cmp = 0;
                     memcpy(&src, op->store_data + (size_t)l * (cas ? 2 : 1) * w, w);
                     if (cas)
                         memcpy(&cmp, op->store_data + (size_t)l * 2 * w + w, w);
-                    if (cas && op->load_data) {
-                        memcpy(&rec, op->load_data + (size_t)l * w, w);
-                        if (rec != cmp)
-                            continue; /* failed in the recording: reads only (perform.c) */
-                    }
+                    if (cas && rp_cas_failed_in_recording(op, l, w, cmp))
+                        continue; /* reads only (perform.c) */
                     rc = rp_mem_functional(s, k->gpu, op->addr[l], NULL, w, oi->aop, src, cmp);
                 }
             } else {

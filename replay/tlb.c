@@ -123,15 +123,7 @@ static int alloc_mshr(rp_tlb *t, uint64_t page, uint8_t sh)
     return -1;
 }
 
-static void hold(rp_tlb_mshr *ms, rp_msg *m)
-{
-    m->next = NULL;
-    if (ms->wtail)
-        ms->wtail->next = m;
-    else
-        ms->waiters = m;
-    ms->wtail = m;
-}
+static void hold(rp_tlb_mshr *ms, rp_msg *m) { rp_msg_append(&ms->waiters, &ms->wtail, m); }
 
 static void stall(rp_tlb *t, rp_msg *m)
 {

@@ -128,7 +128,9 @@ struct gcn_machine {
 struct gcn_module {
     gcn_code_object *co;
     gcn_program *prog;
-    uint32_t *kernel_sync; /* per co->kernels[i]: gcn_program_sync_reasons of its entry (0: none) */
+    /* per co->kernels[i]: gcn_program_sync_reasons of its entry (0: none)
+     * and the first such instruction's ELF vaddr, found once at load */
+    struct gcn_kernel_sync { uint32_t reasons; uint64_t pc; } *kernel_sync;
     uint8_t *image;        /* device memory holding the image (kind TRC_MEM_CODE) */
     int trace_co_id;       /* -1 when not recording */
 };

@@ -755,13 +755,6 @@ static void job_init(launch_job_ext *jx, gcn_machine *m, const gcn_module *mod, 
     /* A writer that failed (full disk) stops recording, not the program:
      * later kernels run unrecorded (the HIP layer says so once). */
     jx->job.recording = m->cfg.trace != NULL && !trc_writer_failed(m->cfg.trace);
-    const gcn_code_object *co = mod->co;
-    if (m->cfg.parallel_waits || m->n_workers < 2)
-        jx->job.serial = 0;
-    else if (co && k >= co->kernels && k < co->kernels + co->n_kernels)
-        jx->job.serial = mod->kernel_sync[k - co->kernels] != 0;
-    else
-        jx->job.serial = gcn_program_sync_reasons(mod->prog, k->entry_vaddr, NULL) != 0;
     atomic_init(&jx->job.next_wg, 0);
     gcn_cu_limits lim = GCN3_R9NANO_CU_LIMITS;
     uint64_t per_gpu =
@@ -930,8 +923,17 @@ static gcn_launch_status launch_impl(gcn_machine *m, const gcn_module *mod, cons
 
     launch_job_ext jx;
     job_init(&jx, m, mod, k, p, &sh, coop, ka_base, scratch_base, dispatch_id);
-    if (jx.job.serial)
-        res->sync_reasons = gcn_program_sync_reasons(mod->prog, k->entry_vaddr, &res->sync_pc);
+    /* a kernel that may wait on other workgroups runs on worker 0 alone
+     * (gcn_worker_run_job), unless --parallel-waits */
+    if (!m->cfg.parallel_waits && m->n_workers >= 2) {
+        const gcn_code_object *co = mod->co;
+        if (co && k >= co->kernels && k < co->kernels + co->n_kernels) {
+            res->sync_reasons = mod->kernel_sync[k - co->kernels].reasons;
+            res->sync_pc = mod->kernel_sync[k - co->kernels].pc;
+        } else
+            res->sync_reasons = gcn_program_sync_reasons(mod->prog, k->entry_vaddr, &res->sync_pc);
+        jx.job.serial = res->sync_reasons != 0;
+    }
     if (jx.job.recording)
         st = record_launch(&jx, res, &sh, ka, ka_alloc_size);
 

@@ -237,7 +237,8 @@ gcn_module *gcn_module_load(gcn_machine *m, gcn_code_object *co, char *err, size
         return NULL;
     }
     for (uint32_t i = 0; i < co->n_kernels; i++)
-        mod->kernel_sync[i] = gcn_program_sync_reasons(mod->prog, co->kernels[i].entry_vaddr, NULL);
+        mod->kernel_sync[i].reasons =
+            gcn_program_sync_reasons(mod->prog, co->kernels[i].entry_vaddr, &mod->kernel_sync[i].pc);
     mod->co = co;
     return mod;
 }
