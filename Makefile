@@ -16,7 +16,7 @@ CC      ?= cc
 HIPCC   ?= hipcc
 OPT     ?= -O2
 
-DEB_PACKAGES := build-essential pkg-config libelf-dev libzstd-dev libprotobuf-c-dev \
+DEB_PACKAGES := build-essential pkg-config libelf-dev libzstd-dev libxxhash-dev libprotobuf-c-dev \
 	protobuf-c-compiler libcmocka-dev libmsgpack-dev libyaml-dev libinih-dev \
 	libjansson-dev libssl-dev gnuplot-nox hipcc rocm-device-libs libamdhip64-dev llvm \
 	openmpi-bin libopenmpi-dev librocprim-dev python3-protobuf python3-zstandard help2man
@@ -28,7 +28,7 @@ endif
 CFLAGS  ?= $(OPT) -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread $(WARN) $(CFLAGS) \
 	-I. -I$(BUILD)/gen
-LDLIBS  := -lelf -lzstd -lprotobuf-c -lmsgpackc -lyaml -linih -ljansson -lpthread -lm
+LDLIBS  := -lelf -lzstd -lxxhash -lprotobuf-c -lmsgpackc -lyaml -linih -ljansson -lpthread -lm
 
 # ---- sources ---------------------------------------------------------------
 GCN_SRC    := $(wildcard gcn/*.c)

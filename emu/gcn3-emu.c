@@ -1,7 +1,7 @@
 /*
  * gcn3-emu - run an unmodified HIP program on the GCN3 (gfx803) emulator.
  *
- *   gcn3-emu [--gpus N] [--threads T] [--record FILE] [--scratch-data] [--parallel-waits] [--timeout S] [--quiet] -- PROG ARGS...
+ *   gcn3-emu [--gpus N] [--threads T] [--record FILE] [--scratch-data] [--load-values full|hash] [--parallel-waits] [--timeout S] [--quiet] -- PROG ARGS...
  *
  * The launcher only sets up the environment: it finds our libamdhip64.so.5 in
  * ../lib/gcn3sim (installed) or ../lib (build tree) relative to its own
@@ -33,7 +33,7 @@
 #include "gcn3sim_version.h"
 
 static const char usage[] =
-    "usage: gcn3-emu [--gpus N] [--threads T] [--record FILE.gtrace] [--scratch-data] [--parallel-waits] [--quiet] -- PROG [ARGS...]\n"
+    "usage: gcn3-emu [--gpus N] [--threads T] [--record FILE.gtrace] [--scratch-data] [--load-values full|hash] [--parallel-waits] [--quiet] -- PROG [ARGS...]\n"
     "Run a HIP program built with hipcc --offload-arch=gfx803 on the GCN3 emulator.\n"
     "  --gpus N         number of emulated GPUs (1-16, default 1)\n"
     "  --threads T      emulator worker threads (default: online CPUs)\n"
@@ -46,6 +46,12 @@ static const char usage[] =
     "  --scratch-data   also record the values of private (scratch) loads and stores; by\n"
     "                   default they are left out: no other wave reads a wave's private\n"
     "                   memory, and they are most of an -O0 program's trace\n"
+    "  --load-values full|hash\n"
+    "                   full (default): record every load's values, the data check compares\n"
+    "                   them lane by lane; hash: plain loads (not glc, atomic, scalar or\n"
+    "                   private, not an await's poll) record a 64-bit hash of their values\n"
+    "                   instead: smaller traces, faster recording; a difference then names\n"
+    "                   the instruction, not the lane\n"
     "  --parallel-waits run kernels whose workgroups may wait on each other (glc loads,\n"
     "                   returning atomics, s_sleep) on every thread too: faster, but their\n"
     "                   traces then depend on --threads; by default they run on one thread\n"
@@ -103,7 +109,7 @@ static int parse_count(const char *opt, const char *v, long lo, long hi)
 
 int main(int argc, char **argv)
 {
-    const char *gpus = NULL, *threads = NULL, *record = NULL, *timeline = NULL;
+    const char *gpus = NULL, *threads = NULL, *record = NULL, *timeline = NULL, *load_values = NULL;
     int quiet = 0, i = 1, timeout_s = 0, progress = -1, scratch_data = 0, parallel_waits = 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -127,7 +133,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--no-progress")) {
             progress = 0;
         } else if (!strcmp(a, "--gpus") || !strcmp(a, "--threads") || !strcmp(a, "--record") ||
-                   !strcmp(a, "--timeout") || !strcmp(a, "--timeline")) {
+                   !strcmp(a, "--timeout") || !strcmp(a, "--timeline") || !strcmp(a, "--load-values")) {
             if (i + 1 >= argc)
                 return bad_usage("%s needs a value", a);
             const char *v = argv[++i];
@@ -144,6 +150,10 @@ int main(int argc, char **argv)
                     return 2;
             } else if (!strcmp(a, "--timeline")) {
                 timeline = v;
+            } else if (!strcmp(a, "--load-values")) {
+                if (strcmp(v, "full") && strcmp(v, "hash"))
+                    return bad_usage("--load-values %s: expected full or hash", v);
+                load_values = v;
             } else {
                 record = v;
             }
@@ -205,6 +215,8 @@ int main(int argc, char **argv)
         setenv("GCN3EMU_SCRATCH_DATA", "1", 1);
     if (parallel_waits)
         setenv("GCN3EMU_PARALLEL_WAITS", "1", 1);
+    if (load_values)
+        setenv("GCN3EMU_LOAD_VALUES", load_values, 1);
     setenv("GCN3EMU_PROGRESS", progress == 1 || (progress < 0 && isatty(STDERR_FILENO)) ? "1" : "0", 1);
 
     /* Command line for the trace header: the program and its arguments. */

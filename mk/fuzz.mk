@@ -34,6 +34,6 @@ $(BUILD)/fuzz/replay_fuzz: $(BUILD)/fuzz/obj/fuzz/replay_fuzz.o $(FUZZ_LIB_OBJ) 
 
 $(BUILD)/fuzz/%: $(BUILD)/fuzz/obj/fuzz/%.o $(FUZZ_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -pthread -o $@ $^ -lzstd -lprotobuf-c -lpthread -lm
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -pthread -o $@ $^ -lzstd -lxxhash -lprotobuf-c -lpthread -lm
 
 -include $(shell find $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)

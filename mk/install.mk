@@ -67,7 +67,7 @@ $(BUILD)/gen/libgtrace.map: traceformat/trc.h
 $(LIBGTRACE): $(GTRACE_OBJ) $(BUILD)/gen/libgtrace.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -pthread -Wl,-soname,libgtrace.so.$(GTRACE_SOVERSION) \
-	  -Wl,--version-script=$(BUILD)/gen/libgtrace.map -o $@ $(GTRACE_OBJ) -lzstd -lprotobuf-c -lpthread
+	  -Wl,--version-script=$(BUILD)/gen/libgtrace.map -o $@ $(GTRACE_OBJ) -lzstd -lxxhash -lprotobuf-c -lpthread
 	ln -sf libgtrace.so.$(GTRACE_SOVERSION) $(BUILD)/lib/libgtrace.so
 
 all: $(LIBGTRACE)

@@ -124,6 +124,40 @@ static void load_differs(rp_sim *s, const rp_hook_ctx *c, const rp_access *a, co
     }
 }
 
+/* A hashed load (trace 2.2) whose hash differs: one difference for the
+ * instruction (the lane is not known), classed by its lanes' addresses: any
+ * lane order-dependent makes it so, then any adopted, else a mismatch. */
+static void hash_differs(rp_sim *s, const rp_hook_ctx *c, const rp_access *a, const rp_value *v)
+{
+    rp_kernel *k = a->w->wg->k;
+    const trc_mem_op *op = a->op;
+    rp_diff_class cl = RP_DIFF_MISMATCH;
+    for (uint32_t i = 0; i < v->lanes && cl != RP_DIFF_ORDER; i++) {
+        rp_diff_class li = rp_classify_load(s, a->w, op->addr[i], op->bytes_per_lane);
+        if (li == RP_DIFF_ORDER || (li == RP_DIFF_ADOPTED && cl == RP_DIFF_MISMATCH))
+            cl = li;
+    }
+    switch (cl) {
+    case RP_DIFF_ORDER:
+        rp_chk(s)->load_order++;
+        __atomic_add_fetch(&k->order_loads, 1, __ATOMIC_RELAXED);
+        report(s, c, a, "load, hashed values (order-dependent: another wave of the kernel, or a kernel of "
+                        "another stream, writes it)", v->addr, v->expected, v->got, 8);
+        break;
+    case RP_DIFF_ADOPTED:
+        rp_chk(s)->load_adopted++;
+        __atomic_add_fetch(&k->adopted_loads, 1, __ATOMIC_RELAXED);
+        report(s, c, a, "load, hashed values (adopted: memory the runtime writes during the kernel)", v->addr,
+               v->expected, v->got, 8);
+        break;
+    default:
+        rp_chk(s)->load_mismatches++;
+        __atomic_add_fetch(&k->mismatches, 1, __ATOMIC_RELAXED);
+        report(s, c, a, "load, hashed values (a lane differs; record with --load-values full to see which)",
+               v->addr, v->expected, v->got, 8);
+    }
+}
+
 /* A device-to-host block that differs: the class of its first differing
  * byte decides. */
 static void d2h_differs(rp_sim *s, const rp_hook_ctx *c, const rp_value *v)
@@ -181,6 +215,22 @@ void rp_check_observe(void *arg, const rp_hook_ctx *c)
                 __atomic_add_fetch(&a->w->wg->k->mismatches, 1, __ATOMIC_RELAXED);
                 report(s, c, a, "lds load", v->addr + o, v->expected + o, v->got + o, v->stride);
             }
+        return;
+    case RP_VALUE_LOAD_HASH:
+        chk->loads_checked += v->lanes;
+        chk->loads_hashed += v->lanes;
+        if (!same_bytes(v->got, v->expected, 8))
+            hash_differs(s, c, a, v);
+        return;
+    case RP_VALUE_LDS_HASH:
+        chk->lds_checked += v->lanes;
+        chk->loads_hashed += v->lanes;
+        if (!same_bytes(v->got, v->expected, 8)) {
+            chk->lds_mismatches++;
+            __atomic_add_fetch(&a->w->wg->k->mismatches, 1, __ATOMIC_RELAXED);
+            report(s, c, a, "lds load, hashed values (a lane differs; record with --load-values full to see which)",
+                   v->addr, v->expected, v->got, 8);
+        }
         return;
     case RP_VALUE_ATOMIC:
         chk->atomics_checked++;

@@ -57,8 +57,12 @@ static rp_access *acc_get(rp_cu *cu)
     if (a) {
         cu->acc_free = a->next;
         rp_access *all = a->all_next;
+        uint8_t *hbuf = a->hbuf;
+        uint32_t hcap = a->hcap;
         memset(a, 0, sizeof *a);
         a->all_next = all;
+        a->hbuf = hbuf;
+        a->hcap = hcap;
         return a;
     }
     a = calloc(1, sizeof *a);
@@ -163,6 +167,8 @@ void rp_wave_abort(rp_wave *w, rp_engine *e)
 static void acc_complete(rp_cu *cu, rp_access *a, rp_engine *e)
 {
     rp_wave *w = a->w;
+    if (a->hashed && a->kind != RP_ACC_LDS) /* (LDS: checked where it is performed, at issue) */
+        rp_load_hash_check(cu->x->owner, a);
     RP_HOOK_FIRE(cu->x->hooks, RP_HOOK_ACCESS_DONE, e->now, cu->gpu, cu->id, a, NULL, cu->x->owner);
     if (a->counts_vm)
         w->vmcnt--;
@@ -291,6 +297,27 @@ static inline bool lds_checked_op(const gcn_op_info *oi)
     return oi->seg != GCN_SEG_XLANE && oi->seg != GCN_SEG_LDSCTR && oi->seg != GCN_SEG_GDS;
 }
 
+/* A hashed load (trace 2.2, op->load_hash): room in a->hbuf for the n
+ * active lanes' bytes the model will return (perform.c gathers them, the
+ * hash is checked when the access completes). false: out of memory (the run
+ * fails). */
+static bool acc_hash_setup(rp_cu *cu, rp_access *a, const trc_mem_op *op, uint32_t n)
+{
+    uint64_t need = (uint64_t)n * op->bytes_per_lane;
+    if (need > a->hcap) {
+        uint8_t *p = realloc(a->hbuf, need);
+        if (!p) {
+            rp_ctx_fail(cu->x, "%s: out of memory for a hashed load", cu->name);
+            return false;
+        }
+        a->hbuf = p;
+        a->hcap = (uint32_t)need;
+    }
+    memset(a->hbuf, 0, need);
+    a->hashed = 1;
+    return true;
+}
+
 /* An LDS access (DS, or FLAT to LDS): the CU's LDS unit, bank conflicts,
  * performed and checked against the workgroup's functional LDS at issue;
  * completes after lds.latency in issue order (lds_done). */
@@ -321,7 +348,7 @@ static bool issue_lds(rp_wave *w, const gcn_insn *in, const trc_mem_op *op, rp_a
     cu->lds_busy = start + c * cyc;
     a->done = cu->lds_busy + rp_lat_ps(cfg->lds_latency, x->clk);
     RP_HOOK_FIRE(x->hooks, RP_HOOK_ACCESS_ISSUE, start, cu->gpu, cu->id, a, NULL, x->owner);
-    if (lds_checked_op(oi) && (op->load_data || op->store_data))
+    if (lds_checked_op(oi) && (op->load_data || op->store_data || a->hashed))
         x->perform(x->owner, a, n >= 64 ? ~0ull : (1ull << n) - 1);
     else
         rp_ctx_chk(x)->lds_unchecked++;
@@ -470,6 +497,8 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
                                                                                       : 1;
     if (op->flags & TRC_MO_ATOMIC)
         atomic_setup(w, in, op, a);
+    if (op->load_hash && !op->load_data && !a->poll && !acc_hash_setup(cu, a, op, n))
+        return false;
 
     if (op->flags & TRC_MO_LDS)
         return issue_lds(w, in, op, a, n, now, t_next, e);

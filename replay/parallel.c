@@ -566,6 +566,7 @@ static void check_add(rp_check *t, const rp_check *k)
 {
     t->loads_checked += k->loads_checked;
     t->loads_unrecorded += k->loads_unrecorded;
+    t->loads_hashed += k->loads_hashed;
     t->load_mismatches += k->load_mismatches;
     t->atomics_checked += k->atomics_checked;
     t->atomic_mismatches += k->atomic_mismatches;

@@ -228,6 +228,20 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
     }
     bool load = (op->flags & TRC_MO_LOAD) != 0;
     const uint8_t *src = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
+    if (!src && load && a->hashed) {
+        /* a hashed load (trace 2.2): the bytes this line returns gathered by
+         * lane, hashed when the access completes (rp_load_hash_check) */
+        uint64_t all = mask | rp_access_cross_mask(a, lb);
+        while (all) {
+            uint32_t k = (uint32_t)__builtin_ctzll(all);
+            all &= all - 1;
+            uint64_t addr = op->addr[k];
+            uint64_t lo = addr > line ? addr : line, hi = addr + bpl < end ? addr + bpl : end;
+            if (lo < hi)
+                memcpy(a->hbuf + (size_t)k * bpl + (lo - addr), data + (lo - line), hi - lo);
+        }
+        return false;
+    }
     if (!src) {
         /* nothing recorded (private memory without --scratch-data): a load's
          * lanes whose first byte is here are counted, not checked */
@@ -279,6 +293,47 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
     return whole;
 }
 
+/* A hashed LDS load (trace 2.2): the lanes' bytes (ds_read2: element 0 then
+ * 1) gathered from the LDS in active-lane order and their hash checked at
+ * once (an LDS access is performed when it issues). */
+static void lds_hashed(rp_sim *s, rp_access *a, const uint8_t *lds, uint64_t lds_size, uint64_t mask)
+{
+    const trc_mem_op *op = a->op;
+    uint32_t bpl = op->bytes_per_lane;
+    uint32_t esz = a->ds2 ? a->ds2_esz : bpl, nel = a->ds2 ? 2 : 1;
+    if (nel * esz != bpl) {
+        rp_chk(s)->lds_unchecked++;
+        return;
+    }
+    while (mask) {
+        uint32_t k = (uint32_t)__builtin_ctzll(mask);
+        mask &= mask - 1;
+        for (uint32_t el = 0; el < nel; el++) {
+            uint64_t addr = op->addr[k] + (el ? (uint64_t)(int64_t)a->ds2_delta : 0);
+            if (!lds_fits(addr, esz, lds_size)) {
+                rp_chk(s)->lds_unchecked++;
+                a->hashed = 0;
+                return;
+            }
+            memcpy(a->hbuf + (size_t)k * bpl + el * esz, lds + addr, esz);
+        }
+    }
+    rp_load_hash_check(s, a);
+}
+
+void rp_load_hash_check(void *owner, rp_access *a)
+{
+    rp_sim *s = owner;
+    const trc_mem_op *op = a->op;
+    uint32_t n = (uint32_t)__builtin_popcountll(op->exec);
+    uint64_t got = trc_load_hash(a->hbuf, (size_t)n * op->bytes_per_lane), exp = op->load_hash;
+    a->hashed = 0;
+    /* lanes counted as the values' check counts them (ds_read2: each element) */
+    uint32_t lanes = a->kind == RP_ACC_LDS && a->ds2 ? 2 * n : n;
+    value_seen(s, a, a->kind == RP_ACC_LDS ? RP_VALUE_LDS_HASH : RP_VALUE_LOAD_HASH, n ? op->addr[0] : 0,
+               (const uint8_t *)&got, (const uint8_t *)&exp, 8, 8, lanes);
+}
+
 /* LDS accesses (VMEM and SMEM ones are performed in the caches). */
 void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
 {
@@ -293,6 +348,10 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
     uint64_t lds_size = a->w->wg->lds_size;
     if (!lds) {
         rp_chk(s)->lds_unchecked++;
+        return;
+    }
+    if (a->hashed) {
+        lds_hashed(s, a, lds, lds_size, mask);
         return;
     }
     if (a->ds2 && !(op->flags & TRC_MO_ATOMIC)) {

@@ -52,6 +52,10 @@ typedef struct rp_access {
     uint8_t poll;             /* a poll of an await (gcn_walk.h): 1 before/in the template (atomics read
                                * only), 2 in the iteration after it; other data than recorded is no
                                * mismatch but tells the walk that memory changed */
+    uint8_t hashed;           /* trace 2.2 hashed load: the bytes the model returns are gathered in hbuf
+                               * (active-lane order) and hashed when the access completes */
+    uint32_t hcap;            /* hbuf's size; hbuf and hcap are kept when the access is reused */
+    uint8_t *hbuf;
 } rp_access;
 
 enum rp_wave_state { RP_W_RUN = 0, RP_W_WAITCNT, RP_W_BARRIER, RP_W_ENDING, RP_W_DONE, RP_W_FETCH, RP_W_GWS };

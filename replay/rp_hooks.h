@@ -77,6 +77,9 @@ typedef enum rp_value_kind {
     RP_VALUE_LDS,             /* LDS load: lanes in a row (or one element of ds_read2) */
     RP_VALUE_ATOMIC,          /* an atomic's returned (pre-op) value, one lane */
     RP_VALUE_D2H,             /* a block of a device-to-host copy (item NULL, copy: the event) */
+    RP_VALUE_LOAD_HASH,       /* trace 2.2 hashed VMEM load: got/expected are the 8-byte hashes of all
+                               * its lanes' bytes (trc_load_hash), lanes = the active lanes */
+    RP_VALUE_LDS_HASH,        /* the same for an LDS load */
 } rp_value_kind;
 typedef struct rp_value {
     rp_value_kind kind;

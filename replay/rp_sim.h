@@ -32,6 +32,8 @@ typedef struct rp_check {
     uint64_t loads_checked, load_mismatches;
     uint64_t loads_unrecorded; /* load lanes whose values the trace does not hold (private memory recorded
                                 * without gcn3-emu --scratch-data): not checked */
+    uint64_t loads_hashed;    /* load lanes (VMEM and LDS) checked by their instruction's hash (trace 2.2,
+                               * gcn3-emu --load-values hash); included in loads_checked / lds_checked */
     uint64_t atomics_checked, atomic_mismatches; /* atomic returns: order-dependent differences */
     uint64_t lds_checked, lds_mismatches, lds_unchecked;
     uint64_t d2h_checked, d2h_mismatches;       /* device-to-host copies, per 64-byte block */

@@ -410,6 +410,11 @@ static inline bool rp_cas_failed_in_recording(const trc_mem_op *op, uint32_t k, 
 bool rp_atomic_ready(rp_sim *s, rp_access *a, uint64_t lane_mask, uint64_t line, const uint8_t *data, uint32_t lb);
 bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t lane_mask, uint64_t line, uint8_t *data, uint32_t lb,
                      uint8_t *bm);
+/* A hashed load (trace 2.2: rp_access.hashed) has completed: the hash of the
+ * bytes the model returned (a->hbuf) against the recorded one, to the
+ * observers of RP_HOOK_VALUE (RP_VALUE_LOAD_HASH / RP_VALUE_LDS_HASH).
+ * owner: the sim. */
+void rp_load_hash_check(void *owner, rp_access *a);
 /* The L2 bank of GPU g that caches addr (as rp_route_l2_bank routes it). */
 static inline rp_cache *rp_l2_bank(rp_sim *s, uint32_t g, uint64_t addr)
 {

@@ -731,6 +731,7 @@ void rp_sim_fini(rp_sim *s)
             rp_cache_fini(&gp->cus[i].l1v);
             for (rp_access *a = gp->cus[i].acc_all, *n; a; a = n) {
                 n = a->all_next;
+                free(a->hbuf);
                 free(a);
             }
         }
@@ -1196,6 +1197,10 @@ void rp_sim_report(rp_sim *s, FILE *f)
             (unsigned long long)c->lds_checked, (unsigned long long)c->lds_mismatches,
             (unsigned long long)c->lds_unchecked, (unsigned long long)c->d2h_checked,
             (unsigned long long)c->d2h_mismatches, (unsigned long long)c->walk_errors);
+    if (c->loads_hashed)
+        fprintf(f, "hashed: %llu of the load lanes checked were compared by their instruction's hash (the trace was "
+                   "recorded with gcn3-emu --load-values hash): a difference names the instruction, not the lane\n",
+                (unsigned long long)c->loads_hashed);
     if (c->loads_unrecorded)
         fprintf(f, "not checked: %llu loads whose values the trace does not hold (private memory, recorded without "
                    "gcn3-emu --scratch-data)\n",
@@ -1445,6 +1450,8 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     const rp_check *c = &s->check;
     json_object_set_new(chk, "loads_checked", json_integer((json_int_t)c->loads_checked));
     json_object_set_new(chk, "loads_unrecorded", json_integer((json_int_t)c->loads_unrecorded));
+    if (c->loads_hashed) /* only for traces with hashed loads (2.2): other outputs stay as they were */
+        json_object_set_new(chk, "loads_hashed", json_integer((json_int_t)c->loads_hashed));
     json_object_set_new(chk, "load_mismatches", json_integer((json_int_t)c->load_mismatches));
     json_object_set_new(chk, "atomics_checked", json_integer((json_int_t)c->atomics_checked));
     json_object_set_new(chk, "atomic_order_mismatches", json_integer((json_int_t)c->atomic_mismatches));

@@ -44,7 +44,7 @@ extern "C" {
  * (2.0 = 1.4 + wave segments, 2.1 = 2.0 + managed allocations,
  * docs/trace-format.md Sec. 5). */
 #define TRC_FORMAT_MAJOR 2
-#define TRC_FORMAT_MINOR 1
+#define TRC_FORMAT_MINOR 2
 /* The oldest major version this build reads. */
 #define TRC_FORMAT_MAJOR_OLDEST 1
 
@@ -157,6 +157,7 @@ typedef struct trc_mem_op {
     const uint64_t *addr;    /* one address per active lane, in lane order (SMEM: 1) */
     const uint8_t *load_data;  /* LOAD/ATOMIC: popcount(exec)*bytes_per_lane bytes, else NULL */
     const uint8_t *store_data; /* STORE: popcount*bytes_per_lane; ATOMIC: operands (x2 for cmpswap) */
+    uint64_t load_hash;      /* 2.2: non-zero: load_data left out, its XXH3-64 (trc_load_hash) instead */
 } trc_mem_op;
 
 /* Decoded dynamic record of one wavefront (reader side). */
@@ -254,6 +255,22 @@ void trc_wg_rec_stream(trc_wg_rec *g, trc_writer *w);
  * memory does not need them; they are most of an -O0 program's data. Call
  * after trc_wg_rec_begin. */
 void trc_wg_rec_scratch_data(trc_wg_rec *g, int keep);
+/* Format 2.2: whether plain loads keep their values (0, what
+ * trc_wg_rec_begin sets) or carry only a 64-bit hash of them (1:
+ * gcn3-emu --load-values=hash; docs/trace-format.md Sec. 3.5 "Hashed loads").
+ * Hashed: a LOAD op that is not ATOMIC, SMEM, SCRATCH or glc
+ * (TRC_REC_KEEP_VALUES from the caller) and is not part of an await or retry
+ * template (nor the way out of a WAIT await). Decided when the wave's records
+ * are encoded, so the recorder's hot path is unchanged. Call after
+ * trc_wg_rec_begin. */
+void trc_wg_rec_hash_loads(trc_wg_rec *g, int on);
+/* trc_rec_mem flag (never stored): keep this op's load values even when
+ * loads are hashed (a glc load: a volatile or atomic load may be a poll). */
+#define TRC_REC_KEEP_VALUES (1u << 31)
+/* The hash of a hashed load (format 2.2): XXH3_64bits with seed 0 of the
+ * op's n * bytes_per_lane load bytes (what load_data would hold), 1 where
+ * that is 0 (0 means "not hashed"). */
+uint64_t trc_load_hash(const void *data, size_t n);
 /* Recording calls for wavefront `wave` (0..n_waves-1) of the current workgroup. */
 void trc_rec_branch(trc_wg_rec *g, uint32_t wave, int taken);
 void trc_rec_indirect(trc_wg_rec *g, uint32_t wave, uint64_t target_vaddr);

@@ -104,7 +104,7 @@ static size_t enc_bound_wd(const wgview *g)
     size_t b = 64;
     for (uint32_t i = 0; i < g->n_waves; i++) {
         const wave_rec *v = &g->w[i];
-        b += 64 + 10 * 2 * v->mflags.n + v->load.n + v->store.n;
+        b += 80 + 10 * 2 * v->mflags.n + v->load.n + v->store.n + 8 * v->mflags.n;
     }
     return b;
 }
@@ -175,7 +175,8 @@ static size_t wave_data_size(const wave_rec *v, uint32_t i)
     return (i ? 1 + vlen(i) : 0) + packed_u32_size(v->load_len.p, v->load_len.n) +
            packed_u32_size(v->store_len.p, v->store_len.n) +
            (v->load.n ? 1 + vlen(v->load.n) + v->load.n : 0) +
-           (v->store.n ? 1 + vlen(v->store.n) + v->store.n : 0);
+           (v->store.n ? 1 + vlen(v->store.n) + v->store.n : 0) +
+           (v->lhash.n ? 1 + vlen(8 * v->lhash.n) + 8 * v->lhash.n : 0);
 }
 
 /* gtrace.WorkgroupData, preceded by its varint length. The data streams go
@@ -213,6 +214,13 @@ static uint8_t *enc_workgroup_data(uint8_t *q, const wgview *g, uint8_t **body)
             b = put_varint(put_tag(b, 7, 2), v->store.n);
             trc_shuf4(b, v->store.p, v->store.n);
             b += v->store.n;
+        }
+        if (v->lhash.n) { /* 2.2 hashed loads: packed fixed64 */
+            b = put_varint(put_tag(b, 8, 2), 8 * v->lhash.n);
+            for (size_t k = 0; k < v->lhash.n; k++) {
+                trc_put_le64(b, v->lhash.p[k]);
+                b += 8;
+            }
         }
         assert((size_t)(b - b0) == sz);
         (void)b0;
@@ -288,6 +296,9 @@ int trc_encode_batch(batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat, const char **
 /* Encodes the recorded workgroup into p. Returns 0 or -1 (out of memory). */
 int trc_encode_piece(const trc_wg_rec *g, piece *p)
 {
+    for (uint32_t i = 0; g->hash_loads && i < g->n_waves; i++)
+        if (trc_hash_loads(&g->w[i]) < 0)
+            return -1;
     wgview v = {g->w, g->n_waves, g->kernel_id, g->wg_id, 0, 0};
     size_t br = enc_bound_wg(&v) + 16, bd = enc_bound_wd(&v) + 16;
     if (grow((void **)&p->erec.p, &p->erec.cap, br, 1) < 0 ||
@@ -330,6 +341,10 @@ static int compress_one(ZSTD_CCtx *c, const uint8_t *src, size_t n, u8v *z, cons
 
 int trc_encode_segment(trc_wg_rec *g, uint32_t wave, const char **why)
 {
+    if (g->hash_loads && trc_hash_loads(&g->w[wave]) < 0) {
+        *why = "out of memory";
+        return -1;
+    }
     wgview v = {&g->w[wave], 1, g->kernel_id, g->wg_id, wave, 1};
     size_t br = enc_bound_wg(&v) + 16, bd = enc_bound_wd(&v) + 16;
     if (grow((void **)&g->se_rec.p, &g->se_rec.cap, br, 1) < 0 ||

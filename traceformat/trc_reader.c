@@ -778,6 +778,10 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
                          char *why, size_t whylen)
 {
     size_t m = w->n_mem_flags;
+    if (d && d->n_load_hash && d->n_load_hash != m) {
+        snprintf(why, whylen, "wave %u: %zu load hashes for %zu memory ops", i, d->n_load_hash, m);
+        return -1;
+    }
     if (w->wave_in_wg != i) { snprintf(why, whylen, "wave %u is numbered %u", i, w->wave_in_wg); return -1; }
     if (w->branch_bits.len != ((uint64_t)w->n_branch + 7) / 8) {
         snprintf(why, whylen, "wave %u: %zu branch bytes for %u branches", i, w->branch_bits.len, w->n_branch);
@@ -809,6 +813,11 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
             if ((d->load_len[j] && d->load_len[j] != trc_mo_load_len(f, n, b)) ||
                 (d->store_len[j] && d->store_len[j] != trc_mo_store_len(f, n, b))) {
                 snprintf(why, whylen, "wave %u mem op %zu: data length does not match the op", i, j);
+                return -1;
+            }
+            if (d->n_load_hash && d->load_hash[j] &&
+                (d->load_len[j] || (f & (TRC_MO_LOAD | TRC_MO_ATOMIC)) != TRC_MO_LOAD)) {
+                snprintf(why, whylen, "wave %u mem op %zu: a load hash on an op that is no load or has values", i, j);
                 return -1;
             }
             want_load += d->load_len[j];
@@ -931,6 +940,7 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
         addr += n;
         mo[j].load_data = NULL;
         mo[j].store_data = NULL;
+        mo[j].load_hash = d && d->n_load_hash ? d->load_hash[j] : 0;
         if (d && d->load_len[j]) {
             mo[j].load_data = ld;
             ld += d->load_len[j];
@@ -958,6 +968,7 @@ static void merged_free(Gtrace__Wave *w, Gtrace__WaveData *d)
     }
     if (d) {
         free(d->load_len); free(d->store_len); free(d->load_data.data); free(d->store_data.data);
+        free(d->load_hash);
         free(d);
     }
 }
@@ -1077,6 +1088,16 @@ static int cat_wave_data(Gtrace__WaveData *const *pd, size_t np, uint32_t j, Gtr
     d->wave_in_wg = j;
     CAT_COL(d, pd, np, load_len, uint32_t);
     CAT_COL(d, pd, np, store_len, uint32_t);
+    /* 2.2 load hashes: one per op where any part has them (zero elsewhere) */
+    size_t nh = 0;
+    for (size_t p = 0; p < np; p++) nh += pd[p]->n_load_hash;
+    if (nh) {
+        if (!(d->load_hash = calloc(d->n_load_len, sizeof *d->load_hash))) goto oom;
+        d->n_load_hash = d->n_load_len;
+        for (size_t p = 0, o = 0; p < np; o += pd[p]->n_load_len, p++)
+            if (pd[p]->n_load_hash)
+                memcpy(d->load_hash + o, pd[p]->load_hash, pd[p]->n_load_len * sizeof *d->load_hash);
+    }
     int e = cat_stream(&d->load_data, pd, np, 0);
     if (!e) e = cat_stream(&d->store_data, pd, np, 1);
     if (e == -1) goto oom;
@@ -1143,7 +1164,8 @@ static int merge_segments(trc_reader *r, const rkernel *k, uint32_t i, uint32_t 
             if (gd->kernel_id != wg->kernel_id || gd->n_wg_id != 3 ||
                 memcmp(gd->wg_id, wg->wg_id, 3 * sizeof *gd->wg_id) || gd->n_waves != 1 ||
                 gd->waves[0]->wave_in_wg != j || gd->waves[0]->n_load_len != pw[s]->n_mem_flags ||
-                gd->waves[0]->n_store_len != pw[s]->n_mem_flags) {
+                gd->waves[0]->n_store_len != pw[s]->n_mem_flags ||
+                (gd->waves[0]->n_load_hash && gd->waves[0]->n_load_hash != pw[s]->n_mem_flags)) {
                 snprintf(why, whylen, "wave %u segment %zu data (chunk at byte %llu) does not match its records", j,
                          s, (unsigned long long)k->seg_doff[lo + s]);
                 goto out;
@@ -1441,7 +1463,8 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
     for (size_t j = 0; j < wg->n_waves; j++) {
         const Gtrace__WaveData *d = wd ? wd->waves[j] : NULL;
         if (d && (d->wave_in_wg != j || d->n_load_len != wg->waves[j]->n_mem_flags ||
-                  d->n_store_len != wg->waves[j]->n_mem_flags)) {
+                  d->n_store_len != wg->waves[j]->n_mem_flags ||
+                  (d->n_load_hash && d->n_load_hash != wg->waves[j]->n_mem_flags))) {
             snprintf(why, sizeof why, "wave %zu: data record does not match the wave record", j);
             goto bad;
         }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "traceformat/gtrace.pb-c.h"
 #include "traceformat/trc_writer_internal.h"
 
@@ -35,7 +37,7 @@ void trc_free_waves(wave_rec *w, uint32_t cap)
         free(v->branch.p); free(v->indirect.p); free(v->exec_at_delta.p); free(v->exec_val.p);
         free(v->mflags.p); free(v->mbytes.p); free(v->akind.p); free(v->mexec.p);
         free(v->abase.p); free(v->astride.p); free(v->adelta.p);
-        free(v->load_len.p); free(v->store_len.p); free(v->load.p); free(v->store.p);
+        free(v->load_len.p); free(v->store_len.p); free(v->load.p); free(v->store.p); free(v->lhash.p);
         free(v->await_at_delta.p); free(v->await_len.p); free(v->await_pc.p); free(v->await_kind.p);
     }
     free(w);
@@ -67,6 +69,7 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
     memcpy(g->wg_id, wg_id, sizeof g->wg_id);
     g->wr = NULL;
     g->no_scratch_data = 0;
+    g->hash_loads = 0;
     g->segs.n = 0;
     g->bad = 0;
     g->bad_msg[0] = 0;
@@ -94,6 +97,7 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
         v->abase.n = v->astride.n = v->adelta.n = 0;
         v->last_base = 0;
         v->load_len.n = v->store_len.n = v->load.n = v->store.n = 0;
+        v->lhash.n = 0;
         v->await_at_delta.n = v->await_len.n = v->await_pc.n = v->await_kind.n = 0;
         v->retry_set = 0;
         v->last_await_at = v->dyn_dropped = 0;
@@ -104,6 +108,48 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
 }
 
 void trc_wg_rec_scratch_data(trc_wg_rec *g, int keep) { g->no_scratch_data = !keep; }
+void trc_wg_rec_hash_loads(trc_wg_rec *g, int on) { g->hash_loads = on != 0; }
+
+uint64_t trc_load_hash(const void *data, size_t n)
+{
+    uint64_t h = XXH3_64bits(data, n);
+    return h ? h : 1;
+}
+
+/* Format 2.2 hashed loads (trc_wg_rec_hash_loads): replaces the values of
+ * v's plain loads by their hash (v->lhash, one entry per op) and compacts the
+ * load stream; clears the TRC_REC_KEEP_VALUES marks. Run just before v's
+ * columns are encoded (a segment, or the workgroup's end), when no await or
+ * retry mark will rewind them any more. Entries of an earlier run are kept.
+ * 0, or -1 out of memory. */
+int trc_hash_loads(wave_rec *v)
+{
+    size_t m = v->mflags.n, had = v->lhash.n;
+    if (m > v->lhash.cap && grow((void **)&v->lhash.p, &v->lhash.cap, m, 8) < 0)
+        return -1;
+    for (size_t j = had; j < m; j++) v->lhash.p[j] = 0;
+    size_t rd = 0, wr = 0;
+    int any = 0;
+    for (size_t j = 0; j < m; j++) {
+        uint32_t f = v->mflags.p[j], ll = v->load_len.p[j];
+        v->mflags.p[j] = f & ~TRC_REC_KEEP_VALUES;
+        if (ll && j >= had && !(f & TRC_REC_KEEP_VALUES) &&
+            (f & (TRC_MO_LOAD | TRC_MO_ATOMIC | TRC_MO_SMEM | TRC_MO_SCRATCH)) == TRC_MO_LOAD) {
+            v->lhash.p[j] = trc_load_hash(v->load.p + rd, ll);
+            v->load_len.p[j] = 0;
+            rd += ll;
+            any = 1;
+            continue;
+        }
+        if (ll && wr != rd) memmove(v->load.p + wr, v->load.p + rd, ll);
+        rd += ll;
+        wr += ll;
+        any |= v->lhash.p[j] != 0;
+    }
+    v->load.n = wr;
+    v->lhash.n = any ? m : 0; /* the column is written only when an op of this part is hashed */
+    return 0;
+}
 
 void trc_wg_rec_stream(trc_wg_rec *g, trc_writer *w)
 {
@@ -157,6 +203,7 @@ static void seg_spill(trc_wg_rec *g, uint32_t wave, wave_rec *v)
     v->mflags.n = v->mbytes.n = v->akind.n = v->mexec.n = v->abase.n = 0;
     v->astride.n = v->adelta.n = 0;
     v->load_len.n = v->store_len.n = v->load.n = v->store.n = 0;
+    v->lhash.n = 0;
     v->await_at_delta.n = v->await_len.n = v->await_pc.n = v->await_kind.n = 0;
     if (v->await_state == 1) v->await_state = 0;
     v->retry_set = 0;
@@ -275,6 +322,10 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
 {
     wave_rec *v = wave_of(g, wave);
     if (!v) return;
+    /* hashed loads: which ops keep their values is marked in mflags until
+     * trc_hash_loads runs (a glc load; the way out of a WAIT await) */
+    uint32_t keep = g->hash_loads && ((flags & TRC_REC_KEEP_VALUES) || v->await_state == 2) ? TRC_REC_KEEP_VALUES : 0;
+    flags &= ~TRC_REC_KEEP_VALUES;
     if (flags & ~TRC_MO_KNOWN) {
         trc_rec_bad(g, "memory op with unknown flag bits", wave);
         return;
@@ -298,7 +349,7 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
     }
     if (reserve_mem_op(g, wave, v) < 0) return;
     size_t j = v->mflags.n;
-    v->mflags.p[j] = flags;
+    v->mflags.p[j] = flags | keep;
     v->mbytes.p[j] = bytes_per_lane;
     v->mexec.p[j] = exec;
     uint64_t base = n ? a[0] : v->last_base;
@@ -395,6 +446,14 @@ static void rewind_to(wave_rec *v, const struct trc_rec_mark *m)
     v->last_base = m->last_base;
 }
 
+/* Hashed loads: the ops [from, end) are an await's polls and keep their
+ * values (the replay compares what its polls read with them). */
+static void keep_values(const trc_wg_rec *g, wave_rec *v, size_t from)
+{
+    if (g->hash_loads)
+        for (size_t j = from; j < v->mflags.n; j++) v->mflags.p[j] |= TRC_REC_KEEP_VALUES;
+}
+
 /* Append await (at, len, pc, kind); the kinds column is written only once a
  * RETRY exists (all WAIT before it). 0 or -1 (out of memory). */
 static int push_await(trc_wg_rec *g, uint32_t wave, wave_rec *v, uint64_t at, uint64_t len, uint64_t pc,
@@ -443,6 +502,7 @@ int trc_rec_await_commit(trc_wg_rec *g, uint32_t wave, uint64_t dyn, uint64_t he
     }
     if (push_await(g, wave, v, at, now - at, v->await_head, TRC_AWAIT_WAIT) < 0)
         return 0;
+    keep_values(g, v, v->await_mark.mem); /* the template's polls */
     mark(v, &v->await_mark);
     v->await_dyn = now;
     v->await_state = 2;
@@ -525,7 +585,10 @@ int trc_rec_retry_commit(trc_wg_rec *g, uint32_t wave, uint64_t dyn, uint64_t he
                 !memcmp(o[i - from].ld, cmp, b))
                 return 0;
     }
-    return push_await(g, wave, v, at, now - at, head_pc, TRC_AWAIT_RETRY) == 0;
+    if (push_await(g, wave, v, at, now - at, head_pc, TRC_AWAIT_RETRY) < 0)
+        return 0;
+    keep_values(g, v, m0);
+    return 1;
 }
 
 void trc_rec_await_end(trc_wg_rec *g, uint32_t wave)

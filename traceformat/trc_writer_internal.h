@@ -54,6 +54,7 @@ typedef struct wave_rec {
     uint64_t last_base;
     u32v load_len, store_len;
     u8v load, store;
+    u64v lhash;               /* 2.2 hashed loads (trc_hash_loads): empty or one per op */
     /* 1.2 awaits (trc_rec_await_*): entries as encoded (at as delta from the
      * previous await's at), the await being captured, and the instructions
      * dropped so far (subtracted from later dynamic indices) */
@@ -135,6 +136,7 @@ struct trc_wg_rec {
     trc_writer *wr;
     size_t seg_rec_lim, seg_dat_lim;
     int no_scratch_data;          /* trc_wg_rec_scratch_data(g, 0) */
+    int hash_loads;               /* trc_wg_rec_hash_loads(g, 1): mflags carry TRC_REC_KEEP_VALUES */
     segv segs;                    /* spilled so far, in spill order */
     u8v se_rec, se_dat, sz_rec, sz_dat; /* segment encoding / compression scratch */
 };
@@ -162,6 +164,7 @@ int trc_encode_piece(const trc_wg_rec *g, piece *p);
  * segment (a Workgroup and a WorkgroupData message of that one wave) into
  * g->sz_rec / g->sz_dat. Returns 0 or -1 with *why. */
 int trc_encode_segment(trc_wg_rec *g, uint32_t wave, const char **why);
+int trc_hash_loads(wave_rec *v); /* trc_rec.c */
 /* Lays out b's pieces in its two frames (message offsets) and compresses
  * them. Returns 0 or -1 with *why. */
 int trc_encode_batch(batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat, const char **why);

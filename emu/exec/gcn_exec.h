@@ -55,6 +55,10 @@ typedef struct gcn_machine_config {
      * only, the trace then says "none recorded" for their data (format 1.0's
      * load_len/store_len 0), see trc_wg_rec_scratch_data */
     int scratch_data;
+    /* 1: plain loads record a hash of their values instead of the values
+     * (GCN3EMU_LOAD_VALUES=hash, gcn3-emu --load-values hash; trace format
+     * 2.2), see trc_wg_rec_hash_loads */
+    int hash_loads;
     /* 1: kernels that may wait on other workgroups (gcn_program_sync_reasons)
      * run on every worker too (GCN3EMU_PARALLEL_WAITS=1, gcn3-emu
      * --parallel-waits): faster, but their interleaving and so their traces

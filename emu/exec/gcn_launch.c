@@ -64,6 +64,8 @@ static void rec_mem(void *ctx, uint32_t wave, uint32_t flags, uint32_t bpl, uint
         flags &= ~(uint32_t)GCN_MO_NORET;
         load = NULL;
     }
+    if (flags & GCN_MO_GLC) /* a glc load keeps its values under --load-values=hash */
+        flags = (flags & ~(uint32_t)GCN_MO_GLC) | TRC_REC_KEEP_VALUES;
     trc_rec_mem(ctx, wave, flags, bpl, exec, addr, load, store);
 }
 static void rec_wave_end(void *ctx, uint32_t wave, uint64_t n) { trc_rec_wave_end(ctx, wave, n); }
@@ -358,6 +360,7 @@ static int coop_init_wgs(gcn_worker *wk, struct gcn_launch_job *job, coop_wg *g,
             trc_wg_rec_begin(c->rec, job->kernel_id, wg_id, nw);
             trc_wg_rec_stream(c->rec, job->m->cfg.trace);
             trc_wg_rec_scratch_data(c->rec, job->m->cfg.scratch_data);
+            trc_wg_rec_hash_loads(c->rec, job->m->cfg.hash_loads);
         }
         wk->vgprs = vgprs + (size_t)i * nw * job->n_vgpr;
         wk->lds = lds ? lds + (size_t)i * job->lds_size : save_lds;

@@ -247,6 +247,7 @@ static gcn_wg_slot *slot_start(sched *s, uint32_t wg_lin)
         trc_wg_rec_begin(g->rec, job->kernel_id, wg_id, nw);
         trc_wg_rec_stream(g->rec, job->m->cfg.trace); /* long waves stream out in segments */
         trc_wg_rec_scratch_data(g->rec, job->m->cfg.scratch_data);
+        trc_wg_rec_hash_loads(g->rec, job->m->cfg.hash_loads);
     }
     /* gcn_wave_init_state places waves in the worker's storage: point it at the slot's */
     uint32_t(*save_v)[GCN_WAVE_LANES] = wk->vgprs;

@@ -182,6 +182,12 @@ static void do_init(void)
     cfg.no_awaits = na && *na && strcmp(na, "0") != 0;
     const char *sd = getenv("GCN3EMU_SCRATCH_DATA");
     cfg.scratch_data = sd && *sd && strcmp(sd, "0") != 0;
+    const char *lv = getenv("GCN3EMU_LOAD_VALUES");
+    if (lv && *lv && strcmp(lv, "full") && strcmp(lv, "hash")) {
+        snprintf(rt.init_error, sizeof rt.init_error, "GCN3EMU_LOAD_VALUES=%s: expected full or hash", lv);
+        goto fail;
+    }
+    cfg.hash_loads = lv && !strcmp(lv, "hash");
     const char *pw = getenv("GCN3EMU_PARALLEL_WAITS");
     cfg.parallel_waits = pw && *pw && strcmp(pw, "0") != 0;
     cfg.progress_tty = isatty(STDERR_FILENO);

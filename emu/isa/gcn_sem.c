@@ -1431,7 +1431,7 @@ static unsigned rec_flags(const gcn_insn *in)
         if (in->fmt != GCN_FMT_DS && !(in->flags & GCN_IF_ATOMIC_RTN)) f |= GCN_MO_NORET;
     }
     else if (in->flags & GCN_IF_STORE) f |= GCN_MO_STORE;
-    else f |= GCN_MO_LOAD;
+    else f |= GCN_MO_LOAD | ((in->mods & GCN_M_GLC) ? GCN_MO_GLC : 0);
     return f;
 }
 

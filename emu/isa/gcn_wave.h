@@ -103,6 +103,10 @@ enum {
      * trace keeps none (their order is the replay's), and a race-free
      * kernel's trace is the same for any --threads (issue 15). */
     GCN_MO_NORET   = 1u << 7,
+    /* Not a trace flag either: a VMEM/FLAT load with glc = 1 (a volatile or
+     * atomic load: it may poll another wave's progress). Under
+     * --load-values=hash it keeps its values (trc_wg_rec_hash_loads). */
+    GCN_MO_GLC     = 1u << 8,
 };
 
 /* Scalar operand codes of special registers (index into gcn_wave.s). */

@@ -64,5 +64,46 @@ PY
     pass=$((pass+1)); echo "  ok   vectoradd-O0: $res"
   else fail=$((fail+1)); echo "  FAIL vectoradd-O0 scratch values: ${res:-record or replay failed: $(tail -n 2 "$OUT/va0-ns.txt" | tr '\n' ' ')}"; fi
 else fail=$((fail+1)); echo "  FAIL $bin or $REPLAY is not built"; fi
+echo "== --load-values hash: plain loads record a hash of their values (trace 2.2, issue 16 scope 3)"
+TRACE=$BUILD/bin/gcn3-trace
+bin=$BUILD/bench/reduction
+if [ -x "$bin" ] && [ -x "$REPLAY" ]; then
+  "$EMU" --quiet --threads 2 --record "$OUT/red-full.gtrace" -- "$bin" >/dev/null 2>&1 &&
+  "$EMU" --quiet --threads 2 --load-values hash --record "$OUT/red-hash.gtrace" -- "$bin" >/dev/null 2>&1 &&
+  "$TRACE" verify "$OUT/red-hash.gtrace" >"$OUT/red-hash.verify" 2>&1 &&
+  "$REPLAY" --topo r9nano --stats "$OUT/red-full.json" "$OUT/red-full.gtrace" >"$OUT/red-full.txt" 2>&1 &&
+  "$REPLAY" --topo r9nano --stats "$OUT/red-hash.json" "$OUT/red-hash.gtrace" >"$OUT/red-hash.txt" 2>&1 &&
+  "$REPLAY" --topo u-mgpu --stats "$OUT/red-hash-u.json" "$OUT/red-hash.gtrace" >"$OUT/red-hash-u.txt" 2>&1
+  rc=$?
+  res=$(python3 - "$OUT/red-full.gtrace" "$OUT/red-hash.gtrace" "$OUT/red-full.json" "$OUT/red-hash.json" "$OUT/red-hash-u.json" <<'PY'
+import json, os, sys
+full, hashed = os.path.getsize(sys.argv[1]), os.path.getsize(sys.argv[2])
+a, b, u = (json.load(open(p)) for p in sys.argv[3:6])
+ca, cb, cu = a["check"], b["check"], u["check"]
+t = lambda j: sum(k["end_ps"] - k["start_ps"] for k in j["kernels"])
+ok = hashed < 0.9 * full and t(a) == t(b) and "loads_hashed" not in ca and cb.get("loads_hashed", 0) > 0
+ok = ok and ca["loads_checked"] == cb["loads_checked"] and ca["lds_checked"] == cb["lds_checked"]
+ok = ok and all(c["load_mismatches"] == 0 and c["lds_mismatches"] == 0 and c["d2h_mismatches"] == 0 for c in (ca, cb, cu))
+print("trace %d bytes with load hashes, %d with values; %d of %d load lanes checked by hash, clean on r9nano and "
+      "u-mgpu; same kernel time (%d ps)" % (hashed, full, cb.get("loads_hashed", 0), cb["loads_checked"] + cb["lds_checked"], t(b)))
+sys.exit(0 if ok else 1)
+PY
+  )
+  prc=$?
+  if [ $rc = 0 ] && [ $prc = 0 ] && [ -n "$res" ] && grep -q "^hashed: " "$OUT/red-hash.txt"; then
+    pass=$((pass+1)); echo "  ok   reduction: $res"
+  else fail=$((fail+1)); echo "  FAIL reduction --load-values hash: ${res:-record, verify or replay failed (exit $rc): $(tail -n 2 "$OUT/red-hash.txt" "$OUT/red-hash.verify" 2>/dev/null | tr '\n' ' ')}"; fi
+  # a bad value is refused in one line, before the program runs
+  "$EMU" --load-values fast -- "$bin" >"$OUT/lv-bad.out" 2>"$OUT/lv-bad.err"
+  rc=$?
+  if [ $rc = 2 ] && head -n 1 "$OUT/lv-bad.err" | grep -q "expected full or hash" && ! grep -q PASS "$OUT/lv-bad.out"; then
+    pass=$((pass+1)); echo "  ok   --load-values fast refused: $(head -n 1 "$OUT/lv-bad.err")"
+  else fail=$((fail+1)); echo "  FAIL --load-values fast: exit $rc: $(head -n 2 "$OUT/lv-bad.err" | tr '\n' ' ')"; fi
+  GCN3EMU_LOAD_VALUES=fast "$EMU" -- "$bin" >"$OUT/lv-env.out" 2>"$OUT/lv-env.err"
+  rc=$?
+  if [ $rc != 0 ] && grep -q "GCN3EMU_LOAD_VALUES=fast: expected full or hash" "$OUT/lv-env.err"; then
+    pass=$((pass+1)); echo "  ok   GCN3EMU_LOAD_VALUES=fast refused (exit $rc)"
+  else fail=$((fail+1)); echo "  FAIL GCN3EMU_LOAD_VALUES=fast: exit $rc: $(head -n 2 "$OUT/lv-env.err" | tr '\n' ' ')"; fi
+else fail=$((fail+1)); echo "  FAIL $bin or $REPLAY is not built"; fi
 echo "isa-opt: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -16,7 +16,10 @@
  *  - compare-and-swaps that succeeded in the recording apply in the recorded
  *    order (the L2 holds one whose compare value is not there yet), one that
  *    failed there never writes, and with holds off (sim.cas_hold_max = 0)
- *    they apply in arrival order. */
+ *    they apply in arrival order;
+ *  - a hashed load (trace 2.2) whose lanes come from two lines is checked
+ *    by its hash once it has both: a right one is clean, one wrong lane is
+ *    one mismatch (of the instruction). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -445,6 +448,66 @@ static void test_cas_hold_gives_up(void **state)
     teardown(b);
 }
 
+/* A hashed load (trace 2.2) of `lanes` dwords from addr; lane `bad` is
+ * recorded as another value than memory will hold (none: lanes). */
+static rp_access *hashed_load(bench *b, uint64_t addr, uint32_t lanes, uint32_t base, uint32_t bad)
+{
+    rp_access *a = access(b, TRC_MO_LOAD, addr, lanes, base);
+    trc_mem_op *op = &b->op[b->n_acc - 1];
+    if (bad < lanes)
+        b->buf[b->n_acc - 1][4 * bad] ^= 0x80;
+    op->load_hash = trc_load_hash(op->load_data, (size_t)lanes * 4);
+    op->load_data = NULL;
+    a->hbuf = calloc(lanes, 4);
+    assert_non_null(a->hbuf);
+    a->hcap = lanes * 4;
+    a->hashed = 1;
+    return a;
+}
+
+/* Send the lanes `mask` of access a, all in the line at `line`. */
+static void issue_part(bench *b, rp_access *a, uint64_t line, uint64_t mask)
+{
+    rp_msg *m = rp_msg_alloc(&b->s.pool);
+    assert_non_null(m);
+    m->type = RP_MSG_READ;
+    m->addr = line;
+    m->lane_mask = mask;
+    m->acc = a;
+    m->reply_link = &b->cu_link;
+    m->reply_port = &b->cu;
+    rp_link_send(&b->to_l1[0], m, b->s.eng.now);
+}
+
+static void test_hashed_load(void **state)
+{
+    (void)state;
+    bench *b = setup(false);
+    uint32_t w[32];
+    for (int i = 0; i < 32; i++)
+        w[i] = 100 + i;
+    assert_int_equal(rp_fmem_write(b->s.mem, 0x3c0, w, sizeof w), 0);
+    /* 4 lanes at 0x3f8: two in the line at 0x3c0, two in the one at 0x400 */
+    rp_access *good = hashed_load(b, 0x3f8, 4, 114, 4), *wrong = hashed_load(b, 0x3f8, 4, 114, 3);
+    for (int i = 0; i < 2; i++) {
+        rp_access *a = i ? wrong : good;
+        issue_part(b, a, 0x3c0, 0x3);
+        issue_part(b, a, 0x400, 0xc);
+    }
+    run(b);
+    assert_int_equal(b->n_got, 4);
+    assert_int_equal(b->s.check.loads_checked, 0); /* nothing until the access is whole */
+    rp_load_hash_check(&b->s, good);
+    rp_load_hash_check(&b->s, wrong);
+    assert_int_equal(b->s.check.loads_checked, 8);
+    assert_int_equal(b->s.check.loads_hashed, 8);
+    assert_int_equal(b->s.check.load_mismatches, 1);
+    assert_int_equal(b->k.mismatches, 1);
+    free(good->hbuf);
+    free(wrong->hbuf);
+    teardown(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
@@ -457,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_atomic_at_l2),
         cmocka_unit_test(test_cas_recorded_order),
         cmocka_unit_test(test_cas_hold_gives_up),
+        cmocka_unit_test(test_hashed_load),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }

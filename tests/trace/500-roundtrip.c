@@ -789,7 +789,8 @@ static void *cache_reader(void *arg)
         for (uint32_t i = (uint32_t)j->t; e && i < e->n_wg; i += (uint32_t)j->nt) {
             trc_wg *g = trc_reader_load_wg(j->r, k, i, err, sizeof err);
             if (!g) { j->rc = -1; return NULL; }
-            j->sum += g->waves[0].n_instr + g->waves[0].mem[0].addr[0] + g->waves[0].mem[0].load_data[3];
+            const trc_mem_op *o = &g->waves[0].mem[0]; /* kernel 2's loads are hashed (gen.h) */
+            j->sum += g->waves[0].n_instr + o->addr[0] + (o->load_data ? o->load_data[3] : o->load_hash);
             trc_wg_free(g);
         }
     }

@@ -1,8 +1,8 @@
 /*
- * 504-golden - golden traces pin format 2.1 (docs/trace-format.md), and the
- * 1.0, 1.1, 1.2, 1.3, 1.4 and 2.0 golden files stay readable.
+ * 504-golden - golden traces pin format 2.2 (docs/trace-format.md), and the
+ * 1.0, 1.1, 1.2, 1.3, 1.4, 2.0 and 2.1 golden files stay readable.
  *
- * tests/trace/data/golden-2.1.gtrace was written by the checked-in
+ * tests/trace/data/golden-2.2.gtrace was written by the checked-in
  * generator tests/trace/data/gen.h (run `504-golden --generate
  * tests/trace/data` to rewrite it, then update the two constants below and
  * say why in the commit: a changed golden file is a format change).
@@ -12,7 +12,8 @@
  * stream waits), golden-1.3.gtrace the 1.3 writer's (before host gaps),
  * golden-1.4.gtrace the 1.4 writer's (before wave segments: its kernel 2 has
  * no long loop), golden-2.0.gtrace the 2.0 writer's (before managed
- * allocations: no ALLOC carries `managed`):
+ * allocations: no ALLOC carries `managed`), golden-2.1.gtrace the 2.1
+ * writer's (before hashed loads: every load of kernel 2 has its values):
  * they are never rewritten, and the reader must
  * decode them to the content they always had.
  *
@@ -41,9 +42,13 @@
 
 #include "tests/trace/data/gen.h"
 
-#define GOLDEN_NAME "golden-2.1.gtrace"
-#define GOLDEN_FILE_FNV 0xd9dd2d80437c8063ull
-#define GOLDEN_CONTENT  0x6cd6145068ed6cd1ull
+#define GOLDEN_NAME "golden-2.2.gtrace"
+#define GOLDEN_FILE_FNV 0xf011f71a3b587ddbull
+#define GOLDEN_CONTENT  0x4653e006038825deull
+/* format 2.1, frozen since 2.2 (hashed loads): bytes and decoded content */
+#define GOLDEN21_NAME "golden-2.1.gtrace"
+#define GOLDEN21_FILE_FNV 0xd9dd2d80437c8063ull
+#define GOLDEN21_CONTENT  0x6cd6145068ed6cd1ull
 /* format 2.0, frozen since 2.1 (managed allocations): bytes and decoded content */
 #define GOLDEN20_NAME "golden-2.0.gtrace"
 #define GOLDEN20_FILE_FNV 0xf9b3ade154836f23ull
@@ -287,14 +292,70 @@ static void test_golden_2_0(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.1 file holds the generator's managed allocation: exactly one event,
+/* The frozen 2.1 file (before hashed loads): same bytes, same content, and
+ * every load of kernel 2 carries its values. */
+static void test_golden_2_1(void **state)
+{
+    (void)state;
+    char err[512];
+    trc_reader *r = open_frozen(GOLDEN21_NAME, GOLDEN21_FILE_FNV, GOLDEN21_CONTENT, 1);
+    assert_int_equal(trc_reader_header(r)->format_major, 2);
+    trc_wg *g = trc_reader_load_wg(r, 2, 0, err, sizeof err);
+    if (!g) fail_msg("%s", err);
+    for (uint32_t v = 0; v < g->n_waves; v++)
+        for (uint32_t m = 0; m < g->waves[v].n_mem; m++)
+            assert_int_equal(g->waves[v].mem[m].load_hash, 0);
+    trc_wg_free(g);
+    trc_reader_close(r);
+}
+
+/* The 2.2 file: kernel 2's plain loads (in wave segments) carry a hash of
+ * their values and no values, the hash being that of what the generator
+ * recorded (trc_load_hash); kernel 0's loads keep their values. */
+static void test_golden_hashed(void **state)
+{
+    (void)state;
+    char err[512];
+    trc_reader *r = open_golden();
+    assert_int_equal(trc_reader_header(r)->format_minor, 2);
+    trc_wg *g = trc_reader_load_wg(r, 2, 0, err, sizeof err);
+    if (!g) fail_msg("%s", err);
+    uint32_t hashed = 0;
+    for (uint32_t v = 0; v < g->n_waves; v++)
+        for (uint32_t m = 0; m < g->waves[v].n_mem; m++) {
+            const trc_mem_op *o = &g->waves[v].mem[m];
+            if (!o->load_hash)
+                continue;
+            hashed++;
+            assert_null(o->load_data);
+            assert_int_equal(o->flags & ~(uint32_t)TRC_MO_LDS, TRC_MO_LOAD); /* VMEM or LDS */
+        }
+    assert_true(hashed >= GEN_LOOP * g->n_waves);
+    /* wave 0's first load (gen.h): its values were gen_bytes(s * 31 + 1) */
+    uint8_t ld[256];
+    uint64_t s = (uint64_t)2 << 40;
+    gen_bytes(ld, 256, s * 31 + 1);
+    assert_true(g->waves[0].mem[0].load_hash == trc_load_hash(ld, 256));
+    ld[0] ^= 1;
+    assert_true(g->waves[0].mem[0].load_hash != trc_load_hash(ld, 256));
+    trc_wg_free(g);
+    g = trc_reader_load_wg(r, 0, 0, err, sizeof err);
+    if (!g) fail_msg("%s", err);
+    for (uint32_t v = 0; v < g->n_waves; v++)
+        for (uint32_t m = 0; m < g->waves[v].n_mem; m++)
+            assert_int_equal(g->waves[v].mem[m].load_hash, 0);
+    trc_wg_free(g);
+    trc_reader_close(r);
+}
+
+/* The 2.2 file holds the generator's managed allocation: exactly one event,
  * the third, an ALLOC of device memory at 0x40000 with managed == 1. */
 static void test_golden_managed(void **state)
 {
     (void)state;
     trc_reader *r = open_golden();
     assert_int_equal(trc_reader_header(r)->format_major, 2);
-    assert_int_equal(trc_reader_header(r)->format_minor, 1);
+    assert_int_equal(trc_reader_header(r)->format_minor, 2);
     size_t found = 0;
     for (size_t i = 0; i < trc_reader_n_events(r); i++) {
         const trc_event *e = trc_reader_event(r, i);
@@ -311,14 +372,14 @@ static void test_golden_managed(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.1 file holds kernel 2's long waves in segments (several per wave);
+/* The 2.2 file holds kernel 2's long waves in segments (several per wave);
  * the same generation without segments decodes to the same content. */
 static void test_golden_segments(void **state)
 {
     (void)state;
     trc_reader *r = open_golden();
     assert_int_equal(trc_reader_header(r)->format_major, 2);
-    assert_int_equal(trc_reader_header(r)->format_minor, 1);
+    assert_int_equal(trc_reader_header(r)->format_minor, 2);
     trc_kernel_stats st;
     assert_int_equal(trc_reader_kernel_stats(r, 0, &st), 0);
     assert_int_equal(st.n_segments, 0);
@@ -365,7 +426,7 @@ static void test_golden_host_gap(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.1 file holds the generator's stream wait (stream 4 waits for stream
+/* The 2.2 file holds the generator's stream wait (stream 4 waits for stream
  * 3's work before the SYNC just before it) and declares stream 5
  * non-blocking. */
 static void test_golden_stream_wait(void **state)
@@ -395,7 +456,7 @@ static void test_golden_stream_wait(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.1 file holds the generator's awaits (wave 1 of every workgroup). */
+/* The 2.2 file holds the generator's awaits (wave 1 of every workgroup). */
 static void test_golden_awaits(void **state)
 {
     (void)state;
@@ -472,6 +533,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_golden_1_3),
         cmocka_unit_test(test_golden_1_4),
         cmocka_unit_test(test_golden_2_0),
+        cmocka_unit_test(test_golden_2_1),
+        cmocka_unit_test(test_golden_hashed),
         cmocka_unit_test(test_golden_managed),
         cmocka_unit_test(test_golden_segments),
         cmocka_unit_test(test_golden_host_gap),

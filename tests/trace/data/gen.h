@@ -65,6 +65,7 @@ static inline void gen_record_wg(trc_wg_rec *g, uint32_t k, uint32_t lin, trc_wr
     uint32_t nw = gen_waves[k];
     trc_wg_rec_begin(g, k, id, nw);
     if (k == 2 && !gen_no_segments) trc_wg_rec_stream(g, w);
+    trc_wg_rec_hash_loads(g, k == 2); /* 2.2: kernel 2's plain loads carry hashes, not values */
     for (uint32_t v = 0; v < nw; v++) {
         uint64_t s = ((uint64_t)k << 40) | ((uint64_t)lin << 8) | v;
         uint64_t dyn = 0;
@@ -397,6 +398,7 @@ static inline uint64_t gen_content_hash(trc_reader *r, size_t nco, size_t ne, si
                     if (o->store_data) h = gen_fnv(h, o->store_data, trc_mo_store_len(o->flags, n, o->bytes_per_lane));
                     uint8_t has = (uint8_t)((o->load_data ? 1 : 0) | (o->store_data ? 2 : 0));
                     GEN_H(h, has);
+                    if (o->load_hash) GEN_H(h, o->load_hash); /* 2.2 (older files have none) */
                 }
                 if (w->n_await) { /* 1.2 (older files have none: their content hashes stay) */
                     h = gen_fnv(h, w->await_at, 8 * (size_t)w->n_await);
