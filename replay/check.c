@@ -98,30 +98,46 @@ void rp_check_reporter(void *arg, const rp_hook_ctx *c)
             (unsigned long long)mm->addr, e, g);
 }
 
-/* A VMEM/SMEM load's bytes [lo, lo + n) that differ: their class. */
-static void load_differs(rp_sim *s, const rp_hook_ctx *c, const rp_access *a, const uint8_t *got,
-                         const uint8_t *exp, uint64_t lo, uint32_t n)
+/* A load difference of class cl counted and reported; `hashed`: a hashed
+ * load (trace 2.2), one difference for the instruction whose got/exp are the
+ * hashes (n = 8) and whose lane is not known. */
+static void load_diff_count(rp_sim *s, const rp_hook_ctx *c, const rp_access *a, rp_diff_class cl, bool hashed,
+                            const uint8_t *got, const uint8_t *exp, uint64_t lo, uint32_t n)
 {
-    if (same_bytes(got, exp, n))
-        return;
     rp_kernel *k = a->w->wg->k;
-    switch (rp_classify_load(s, a->w, lo, n)) {
+    switch (cl) {
     case RP_DIFF_ORDER:
         rp_chk(s)->load_order++;
         __atomic_add_fetch(&k->order_loads, 1, __ATOMIC_RELAXED);
-        report(s, c, a, "load (order-dependent: another wave of the kernel, or a kernel of another stream, writes it)",
+        report(s, c, a,
+               hashed ? "load, hashed values (order-dependent: another wave of the kernel, or a kernel of another "
+                        "stream, writes it)"
+                      : "load (order-dependent: another wave of the kernel, or a kernel of another stream, writes it)",
                lo, exp, got, n);
         break;
     case RP_DIFF_ADOPTED:
         rp_chk(s)->load_adopted++;
         __atomic_add_fetch(&k->adopted_loads, 1, __ATOMIC_RELAXED);
-        report(s, c, a, "load (adopted: memory the runtime writes during the kernel)", lo, exp, got, n);
+        report(s, c, a,
+               hashed ? "load, hashed values (adopted: memory the runtime writes during the kernel)"
+                      : "load (adopted: memory the runtime writes during the kernel)",
+               lo, exp, got, n);
         break;
     default:
         rp_chk(s)->load_mismatches++;
         __atomic_add_fetch(&k->mismatches, 1, __ATOMIC_RELAXED);
-        report(s, c, a, "load", lo, exp, got, n);
+        report(s, c, a, hashed ? "load, hashed values (a lane differs; record with --load-values full to see which)"
+                               : "load",
+               lo, exp, got, n);
     }
+}
+
+/* A VMEM/SMEM load's bytes [lo, lo + n) that differ: their class. */
+static void load_differs(rp_sim *s, const rp_hook_ctx *c, const rp_access *a, const uint8_t *got,
+                         const uint8_t *exp, uint64_t lo, uint32_t n)
+{
+    if (!same_bytes(got, exp, n))
+        load_diff_count(s, c, a, rp_classify_load(s, a->w, lo, n), false, got, exp, lo, n);
 }
 
 /* A hashed load (trace 2.2) whose hash differs: one difference for the
@@ -129,7 +145,6 @@ static void load_differs(rp_sim *s, const rp_hook_ctx *c, const rp_access *a, co
  * lane order-dependent makes it so, then any adopted, else a mismatch. */
 static void hash_differs(rp_sim *s, const rp_hook_ctx *c, const rp_access *a, const rp_value *v)
 {
-    rp_kernel *k = a->w->wg->k;
     const trc_mem_op *op = a->op;
     rp_diff_class cl = RP_DIFF_MISMATCH;
     for (uint32_t i = 0; i < v->lanes && cl != RP_DIFF_ORDER; i++) {
@@ -137,25 +152,7 @@ static void hash_differs(rp_sim *s, const rp_hook_ctx *c, const rp_access *a, co
         if (li == RP_DIFF_ORDER || (li == RP_DIFF_ADOPTED && cl == RP_DIFF_MISMATCH))
             cl = li;
     }
-    switch (cl) {
-    case RP_DIFF_ORDER:
-        rp_chk(s)->load_order++;
-        __atomic_add_fetch(&k->order_loads, 1, __ATOMIC_RELAXED);
-        report(s, c, a, "load, hashed values (order-dependent: another wave of the kernel, or a kernel of "
-                        "another stream, writes it)", v->addr, v->expected, v->got, 8);
-        break;
-    case RP_DIFF_ADOPTED:
-        rp_chk(s)->load_adopted++;
-        __atomic_add_fetch(&k->adopted_loads, 1, __ATOMIC_RELAXED);
-        report(s, c, a, "load, hashed values (adopted: memory the runtime writes during the kernel)", v->addr,
-               v->expected, v->got, 8);
-        break;
-    default:
-        rp_chk(s)->load_mismatches++;
-        __atomic_add_fetch(&k->mismatches, 1, __ATOMIC_RELAXED);
-        report(s, c, a, "load, hashed values (a lane differs; record with --load-values full to see which)",
-               v->addr, v->expected, v->got, 8);
-    }
+    load_diff_count(s, c, a, cl, true, v->got, v->expected, v->addr, 8);
 }
 
 /* A device-to-host block that differs: the class of its first differing

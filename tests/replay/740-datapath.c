@@ -162,18 +162,25 @@ static rp_access *access(bench *b, uint32_t flags, uint64_t addr, uint32_t lanes
 }
 
 /* Send the line of access a through CU cu's L1 (lanes: all of a's). */
-static void issue(bench *b, int cu, uint8_t type, rp_access *a)
+/* Send the lanes `mask` of access a, all in the line at `line`, through CU
+ * cu's L1. */
+static void issue_part(bench *b, int cu, uint8_t type, rp_access *a, uint64_t line, uint64_t mask)
 {
     rp_msg *m = rp_msg_alloc(&b->s.pool);
     assert_non_null(m);
     m->type = type;
-    m->addr = a->op->addr[0] & ~(uint64_t)(LINE - 1);
-    m->lane_mask = a->op->exec;
+    m->addr = line;
+    m->lane_mask = mask;
     m->acc = a;
     m->payload = type == RP_MSG_READ ? 0 : LINE;
     m->reply_link = &b->cu_link;
     m->reply_port = &b->cu;
     rp_link_send(&b->to_l1[cu], m, b->s.eng.now);
+}
+
+static void issue(bench *b, int cu, uint8_t type, rp_access *a)
+{
+    issue_part(b, cu, type, a, a->op->addr[0] & ~(uint64_t)(LINE - 1), a->op->exec);
 }
 
 static uint32_t dram_word(bench *b, uint64_t addr)
@@ -465,20 +472,6 @@ static rp_access *hashed_load(bench *b, uint64_t addr, uint32_t lanes, uint32_t 
     return a;
 }
 
-/* Send the lanes `mask` of access a, all in the line at `line`. */
-static void issue_part(bench *b, rp_access *a, uint64_t line, uint64_t mask)
-{
-    rp_msg *m = rp_msg_alloc(&b->s.pool);
-    assert_non_null(m);
-    m->type = RP_MSG_READ;
-    m->addr = line;
-    m->lane_mask = mask;
-    m->acc = a;
-    m->reply_link = &b->cu_link;
-    m->reply_port = &b->cu;
-    rp_link_send(&b->to_l1[0], m, b->s.eng.now);
-}
-
 static void test_hashed_load(void **state)
 {
     (void)state;
@@ -491,8 +484,8 @@ static void test_hashed_load(void **state)
     rp_access *good = hashed_load(b, 0x3f8, 4, 114, 4), *wrong = hashed_load(b, 0x3f8, 4, 114, 3);
     for (int i = 0; i < 2; i++) {
         rp_access *a = i ? wrong : good;
-        issue_part(b, a, 0x3c0, 0x3);
-        issue_part(b, a, 0x400, 0xc);
+        issue_part(b, 0, RP_MSG_READ, a, 0x3c0, 0x3);
+        issue_part(b, 0, RP_MSG_READ, a, 0x400, 0xc);
     }
     run(b);
     assert_int_equal(b->n_got, 4);
