@@ -343,6 +343,7 @@ typedef struct barrier {
     uint32_t sleepers;        /* threads in futex_wait (or about to be) */
     uint32_t spins;           /* busy-wait this many times before sleeping (max_spins or 0: see barrier_wait) */
     uint32_t max_spins;
+    bool always_spin;         /* MGPU_REPLAY_BARRIER=spin: never stop spinning when preempted */
 } barrier;
 
 static void futex_wait(uint32_t *addr, uint32_t val)
@@ -369,7 +370,7 @@ static void barrier_wait(barrier *b, uint32_t *local_sense)
      * process: 4000 spins made a run 3x slower than sleeping at once). */
     static _Thread_local uint32_t waits;
     static _Thread_local long nivcsw;
-    if (!(++waits & 1023) && b->max_spins) {
+    if (!(++waits & 1023) && b->max_spins && !b->always_spin) {
         struct rusage ru;
         if (!getrusage(RUSAGE_THREAD, &ru)) {
             __atomic_store_n(&b->spins, ru.ru_nivcsw - nivcsw > 8 ? 0 : b->max_spins, __ATOMIC_RELAXED);
@@ -608,6 +609,17 @@ int rp_sim_run(rp_sim *s)
     /* Spin while waiting for the others only when every thread has a core. */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     c.bar.spins = c.bar.max_spins = cpus > 0 && nt <= (uint32_t)cpus ? 4000 : 0;
+    /* MGPU_REPLAY_BARRIER=spin|sleep overrides the choice (auto: as above;
+     * docs/user-guide.md); spin also keeps spinning when preempted */
+    const char *bm = getenv("MGPU_REPLAY_BARRIER");
+    if (bm && !strcmp(bm, "spin"))
+        c.bar.spins = c.bar.max_spins = 1u << 30, c.bar.always_spin = true;
+    else if (bm && !strcmp(bm, "sleep"))
+        c.bar.spins = c.bar.max_spins = 0;
+    else if (bm && *bm && strcmp(bm, "auto")) {
+        rp_sim_fail(s, "MGPU_REPLAY_BARRIER=%s: expected spin, sleep or auto", bm);
+        return -1;
+    }
     pthread_t *tid = calloc(nt, sizeof *tid);
     if (!tid) {
         rp_sim_fail(s, "out of memory");

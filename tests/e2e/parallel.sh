@@ -8,7 +8,8 @@
 # data check OK, and the 4-GPU replays split into 4 partitions. With the cut
 # inside a GPU (sim.gpu_partitions=3: each GPU's memory side and two groups of
 # shader arrays) the same holds on r9nano, m-sgpu, u-mgpu and d-mgpu (3 or 12
-# partitions). Bad --threads values are refused with a one-line message.
+# partitions). Bad --threads values are refused with a one-line message; the
+# barrier modes (MGPU_REPLAY_BARRIER=spin|sleep) give the same JSON.
 # Prints one "ok/FAIL name" line per check; exits non-zero on any failure.
 set -uo pipefail
 BUILD=${BUILD:-build}
@@ -112,6 +113,23 @@ if [ $rc = 2 ] && grep -q "sim.gpu_partitions = 18" "$OUT/bad.err" && [ "$(wc -l
   ok "sim.gpu_partitions=18 refused: $(cat "$OUT/bad.err")"
 else
   bad "sim.gpu_partitions=18: rc=$rc, $(head -c 200 "$OUT/bad.err")"
+fi
+
+# The window barrier's mode (MGPU_REPLAY_BARRIER) changes the speed, never the results.
+for m in spin sleep; do
+  if MGPU_REPLAY_BARRIER=$m "$REPLAY" --topo u-mgpu --threads 2 --stats "$OUT/bar-$m.json" "$any" >/dev/null 2>"$OUT/bar.err" &&
+     cmp -s "$OUT/bar-$m.json" "$OUT/bitonic-u-mgpu-t1.json"; then
+    ok "MGPU_REPLAY_BARRIER=$m: stats JSON identical to --threads 1"
+  else
+    bad "MGPU_REPLAY_BARRIER=$m: $(head -c 200 "$OUT/bar.err")"
+  fi
+done
+MGPU_REPLAY_BARRIER=always "$REPLAY" --topo u-mgpu --threads 2 "$any" >"$OUT/bad.out" 2>"$OUT/bad.err"
+rc=$?
+if [ $rc = 2 ] && grep -q "MGPU_REPLAY_BARRIER=always" "$OUT/bad.err" && [ "$(wc -l <"$OUT/bad.err")" = 1 ]; then
+  ok "MGPU_REPLAY_BARRIER=always refused: $(cat "$OUT/bad.err")"
+else
+  bad "MGPU_REPLAY_BARRIER=always: rc=$rc, $(head -c 200 "$OUT/bad.err")"
 fi
 
 echo "parallel: $pass passed, $fail failed"
