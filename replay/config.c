@@ -300,6 +300,19 @@ static const param params[] = {
      "later ones are fast-forwarded whole; 0 = off"},
     {"sample.stable", PT_UINT, F(sample_stable), "3", 2, 32, "windows",
      "sampled replay: windows whose rates must agree before the rest of a kernel is fast-forwarded"},
+    {"sample.waves", PT_UINT, F(sample_waves), "1", 0, 1, "0 or 1",
+     "sampled replay, wave level: once every workgroup of a kernel has started, a wave that measured its time "
+     "per instruction skips ahead (stores applied, the time predicted) to its last sample.wave_tail percent; "
+     "for kernels of few rounds, where the workgroup level cannot act"},
+    {"sample.wave_warmup", PT_UINT, F(sample_wave_warmup), "5", 0, 50, "percent",
+     "sampled replay, wave level: share of a wave's recorded instructions run before its rate counts (model choice)"},
+    {"sample.wave_measure", PT_UINT, F(sample_wave_measure), "20", 1, 50, "percent",
+     "sampled replay, wave level: share of a wave's recorded instructions over which its time per instruction "
+     "is measured, in two halves whose difference is its error (model choice)"},
+    {"sample.wave_tail", PT_UINT, F(sample_wave_tail), "2", 0, 50, "percent",
+     "sampled replay, wave level: share of a wave's recorded instructions at its end always run in detail"},
+    {"sample.wave_min", PT_UINT, F(sample_wave_min), "256", 16, 100000000, "instructions",
+     "sampled replay, wave level: waves with fewer recorded instructions run in full"},
     {"sim.watchdog", PT_LAT, F(watchdog), "10ms", 0, 0, "cycles or time",
      "stop with a state dump when simulated time advances this long without progress (0 = off)"},
     {"sim.gpu_partitions", PT_UINT, F(gpu_partitions), "1", 1, 65, "partitions",

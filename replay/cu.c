@@ -94,8 +94,12 @@ static void wave_finish(rp_wave *w, rp_engine *e)
 {
     w->state = RP_W_DONE;
     RP_HOOK_FIRE(w->cu->x->hooks, RP_HOOK_WAVE_RETIRE, e->now, w->cu->gpu, w->cu->id, w, NULL, w->cu->x->owner);
-    /* per wave, not per instruction: a U-MGPU kernel's waves run in several partitions */
-    __atomic_add_fetch(&w->wg->k->n_instr, w->walk.dyn + w->walk.dyn_extra - w->walk.dyn_skipped, __ATOMIC_RELAXED);
+    /* per wave, not per instruction: a U-MGPU kernel's waves run in several partitions
+     * (instructions a sampled replay skipped are not replayed: sample.c counts them) */
+    __atomic_add_fetch(&w->wg->k->n_instr, w->walk.dyn + w->walk.dyn_extra - w->walk.dyn_skipped - w->smp_skipped,
+                       __ATOMIC_RELAXED);
+    if (w->cu->x->cfg->sample_enable && w->cu->x->cfg->sample_waves)
+        w->cu->x->sample_wave_end(w->cu->x->owner, w, e->now);
     if (w->walk.aw_gave_up) {
         /* polls never read what the recording saw: a difference */
         const rp_ctx *x = w->cu->x;
@@ -638,6 +642,19 @@ static void wave_run(rp_event *ev, rp_engine *e)
     uint64_t fb = cfg->fetch_bytes;
 
     for (int budget = 0; budget < 1024; budget++) {
+        if (__builtin_expect(w->smp_state != 0, 0) && w->walk.dyn >= w->smp_next) {
+            /* sampled replay, wave level (sample.c): measure, or skip ahead and sleep */
+            rp_time resume;
+            int r = x->sample_wave(x->owner, w, e, t, &resume);
+            if (r < 0) {
+                rp_wave_abort(w, e);
+                return;
+            }
+            if (r > 0) {
+                rp_engine_schedule(e, ev, resume);
+                return;
+            }
+        }
         /* the next instruction, EXEC applied (gcn/gcn_walk.h: the rules of the record) */
         const gcn_insn *in = gcn_walk_insn(&w->walk);
         if (!in) {
@@ -812,6 +829,7 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
         w->ib_base = k->prog->insn[k->entry_idx].pc & ~(uint64_t)(x->cfg->fetch_bytes - 1);
         w->ib_n = 0;
         w->wait_vm = w->wait_lgkm = 0xffff;
+        w->smp_state = x->cfg->sample_enable && x->cfg->sample_waves; /* sample.c decides at its first instruction */
         w->state = RP_W_RUN;
         rp_engine_schedule(e, &w->ev, e->now);
     }

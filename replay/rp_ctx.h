@@ -66,6 +66,11 @@ typedef struct rp_ctx {
     int (*sample_kernel_start)(void *owner, rp_kernel *k);         /* sample.c */
     void (*sample_kernel_end)(void *owner, rp_kernel *k);
     int (*sample_wg_done)(void *owner, rp_kernel *k, rp_time now);
+    /* wave w is at walk.dyn >= w->smp_next, to issue at t: 0 go on, 1 sleep
+     * until *resume (it skipped ahead), -1 the walk failed (rp_walk_error
+     * reported it); and w ended at t */
+    int (*sample_wave)(void *owner, rp_wave *w, rp_engine *e, rp_time t, rp_time *resume);
+    void (*sample_wave_end)(void *owner, rp_wave *w, rp_time t);
     /* address translation (rp_tlb.h): log2 of the page size of addr (0: addr
      * needs no translation, as if always in the TLBs), and whether GPU gpu's
      * walk of it also needs the IOMMU (host memory; a peer GPU's memory in

@@ -80,6 +80,16 @@ struct rp_wave {
     rp_time wait_since;       /* in an await (walk.aw_state != NONE) since, + 1; 0: not in one */
     uint64_t wait_ps;         /* time spent in awaits so far */
     gcn_walk walk;            /* position in the code and the wave's record (gcn/gcn_walk.h) */
+    /* sampled replay, wave level (sample.c rp_sample_wave; 0: off): the
+     * replay asks the sampler when walk.dyn reaches smp_next */
+    uint8_t smp_state;
+    uint64_t smp_next;
+    uint64_t smp_i0, smp_imid; /* walk.dyn where the measurement and its second half began */
+    rp_time smp_t0, smp_tmid;  /* and when */
+    rp_time smp_until;         /* asleep (the skipped instructions' predicted time) until */
+    double smp_cpi, smp_rel;   /* ps per instruction measured; relative difference of its halves */
+    uint64_t smp_skipped;      /* recorded instructions skipped, not replayed */
+    struct rp_wsample *smp_data; /* the walk where the measurement began, the instructions it ran (sample.c) */
 };
 
 struct rp_wg {

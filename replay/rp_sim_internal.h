@@ -129,6 +129,14 @@ typedef struct rp_ksample {
     uint64_t skipped_instr;   /* wavefront instructions of the skipped workgroups (the trace's) */
     double rate_mean, rate_dev; /* of the windows that decided; dev: largest relative deviation */
     rp_time t_switch, skip_ps, bound_ps, hold_until;
+    /* wave level (rp_sample_wave) */
+    bool wave_off;            /* a wave of it polls (awaits): no wave skips */
+    uint64_t waves_started;   /* waves that began (skips wait for all of them) */
+    uint64_t wave_skips;      /* skips made */
+    uint64_t wave_instr;      /* recorded wavefront instructions skipped */
+    double wave_sleep_ps, wave_err_ps; /* their predicted time, and that times each wave's spread, summed */
+    double wave_life_ps;      /* the lifetimes of its waves, summed (the bound's concurrency) */
+    rp_time wave_bound_ps;    /* at its end: the wave level's share of bound_ps */
 } rp_ksample;
 
 struct rp_kernel {
@@ -444,6 +452,28 @@ int rp_mem_functional(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src, 
  * handed out (their stores reach the memory, their time is predicted:
  * k->smp). 0, or -1 after rp_sim_fail. */
 int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now);
+/* Sampled replay, wave level (sample.c; rp_ctx.sample_wave): a wave runs
+ * sample.wave_warmup percent of its recorded instructions, then measures
+ * its time per instruction over the next sample.wave_measure percent (two
+ * halves; again over the next stretch if it crossed a barrier or an LDS
+ * access). Once every wave of its kernel has started (so no workgroup is
+ * left to run in a changed machine), at a point where it waits for no
+ * access of its own, it skips ahead, at most to its last sample.wave_tail
+ * percent: the skipped instructions' global stores and atomics reach the
+ * memory at once, their loads allocate their L2 lines (as a fast-forwarded
+ * workgroup), and the wave sleeps for their predicted time (skipped x time
+ * per instruction). A skip stays inside the instructions its measurement
+ * ran and stops before a barrier, an LDS access, s_sleep or the grid
+ * barrier (the wave runs on in detail, and may skip again); a stretch
+ * shorter than the measurement is not skipped. Not skipped: kernels whose
+ * workgroups may observe each other (gcn_program_sync_reasons), whose waves
+ * poll (awaits), with fewer waves than SIMDs, a grid barrier or
+ * compare-and-swaps. 0 go on, 1 sleep until *resume, -1 the walk failed
+ * (reported) or rp_sim_fail. */
+int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resume);
+/* Wave w of a sampled replay ended at t: its lifetime counts for its
+ * kernel's bound (rp_sample_kernel_end). */
+void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t);
 /* Sampled replay, kernel level (sample.c), when the dispatcher starts k:
  * once sample.kernels launches alike (same kernel, grid and workgroup size)
  * ran in full with times per instruction that agree within

@@ -15,6 +15,12 @@
  * measured before it. The workgroups in flight finish in detail; the kernel
  * then ends the summed predictions (skip_ps) later.
  *
+ * Wave level (rp_sample_wave, rp_sim_internal.h): in a kernel's last round
+ * (every wave started: one round of long waves, where the workgroup level
+ * has nothing to skip), each wave measures its own time per instruction and
+ * skips ahead inside the loop it measured, its stores applied, sleeping for
+ * the predicted time.
+ *
  * Kernel level: launches alike (same kernel, grid, workgroup size and
  * kernarg bytes) are fast-forwarded whole once sample.kernels of them agree
  * in time per instruction.
@@ -24,6 +30,9 @@
  * the group's spread plus its sampled members' bounds): not how far the
  * skipped work is from the measured work (a kernel whose later workgroups
  * behave unlike its first ones needs a full replay).
+ *
+ * At the wave level: each skip's prediction times its wave's measured
+ * spread, summed and divided by the waves' mean concurrency.
  *
  * Not sampled (replayed in full): kernels whose waves polled (awaits: the
  * time depends on other workgroups), cooperative kernels (grid barrier),
@@ -52,6 +61,51 @@ static int store_bytes(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src,
     return 0;
 }
 
+/* Apply one recorded memory op of a fast-forwarded wave of k (instruction
+ * in): a global store or atomic reaches the memory, a load allocates its
+ * lines in the L2; LDS, scalar stores and ops the detailed replay reports as
+ * walk errors are left out. 0, or -1 out of memory. */
+static int ff_op(rp_sim *s, rp_kernel *k, const gcn_insn *in, const trc_mem_op *op)
+{
+    if (!op || (op->flags & TRC_MO_LDS))
+        return 0;
+    int rc = 0;
+    uint32_t nl = (uint32_t)__builtin_popcountll(op->exec), bpl = op->bytes_per_lane;
+    if (!(op->flags & (TRC_MO_STORE | TRC_MO_ATOMIC))) {
+        /* a load: its lines enter the L2 as they would (once per line) */
+        uint64_t prev = UINT64_MAX, lb = s->cfg.l1v_line;
+        for (uint32_t l = 0; l < nl && !rc; l++) {
+            uint64_t line = op->addr[l] & ~(lb - 1);
+            if (line != prev)
+                rc = rp_mem_functional(s, k->gpu, line, NULL, 1, GCN_AT_NONE, 0, 0);
+            prev = line;
+        }
+        return rc;
+    }
+    if (!op->store_data || (op->flags & TRC_MO_SMEM))
+        return 0;
+    if (op->flags & TRC_MO_ATOMIC) {
+        const gcn_op_info *oi = &gcn_op_infos[in->op];
+        unsigned w = oi->elem_bytes == 8 ? 8 : 4;
+        bool cas = oi->aop == GCN_AT_CMPSWAP;
+        if (oi->aop == GCN_AT_NONE || oi->aop == GCN_AT_UNKNOWN || cas != !!(op->flags & TRC_MO_CMPSWAP))
+            return 0; /* the detailed replay reports these as walk errors */
+        for (uint32_t l = 0; l < nl && !rc; l++) {
+            uint64_t src = 0, cmp = 0;
+            memcpy(&src, op->store_data + (size_t)l * (cas ? 2 : 1) * w, w);
+            if (cas)
+                memcpy(&cmp, op->store_data + (size_t)l * 2 * w + w, w);
+            if (cas && rp_cas_failed_in_recording(op, l, w, cmp))
+                continue; /* reads only (perform.c) */
+            rc = rp_mem_functional(s, k->gpu, op->addr[l], NULL, w, oi->aop, src, cmp);
+        }
+        return rc;
+    }
+    for (uint32_t l = 0; l < nl && !rc; l++)
+        rc = store_bytes(s, k->gpu, op->addr[l], op->store_data + (size_t)l * bpl, bpl);
+    return rc;
+}
+
 /* Fast-forward workgroup i of k: walk its waves' records and apply every
  * global store and atomic to the memory, in wave order; *instr += its
  * wavefront instructions. A record the walk cannot follow counts as a walk
@@ -73,44 +127,9 @@ static int ff_wg(rp_sim *s, rp_kernel *k, uint32_t i, uint64_t *instr)
         gcn_walk_init(&wk, k->prog, k->entry_idx, tw);
         const gcn_insn *in;
         const trc_mem_op *op;
-        int r;
-        while ((r = gcn_walk_next(&wk, &in, &op)) > 0) {
-            if (!op || (op->flags & TRC_MO_LDS))
-                continue;
-            uint32_t nl = (uint32_t)__builtin_popcountll(op->exec), bpl = op->bytes_per_lane;
-            if (!(op->flags & (TRC_MO_STORE | TRC_MO_ATOMIC))) {
-                /* a load: its lines enter the L2 as they would (once per line) */
-                uint64_t prev = UINT64_MAX, lb = s->cfg.l1v_line;
-                for (uint32_t l = 0; l < nl && !rc; l++) {
-                    uint64_t line = op->addr[l] & ~(lb - 1);
-                    if (line != prev)
-                        rc = rp_mem_functional(s, k->gpu, line, NULL, 1, GCN_AT_NONE, 0, 0);
-                    prev = line;
-                }
-                continue;
-            }
-            if (!op->store_data || (op->flags & TRC_MO_SMEM))
-                continue;
-            if (op->flags & TRC_MO_ATOMIC) {
-                const gcn_op_info *oi = &gcn_op_infos[in->op];
-                unsigned w = oi->elem_bytes == 8 ? 8 : 4;
-                bool cas = oi->aop == GCN_AT_CMPSWAP;
-                if (oi->aop == GCN_AT_NONE || oi->aop == GCN_AT_UNKNOWN || cas != !!(op->flags & TRC_MO_CMPSWAP))
-                    continue; /* the detailed replay reports these as walk errors */
-                for (uint32_t l = 0; l < nl && !rc; l++) {
-                    uint64_t src = 0, cmp = 0;
-                    memcpy(&src, op->store_data + (size_t)l * (cas ? 2 : 1) * w, w);
-                    if (cas)
-                        memcpy(&cmp, op->store_data + (size_t)l * 2 * w + w, w);
-                    if (cas && rp_cas_failed_in_recording(op, l, w, cmp))
-                        continue; /* reads only (perform.c) */
-                    rc = rp_mem_functional(s, k->gpu, op->addr[l], NULL, w, oi->aop, src, cmp);
-                }
-            } else {
-                for (uint32_t l = 0; l < nl && !rc; l++)
-                    rc = store_bytes(s, k->gpu, op->addr[l], op->store_data + (size_t)l * bpl, bpl);
-            }
-        }
+        int r = 0;
+        while (!rc && (r = gcn_walk_next(&wk, &in, &op)) > 0)
+            rc = ff_op(s, k, in, op);
         if (r < 0)
             __atomic_add_fetch(&k->walk_errors, 1, __ATOMIC_RELAXED);
     }
@@ -118,6 +137,226 @@ static int ff_wg(rp_sim *s, rp_kernel *k, uint32_t i, uint64_t *instr)
     if (rc)
         rp_sim_fail(s, "sampled replay: kernel %u, workgroup %u: out of memory", k->launch.kernel_id, i);
     return rc ? -1 : 0;
+}
+
+/* ---- wave level ---------------------------------------------------------------------------- */
+
+enum { WS_OFF, WS_FIRST, WS_WARM, WS_HALF1, WS_HALF2, WS_SKIP, WS_ASLEEP };
+
+/* May a skip walk past in? Not what needs the detailed model: a workgroup
+ * or grid barrier, an LDS access (the LDS image), s_sleep, s_endpgm. */
+static bool skippable(const gcn_insn *in)
+{
+    return !(in->flags & (GCN_IF_BARRIER | GCN_IF_ENDPGM | GCN_IF_SLEEP | GCN_IF_GDS)) && in->unit != GCN_UNIT_LDS &&
+           in->op != GCN_OP_ds_gws_barrier;
+}
+
+/* A wave's measurement: the walk where it began and, once it ended, the
+ * instructions (indices into the program) it ran: a skip stays inside them,
+ * the loop that was measured, and stops where the wave leaves it. */
+struct rp_wsample {
+    gcn_walk w0;
+    uint64_t seen[];
+};
+
+static inline bool was_measured(const rp_wave *w, const gcn_walk *wk)
+{
+    return (w->smp_data->seen[wk->idx >> 6] >> (wk->idx & 63)) & 1;
+}
+
+/* The instructions w ran in its measurement, from smp_data->w0 to its walk
+ * now (its record walked again): 0 when each is one a skip may take (then
+ * marked), 1 when one is not (a barrier, an LDS access: the measurement
+ * covered another phase than a skip would), -1 on a walk error (reported). */
+static int mark_measured(rp_wave *w)
+{
+    gcn_walk wk = w->smp_data->w0;
+    while (wk.dyn < w->walk.dyn) {
+        const gcn_insn *in = gcn_walk_insn(&wk);
+        const trc_mem_op *op;
+        if (!in || (gcn_walk_is_mem(in) && gcn_walk_mem(&wk, in, &op) < 0) || gcn_walk_step(&wk, in) < 0) {
+            rp_walk_error(w, NULL);
+            return -1;
+        }
+        if (!skippable(in))
+            return 1;
+        w->smp_data->seen[(in - wk.prog->insn) >> 6] |= 1ull << ((in - wk.prog->insn) & 63);
+    }
+    return 0;
+}
+
+
+/* Walk wk (wave w's walk or a copy) past the instructions a skip may take:
+ * skippable ones its measurement ran, leaving the wave's last `tail`; each
+ * memory op applied (ff_op) when apply. The count walked, or
+ * -1: a walk error (wk->err), or out of memory (rp_sim_fail). */
+static int64_t skip_walk(rp_sim *s, rp_wave *w, gcn_walk *wk, uint64_t tail, bool apply)
+{
+    rp_kernel *k = w->wg->k;
+    uint64_t n = wk->tw->n_instr, d0 = wk->dyn;
+    while (wk->dyn + tail < n) {
+        const gcn_insn *in = gcn_walk_insn(wk);
+        if (!in)
+            return -1;
+        if (!skippable(in) || !was_measured(w, wk))
+            break;
+        const trc_mem_op *op = NULL;
+        if (gcn_walk_is_mem(in) && gcn_walk_mem(wk, in, &op) < 0)
+            return -1;
+        if (apply && ff_op(s, k, in, op)) {
+            rp_sim_fail(s, "sampled replay: kernel %u: out of memory", k->launch.kernel_id);
+            return -1;
+        }
+        if (gcn_walk_step(wk, in) < 0)
+            return -1;
+    }
+    return (int64_t)(wk->dyn - d0);
+}
+
+/* Skip w ahead if the stretch it may skip is worth predicting: at least as
+ * long as its measurement (a shorter one, between LDS accesses or barriers,
+ * would be predicted from a rate that averages over what it leaves out).
+ * The count skipped (0: none; w->smp_next is then past the stretch), or -1
+ * (walk error reported, or rp_sim_fail). */
+static int64_t skip_ahead(rp_sim *s, rp_wave *w, uint64_t tail)
+{
+    gcn_walk trial = w->walk;
+    int64_t len = skip_walk(s, w, &trial, tail, false);
+    if (len < 0) {
+        rp_walk_error(w, NULL);
+        return -1;
+    }
+    if ((uint64_t)len < 2 * (w->smp_imid - w->smp_i0)) {
+        w->smp_next = w->walk.dyn + (uint64_t)len + 1; /* look again after what stopped it */
+        return 0;
+    }
+    int64_t done = skip_walk(s, w, &w->walk, tail, true);
+    if (done < 0 && !s->failed)
+        rp_walk_error(w, NULL);
+    return done;
+}
+
+int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resume)
+{
+    const rp_config *c = &s->cfg;
+    rp_kernel *k = w->wg->k;
+    const trc_wave *tw = w->walk.tw;
+    uint64_t n = tw->n_instr, dyn = w->walk.dyn;
+    switch (w->smp_state) {
+    case WS_FIRST:
+        if (!k->smp.waves_started++ &&
+            gcn_program_sync_reasons(k->prog, k->prog->insn[k->entry_idx].pc, NULL))
+            k->smp.wave_off = true; /* its workgroups may observe each other (glc loads, returning atomics,
+                                     * s_sleep: gcn/gcn_sync.c): skipped waves would change what they see */
+        if (tw->n_await)
+            k->smp.wave_off = true; /* its waves wait for each other: their time is the model's */
+        if ((uint64_t)k->n_wg * (k->launch.waves_per_wg ? k->launch.waves_per_wg : w->wg->n_waves) <
+            (uint64_t)(k->gpu_count ? k->gpu_count : 1) * c->shader_arrays * c->cus_per_sa * c->simds)
+            k->smp.wave_off = true; /* fewer waves than SIMDs: each one's time is the kernel's, replayed in full */
+        if (n < c->sample_wave_min || tw->n_await) {
+            w->smp_state = WS_OFF;
+            return 0;
+        }
+        w->smp_state = WS_WARM;
+        w->smp_next = n * c->sample_wave_warmup / 100;
+        return 0;
+    case WS_WARM: /* the measurement starts (again) */
+        if (!w->smp_data)
+            w->smp_data = malloc(sizeof *w->smp_data + ((w->walk.prog->n_insn + 63) / 64) * sizeof(uint64_t));
+        if (!w->smp_data) {
+            rp_sim_fail(s, "sampled replay: out of memory");
+            return -1;
+        }
+        w->smp_data->w0 = w->walk;
+        memset(w->smp_data->seen, 0, ((w->walk.prog->n_insn + 63) / 64) * sizeof(uint64_t));
+        w->smp_t0 = t;
+        w->smp_i0 = dyn;
+        w->smp_state = WS_HALF1;
+        w->smp_next = dyn + (n * c->sample_wave_measure / 100 + 1) / 2;
+        return 0;
+    case WS_HALF1:
+        w->smp_tmid = t;
+        w->smp_imid = dyn;
+        w->smp_state = WS_HALF2;
+        w->smp_next = dyn + (dyn - w->smp_i0);
+        return 0;
+    case WS_HALF2: {
+        int r = mark_measured(w);
+        if (r < 0)
+            return -1;
+        if (r > 0) { /* measured across a barrier or an LDS access: measure the next stretch */
+            w->smp_state = dyn + 2 * (w->smp_imid - w->smp_i0) + n * c->sample_wave_tail / 100 < n ? WS_WARM : WS_OFF;
+            w->smp_next = dyn;
+            return 0;
+        }
+        double h1 = (double)(w->smp_tmid - w->smp_t0) / (double)(w->smp_imid - w->smp_i0);
+        double h2 = (double)(t - w->smp_tmid) / (double)(dyn - w->smp_imid);
+        w->smp_cpi = (double)(t - w->smp_t0) / (double)(dyn - w->smp_i0);
+        double d = w->smp_cpi > 0 ? (h1 > h2 ? h1 - h2 : h2 - h1) / w->smp_cpi : 0;
+        w->smp_rel = d > c->sample_tolerance / 200.0 ? d : c->sample_tolerance / 200.0;
+        w->smp_state = WS_SKIP;
+    }
+        /* fall through */
+    case WS_SKIP: {
+        uint64_t tail = n * c->sample_wave_tail / 100;
+        if (k->smp.wave_off || k->cas_seen || k->gws_cap || k->spin_iterations || dyn + tail + 1 >= n ||
+            w->smp_cpi <= 0) {
+            w->smp_state = WS_OFF;
+            return 0;
+        }
+        uint64_t all = (uint64_t)k->n_wg * (k->launch.waves_per_wg ? k->launch.waves_per_wg : w->wg->n_waves);
+        if (k->smp.waves_started < all) {
+            w->smp_next = dyn + 16; /* workgroups are still to start: look again later */
+            return 0;
+        }
+        if (w->vmcnt || w->lgkmcnt) {
+            w->smp_next = dyn + 1; /* at a point where none of its accesses is in flight */
+            return 0;
+        }
+        int64_t skipped = skip_ahead(s, w, tail);
+        if (skipped < 0)
+            return -1;
+        if (!skipped)
+            return 0; /* runs this stretch in detail */
+        double sleep = (double)skipped * w->smp_cpi;
+        w->smp_skipped += (uint64_t)skipped;
+        k->smp.wave_skips++;
+        k->smp.wave_instr += (uint64_t)skipped;
+        k->smp.wave_sleep_ps += sleep;
+        k->smp.wave_err_ps += sleep * w->smp_rel;
+        w->smp_until = t + (rp_time)sleep;
+        w->smp_state = WS_ASLEEP;
+        w->smp_next = w->walk.dyn;
+    }
+        /* fall through */
+    case WS_ASLEEP: {
+        if (t < w->smp_until) {
+            /* wake before the watchdog would take the sleep for a hang */
+            rp_time wd = rp_lat_ps(c->watchdog, s->clk) / 2, r = w->smp_until;
+            if (wd && r - t > wd)
+                r = t + wd;
+            e->progress++;
+            *resume = r;
+            return 1;
+        }
+        uint64_t tail = n * c->sample_wave_tail / 100;
+        w->smp_state = w->walk.dyn + tail + 1 < n ? WS_SKIP : WS_OFF;
+        w->smp_next = w->walk.dyn + 1; /* the instruction that stopped the skip runs in detail */
+        return 0;
+    }
+    default:
+        w->smp_state = WS_OFF;
+        return 0;
+    }
+}
+
+void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t)
+{
+    (void)s;
+    rp_kernel *k = w->wg->k;
+    k->smp.wave_life_ps += (double)(t - w->wg->start);
+    free(w->smp_data);
+    w->smp_data = NULL;
 }
 
 /* Mean of v[0..n) and the largest relative deviation from it (0 when the
@@ -290,6 +529,14 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
 void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
 {
     const rp_config *c = &s->cfg;
+    rp_ksample *m = &k->smp;
+    if (m->wave_skips && !m->wave_bound_ps && m->wave_life_ps > 0 && k->end > k->start) {
+        /* the wave level's bound: each skip's predicted time times its
+         * wave's spread, over the waves' mean concurrency (their lifetimes
+         * summed over the kernel's span): skips side by side overlap */
+        m->wave_bound_ps = (rp_time)(m->wave_err_ps * (double)(k->end - k->start) / m->wave_life_ps);
+        m->bound_ps += m->wave_bound_ps;
+    }
     if (!c->sample_enable || !c->sample_kernels || k->smp.whole || !k->n_instr || k->end <= k->start)
         return;
     if (!k->smp.group)
@@ -302,6 +549,6 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
     uint32_t n = c->sample_kernels < 8 ? c->sample_kernels : 8; /* the last n launches replayed in full */
     /* a launch sampled at the workgroup level counts with its predicted time */
     g->rel_bound[g->n_seen % n] = (double)k->smp.bound_ps / (double)(k->end - k->start);
-    g->ps_per_instr[g->n_seen++ % n] = (double)(k->end - k->start) / (double)(k->n_instr + k->smp.skipped_instr);
+    g->ps_per_instr[g->n_seen++ % n] = (double)(k->end - k->start) / (double)(k->n_instr + k->smp.skipped_instr + k->smp.wave_instr);
     g->n_detailed = g->n_seen < n ? g->n_seen : n;
 }

@@ -587,6 +587,11 @@ static uint64_t ctx_flush_l2(void *o, uint32_t gpu) { return rp_mem_flush_l2(o, 
 static int ctx_sample_kernel_start(void *o, rp_kernel *k) { return rp_sample_kernel_start(o, k); }
 static void ctx_sample_kernel_end(void *o, rp_kernel *k) { rp_sample_kernel_end(o, k); }
 static int ctx_sample_wg_done(void *o, rp_kernel *k, rp_time now) { return rp_sample_wg_done(o, k, now); }
+static int ctx_sample_wave(void *o, rp_wave *w, rp_engine *e, rp_time t, rp_time *resume)
+{
+    return rp_sample_wave(o, w, e, t, resume);
+}
+static void ctx_sample_wave_end(void *o, rp_wave *w, rp_time t) { rp_sample_wave_end(o, w, t); }
 
 void rp_ctx_fail(const rp_ctx *x, const char *fmt, ...)
 {
@@ -634,7 +639,8 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
                       .n_parts = 1, .failed = &s->failed, .fail = ctx_fail, .perform = ctx_perform,
                       .route_l2 = ctx_route_l2, .gpu_of = ctx_gpu_of, .kernel_note = ctx_kernel_note,
                       .flush_l2 = ctx_flush_l2, .sample_kernel_start = ctx_sample_kernel_start,
-                      .sample_kernel_end = ctx_sample_kernel_end, .sample_wg_done = ctx_sample_wg_done, .page_of = ctx_page_of};
+                      .sample_kernel_end = ctx_sample_kernel_end, .sample_wg_done = ctx_sample_wg_done,
+                      .sample_wave = ctx_sample_wave, .sample_wave_end = ctx_sample_wave_end, .page_of = ctx_page_of};
     s->n_gpus = cfg->topo_kind == RP_TOPO_SINGLE ? 1 : cfg->gpus;
     if (cfg->topo_kind == RP_TOPO_SINGLE && cfg->gpus > 1) {
         /* M-SGPU (MGSim paper Sec. IV-C): one monolithic GPU with N times the
@@ -767,6 +773,8 @@ void rp_sim_fini(rp_sim *s)
         for (rp_wg *wg = gp->disp.live, *n; wg; wg = n) { /* a run that stopped early */
             n = wg->live_next;
             trc_wg_free(wg->tw);
+            for (uint32_t i = 0; wg->waves && i < wg->n_waves; i++)
+                free(wg->waves[i].smp_data); /* sampled replay's measurement (sample.c) */
             free(wg->waves);
             free(wg->lds);
             free(wg);
@@ -1180,6 +1188,12 @@ void rp_sim_report(rp_sim *s, FILE *f)
             snprintf(chk + strlen(chk), sizeof chk - strlen(chk),
                      " [sampled: %u of %u workgroups in detail, the rest predicted %.3f us +- %.3f us]",
                      k->smp.detailed_wgs, k->n_wg, (double)k->smp.skip_ps / 1e6, (double)k->smp.bound_ps / 1e6);
+        if (k->smp.wave_skips)
+            snprintf(chk + strlen(chk), sizeof chk - strlen(chk),
+                     " [%s%llu of %llu wavefront instructions skipped in %llu waves, time predicted +- %.3f us]",
+                     k->smp.switched ? "waves: " : "sampled: ", (unsigned long long)k->smp.wave_instr,
+                     (unsigned long long)(k->n_instr + k->smp.wave_instr), (unsigned long long)k->smp.wave_skips,
+                     (double)k->smp.wave_bound_ps / 1e6);
         fprintf(f, "%-4u %-32s %3u %12llu %12.3f %12llu %6.2f %6.1f %6.1f %12llu %12llu  %s\n", k->launch.kernel_id,
                 name, k->gpu, (unsigned long long)cyc, (double)kspan(k) / 1e6,
                 (unsigned long long)k->n_instr, ratio(k->n_instr, cyc), 100 * ratio(d.l1v_hits, d.l1v_accesses),
@@ -1361,12 +1375,18 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
             json_object_set_new(o, "overlap_copies_ps", json_integer((json_int_t)oc_ps));
         }
         json_object_set_new(o, "workgroups", json_integer(k->n_wg));
-        if (k->smp.switched) {
+        if (k->smp.switched || k->smp.wave_skips) {
             /* sampled replay (sample.c): end_ps, cycles and time_ns are predictions within bound_ps;
-             * wavefront_instructions and the counters cover the detailed workgroups only */
+             * wavefront_instructions and the counters cover the detailed workgroups only, less the
+             * instructions their waves skipped */
             json_t *sm = json_object();
-            json_object_set_new(sm, "detailed_workgroups", json_integer(k->smp.detailed_wgs));
+            json_object_set_new(sm, "detailed_workgroups", json_integer(k->smp.switched ? k->smp.detailed_wgs : k->n_wg));
             json_object_set_new(sm, "skipped_workgroups", json_integer(k->smp.skipped_wgs));
+            if (k->smp.wave_skips) {
+                json_object_set_new(sm, "wave_skips", json_integer((json_int_t)k->smp.wave_skips));
+                json_object_set_new(sm, "wave_skipped_instructions", json_integer((json_int_t)k->smp.wave_instr));
+                json_object_set_new(sm, "wave_bound_ps", json_integer((json_int_t)k->smp.wave_bound_ps));
+            }
             json_object_set_new(sm, "skipped_wavefront_instructions", json_integer((json_int_t)k->smp.skipped_instr));
             json_object_set_new(sm, "switch_ps", json_integer((json_int_t)k->smp.t_switch));
             json_object_set_new(sm, "rate_per_ns", json_real(k->smp.rate_mean * 1e3));

@@ -284,6 +284,35 @@ sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json") && grep -q "sa
   else bad "sample_deep record: $(why "$OUT/sd.out")"; fi
 fi
 
+echo "== sampled replay at the wave level (sample.waves, issue 16): one round of long waves"
+if [ -x "$BUILD/programs/sample_waves" ]; then
+  tr=$OUT/sample_waves.gtrace
+  if "$EMU" --quiet --record "$tr" -- "$BUILD/programs/sample_waves" >"$OUT/sw.out" 2>&1 && grep -q "PASS sample_waves" "$OUT/sw.out"; then
+    if timeout 300 "$REPLAY" --topo r9nano --quiet --stats "$OUT/sw-full.json" "$tr" >"$OUT/sw-full.out" 2>&1 \
+       && timeout 300 "$REPLAY" --topo r9nano --sample --stats "$OUT/sw-smp.json" "$tr" >"$OUT/sw-smp.out" 2>&1 \
+       && timeout 300 "$REPLAY" --topo r9nano --sample --set sample.waves=0 --stats "$OUT/sw-off.json" "$tr" >"$OUT/sw-off.out" 2>&1 \
+       && res=$("$PY" -c '
+import json, sys
+f, s, o = (json.load(open(p)) for p in sys.argv[1:4])
+c = s["check"]
+ok = c["load_mismatches"] == 0 and c["d2h_mismatches"] == 0 and c["d2h_checked"] > 0 and len(f["kernels"]) == len(s["kernels"]) == 1
+kf, ks, ko = f["kernels"][0], s["kernels"][0], o["kernels"][0]
+sm = ks.get("sampled", {})
+dur = lambda k: k["end_ps"] - k["start_ps"]
+skipped, total = sm.get("wave_skipped_instructions", 0), kf["wavefront_instructions"]
+err = (dur(ks) - dur(kf)) / dur(kf)
+# most of every wave skipped, its stores applied (D2H clean), the time within its bound and 5%
+ok = ok and sm.get("wave_skips", 0) >= 1024 and 2 * skipped >= total and ks["wavefront_instructions"] + skipped == total
+ok = ok and abs(err) <= 0.05 and abs(dur(ks) - dur(kf)) <= sm["bound_ps"] + 0.01 * dur(kf)
+# one round of workgroups: with the wave level off nothing is sampled, the full replay
+ok = ok and "sampled" not in ko and dur(ko) == dur(kf) and ko["wavefront_instructions"] == total
+print("%d of %d wavefront instructions skipped in %d waves, kernel time %+.2f%% against the full replay (bound %.2f%%), D2H checks clean; sample.waves=0: the full replay" % (skipped, total, sm.get("wave_skips", 0), 100 * err, 100.0 * sm.get("bound_ps", 0) / dur(kf)))
+sys.exit(0 if ok else 1)' "$OUT/sw-full.json" "$OUT/sw-smp.json" "$OUT/sw-off.json") && grep -q "wavefront instructions skipped in" "$OUT/sw-smp.out"; then
+      ok "sample_waves --sample: $res"
+    else bad "sample_waves --sample: ${res:-replay failed: $(why "$OUT/sw-smp.out" "$OUT/sw-full.out")}"; fi
+  else bad "sample_waves record: $(why "$OUT/sw.out")"; fi
+fi
+
 echo "== long waves stream out in segments (trace format 2.0, issue 20): recording memory does not grow with wave length"
 if [ -x "$BUILD/programs/long_waves" ]; then
   # peak resident memory of a recording (the launcher and the program it forks, in KiB)
