@@ -185,7 +185,6 @@ static int mark_measured(rp_wave *w)
     return 0;
 }
 
-
 /* Walk wk (wave w's walk or a copy) past the instructions a skip may take:
  * skippable ones its measurement ran, leaving the wave's last `tail`; each
  * memory op applied (ff_op) when apply. The count walked, or
@@ -200,6 +199,8 @@ static int64_t skip_walk(rp_sim *s, rp_wave *w, gcn_walk *wk, uint64_t tail, boo
             return -1;
         if (!skippable(in) || !was_measured(w, wk))
             break;
+        if (gcn_walk_is_mem(in) && wk->mem_i < wk->tw->n_mem && (wk->tw->mem[wk->mem_i].flags & TRC_MO_LDS))
+            break; /* a FLAT access to the LDS (or one after an EXEC = 0 instruction): the LDS image is the detailed model's */
         const trc_mem_op *op = NULL;
         if (gcn_walk_is_mem(in) && gcn_walk_mem(wk, in, &op) < 0)
             return -1;
