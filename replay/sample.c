@@ -245,15 +245,18 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
     uint64_t n = tw->n_instr, dyn = w->walk.dyn;
     switch (w->smp_state) {
     case WS_FIRST:
-        if (!k->smp.waves_started++ &&
-            gcn_program_sync_reasons(k->prog, k->prog->insn[k->entry_idx].pc, NULL))
-            k->smp.wave_off = true; /* its workgroups may observe each other (glc loads, returning atomics,
-                                     * s_sleep: gcn/gcn_sync.c): skipped waves would change what they see */
+        if (!k->smp.waves_started++) { /* the launch's first wave: what holds for all of them */
+            /* workgroups that may observe each other (glc loads, returning atomics, s_sleep:
+             * gcn/gcn_sync.c): a skipped wave's early stores would change what they see */
+            if (gcn_program_sync_reasons(k->prog, k->prog->insn[k->entry_idx].pc, NULL))
+                k->smp.wave_off = true;
+            /* fewer waves than SIMDs: each one's time is the kernel's, replayed in full */
+            if ((uint64_t)k->n_wg * (k->launch.waves_per_wg ? k->launch.waves_per_wg : w->wg->n_waves) <
+                (uint64_t)(k->gpu_count ? k->gpu_count : 1) * c->shader_arrays * c->cus_per_sa * c->simds)
+                k->smp.wave_off = true;
+        }
         if (tw->n_await)
             k->smp.wave_off = true; /* its waves wait for each other: their time is the model's */
-        if ((uint64_t)k->n_wg * (k->launch.waves_per_wg ? k->launch.waves_per_wg : w->wg->n_waves) <
-            (uint64_t)(k->gpu_count ? k->gpu_count : 1) * c->shader_arrays * c->cus_per_sa * c->simds)
-            k->smp.wave_off = true; /* fewer waves than SIMDs: each one's time is the kernel's, replayed in full */
         if (n < c->sample_wave_min || tw->n_await) {
             w->smp_state = WS_OFF;
             return 0;

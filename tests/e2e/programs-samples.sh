@@ -259,13 +259,25 @@ if [ -n "${HSIM[one]:-}" ] && [ -n "${HSIM[two]:-}" ]; then
   else bad "streams_halo: two streams ${HSIM[two]} us, one ${HSIM[one]} us (want two < one)"; fi
 fi
 
+# Record programs/$1 (which prints "PASS $1") into $OUT/$1.gtrace and replay it on
+# r9nano in full ($OUT/$2-full.json) and sampled ($OUT/$2-smp.json, .out): 0, or 1
+# with why on stdout.
+sampled_pair() {
+  local tr=$OUT/$1.gtrace
+  if ! "$EMU" --quiet --record "$tr" -- "$BUILD/programs/$1" >"$OUT/$2.out" 2>&1 || ! grep -q "PASS $1" "$OUT/$2.out"; then
+    echo "record: $(why "$OUT/$2.out")"
+    return 1
+  fi
+  if ! timeout 300 "$REPLAY" --topo r9nano --quiet --stats "$OUT/$2-full.json" "$tr" >"$OUT/$2-full.out" 2>&1 ||
+     ! timeout 300 "$REPLAY" --topo r9nano --sample --stats "$OUT/$2-smp.json" "$tr" >"$OUT/$2-smp.out" 2>&1; then
+    echo "replay failed: $(why "$OUT/$2-smp.out" "$OUT/$2-full.out")"
+    return 1
+  fi
+}
+
 echo "== sampled replay (mgpu-replay --sample, issue 16) of a deep kernel launched four times"
 if [ -x "$BUILD/programs/sample_deep" ]; then
-  tr=$OUT/sample_deep.gtrace
-  if "$EMU" --quiet --record "$tr" -- "$BUILD/programs/sample_deep" >"$OUT/sd.out" 2>&1 && grep -q "PASS sample_deep" "$OUT/sd.out"; then
-    if timeout 300 "$REPLAY" --topo r9nano --quiet --stats "$OUT/sd-full.json" "$tr" >"$OUT/sd-full.out" 2>&1 \
-       && timeout 300 "$REPLAY" --topo r9nano --sample --stats "$OUT/sd-smp.json" "$tr" >"$OUT/sd-smp.out" 2>&1 \
-       && res=$("$PY" -c '
+  if err=$(sampled_pair sample_deep sd) && res=$("$PY" -c '
 import json, sys
 f, s = (json.load(open(p)) for p in sys.argv[1:3])
 c = s["check"]
@@ -279,19 +291,16 @@ ok = ok and wg and whole and abs(ts - tf) <= 0.03 * tf
 ok = ok and all(abs(dur(ks) - dur(kf)) <= ks["sampled"]["bound_ps"] + 0.01 * dur(kf) for kf, ks in sm)
 print("%d kernels sampled (%d at the workgroup level, %d whole), kernel time %+.2f%% against the full replay, D2H checks clean" % (len(sm), len(wg), len(whole), 100.0 * (ts - tf) / tf))
 sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json") && grep -q "sampled: " "$OUT/sd-smp.out"; then
-      ok "sample_deep --sample: $res"
-    else bad "sample_deep --sample: ${res:-replay failed: $(why "$OUT/sd-smp.out" "$OUT/sd-full.out")}"; fi
-  else bad "sample_deep record: $(why "$OUT/sd.out")"; fi
+    ok "sample_deep --sample: $res"
+  else bad "sample_deep --sample: ${err:-$res}"; fi
 fi
 
 echo "== sampled replay at the wave level (sample.waves, issue 16): one round of long waves"
 if [ -x "$BUILD/programs/sample_waves" ]; then
-  tr=$OUT/sample_waves.gtrace
-  if "$EMU" --quiet --record "$tr" -- "$BUILD/programs/sample_waves" >"$OUT/sw.out" 2>&1 && grep -q "PASS sample_waves" "$OUT/sw.out"; then
-    if timeout 300 "$REPLAY" --topo r9nano --quiet --stats "$OUT/sw-full.json" "$tr" >"$OUT/sw-full.out" 2>&1 \
-       && timeout 300 "$REPLAY" --topo r9nano --sample --stats "$OUT/sw-smp.json" "$tr" >"$OUT/sw-smp.out" 2>&1 \
-       && timeout 300 "$REPLAY" --topo r9nano --sample --set sample.waves=0 --stats "$OUT/sw-off.json" "$tr" >"$OUT/sw-off.out" 2>&1 \
-       && res=$("$PY" -c '
+  if err=$(sampled_pair sample_waves sw) \
+     && { timeout 300 "$REPLAY" --topo r9nano --sample --set sample.waves=0 --stats "$OUT/sw-off.json" "$OUT/sample_waves.gtrace" \
+            >"$OUT/sw-off.out" 2>&1 || { err="sample.waves=0: $(why "$OUT/sw-off.out")"; false; }; } \
+     && res=$("$PY" -c '
 import json, sys
 f, s, o = (json.load(open(p)) for p in sys.argv[1:4])
 c = s["check"]
@@ -308,9 +317,8 @@ ok = ok and abs(err) <= 0.05 and abs(dur(ks) - dur(kf)) <= sm["bound_ps"] + 0.01
 ok = ok and "sampled" not in ko and dur(ko) == dur(kf) and ko["wavefront_instructions"] == total
 print("%d of %d wavefront instructions skipped in %d waves, kernel time %+.2f%% against the full replay (bound %.2f%%), D2H checks clean; sample.waves=0: the full replay" % (skipped, total, sm.get("wave_skips", 0), 100 * err, 100.0 * sm.get("bound_ps", 0) / dur(kf)))
 sys.exit(0 if ok else 1)' "$OUT/sw-full.json" "$OUT/sw-smp.json" "$OUT/sw-off.json") && grep -q "wavefront instructions skipped in" "$OUT/sw-smp.out"; then
-      ok "sample_waves --sample: $res"
-    else bad "sample_waves --sample: ${res:-replay failed: $(why "$OUT/sw-smp.out" "$OUT/sw-full.out")}"; fi
-  else bad "sample_waves record: $(why "$OUT/sw.out")"; fi
+    ok "sample_waves --sample: $res"
+  else bad "sample_waves --sample: ${err:-$res}"; fi
 fi
 
 echo "== long waves stream out in segments (trace format 2.0, issue 20): recording memory does not grow with wave length"
