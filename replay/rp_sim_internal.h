@@ -137,6 +137,9 @@ typedef struct rp_ksample {
     double wave_sleep_ps, wave_err_ps; /* their predicted time, and that times each wave's spread, summed */
     double wave_life_ps;      /* the lifetimes of its waves, summed (the bound's concurrency) */
     rp_time wave_bound_ps;    /* at its end: the wave level's share of bound_ps */
+    bool after_skips;         /* at its end: other kernels' work was skipped before it ended, so it ran
+                               * in a machine the skips changed (caches, DRAM, timing): its time has an
+                               * error that no bound covers */
 } rp_ksample;
 
 struct rp_kernel {
@@ -283,6 +286,7 @@ struct rp_sim {
         bool off;             /* a launch of it polled: never skipped */
     } *sgroups;
     size_t n_sgroups;
+    uint64_t smp_skipped;     /* wavefront instructions skipped so far, every kernel (workgroup, kernel and wave level) */
     size_t n_kernels, cap_kernels;
     /* unified memory (um.c): um_on when um.policy places governed memory
      * other than at home, um_moves when it moves pages (um is built then) */

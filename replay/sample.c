@@ -123,6 +123,7 @@ static int ff_wg(rp_sim *s, rp_kernel *k, uint32_t i, uint64_t *instr)
     for (uint32_t v = 0; v < g->n_waves && !rc; v++) {
         const trc_wave *tw = &g->waves[v];
         *instr += tw->n_instr;
+        s->smp_skipped += tw->n_instr;
         gcn_walk wk;
         gcn_walk_init(&wk, k->prog, k->entry_idx, tw);
         const gcn_insn *in;
@@ -326,6 +327,7 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
         w->smp_skipped += (uint64_t)skipped;
         k->smp.wave_skips++;
         k->smp.wave_instr += (uint64_t)skipped;
+        s->smp_skipped += (uint64_t)skipped;
         k->smp.wave_sleep_ps += sleep;
         k->smp.wave_err_ps += sleep * w->smp_rel;
         w->smp_until = t + (rp_time)sleep;
@@ -534,6 +536,7 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
 {
     const rp_config *c = &s->cfg;
     rp_ksample *m = &k->smp;
+    m->after_skips = s->smp_skipped > m->skipped_instr + m->wave_instr;
     if (m->wave_skips && !m->wave_bound_ps && m->wave_life_ps > 0 && k->end > k->start) {
         /* the wave level's bound: each skip's predicted time times its
          * wave's spread, over the waves' mean concurrency (their lifetimes

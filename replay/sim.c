@@ -1168,7 +1168,7 @@ void rp_sim_report(rp_sim *s, FILE *f)
             memset(&d, 0, sizeof d); /* its end counters were never taken */
         char name[33];
         rp_printable(name, sizeof name, k->launch.kernel_name);
-        char chk[160];
+        char chk[320];
         if (!k->done)
             snprintf(chk, sizeof chk, "not finished");
         else if (k->mismatches)
@@ -1194,6 +1194,8 @@ void rp_sim_report(rp_sim *s, FILE *f)
                      k->smp.switched ? "waves: " : "sampled: ", (unsigned long long)k->smp.wave_instr,
                      (unsigned long long)(k->n_instr + k->smp.wave_instr), (unsigned long long)k->smp.wave_skips,
                      (double)k->smp.wave_bound_ps / 1e6);
+        if (k->smp.after_skips)
+            snprintf(chk + strlen(chk), sizeof chk - strlen(chk), " [after skipped work]");
         fprintf(f, "%-4u %-32s %3u %12llu %12.3f %12llu %6.2f %6.1f %6.1f %12llu %12llu  %s\n", k->launch.kernel_id,
                 name, k->gpu, (unsigned long long)cyc, (double)kspan(k) / 1e6,
                 (unsigned long long)k->n_instr, ratio(k->n_instr, cyc), 100 * ratio(d.l1v_hits, d.l1v_accesses),
@@ -1375,6 +1377,8 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
             json_object_set_new(o, "overlap_copies_ps", json_integer((json_int_t)oc_ps));
         }
         json_object_set_new(o, "workgroups", json_integer(k->n_wg));
+        if (s->cfg.sample_enable) /* its time carries the effect of earlier skips: no bound covers it */
+            json_object_set_new(o, "after_skipped_work", json_boolean(k->smp.after_skips));
         if (k->smp.switched || k->smp.wave_skips) {
             /* sampled replay (sample.c): end_ps, cycles and time_ns are predictions within bound_ps;
              * wavefront_instructions and the counters cover the detailed workgroups only, less the

@@ -289,8 +289,13 @@ dur = lambda k: k["end_ps"] - k["start_ps"]
 tf, ts = sum(map(dur, f["kernels"])), sum(map(dur, s["kernels"]))
 ok = ok and wg and whole and abs(ts - tf) <= 0.03 * tf
 ok = ok and all(abs(dur(ks) - dur(kf)) <= ks["sampled"]["bound_ps"] + 0.01 * dur(kf) for kf, ks in sm)
-print("%d kernels sampled (%d at the workgroup level, %d whole), kernel time %+.2f%% against the full replay, D2H checks clean" % (len(sm), len(wg), len(whole), 100.0 * (ts - tf) / tf))
-sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json") && grep -q "sampled: " "$OUT/sd-smp.out"; then
+# the first launch skips only its own work; every later one runs after skips (marked), and a
+# full replay has no such field
+after = [k["after_skipped_work"] for k in s["kernels"]]
+ok = ok and after == [False, True, True, True] and all("after_skipped_work" not in k for k in f["kernels"])
+print("%d kernels sampled (%d at the workgroup level, %d whole), kernel time %+.2f%% against the full replay, D2H checks clean, %d marked after skipped work" % (len(sm), len(wg), len(whole), 100.0 * (ts - tf) / tf, sum(after)))
+sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json") && grep -q "sampled: " "$OUT/sd-smp.out" &&
+     [ "$(grep -c '\[after skipped work\]$' "$OUT/sd-smp.out")" = 3 ]; then
     ok "sample_deep --sample: $res"
   else bad "sample_deep --sample: ${err:-$res}"; fi
 fi
