@@ -72,16 +72,25 @@ WORKLOADS = [
 ]
 PRESETS = ["r9nano", "m-sgpu", "u-mgpu", "d-mgpu"]
 TRACE_OF_PRESET = {"r9nano": "1gpu", "m-sgpu": "1gpu_4x", "u-mgpu": "1gpu_4x", "d-mgpu": "4gpu",
-                   "r9nano-cut": "1gpu_4x", "u-mgpu-ft": "1gpu_4x", "u-mgpu-ac": "1gpu_4x"}
-# "<preset>-cut": the preset with the cut inside each GPU (sim.gpu_partitions, docs/timing-model.md)
+                   "r9nano-cut": "1gpu_4x", "m-sgpu-cut": "1gpu_4x", "d-mgpu-cut": "4gpu",
+                   "u-mgpu-ft": "1gpu_4x", "u-mgpu-ac": "1gpu_4x"}
+# "<preset>-cut": the preset with the cut inside each GPU (CUT_SETTINGS: sim.gpu_partitions,
+# sim.dram_partition; docs/timing-model.md)
 # U-MGPU with unified-memory placement (um.policy, docs/timing-model.md), replayed for the case
 # study on the 1gpu_4x trace beside u-mgpu (its default placement: interleaved 4 KiB pages)
 UM_VARIANTS = {"u-mgpu-ft": ("u-mgpu", "first-touch"), "u-mgpu-ac": ("u-mgpu", "access-counter")}
-CUT_PARTITIONS = 3
+# the cut of the "-cut" presets: the memory side, 4 groups of shader arrays and the DRAM channels
+# (6 partitions per GPU; docs/timing-model.md "The DRAM's own partition"); results measured before
+# the settings were recorded in the JSON used sim.gpu_partitions=3
+CUT_SETTINGS = ["sim.gpu_partitions=5", "sim.dram_partition=1"]
+OLD_CUT_SETTINGS = ["sim.gpu_partitions=3"]
 SCHEMA = 1
 THRESHOLD = 0.10
-# the presets replayed with mgpu-replay --threads T (4 partitions: one per GPU)
-PARALLEL_PRESETS = ["u-mgpu", "d-mgpu", "r9nano-cut"]
+# the presets replayed with mgpu-replay --threads T: u-mgpu and d-mgpu as they are (4 partitions:
+# one per GPU), and r9nano, m-sgpu and d-mgpu with the cut inside each GPU (u-mgpu with it, 24
+# partitions of 4 ns windows, ran slower on two threads than on one: gd 1x 4.5 s on one, 4.3 s on
+# two, 2.4 s without the cut; the scans over every pair of partitions between windows dominate)
+PARALLEL_PRESETS = ["u-mgpu", "d-mgpu", "r9nano-cut", "m-sgpu-cut", "d-mgpu-cut"]
 PARALLEL_TARGET = 1.8  # issue 8: speedup at T=2 on 2 cores, 4-GPU presets
 
 # metric path -> +1 if higher is better, -1 if lower is better (regression check)
@@ -206,7 +215,9 @@ class Bench:
         """One mgpu-replay run; (wall seconds, peak RSS MiB)."""
         cmd = [self.replay, "--quiet", "--topo", preset]
         if preset.endswith("-cut"):
-            cmd = [self.replay, "--quiet", "--topo", preset[:-4], "--set", f"sim.gpu_partitions={CUT_PARTITIONS}"]
+            cmd = [self.replay, "--quiet", "--topo", preset[:-4]]
+            for kv in CUT_SETTINGS:
+                cmd += ["--set", kv]
         if preset in UM_VARIANTS:
             topo, pol = UM_VARIANTS[preset]
             cmd = [self.replay, "--quiet", "--topo", topo, "--set", f"um.policy={pol}"]
@@ -418,8 +429,10 @@ class Bench:
                 self.failures.append(f"{prog} {p}: {e}")
                 log(f"{prog}: replay {p} FAILED: {e}")
         if self.a.parallel:
-            r["parallel"] = {"u-mgpu": self.parallel_part(prog, "u-mgpu", t4, first),
-                             "r9nano-cut": self.parallel_part(prog, "r9nano-cut", t4)}
+            r["parallel"] = {"u-mgpu": self.parallel_part(prog, "u-mgpu", t4, first)}
+            for p in PARALLEL_PRESETS:
+                if p.endswith("-cut") and TRACE_OF_PRESET[p] == "1gpu_4x":
+                    r["parallel"][p] = self.parallel_part(prog, p, t4)
         if self.a.sampled:
             log(f"{prog}: sampled replay r9nano against the full one (4x problem)")
             try:
@@ -438,6 +451,7 @@ class Bench:
         r["replay"]["d-mgpu"], *first = self.replay_sample(prog, "d-mgpu", td)
         if self.a.parallel:
             r["parallel"]["d-mgpu"] = self.parallel_part(prog, "d-mgpu", td, first)
+            r["parallel"]["d-mgpu-cut"] = self.parallel_part(prog, "d-mgpu-cut", td)
         os.unlink(td)
         return r
 
@@ -449,12 +463,14 @@ class Bench:
         if self.a.small:
             a1, a4, ad = small
         r = {"args": {"1gpu_4x": a4, "4gpu": ad}, "parallel": {}}
-        for preset, args, gpus in (("u-mgpu", a4, 1), ("r9nano-cut", a4, 1), ("d-mgpu", ad, 4)):
-            tr = os.path.join(self.work, f"{prog}.{TRACE_OF_PRESET[preset]}.gtrace")
-            log(f"{prog}: recording the {TRACE_OF_PRESET[preset]} trace")
-            e = self.emu_run(prog, args, self.nthr, record=tr, gpus=gpus, tag=f"par-{preset}")
-            r["output_" + TRACE_OF_PRESET[preset]] = e["out"]
-            r["parallel"][preset] = self.parallel_part(prog, preset, tr)
+        for kind, args, gpus in (("1gpu_4x", a4, 1), ("4gpu", ad, 4)):
+            tr = os.path.join(self.work, f"{prog}.{kind}.gtrace")
+            log(f"{prog}: recording the {kind} trace")
+            e = self.emu_run(prog, args, self.nthr, record=tr, gpus=gpus, tag=f"par-{kind}")
+            r["output_" + kind] = e["out"]
+            for preset in PARALLEL_PRESETS:
+                if TRACE_OF_PRESET[preset] == kind:
+                    r["parallel"][preset] = self.parallel_part(prog, preset, tr)
             os.unlink(tr)
         return r
 
@@ -586,7 +602,7 @@ def parallel_summary(res):
     mean of the speedups over the workloads; whether every stats file matched."""
     ts = res.get("parallel", {}).get("threads") or []
     g, ok = {}, True
-    for p in PARALLEL_PRESETS:
+    for p in res.get("parallel", {}).get("presets") or PARALLEL_PRESETS:
         g[p] = {}
         for t in ts:
             if t == 1:
@@ -607,12 +623,16 @@ def markdown_parallel(res):
         return []
     ts = pr["threads"]
     nts = [t for t in ts if t != 1]
+    presets = pr.get("presets") or PARALLEL_PRESETS
+    cut = pr.get("cut_settings") or OLD_CUT_SETTINGS
+    cut_desc = ", ".join(cut)
     L = ["## Parallel replay (mgpu-replay --threads T)", ""]
     reused = "" if res.get("parallel_only") else " (the first T=1 run is the replay of the table above)"
     L.append(f"One trace replayed with T worker threads over the machine's partitions (one per GPU): u-mgpu "
-             f"on the 1gpu_4x trace, d-mgpu on the 4gpu trace; r9nano-cut: r9nano on the 1gpu_4x trace with the "
-             f"cut inside the GPU (sim.gpu_partitions={CUT_PARTITIONS}: memory side + 2 groups of shader arrays, "
-             f"4 ns windows; a model variant of its own, so its T=1 run is its own, not the r9nano replay above). Wall seconds: best of {pr['repeat']} runs per "
+             f"on the 1gpu_4x trace, d-mgpu on the 4gpu trace; '-cut': the preset (r9nano and m-sgpu "
+             f"on the 1gpu_4x trace, d-mgpu on the 4gpu trace) with the cut inside each GPU ({cut_desc}: "
+             f"docs/timing-model.md, 4 ns windows; a model variant of its own, so its T=1 run is its own, not "
+             f"the replay above). Wall seconds: best of {pr['repeat']} runs per "
              f"T{reused}, on {res['host']['cpus']} CPUs; speedup = T=1 s / T=n s (at most the "
              f"partition count). Identical JSON: the --stats files of all runs and thread counts are "
              f"byte-identical (they must be). Windows: synchronisation windows of the lookahead (ns) over "
@@ -626,7 +646,7 @@ def markdown_parallel(res):
     L.append("|---" * (4 + 2 * len(nts) + 4) + "|")
     bad = []
     for name, w in res["workloads"].items():
-        for p in PARALLEL_PRESETS:
+        for p in presets:
             r = get(w, ("parallel", p))
             if not r:
                 continue
@@ -649,14 +669,14 @@ def markdown_parallel(res):
     g, _ = parallel_summary(res)
     for t in nts:
         parts = []
-        for p in PARALLEL_PRESETS:
+        for p in presets:
             v = g.get(p, {}).get(str(t))
             n = sum(1 for w in res["workloads"].values()
                     if isinstance(get(w, ("parallel", p, "speedup", str(t))), (int, float)))
             parts.append(f"{p} {fmt(v)}x ({n} workloads)" if v is not None else f"{p} -")
         line = f"Geometric-mean speedup at T={t}: " + ", ".join(parts) + "."
         if t == 2:
-            vals = [g.get(p, {}).get("2") for p in PARALLEL_PRESETS]
+            vals = [g.get(p, {}).get("2") for p in presets]
             met = all(isinstance(v, (int, float)) and v >= PARALLEL_TARGET for v in vals)
             line += (f" Target (issues 8, 16): >= {PARALLEL_TARGET}x on 2 cores on every preset: "
                      f"{'met' if met else '**not met**'}.")
@@ -975,7 +995,8 @@ def main():
         res["parallel_only"] = True
     if a.parallel:
         res["parallel"] = {"threads": b.par_threads, "repeat": a.parallel_repeat,
-                           "presets": PARALLEL_PRESETS, "target_speedup_2thr": PARALLEL_TARGET}
+                           "presets": PARALLEL_PRESETS, "cut_settings": CUT_SETTINGS,
+                           "target_speedup_2thr": PARALLEL_TARGET}
     failed = 0
     for prog, a1, a4, ad, small in WORKLOADS:
         if only and prog not in only:

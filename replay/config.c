@@ -321,6 +321,12 @@ static const param params[] = {
      "L1I) are N - 1 more, meeting over the NoC links (lookahead: noc.latency and dispatcher.latency, both > 0). "
      "A model choice: messages that reach a port at the same picosecond from different partitions are ordered by "
      "partition, so results differ slightly from N = 1 (deterministic, the same for every --threads)"},
+    {"sim.dram_partition", PT_UINT, F(dram_partition), "0", 0, 1, "0 or 1",
+     "parallel replay inside a GPU, with sim.gpu_partitions >= 2: 1 = the GPU's DRAM channels are one more "
+     "partition, apart from its L2 banks. The links between them take d = the lookahead rounded up to whole DRAM "
+     "clocks each way, and dram.latency is shortened by 2d with the refresh schedule d later, so each channel sees "
+     "every request d later and each response reaches the L2 when it did without the cut (same-picosecond ties "
+     "aside; gpu[g].dram[c].access_ps is 2d lower). Needs dram.latency >= 2d"},
     {"sim.await_max_polls", PT_UINT, F(await_max_polls), "4194304", 1, 1000000000, "count",
      "iterations one wave may poll in one await (trace 1.2) before the replay gives the wait up as one that "
      "never ends here (the wave goes on as recorded; `check.await_give_ups` counts a difference), e.g. a "
@@ -786,6 +792,12 @@ int rp_config_validate(const rp_config *c, char *err, size_t errlen)
                  "config: sim.gpu_partitions = %u needs noc.latency > 0, dispatcher.latency > 0 (the links the cut "
                  "crosses) and at most gpu.shader_arrays + 1 = %u partitions",
                  c->gpu_partitions, c->shader_arrays + 1);
+        return -1;
+    }
+    if (c->dram_partition && c->gpu_partitions < 2) {
+        snprintf(err, errlen,
+                 "config: sim.dram_partition = 1 needs sim.gpu_partitions >= 2 (the DRAM's links take the lookahead of "
+                 "the cut inside the GPU)");
         return -1;
     }
     if (c->tlb_enable) {

@@ -81,7 +81,9 @@ int rp_sim_partition(rp_sim *s)
         s->notify_ps = s->clk.period_ps; /* the host never sees an end at the same instant */
     /* per GPU: its memory side, then its groups of shader arrays (the cut
      * inside a GPU, sim.gpu_partitions: over the NoC and dispatch links) */
-    uint32_t per = s->cfg.gpu_partitions > 1 ? s->cfg.gpu_partitions : 1;
+    uint32_t grp_parts = s->cfg.gpu_partitions > 1 ? s->cfg.gpu_partitions : 1;
+    bool dram_cut = grp_parts > 1 && s->cfg.dram_partition; /* and its DRAM channels last */
+    uint32_t per = grp_parts + dram_cut;
     /* a unified-memory policy that moves pages shares one page table
      * between the GPUs (rp_um.h): one partition */
     bool one = rp_um_moves(rp_um_policy_parse(s->cfg.um_policy));
@@ -98,6 +100,22 @@ int rp_sim_partition(rp_sim *s)
             s->lookahead_ps = noc;
         if (dl < s->lookahead_ps)
             s->lookahead_ps = dl;
+    }
+    s->dram_shift_ps = 0;
+    if (dram_cut) {
+        /* d >= the lookahead, in whole DRAM clocks: shifting a channel's whole
+         * timeline (arrivals, clock edges, refreshes) by d changes nothing in it */
+        rp_clock dc = rp_clock_make(s->cfg.dram_freq);
+        rp_time d = (s->lookahead_ps + dc.period_ps - 1) / dc.period_ps * dc.period_ps;
+        rp_time lat = rp_lat_ps(s->cfg.dram_latency, s->clk);
+        if (2 * d > lat) {
+            snprintf(s->err, sizeof s->err,
+                     "config: sim.dram_partition = 1 needs dram.latency >= %llu ps (twice the lookahead %llu ps in "
+                     "whole DRAM clocks); it is %llu ps",
+                     (unsigned long long)(2 * d), (unsigned long long)s->lookahead_ps, (unsigned long long)lat);
+            return -1;
+        }
+        s->dram_shift_ps = d;
     }
     if (!s->threads)
         s->threads = 1;
@@ -127,14 +145,16 @@ int rp_sim_partition(rp_sim *s)
         rp_gpu *gp = &s->gpus[g];
         uint32_t base = (gparts > 1 ? g : 0) * per;
         gp->part = &s->parts[base];
-        gp->n_groups = per - 1;
+        gp->dram_part = &s->parts[dram_cut ? base + per - 1 : base];
+        gp->n_groups = grp_parts - 1;
         gp->sa_part = calloc(s->cfg.shader_arrays ? s->cfg.shader_arrays : 1, sizeof *gp->sa_part);
         if (!gp->sa_part) {
             snprintf(s->err, sizeof s->err, "out of memory");
             return -1;
         }
         for (uint32_t a = 0; a < s->cfg.shader_arrays; a++)
-            gp->sa_part[a] = per > 1 ? &s->parts[base + 1 + rp_sa_group(a, per - 1, s->cfg.shader_arrays)] : gp->part;
+            gp->sa_part[a] = grp_parts > 1 ? &s->parts[base + 1 + rp_sa_group(a, grp_parts - 1, s->cfg.shader_arrays)]
+                                           : gp->part;
     }
     pthread_mutex_t *mu = malloc(sizeof *mu);
     if (!mu || pthread_mutex_init(mu, NULL)) {
@@ -177,6 +197,14 @@ static int link_cut(rp_sim *s, rp_gpu *gp, rp_disp *d, rp_part *dp, rp_time dlat
         rp_link_from(s, &gp->rdma_stage[j], gj, mem);
         rp_link_init(&gp->done_grp[j], d->eng, &d->in, dlat, 0, 0);
         rp_link_from(s, &gp->done_grp[j], gj, dp);
+    }
+    if (gp->dram_part != mem) {
+        /* L2 misses and write-backs into the channels, and their responses
+         * into the banks' fill links (only the DRAM sends on those) */
+        for (uint32_t ch = 0; ch < c->dram_channels; ch++)
+            rp_link_from(s, &gp->dram[ch].in, mem, gp->dram_part);
+        for (uint32_t b = 0; b < c->l2_banks; b++)
+            rp_link_from(s, &gp->l2[b].fill_link, gp->dram_part, mem);
     }
     for (uint32_t a = 0; a < c->shader_arrays; a++) {
         rp_link_from(s, &gp->l1s[a].fill_link, mem, gp->sa_part[a]);
@@ -405,8 +433,11 @@ static void run_part(rp_sim *s, rp_part *p, rp_time t_lim)
 {
     rp_part_tls = p;
     rp_res_tls = &p->res;
-    for (uint32_t q = 0; q < s->n_parts; q++)
-        rp_xq_drain(&s->parts[q].xq[p->id]);
+    for (uint32_t q = 0; q < s->n_parts; q++) {
+        rp_xq *x = &s->parts[q].xq[p->id];
+        if (x->n[x->w ^ 1]) /* most pairs of partitions exchange nothing in a window */
+            rp_xq_drain(x);
+    }
     rp_engine *e = &p->eng;
     uint32_t n = 0;
     while (rp_engine_step_before(e, t_lim))
@@ -676,10 +707,15 @@ int rp_sim_run(rp_sim *s)
             run_window(&c);
             barrier_wait(&c.bar, &sense);
         }
-        /* What was sent during the window is delivered at the next one. */
+        /* What was sent during the window is delivered at the next one (every
+         * read side was drained in the window: a queue with nothing written
+         * stays as it is). */
         for (uint32_t p = 0; p < s->n_parts; p++)
-            for (uint32_t q = 0; q < s->n_parts; q++)
-                rp_xq_flip(&s->parts[p].xq[q]);
+            for (uint32_t q = 0; q < s->n_parts; q++) {
+                rp_xq *x = &s->parts[p].xq[q];
+                if (x->n[x->w])
+                    rp_xq_flip(x);
+            }
     }
     if (c.bar.n > 1) {
         __atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);

@@ -59,6 +59,7 @@ typedef struct rp_gpu {
     rp_sim *sim;
     uint32_t id;
     rp_part *part;            /* partition of its memory side (L2, DRAM, RDMA, dispatcher; parallel.c) */
+    rp_part *dram_part;       /* partition of its DRAM channels (sim.dram_partition; == part without) */
     rp_part **sa_part;        /* per shader array: partition of its CUs, L1V, L1S and L1I (== part without a cut) */
     /* The cut inside the GPU (sim.gpu_partitions = n_groups + 1 > 1; parallel.c):
      * each group of shader arrays sends to an L2 bank (and to the RDMA engine)
@@ -309,6 +310,7 @@ struct rp_sim {
     uint32_t threads;         /* worker threads for rp_sim_run (>= 1) */
     rp_time lookahead_ps;     /* synchronisation window: smallest latency of a link between partitions */
     rp_time notify_ps;        /* kernel completion seen by the host this long after the end */
+    rp_time dram_shift_ps;    /* sim.dram_partition: latency of the L2 <-> DRAM links each way (0: none) */
     uint64_t windows;         /* synchronisation windows run */
     void (*progress_fn)(void *arg, const rp_progress *p); /* rp_sim_set_progress */
     void *progress_arg;

@@ -255,15 +255,25 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
     if (!g->cus || !g->l1s || !g->l1s_links || !g->l2 || !g->l2_links || !g->dram)
         return -1;
 
+    /* sim.dram_partition: the channels in a partition of their own, d =
+     * dram_shift_ps away each way; each channel's timeline moves d later
+     * (requests, refreshes) and its fixed latency loses 2d, so its responses
+     * reach the L2 at the same times (parallel.c rp_sim_partition) */
+    rp_time dsh = s->dram_shift_ps;
+    s->stats.reg_part = (int32_t)g->dram_part->id + 1;
     for (uint32_t ch = 0; ch < c->dram_channels; ch++) {
         snprintf(name, sizeof name, "gpu[%u].dram[%u]", id, ch);
         rp_dram_spec ds;
         rp_dram_spec_from_config(&ds, c, s->clk, ch,
                                  (uint64_t)c->dram_channels * (c->topo_kind == RP_TOPO_UNIFIED ? s->n_gpus : 1));
-        if (rp_dram_init_spec(&g->dram[ch], &g->part->eng, name, &ds))
+        ds.latency_ps -= 2 * dsh;
+        ds.refresh_phase += dsh;
+        if (rp_dram_init_spec(&g->dram[ch], &g->dram_part->eng, name, &ds))
             return -1;
+        g->dram[ch].in.latency_ps = dsh;
         rp_dram_register_stats(&g->dram[ch], &s->stats);
     }
+    s->stats.reg_part = (int32_t)g->part->id + 1;
     rp_cache_spec l2 = {c->l2_size / c->l2_banks, c->l2_assoc, c->l1v_line, c->l2_mshrs,
                         rp_lat_ps(c->l2_latency, s->clk), s->clk, true, false, true, {0, 0}, {0, 0},
                         rp_lat_ps(c->cas_hold_max, s->clk)};
@@ -296,7 +306,8 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
     }
     for (uint32_t b = 0; b < c->l2_banks; b++) {
         snprintf(name, sizeof name, "gpu[%u].l2[%u]", id, b);
-        if (rp_cache_init(&g->l2[b], &g->part->eng, &g->part->pool, &s->memx, name, &l2, rp_route_l2, g, 0, 0, c->header_bytes))
+        if (rp_cache_init(&g->l2[b], &g->part->eng, &g->part->pool, &s->memx, name, &l2, rp_route_l2, g, dsh, 0,
+                          c->header_bytes))
             return -1;
         rp_link_init(&g->l2_links[b], &g->part->eng, &g->l2[b].top, g->n_groups ? 0 : noc, nbw, c->header_bytes);
         if (g->n_groups) {

@@ -8,7 +8,8 @@
 # data check OK, and the 4-GPU replays split into 4 partitions. With the cut
 # inside a GPU (sim.gpu_partitions=3: each GPU's memory side and two groups of
 # shader arrays) the same holds on r9nano, m-sgpu, u-mgpu and d-mgpu (3 or 12
-# partitions). Bad --threads values are refused with a one-line message; the
+# partitions); with the DRAM channels in a partition of their own as well
+# (sim.dram_partition=1) on r9nano and d-mgpu (4 or 16 partitions). Bad --threads values are refused with a one-line message; the
 # barrier modes (MGPU_REPLAY_BARRIER=spin|sleep) give the same JSON.
 # Prints one "ok/FAIL name" line per check; exits non-zero on any failure.
 set -uo pipefail
@@ -49,19 +50,21 @@ for prog in $WORKLOADS; do
     continue
   fi
   for cfg in "d-mgpu" "u-mgpu" "u-mgpu:p2p-ring" "d-mgpu:pcie-tree" "r9nano" \
-             "r9nano+cut" "m-sgpu+cut" "u-mgpu+cut" "d-mgpu+cut"; do
-    cut=0; case $cfg in *+cut) cut=1; cfg=${cfg%+cut} ;; esac
+             "r9nano+cut" "m-sgpu+cut" "u-mgpu+cut" "d-mgpu+cut" "r9nano+dram" "d-mgpu+dram"; do
+    cut=0; per=3
+    case $cfg in *+cut) cut=1; cfg=${cfg%+cut} ;; *+dram) cut=1; per=4; cfg=${cfg%+dram} ;; esac
     topo=${cfg%%:*}
     set_args=()
     [ "$cfg" != "$topo" ] && set_args=(--set "interconnect.kind=${cfg#*:}")
     [ $cut = 1 ] && set_args+=(--set sim.gpu_partitions=3)
+    [ $per = 4 ] && set_args+=(--set sim.dram_partition=1)
     # one GPU without the cut (a single partition: threads change nothing) and
     # the cut inside a GPU on two programs only
     case "$cut:$cfg:$prog" in
       0:r9nano:bitonic|0:r9nano:km|0:d-mgpu*|0:u-mgpu*|1:*:bitonic|1:*:km) ;;
       *) continue ;;
     esac
-    name=$prog-${cfg/:/-}; [ $cut = 1 ] && name=$name-cut
+    name=$prog-${cfg/:/-}; [ $cut = 1 ] && name=$name-cut; [ $per = 4 ] && name=$name-dram
     good=1
     for t in 1 2 3; do
       if ! "$REPLAY" --topo "$topo" "${set_args[@]}" --threads $t --stats "$OUT/$name-t$t.json" "$tr" \
@@ -85,7 +88,7 @@ for prog in $WORKLOADS; do
     fi
     read -r parts okd < <(jsum "$OUT/$name-t1.json")
     want=4; case $topo in r9nano|m-sgpu) want=1 ;; esac
-    [ $cut = 1 ] && want=$((want * 3))
+    [ $cut = 1 ] && want=$((want * per))
     if [ "$parts" = "$want" ] && [ "$okd" = 1 ]; then
       ok "$name: $parts partition(s), data check OK"
     else
@@ -113,6 +116,16 @@ if [ $rc = 2 ] && grep -q "sim.gpu_partitions = 18" "$OUT/bad.err" && [ "$(wc -l
   ok "sim.gpu_partitions=18 refused: $(cat "$OUT/bad.err")"
 else
   bad "sim.gpu_partitions=18: rc=$rc, $(head -c 200 "$OUT/bad.err")"
+fi
+
+# The DRAM's own partition needs the cut inside the GPU: refused in one line without it.
+"$REPLAY" --topo r9nano --set sim.dram_partition=1 "$any" >"$OUT/bad.out" 2>"$OUT/bad.err"
+rc=$?
+if [ $rc = 2 ] && grep -q "sim.dram_partition = 1 needs sim.gpu_partitions >= 2" "$OUT/bad.err" &&
+   [ "$(wc -l <"$OUT/bad.err")" = 1 ]; then
+  ok "sim.dram_partition=1 without the cut refused: $(cat "$OUT/bad.err")"
+else
+  bad "sim.dram_partition=1 without the cut: rc=$rc, $(head -c 200 "$OUT/bad.err")"
 fi
 
 # The window barrier's mode (MGPU_REPLAY_BARRIER) changes the speed, never the results.
