@@ -496,10 +496,16 @@ static void xq_push(rp_xq *q, rp_link *l, rp_msg *m)
         rp_xent *b = realloc(q->buf[w], nc * sizeof *b);
         if (!b) {
             q->oom = 1;
+            if (q->written)
+                q->written->oom = 1;
             return;
         }
         q->buf[w] = b;
         q->cap[w] = nc;
+    }
+    if (q->n[w] == 0 && q->written && rp_xq_list_push(q->written, q)) {
+        q->oom = q->written->oom = 1;
+        return;
     }
     if (q->n[w] == 0 || m->arrive < q->min_arrive[w])
         q->min_arrive[w] = m->arrive;
@@ -527,6 +533,28 @@ void rp_xq_flip(rp_xq *q)
     q->w ^= 1;
     q->n[q->w] = 0;
     q->min_arrive[q->w] = RP_TIME_MAX;
+}
+
+int rp_xq_list_push(rp_xq_list *l, rp_xq *q)
+{
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? 2 * l->cap : 8;
+        rp_xq **v = realloc(l->v, nc * sizeof *v);
+        if (!v) {
+            l->oom = 1;
+            return -1;
+        }
+        l->v = v;
+        l->cap = nc;
+    }
+    l->v[l->n++] = q;
+    return 0;
+}
+
+void rp_xq_list_fini(rp_xq_list *l)
+{
+    free(l->v);
+    memset(l, 0, sizeof *l);
 }
 
 void rp_xq_fini(rp_xq *q)

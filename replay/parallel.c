@@ -132,6 +132,10 @@ int rp_sim_partition(rp_sim *s)
             snprintf(s->err, sizeof s->err, "out of memory");
             return -1;
         }
+        for (uint32_t q = 0; q < s->n_parts; q++) {
+            pt->xq[q].written = &pt->written;
+            pt->xq[q].to = q;
+        }
         if (s->out) {
             pt->out = open_memstream(&pt->obuf, &pt->olen);
             if (!pt->out) {
@@ -271,6 +275,8 @@ void rp_parts_fini(rp_sim *s)
         for (uint32_t q = 0; pt->xq && q < s->n_parts; q++)
             rp_xq_fini(&pt->xq[q]);
         free(pt->xq);
+        rp_xq_list_fini(&pt->written);
+        rp_xq_list_fini(&pt->incoming);
         free(pt->notes);
         rp_lbufs_fini(&pt->lbufs);
         rp_msg_pool_fini(&pt->pool);
@@ -433,11 +439,9 @@ static void run_part(rp_sim *s, rp_part *p, rp_time t_lim)
 {
     rp_part_tls = p;
     rp_res_tls = &p->res;
-    for (uint32_t q = 0; q < s->n_parts; q++) {
-        rp_xq *x = &s->parts[q].xq[p->id];
-        if (x->n[x->w ^ 1]) /* most pairs of partitions exchange nothing in a window */
-            rp_xq_drain(x);
-    }
+    for (size_t i = 0; i < p->incoming.n; i++) /* in sending-partition order */
+        rp_xq_drain(p->incoming.v[i]);
+    p->incoming.n = 0;
     rp_engine *e = &p->eng;
     uint32_t n = 0;
     while (rp_engine_step_before(e, t_lim))
@@ -511,11 +515,11 @@ static rp_time device_next(rp_sim *s)
         rp_part *pt = &s->parts[p];
         if (pt->next < t)
             t = pt->next;
-        for (uint32_t q = 0; q < s->n_parts; q++) {
-            rp_xq *x = &pt->xq[q];
+        if (pt->written.oom || pt->incoming.oom)
+            rp_sim_fail(s, "out of memory queueing messages between partitions");
+        for (size_t i = 0; i < pt->incoming.n; i++) {
+            rp_xq *x = pt->incoming.v[i];
             uint32_t r = x->w ^ 1;
-            if (x->oom)
-                rp_sim_fail(s, "out of memory queueing messages between partitions");
             if (x->n[r] && x->min_arrive[r] < t)
                 t = x->min_arrive[r];
         }
@@ -708,14 +712,17 @@ int rp_sim_run(rp_sim *s)
             barrier_wait(&c.bar, &sense);
         }
         /* What was sent during the window is delivered at the next one (every
-         * read side was drained in the window: a queue with nothing written
-         * stays as it is). */
-        for (uint32_t p = 0; p < s->n_parts; p++)
-            for (uint32_t q = 0; q < s->n_parts; q++) {
-                rp_xq *x = &s->parts[p].xq[q];
-                if (x->n[x->w])
-                    rp_xq_flip(x);
+         * read side was drained in the window: only the queues written need a
+         * flip). The receivers drain them in sending-partition order. */
+        for (uint32_t p = 0; p < s->n_parts; p++) {
+            rp_part *pt = &s->parts[p];
+            for (size_t i = 0; i < pt->written.n; i++) {
+                rp_xq *x = pt->written.v[i];
+                rp_xq_flip(x);
+                rp_xq_list_push(&s->parts[x->to].incoming, x); /* sets incoming.oom when it fails */
             }
+            pt->written.n = 0;
+        }
     }
     if (c.bar.n > 1) {
         __atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);

@@ -267,12 +267,23 @@ typedef struct rp_xent {
     struct rp_link *l;
     rp_msg *m;
 } rp_xent;
+/* The queues a partition wrote to in the current window (appended at
+ * their first message), or those a partition has to drain: most pairs of
+ * partitions exchange nothing in a window, and the window loop visits only
+ * these instead of every pair. */
+typedef struct rp_xq_list {
+    struct rp_xq **v;
+    size_t n, cap;
+    int oom;                   /* an append to it, or to one of its queues, failed */
+} rp_xq_list;
 typedef struct rp_xq {
     rp_xent *buf[2];
     size_t n[2], cap[2];
     rp_time min_arrive[2];     /* earliest arrival in each buffer; meaningful only when n[] > 0 */
     uint32_t w;                /* buffer the sender appends to */
     int oom;                   /* an append failed (out of memory) */
+    rp_xq_list *written;       /* the sender's list of queues written this window (NULL: none kept) */
+    uint32_t to;               /* the receiving partition */
 } rp_xq;
 /* Deliver the messages of q's drain buffer into their links (receiver side,
  * in send order; each link's FIFO stays ordered by arrival) and empty it. */
@@ -281,6 +292,9 @@ void rp_xq_drain(rp_xq *q);
  * drain buffer (the old drain buffer is empty by then). */
 void rp_xq_flip(rp_xq *q);
 void rp_xq_fini(rp_xq *q);
+/* Append q to l; -1 when out of memory. */
+int rp_xq_list_push(rp_xq_list *l, rp_xq *q);
+void rp_xq_list_fini(rp_xq_list *l);
 
 /* A link: FIFO with latency and bandwidth; queueing (unbounded) rather than
  * back-pressure, so a sender never blocks; the queue delay is the model of

@@ -241,6 +241,8 @@ struct rp_part {
     size_t n_notes, cap_notes;
     rp_res res;               /* pool, check, out: what its components use (rp_res_tls in a window) */
     rp_xq *xq;                /* [n_parts]: queues of messages towards each partition */
+    rp_xq_list written;       /* of xq: those written in the current window (in first-write order) */
+    rp_xq_list incoming;      /* queues towards it with messages to drain (in sending-partition order) */
     rp_time next;             /* earliest pending event after its last window */
     uint32_t id;
     char pad[64];             /* keep partitions' hot fields on separate cache lines */

@@ -982,6 +982,74 @@ static void test_cross_determinism(void **state)
     }
 }
 
+/* The queues a partition wrote in a window (rp_xq.written): a queue is
+ * listed once, at its first message of the window, in first-write order;
+ * the window loop (replay/parallel.c) flips only those and clears the list. */
+static void test_xq_written_list(void **state)
+{
+    (void)state;
+    rp_engine A, B;
+    assert_int_equal(rp_engine_init(&A), 0);
+    assert_int_equal(rp_engine_init(&B), 0);
+    rp_msg_pool pool = {0};
+    xlog got = {0};
+    rp_port dst = {.notify = xlog_note, .owner = &got};
+    rp_xq_list written = {0};
+    rp_xq q[3];
+    memset(q, 0, sizeof q);
+    rp_link l[3];
+    for (int i = 0; i < 3; i++) {
+        q[i].written = &written;
+        q[i].to = (uint32_t)i;
+        rp_link_init(&l[i], &B, &dst, XL, 0, 0);
+        rp_link_cross(&l[i], &A, &q[i]);
+    }
+    /* nothing written: nothing listed */
+    assert_int_equal(written.n, 0);
+    int order[] = {2, 0, 2, 2, 0};
+    for (int i = 0; i < 5; i++) {
+        rp_msg *m = rp_msg_alloc(&pool);
+        assert_non_null(m);
+        m->addr = (uint64_t)i;
+        rp_link_send(&l[order[i]], m, 0);
+    }
+    assert_int_equal(written.n, 2);
+    assert_ptr_equal(written.v[0], &q[2]);
+    assert_ptr_equal(written.v[1], &q[0]);
+    assert_int_equal(q[2].n[q[2].w], 3);
+    assert_int_equal(q[0].n[q[0].w], 2);
+    assert_int_equal(q[1].n[q[1].w], 0);
+    assert_false(written.oom);
+    /* serial point: flip the written ones, clear the list; the next window's
+     * first message lists a queue again */
+    for (size_t i = 0; i < written.n; i++)
+        rp_xq_flip(written.v[i]);
+    written.n = 0;
+    rp_xq_drain(&q[2]);
+    rp_xq_drain(&q[0]);
+    assert_int_equal(q[2].n[q[2].w ^ 1], 0);
+    rp_msg *m = rp_msg_alloc(&pool);
+    rp_link_send(&l[1], m, XL);
+    assert_int_equal(written.n, 1);
+    assert_ptr_equal(written.v[0], &q[1]);
+    while (rp_engine_step_before(&B, RP_TIME_MAX))
+        ;
+    assert_int_equal(got.n, 5); /* the five of the first window reached B */
+    rp_xq_drain(&q[1]); /* not flipped: its message stays in the write buffer */
+    assert_int_equal(q[1].n[q[1].w], 1);
+    rp_xq_flip(&q[1]);
+    rp_xq_drain(&q[1]);
+    while (rp_engine_step_before(&B, RP_TIME_MAX))
+        ;
+    assert_int_equal(got.n, 6);
+    for (int i = 0; i < 3; i++)
+        rp_xq_fini(&q[i]);
+    rp_xq_list_fini(&written);
+    rp_engine_fini(&A);
+    rp_engine_fini(&B);
+    rp_msg_pool_fini(&pool);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
@@ -991,7 +1059,7 @@ int main(void)
         cmocka_unit_test(test_clock), cmocka_unit_test(test_schedule_in_handler),
         cmocka_unit_test(test_step_before_limit), cmocka_unit_test(test_advance_ring_heap),
         cmocka_unit_test(test_windows_random), cmocka_unit_test(test_cross_link_windows),
-        cmocka_unit_test(test_cross_determinism),
+        cmocka_unit_test(test_cross_determinism), cmocka_unit_test(test_xq_written_list),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
