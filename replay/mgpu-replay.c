@@ -361,6 +361,20 @@ static int replay_one(const char *argv0, const char *topo, const char *stats, co
         return 0;
     }
     rp_sim_set_threads(s, threads ? (uint32_t)threads : 1);
+    if (threads > 1) {
+        /* say why the threads asked for will not all be used (stderr: the
+         * output stays the same for every --threads) */
+        rp_sim_summary pre;
+        rp_sim_get_summary(s, &pre);
+        if (pre.partitions == 1)
+            fprintf(stderr,
+                    "mgpu-replay: note: --threads %ld: this topology is one partition, so one thread replays it; "
+                    "--set sim.gpu_partitions=5 --set sim.dram_partition=1 cuts each GPU into 6 that threads share "
+                    "(a model variant of its own: docs/timing-model.md)\n",
+                    threads);
+        else if (pre.threads == 1)
+            fprintf(stderr, "mgpu-replay: note: --threads %ld: a sampled replay runs on one thread\n", threads);
+    }
     static int tty;
     tty = isatty(STDERR_FILENO);
     if (progress_mode == 1 || (progress_mode < 0 && tty))

@@ -118,6 +118,16 @@ else
   bad "sim.gpu_partitions=18: rc=$rc, $(head -c 200 "$OUT/bad.err")"
 fi
 
+# --threads on one partition says so on stderr, once, naming the cut; on 4 GPUs it says nothing.
+"$REPLAY" --quiet --topo r9nano --threads 2 "$any" >"$OUT/note.out" 2>"$OUT/note.err"
+"$REPLAY" --quiet --topo d-mgpu --threads 2 "$any" >"$OUT/note4.out" 2>"$OUT/note4.err"
+if [ "$(wc -l <"$OUT/note.err")" = 1 ] && grep -q "one partition.*sim.gpu_partitions=5 --set sim.dram_partition=1" "$OUT/note.err" &&
+   [ ! -s "$OUT/note4.err" ]; then
+  ok "--threads 2 on one partition noted: $(cut -c1-100 "$OUT/note.err")..."
+else
+  bad "--threads 2 note: r9nano: $(head -c 200 "$OUT/note.err"); d-mgpu: $(head -c 200 "$OUT/note4.err")"
+fi
+
 # The DRAM's own partition needs the cut inside the GPU: refused in one line without it.
 "$REPLAY" --topo r9nano --set sim.dram_partition=1 "$any" >"$OUT/bad.out" 2>"$OUT/bad.err"
 rc=$?
