@@ -88,8 +88,8 @@ SCHEMA = 1
 THRESHOLD = 0.10
 # the presets replayed with mgpu-replay --threads T: u-mgpu and d-mgpu as they are (4 partitions:
 # one per GPU), and r9nano, m-sgpu and d-mgpu with the cut inside each GPU (u-mgpu with it, 24
-# partitions of 4 ns windows, ran slower on two threads than on one: gd 1x 4.5 s on one, 4.3 s on
-# two, 2.4 s without the cut; the scans over every pair of partitions between windows dominate)
+# partitions in 4 ns windows, stays slower than u-mgpu's own 4 partitions in 250 ns windows: gd 1x
+# 3.1-3.3 s on one thread, 2.7-3.9 s on two, against 2.4 s and 1.8 s without the cut)
 PARALLEL_PRESETS = ["u-mgpu", "d-mgpu", "r9nano-cut", "m-sgpu-cut", "d-mgpu-cut"]
 PARALLEL_TARGET = 1.8  # issue 8: speedup at T=2 on 2 cores, 4-GPU presets
 

@@ -504,7 +504,7 @@ static void xq_push(rp_xq *q, rp_link *l, rp_msg *m)
         q->cap[w] = nc;
     }
     if (q->n[w] == 0 && q->written && rp_xq_list_push(q->written, q)) {
-        q->oom = q->written->oom = 1;
+        q->oom = 1; /* the push set written->oom */
         return;
     }
     if (q->n[w] == 0 || m->arrive < q->min_arrive[w])
