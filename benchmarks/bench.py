@@ -71,6 +71,11 @@ WORKLOADS = [
     ("reduction", [], ["4194304"],           ["4194304"], (["65536"], ["65536"], ["65536"])),
 ]
 PRESETS = ["r9nano", "m-sgpu", "u-mgpu", "d-mgpu"]
+# The sampled replay at a large size (issue 16: >= 10^8 wavefront instructions):
+# (name, program, args); recorded with hashed loads (a smaller trace), replayed
+# on r9nano in full and with --sample. conv at 5120 x 5120: 147 M wavefront
+# instructions in 102,400 workgroups (160 rounds on r9nano).
+SAMPLED_LARGE = [("conv --size 5120", "conv", ["--size", "5120"])]
 TRACE_OF_PRESET = {"r9nano": "1gpu", "m-sgpu": "1gpu_4x", "u-mgpu": "1gpu_4x", "d-mgpu": "4gpu",
                    "r9nano-cut": "1gpu_4x", "m-sgpu-cut": "1gpu_4x", "d-mgpu-cut": "4gpu",
                    "u-mgpu-ft": "1gpu_4x", "u-mgpu-ac": "1gpu_4x"}
@@ -288,6 +293,18 @@ class Bench:
         for tag in out:
             os.unlink(out[tag][1])
         return r
+
+    def sampled_large(self, label, prog, args):
+        """SAMPLED_LARGE: record prog args (hashed loads), then self.sampled on its trace."""
+        tr = os.path.join(self.work, f"{prog}.large.gtrace")
+        try:
+            e = self.emu_run(prog, args, self.nthr, record=tr, tag="large", load_values="hash")
+            r = self.sampled(f"{prog}-large", tr)
+            r["wavefront_instructions"] = e["instr"]
+            return r
+        finally:
+            if os.path.exists(tr):
+                os.unlink(tr)
 
     def parallel(self, prog, preset, trace, first=None):
         """mgpu-replay --threads T for T in self.par_threads, best of --parallel-repeat
@@ -781,11 +798,14 @@ def markdown(res, regs, changes, prev_name):
     L.append("")
     L += markdown_parallel(res)
     rows = [(n, w["sampled"]) for n, w in res["workloads"].items() if "error" not in w and w.get("sampled")]
-    if rows:
-        L.append("## Sampled replay (mgpu-replay --sample, r9nano, 4x problem)")
+    large = [(f"{n} ({r['wavefront_instructions'] / 1e6:.0f} M instr)" if "wavefront_instructions" in r else n, r)
+             for n, r in res.get("sampled_large", {}).items()]
+    if rows or large:
+        L.append("## Sampled replay (mgpu-replay --sample, r9nano, 4x problem and a large size)")
         L.append("")
         L.append("The one-GPU trace of the 4x problem replayed on r9nano in full and with `--sample` (one thread "
-                 "each, run once). Kernel time: the sum of the kernels' times, sampled against full. Inside bound: "
+                 "each, run once); last, the large size (bench.py SAMPLED_LARGE, recorded with hashed loads). "
+                 "Kernel time: the sum of the kernels' times, sampled against full. Inside bound: "
                  "sampled kernels whose time is within their printed bound of the full replay's. Detailed after "
                  "skips: kernels replayed in detail after skipped work (no bound: the skips changed the machine "
                  "they ran in), and the worst of their errors.")
@@ -793,7 +813,7 @@ def markdown(res, regs, changes, prev_name):
         L.append("| workload | full s | sampled s | speedup | kernels sampled | kernel time error | "
                  "worst kernel | inside bound | detailed after skips | worst of those | data check |")
         L.append("|---|---|---|---|---|---|---|---|---|---|---|")
-        for name, r in rows:
+        for name, r in rows + large:
             if "error" in r:
                 L.append(f"| {name} | error: {r['error'][:160]} |" + " |" * 9)
                 continue
@@ -1012,6 +1032,16 @@ def main():
             log(f"{prog}: FAILED: {e}")
             res["workloads"][prog] = {"error": str(e)}
             failed += 1
+    if a.sampled and not a.small and not a.parallel_only and not only:
+        res["sampled_large"] = {}
+        for label, prog, args in SAMPLED_LARGE:
+            log(f"{label}: sampled replay r9nano against the full one (large size)")
+            try:
+                res["sampled_large"][label] = b.sampled_large(label, prog, args)
+            except (RunError, OSError, KeyError, ValueError, TypeError) as e:
+                log(f"{label}: sampled replay FAILED: {e}")
+                res["sampled_large"][label] = {"error": str(e)}
+                failed += 1
     res["elapsed_s"] = round(time.monotonic() - t0, 1)
     if a.parallel:
         g, same = parallel_summary(res)

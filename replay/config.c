@@ -293,8 +293,12 @@ static const param params[] = {
     {"sample.warmup", PT_UINT, F(sample_warmup), "1", 0, 1000, "windows",
      "sampled replay: windows discarded before the rate counts (cold caches)"},
     {"sample.period", PT_UINT, F(sample_period), "8", 0, 1000000, "rounds",
-     "sampled replay: rounds of workgroups fast-forwarded at a time before the rate is measured again "
-     "(0 = the whole rest of the kernel at once)"},
+     "sampled replay: rounds of workgroups fast-forwarded at a time before the rate is measured again, times "
+     "the windows per group that decided (0 = the whole rest of the kernel at once)"},
+    {"sample.period_growth", PT_UINT, F(sample_period_growth), "2", 1, 16, "factor",
+     "sampled replay: the next stretch is this many times longer (up to 1,000,000 rounds) when the rate measured "
+     "after a stretch agrees within sample.tolerance with the one that predicted it, else as long as the first; "
+     "1 = every stretch as long as the first"},
     {"sample.kernels", PT_UINT, F(sample_kernels), "2", 0, 8, "launches",
      "sampled replay, kernel level: launches alike (same kernel, grid, workgroup size) replayed in full before "
      "later ones are fast-forwarded whole; 0 = off"},

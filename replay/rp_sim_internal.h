@@ -111,6 +111,7 @@ typedef struct rp_ksum {      /* per-kernel summary counters */
 
 /* Sampled replay of one kernel (sample.c, sample.enable). */
 #define RP_SAMPLE_WINDOWS 64
+#define RP_SAMPLE_PERIOD_MAX 1000000u /* longest stretch, rounds (sample.period's range) */
 typedef struct rp_ksample {
     rp_time lat;              /* kernel start to its first workgroup done: about one workgroup's lifetime */
     uint32_t peak;            /* most workgroups in flight seen */
@@ -119,8 +120,12 @@ typedef struct rp_ksample {
     rp_time cum_t0;           /* the first workgroup done: the detailed rate since then (the bound's drift term) */
     uint64_t cum_i0;
     uint64_t win_i0;          /* k->n_instr at its start */
-    double rate[RP_SAMPLE_WINDOWS]; /* wavefront instructions per ps of the windows so far (the last ones) */
-    uint32_t n_rate;
+    uint64_t w_instr[RP_SAMPLE_WINDOWS], w_ps[RP_SAMPLE_WINDOWS]; /* wavefront instructions and ps of the
+                               * windows so far (the last ones) */
+    uint32_t n_rate;          /* windows held in w_instr/w_ps */
+    uint64_t n_seen;          /* windows since the measurement began (warm-up included) */
+    uint32_t merge;           /* windows per group that agreed last (0: none yet) */
+    double last_dev;          /* the spread of the groups that agreed last */
     bool off;                 /* not sampled (awaits, grid barrier, too few workgroups): replayed in full */
     bool whole;               /* the whole launch was fast-forwarded (kernel level) */
     size_t group;             /* 1 + its index in rp_sim.sgroups (kernel level), 0: none */
@@ -129,6 +134,9 @@ typedef struct rp_ksample {
     uint32_t detailed_wgs, skipped_wgs;
     uint64_t skipped_instr;   /* wavefront instructions of the skipped workgroups (the trace's) */
     double rate_mean, rate_dev; /* of the windows that decided; dev: largest relative deviation */
+    double prev_mean;         /* the rate that predicted the last stretch (0: none yet) */
+    uint64_t period_rounds;   /* length of the next stretch, in rounds (sample.period, grown by sample.period_growth) */
+    uint32_t stretches;       /* stretches fast-forwarded */
     rp_time t_switch, skip_ps, bound_ps, hold_until;
     /* wave level (rp_sample_wave) */
     bool wave_off;            /* a wave of it polls (awaits): no wave skips */

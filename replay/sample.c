@@ -5,9 +5,13 @@
  * Workgroup level: a kernel runs in detail while its rate (wavefront
  * instructions per ps) is measured over windows of sample.window rounds (a
  * round: as many workgroups done as the GPU held at once). After
- * sample.warmup windows, once the last sample.stable windows agree within
- * sample.tolerance, the next sample.period rounds of workgroups not yet
- * handed out are fast-forwarded, and the rate is measured again. A
+ * sample.warmup windows, once the last sample.stable groups of f windows
+ * agree within sample.tolerance (f = 1, 2, 4, ...: a rate that swings over
+ * several rounds agrees over groups longer than its period) and their rate
+ * is within twice that of every window since the warm-up, the next
+ * sample.period x f rounds of workgroups not yet handed out are
+ * fast-forwarded; then one group is measured, and if it confirms the rate
+ * the next stretch is sample.period_growth times longer. A
  * fast-forwarded workgroup's stores and atomics reach the memory at once, as
  * the L2 takes a write (allocated, dirty: rp_cache_functional_write), and its
  * loads allocate their lines, so later kernels, copies and the data check see
@@ -410,28 +414,104 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
         return 0; /* (a window that took no time goes on) */
     m->win_done = 0;
     if (m->n_rate == RP_SAMPLE_WINDOWS) {
-        memmove(m->rate, m->rate + 1, (RP_SAMPLE_WINDOWS - 1) * sizeof *m->rate);
+        memmove(m->w_instr, m->w_instr + 1, (RP_SAMPLE_WINDOWS - 1) * sizeof *m->w_instr);
+        memmove(m->w_ps, m->w_ps + 1, (RP_SAMPLE_WINDOWS - 1) * sizeof *m->w_ps);
         m->n_rate--;
     }
-    m->rate[m->n_rate++] = (double)(k->n_instr - m->win_i0) / (double)(now - m->win_t0);
+    m->w_instr[m->n_rate] = k->n_instr - m->win_i0;
+    m->w_ps[m->n_rate++] = now - m->win_t0;
+    m->n_seen++;
     m->win_t0 = now;
     m->win_i0 = k->n_instr;
     uint32_t st = c->sample_stable;
-    if (m->n_rate < c->sample_warmup + st || k->n_wg - k->next_wg < 2 * m->peak)
-        return 0; /* still warming up, or less than two rounds of workgroups left */
-    double mean, dev = spread(m->rate + m->n_rate - st, st, &mean);
-    if (mean <= 0 || dev * 100.0 > c->sample_tolerance)
+    if (k->n_wg - k->next_wg < 2 * m->peak || m->n_seen <= c->sample_warmup)
+        return 0; /* less than two rounds of workgroups left, or still warming up */
+    uint64_t usable = m->n_seen - c->sample_warmup < m->n_rate ? m->n_seen - c->sample_warmup : m->n_rate;
+    double g_rate[32], mean = 0, dev = 1, drift = 0, moved = 0;
+    uint32_t f = m->merge ? m->merge : 1;
+    bool found = false;
+    /* After a stretch: a check. The rate of one group of f windows (the f
+     * that decided before) within the tolerance of the rate that predicted
+     * the stretch confirms it: the next stretch is sample.period_growth times
+     * longer. A kernel whose rate holds is then measured about log(rounds)
+     * times, not once every sample.period rounds. */
+    if (m->prev_mean > 0 && usable >= f) {
+        uint64_t gi = 0, gp = 0;
+        for (uint32_t w = m->n_rate - f; w < m->n_rate; w++)
+            gi += m->w_instr[w], gp += m->w_ps[w];
+        double r = gp ? (double)gi / (double)gp : 0;
+        if (r > 0) {
+            moved = (r > m->prev_mean ? r - m->prev_mean : m->prev_mean - r) / r;
+            if (moved * 100.0 <= c->sample_tolerance) {
+                found = true;
+                mean = r;
+                dev = m->last_dev;
+                drift = moved;
+                if (m->period_rounds <= RP_SAMPLE_PERIOD_MAX / c->sample_period_growth)
+                    m->period_rounds *= c->sample_period_growth;
+                moved *= c->sample_period_growth; /* a stretch that much longer may drift that much further */
+            }
+        }
+    }
+    /* Else stable when the last sample.stable groups of f windows agree, and
+     * their rate with the rate of every window since the warm-up, for the
+     * smallest f = 1, 2, 4, ... (from the f that decided before) that the
+     * windows measured so far allow. (The second test keeps a few windows that
+     * agree at the trough of a swing from deciding: conv at 2048 x 2048 was
+     * +6.3% off, outside its bound, before it.) A kernel's rate can swing with a period
+     * of several rounds (conv at 5120 x 5120: +-13% over about six rounds,
+     * as its workgroups sweep the image's rows), which single rounds never
+     * agree on; groups of rounds longer than the period do. The next stretch
+     * is sample.period x f rounds (as long against its measurement as for
+     * f = 1). */
+    double all = 0; /* the rate over every window since the warm-up */
+    if (!found) {
+        uint64_t ai = 0, ap = 0;
+        for (uint32_t w = m->n_rate - (uint32_t)usable; w < m->n_rate; w++)
+            ai += m->w_instr[w], ap += m->w_ps[w];
+        all = ap ? (double)ai / (double)ap : 0;
+    }
+    for (; !found && (uint64_t)f * st <= usable; f *= 2) {
+        uint64_t ti = 0, tp = 0;
+        for (uint32_t g = 0; g < st; g++) {
+            uint64_t gi = 0, gp = 0;
+            for (uint32_t j = 0; j < f; j++) {
+                uint32_t w = m->n_rate - (st - g) * f + j;
+                gi += m->w_instr[w];
+                gp += m->w_ps[w];
+            }
+            g_rate[g] = gp ? (double)gi / (double)gp : 0;
+            ti += gi;
+            tp += gp;
+        }
+        double gm;
+        dev = spread(g_rate, st, &gm);
+        mean = tp ? (double)ti / (double)tp : 0; /* the rate over the deciding windows */
+        if (mean > 0 && gm > 0 && dev * 100.0 <= c->sample_tolerance &&
+            (all > mean ? all - mean : mean - all) * 100.0 <= 2.0 * c->sample_tolerance * mean) {
+            found = true;
+            drift = (g_rate[st - 1] > g_rate[0] ? g_rate[st - 1] - g_rate[0] : g_rate[0] - g_rate[st - 1]) / mean;
+            if (m->prev_mean > 0) /* how far it moved over the last stretch, which the check did not confirm */
+                moved = (mean > m->prev_mean ? mean - m->prev_mean : m->prev_mean - mean) / mean;
+            m->period_rounds = c->sample_period;
+            m->last_dev = dev;
+            break;
+        }
+    }
+    if (!found)
         return 0;
-    /* stable: fast-forward the next sample.period rounds of workgroups not
-     * yet handed out (all of them for 0, or when what would be left could
-     * not be measured again), then measure again */
+    m->merge = f;
+    /* fast-forward the next stretch of workgroups not yet handed out (all of
+     * them for sample.period = 0, or when what would be left could not be
+     * measured again), then measure again */
     uint32_t left = k->n_wg - k->next_wg, chunk = left;
-    uint64_t per = (uint64_t)c->sample_period * m->peak;
-    if (per && per < left && left - per >= (uint64_t)(c->sample_warmup + st + 2) * m->peak)
+    uint64_t per = m->period_rounds * f * m->peak; /* a stretch as long, against its measurement, for any f */
+    if (per && per < left && left - per >= ((uint64_t)c->sample_warmup + f + 2) * m->peak)
         chunk = (uint32_t)per;
     if (!m->switched)
         m->t_switch = now;
     m->switched = true;
+    m->stretches++;
     m->rate_mean = mean;
     if (dev > m->rate_dev)
         m->rate_dev = dev;
@@ -445,18 +525,20 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     rp_time sp = (rp_time)((double)instr / mean);
     m->skip_ps += sp;
     /* the bound: the spread of the deciding windows (at least half the
-     * tolerance), plus their drift from the first to the last, plus the
-     * distance of their mean from the rate of all detailed work so far;
-     * summed over the fast-forwarded stretches */
-    double first = m->rate[m->n_rate - st], last = m->rate[m->n_rate - 1];
+     * tolerance), plus their drift from the first to the last (a check: its
+     * distance from the rate it checked), plus the distance of their rate
+     * from the rate of all detailed work so far, plus how far the rate moved
+     * over the last stretch, scaled to this one; summed over the stretches */
     double cum = now > m->cum_t0 ? (double)(k->n_instr - m->cum_i0) / (double)(now - m->cum_t0) : mean;
-    double rel = (dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0) +
-                 (last > first ? last - first : first - last) / mean + (cum > mean ? cum - mean : mean - cum) / mean;
+    double rel = (dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0) + drift +
+                 (cum > mean ? cum - mean : mean - cum) / mean + moved;
     m->bound_ps += (rp_time)((double)sp * rel);
     k->next_wg += chunk;
     k->wgs_done += chunk;
+    m->prev_mean = mean;
     /* measure again from here (the fast-forward changed the caches: warm-up first) */
     m->n_rate = 0;
+    m->n_seen = 0;
     m->win_done = 0;
     m->win_t0 = now;
     m->win_i0 = k->n_instr;

@@ -1397,6 +1397,8 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
             json_t *sm = json_object();
             json_object_set_new(sm, "detailed_workgroups", json_integer(k->smp.switched ? k->smp.detailed_wgs : k->n_wg));
             json_object_set_new(sm, "skipped_workgroups", json_integer(k->smp.skipped_wgs));
+            json_object_set_new(sm, "stretches", json_integer(k->smp.stretches));
+            json_object_set_new(sm, "group_windows", json_integer(k->smp.merge));
             if (k->smp.wave_skips) {
                 json_object_set_new(sm, "wave_skips", json_integer((json_int_t)k->smp.wave_skips));
                 json_object_set_new(sm, "wave_skipped_instructions", json_integer((json_int_t)k->smp.wave_instr));

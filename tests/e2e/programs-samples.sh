@@ -300,6 +300,29 @@ sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json") && grep -q "sa
   else bad "sample_deep --sample: ${err:-$res}"; fi
 fi
 
+echo "== sampled replay of a kernel whose rate swings over several rounds (groups of windows, checked stretches)"
+if [ -x "$BUILD/programs/sample_swing" ]; then
+  if err=$(sampled_pair sample_swing ss) && res=$("$PY" -c '
+import json, sys
+f, s = (json.load(open(p)) for p in sys.argv[1:3])
+c = s["check"]
+ok = c["load_mismatches"] == 0 and c["d2h_mismatches"] == 0 and c["d2h_checked"] > 0 and len(f["kernels"]) == len(s["kernels"]) == 1
+kf, ks = f["kernels"][0], s["kernels"][0]
+sm = ks.get("sampled", {})
+dur = lambda k: k["end_ps"] - k["start_ps"]
+err = (dur(ks) - dur(kf)) / dur(kf)
+# single rounds never agree (the swing is four rounds long): the rate is
+# measured over groups of windows; a stretch, a check that confirms it, a
+# longer stretch; most workgroups skipped, the time within 3% and its bound
+ok = ok and sm.get("group_windows", 0) >= 2 and sm.get("stretches", 0) >= 2
+ok = ok and 2 * sm.get("skipped_workgroups", 0) >= ks["workgroups"]
+ok = ok and abs(err) <= 0.03 and abs(dur(ks) - dur(kf)) <= sm["bound_ps"] + 0.01 * dur(kf)
+print("%d of %d workgroups skipped in %d stretches, rate over groups of %d windows, kernel time %+.2f%% against the full replay (bound %.2f%%), D2H checks clean" % (sm.get("skipped_workgroups", 0), ks["workgroups"], sm.get("stretches", 0), sm.get("group_windows", 0), 100 * err, 100.0 * sm.get("bound_ps", 0) / dur(kf)))
+sys.exit(0 if ok else 1)' "$OUT/ss-full.json" "$OUT/ss-smp.json"); then
+    ok "sample_swing --sample: $res"
+  else bad "sample_swing --sample: ${err:-$res}"; fi
+fi
+
 echo "== sampled replay at the wave level (sample.waves, issue 16): one round of long waves"
 if [ -x "$BUILD/programs/sample_waves" ]; then
   if err=$(sampled_pair sample_waves sw) \
