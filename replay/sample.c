@@ -105,8 +105,15 @@ static int ff_op(rp_sim *s, rp_kernel *k, const gcn_insn *in, const trc_mem_op *
         }
         return rc;
     }
-    for (uint32_t l = 0; l < nl && !rc; l++)
-        rc = store_bytes(s, k->gpu, op->addr[l], op->store_data + (size_t)l * bpl, bpl);
+    /* lanes whose addresses follow each other (the usual coalesced store)
+     * are applied as one run, line by line: the same bytes in the same order,
+     * and the same L2 lines touched in the same order (its LRU compares ages
+     * only), with one call per line instead of one per lane */
+    for (uint32_t l = 0, r; l < nl && !rc; l += r) {
+        for (r = 1; l + r < nl && op->addr[l + r] == op->addr[l] + (uint64_t)r * bpl; r++)
+            ;
+        rc = store_bytes(s, k->gpu, op->addr[l], op->store_data + (size_t)l * bpl, r * bpl);
+    }
     return rc;
 }
 
