@@ -28,7 +28,8 @@ void rp_event_init(rp_event *ev, rp_handler fn, void *owner, enum rp_prio prio)
 
 #define RNONE UINT32_MAX
 #define NPRIO 3
-_Static_assert(RP_RING_PS == 64 * 64, "ring_first_slot assumes 64 bitmap words summarised by one word");
+_Static_assert(RP_RING_SUMW >= 1 && RP_RING_SUMW * 64 * 64 == RP_RING_PS,
+               "ring_first_slot: a whole number of summary words over the bitmap words");
 
 /* Grow the ring entry pool (doubling) and put the new entries on the free list. */
 static int ring_grow(rp_engine *e)
@@ -186,29 +187,44 @@ static int ring_push(rp_engine *e, rp_event *ev)
     else
         e->rent[e->rtail[q]].next = i;
     e->rtail[q] = i;
-    e->rbits[slot >> 6] |= 1ull << (slot & 63);
-    e->rsum |= 1ull << (slot >> 6);
+    uint32_t wi = slot >> 6;
+    if (!e->rbits[wi]) {
+        e->rsum[wi >> 6] |= 1ull << (wi & 63);
+        e->rwords++;
+    }
+    e->rbits[wi] |= 1ull << (slot & 63);
     return 0;
+}
+
+/* First non-empty bitmap word at or after word `from` (not cyclically); -1 when none. */
+static inline int64_t ring_word_from(const rp_engine *e, uint32_t from)
+{
+    for (uint32_t si = from >> 6; si < RP_RING_SUMW; si++) {
+        uint64_t m = e->rsum[si];
+        if (si == from >> 6)
+            m &= ~0ull << (from & 63);
+        if (m)
+            return (int64_t)(si * 64 + (uint32_t)__builtin_ctzll(m));
+    }
+    return -1;
 }
 
 /* First non-empty slot at or after now (cyclically); -1 when the ring is empty. */
 static inline int64_t ring_first_slot(const rp_engine *e)
 {
-    if (!e->rsum)
+    if (!e->rwords)
         return -1;
     uint32_t p = (uint32_t)(e->now & (RP_RING_PS - 1)), wi = p >> 6, b = p & 63;
     uint64_t w = e->rbits[wi] & (~0ull << b);
     if (w)
         return (int64_t)(wi * 64 + (uint32_t)__builtin_ctzll(w));
-    uint64_t sm = wi == 63 ? 0 : e->rsum & (~0ull << (wi + 1));
-    if (!sm)
-        sm = e->rsum & ((1ull << wi) - 1);
-    if (sm) {
-        uint32_t wj = (uint32_t)__builtin_ctzll(sm);
-        return (int64_t)(wj * 64 + (uint32_t)__builtin_ctzll(e->rbits[wj]));
-    }
+    int64_t wj = wi + 1 < RP_RING_WORDS ? ring_word_from(e, wi + 1) : -1;
+    if (wj < 0)
+        wj = ring_word_from(e, 0); /* wrapped: at most wi, whose low bits are then the first */
+    if ((uint32_t)wj != wi)
+        return wj * 64 + (uint32_t)__builtin_ctzll(e->rbits[wj]);
     w = e->rbits[wi] & ((1ull << b) - 1);
-    return (int64_t)(wi * 64 + (uint32_t)__builtin_ctzll(w)); /* w != 0: rsum had bit wi */
+    return (int64_t)(wi * 64 + (uint32_t)__builtin_ctzll(w)); /* w != 0: word wi is non-empty */
 }
 
 /* Remove the head entry of FIFO q (slot*NPRIO+prio). */
@@ -220,9 +236,12 @@ static inline void ring_pop(rp_engine *e, uint32_t slot, uint32_t q)
         e->rtail[q] = RNONE;
         const uint32_t *h = &e->rhead[slot * NPRIO];
         if (h[0] == RNONE && h[1] == RNONE && h[2] == RNONE) {
-            e->rbits[slot >> 6] &= ~(1ull << (slot & 63));
-            if (!e->rbits[slot >> 6])
-                e->rsum &= ~(1ull << (slot >> 6));
+            uint32_t wi = slot >> 6;
+            e->rbits[wi] &= ~(1ull << (slot & 63));
+            if (!e->rbits[wi]) {
+                e->rsum[wi >> 6] &= ~(1ull << (wi & 63));
+                e->rwords--;
+            }
         }
     }
     e->rent[i].next = e->rfree;
