@@ -74,8 +74,11 @@ PRESETS = ["r9nano", "m-sgpu", "u-mgpu", "d-mgpu"]
 # The sampled replay at a large size (issue 16: >= 10^8 wavefront instructions):
 # (name, program, args); recorded with hashed loads (a smaller trace), replayed
 # on r9nano in full and with --sample. conv at 5120 x 5120: 147 M wavefront
-# instructions in 102,400 workgroups (160 rounds on r9nano).
-SAMPLED_LARGE = [("conv --size 5120", "conv", ["--size", "5120"])]
+# instructions in 102,400 workgroups (160 rounds on r9nano: the workgroup
+# level); km at the 4x size for 15 iterations: about 113 M in 45 launches
+# (15 of each kernel: the kernel level).
+SAMPLED_LARGE = [("conv --size 5120", "conv", ["--size", "5120"]),
+                 ("km --size 131072 --iters 15", "km", ["--size", "131072", "--iters", "15"])]
 TRACE_OF_PRESET = {"r9nano": "1gpu", "m-sgpu": "1gpu_4x", "u-mgpu": "1gpu_4x", "d-mgpu": "4gpu",
                    "r9nano-cut": "1gpu_4x", "m-sgpu-cut": "1gpu_4x", "d-mgpu-cut": "4gpu",
                    "u-mgpu-ft": "1gpu_4x", "u-mgpu-ac": "1gpu_4x"}
