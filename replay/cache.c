@@ -81,7 +81,14 @@ static const uint8_t rp_want_data;
 
 /* ---- line buffers ------------------------------------------------------------------ */
 
-#define LBUF_HDR 16 /* keeps the buffer 16-byte aligned */
+#define LBUF_HDR 16 /* keeps the buffer 16-byte aligned: the `all` link, then the pool that made it */
+
+static inline rp_lbufs *lbuf_maker(const uint8_t *b)
+{
+    rp_lbufs *m;
+    memcpy(&m, b - LBUF_HDR + sizeof(void *), sizeof m);
+    return m;
+}
 
 uint8_t *rp_lbuf_get(rp_lbufs *p, uint32_t line)
 {
@@ -92,11 +99,12 @@ uint8_t *rp_lbuf_get(rp_lbufs *p, uint32_t line)
         memcpy(&p->free, b, sizeof p->free);
     } else {
         /* a header links every buffer ever made (freed at rp_lbufs_fini even
-         * when a run stopped with buffers in flight) */
+         * when a run stopped with buffers in flight) and names its pool */
         uint8_t *blk = malloc(LBUF_HDR + p->line + p->line / 8);
         if (!blk)
             return NULL;
         memcpy(blk, &p->all, sizeof p->all);
+        memcpy(blk + sizeof(void *), &p, sizeof p);
         p->all = blk;
         b = blk + LBUF_HDR;
     }
@@ -108,9 +116,21 @@ void rp_lbuf_put(rp_lbufs *p, uint8_t *b)
 {
     if (!b)
         return;
-    memcpy(b, &p->free, sizeof p->free);
-    p->free = b;
+    void **head = lbuf_maker(b) == p ? &p->free : &p->away;
+    memcpy(b, head, sizeof *head);
+    *head = b;
     p->live--;
+}
+
+void rp_lbufs_return(rp_lbufs *p)
+{
+    for (uint8_t *b = p->away, *n; b; b = n) {
+        memcpy(&n, b, sizeof n);
+        rp_lbufs *m = lbuf_maker(b);
+        memcpy(b, &m->free, sizeof m->free);
+        m->free = b;
+    }
+    p->away = NULL;
 }
 
 void rp_lbufs_fini(rp_lbufs *p)

@@ -489,8 +489,11 @@ static void flush_out(rp_sim *s, rp_part *p)
 /* Serial point: what the partitions noted during the last window. */
 static void serial_point(rp_sim *s)
 {
-    for (uint32_t p = 0; p < s->n_parts; p++)
+    for (uint32_t p = 0; p < s->n_parts; p++) {
         flush_out(s, &s->parts[p]);
+        rp_lbufs_return(&s->parts[p].lbufs);
+    }
+    rp_lbufs_return(&s->lbufs);
     rp_net_sum(s->net);
     for (uint32_t p = 0; p < s->n_parts; p++) {
         rp_part *pt = &s->parts[p];

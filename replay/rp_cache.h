@@ -91,17 +91,27 @@ typedef struct rp_mshr {
 
 /* Free list of line buffers (cache.c): the data a fill response carries
  * (rp_msg.data), and the L1's snapshots of stores that meet a pending fill.
- * A buffer holds `line` data bytes then line/8 bytes of byte mask. Buffers
- * are malloc'd one by one, so any pool may take back any buffer. */
+ * A buffer holds `line` data bytes then line/8 bytes of byte mask. Each pool
+ * belongs to one partition (one thread at a time). A buffer goes back to the
+ * pool that made it: a pool that takes back another's (an L1 in one
+ * partition releasing what an L2 in another took) keeps it on its `away`
+ * list until rp_lbufs_return at the next serial point. Without that the
+ * L2's pool made a new buffer for every response while the L1s' pools piled
+ * up the old ones (km at 4x with the cut inside the GPU: 1.2 GB, 2.5 s of
+ * page faults). */
 typedef struct rp_lbufs rp_lbufs;
 struct rp_lbufs {
     void *free;
+    void *away;              /* other pools' buffers released here, to return (rp_lbufs_return) */
     void *all;               /* every buffer block made (header link), for rp_lbufs_fini */
     uint32_t line;           /* data bytes per buffer (0 until first use) */
     uint64_t live;           /* handed out, not yet returned */
 };
 uint8_t *rp_lbuf_get(rp_lbufs *p, uint32_t line); /* NULL only when out of memory */
 void rp_lbuf_put(rp_lbufs *p, uint8_t *b);          /* accepts NULL */
+/* Hand p's `away` buffers back to the pools that made them; only where no
+ * other thread uses those pools (a serial point). */
+void rp_lbufs_return(rp_lbufs *p);
 void rp_lbufs_fini(rp_lbufs *p);
 
 struct rp_cache {
