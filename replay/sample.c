@@ -395,6 +395,15 @@ static double spread(const double *v, uint32_t n, double *mean)
     return dev;
 }
 
+/* Wavefront instructions per ps over windows [from, from + n) of m. */
+static double windows_rate(const rp_ksample *m, uint32_t from, uint32_t n)
+{
+    uint64_t i = 0, ps = 0;
+    for (uint32_t w = from; w < from + n; w++)
+        i += m->w_instr[w], ps += m->w_ps[w];
+    return ps ? (double)i / (double)ps : 0;
+}
+
 int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
 {
     rp_ksample *m = &k->smp;
@@ -443,10 +452,7 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
      * longer. A kernel whose rate holds is then measured about log(rounds)
      * times, not once every sample.period rounds. */
     if (m->prev_mean > 0 && usable >= f) {
-        uint64_t gi = 0, gp = 0;
-        for (uint32_t w = m->n_rate - f; w < m->n_rate; w++)
-            gi += m->w_instr[w], gp += m->w_ps[w];
-        double r = gp ? (double)gi / (double)gp : 0;
+        double r = windows_rate(m, m->n_rate - f, f);
         if (r > 0) {
             moved = (r > m->prev_mean ? r - m->prev_mean : m->prev_mean - r) / r;
             if (moved * 100.0 <= c->sample_tolerance) {
@@ -463,37 +469,21 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     /* Else stable when the last sample.stable groups of f windows agree, and
      * their rate with the rate of every window since the warm-up, for the
      * smallest f = 1, 2, 4, ... (from the f that decided before) that the
-     * windows measured so far allow. (The second test keeps a few windows that
-     * agree at the trough of a swing from deciding: conv at 2048 x 2048 was
-     * +6.3% off, outside its bound, before it.) A kernel's rate can swing with a period
+     * windows measured so far allow. A kernel's rate can swing with a period
      * of several rounds (conv at 5120 x 5120: +-13% over about six rounds,
      * as its workgroups sweep the image's rows), which single rounds never
-     * agree on; groups of rounds longer than the period do. The next stretch
-     * is sample.period x f rounds (as long against its measurement as for
-     * f = 1). */
-    double all = 0; /* the rate over every window since the warm-up */
-    if (!found) {
-        uint64_t ai = 0, ap = 0;
-        for (uint32_t w = m->n_rate - (uint32_t)usable; w < m->n_rate; w++)
-            ai += m->w_instr[w], ap += m->w_ps[w];
-        all = ap ? (double)ai / (double)ap : 0;
-    }
+     * agree on; groups of rounds longer than the period do. The second test
+     * keeps a few windows that agree at the trough of a swing from deciding
+     * (conv at 2048 x 2048 was +6.3% off, outside its bound, before it). The
+     * next stretch is sample.period x f rounds (as long against its
+     * measurement as for f = 1). */
+    double all = found ? 0 : windows_rate(m, m->n_rate - (uint32_t)usable, (uint32_t)usable);
     for (; !found && (uint64_t)f * st <= usable; f *= 2) {
-        uint64_t ti = 0, tp = 0;
-        for (uint32_t g = 0; g < st; g++) {
-            uint64_t gi = 0, gp = 0;
-            for (uint32_t j = 0; j < f; j++) {
-                uint32_t w = m->n_rate - (st - g) * f + j;
-                gi += m->w_instr[w];
-                gp += m->w_ps[w];
-            }
-            g_rate[g] = gp ? (double)gi / (double)gp : 0;
-            ti += gi;
-            tp += gp;
-        }
+        for (uint32_t g = 0; g < st; g++)
+            g_rate[g] = windows_rate(m, m->n_rate - (st - g) * f, f);
         double gm;
         dev = spread(g_rate, st, &gm);
-        mean = tp ? (double)ti / (double)tp : 0; /* the rate over the deciding windows */
+        mean = windows_rate(m, m->n_rate - st * f, st * f); /* the rate over the deciding windows */
         if (mean > 0 && gm > 0 && dev * 100.0 <= c->sample_tolerance &&
             (all > mean ? all - mean : mean - all) * 100.0 <= 2.0 * c->sample_tolerance * mean) {
             found = true;
