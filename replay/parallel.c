@@ -425,13 +425,33 @@ static void barrier_wait(barrier *b, uint32_t *local_sense)
     __atomic_sub_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
+/* A partition's claim, on a cache line of its own: the window in which a
+ * thread last took it (so a new window needs no reset). */
+typedef struct claim_word {
+    _Alignas(64) uint64_t window;
+} claim_word;
+
+/* Windows between two assignments of partitions to threads. */
+#define RP_ASSIGN_EVERY 256
+
 typedef struct run_ctx {
     rp_sim *s;
     barrier bar;
     rp_time t_lim;
-    uint32_t next_part;       /* atomic: next partition to take in this window */
+    uint64_t window;          /* the current window's number, from 1 (claims) */
+    claim_word *claim;        /* [n_parts] */
+    uint32_t nt;              /* threads (the coordinator is thread 0) */
+    uint32_t *order;          /* [n_parts]: the partitions, heaviest first (by rp_part.load) */
+    uint32_t *list;           /* [nt * n_parts]: thread t's own partitions at list[t * n_parts ...] */
+    uint32_t *list_n;         /* [nt] */
+    uint64_t *tsum;           /* [nt]: the load dealt to each thread (assign) */
     int stop;                 /* set by the coordinator: workers leave */
 } run_ctx;
+
+typedef struct worker_arg {
+    run_ctx *c;
+    uint32_t tid;             /* 1 .. nt - 1 */
+} worker_arg;
 
 /* Run partition p's window: deliver what other partitions sent it during
  * the last window, then handle its events before the limit. */
@@ -447,28 +467,89 @@ static void run_part(rp_sim *s, rp_part *p, rp_time t_lim)
     while (rp_engine_step_before(e, t_lim))
         if (!(++n & 1023) && __atomic_load_n(&s->failed, __ATOMIC_RELAXED))
             break;
+    p->steps = n + 1; /* the delivery and the window's own cost count too */
     p->next = rp_engine_next_time(e);
     rp_part_tls = NULL;
     rp_res_tls = NULL;
 }
 
-static void run_window(run_ctx *c)
+/* Partition p has nothing before t_lim: no event and nothing delivered to
+ * it (running it would handle nothing and change nothing). */
+static inline bool idle(const rp_part *p, rp_time t_lim) { return p->next >= t_lim && !p->incoming.n; }
+
+/* Take partition i for this window: true for the one thread that does. */
+static inline bool claim(run_ctx *c, uint32_t i)
+{
+    uint64_t w = c->window;
+    return __atomic_load_n(&c->claim[i].window, __ATOMIC_RELAXED) != w &&
+           __atomic_exchange_n(&c->claim[i].window, w, __ATOMIC_ACQ_REL) != w;
+}
+
+/* Thread tid's share of a window: its own partitions first (the same ones
+ * window after window, so their state stays in that core's caches), heaviest
+ * first, then any partition no thread has taken yet, heaviest first (a
+ * thread whose partitions were light helps a busy one). Which thread runs a
+ * partition, and when, never changes a result. */
+static void run_window(run_ctx *c, uint32_t tid)
 {
     rp_sim *s = c->s;
-    uint32_t i;
-    while ((i = __atomic_fetch_add(&c->next_part, 1, __ATOMIC_RELAXED)) < s->n_parts)
-        run_part(s, &s->parts[i], c->t_lim);
+    const uint32_t *own = &c->list[(size_t)tid * s->n_parts];
+    for (uint32_t k = 0; k < c->list_n[tid]; k++)
+        if (claim(c, own[k]))
+            run_part(s, &s->parts[own[k]], c->t_lim);
+    for (uint32_t k = 0; k < s->n_parts; k++)
+        if (claim(c, c->order[k]))
+            run_part(s, &s->parts[c->order[k]], c->t_lim);
+}
+
+/* At a serial point: each partition's load (a moving average of the events
+ * it handled per window it ran), and every RP_ASSIGN_EVERY windows the
+ * partitions dealt to the threads heaviest first, each to the thread with
+ * the least load so far (longest processing time first; Graham 1969). */
+static void assign(run_ctx *c)
+{
+    rp_sim *s = c->s;
+    uint32_t n = s->n_parts;
+    for (uint32_t p = 0; p < n; p++) {
+        rp_part *pt = &s->parts[p];
+        if (pt->steps) {
+            pt->load += pt->steps * 16ull - pt->load / 4; /* -> 64 x its events per window */
+            pt->steps = 0;
+        }
+    }
+    if (c->window % RP_ASSIGN_EVERY != 1)
+        return;
+    for (uint32_t k = 0; k < n; k++) /* insertion sort: stable, so ties stay in partition order */
+        c->order[k] = k;
+    for (uint32_t k = 1; k < n; k++)
+        for (uint32_t j = k; j > 0 && s->parts[c->order[j]].load > s->parts[c->order[j - 1]].load; j--) {
+            uint32_t t = c->order[j];
+            c->order[j] = c->order[j - 1];
+            c->order[j - 1] = t;
+        }
+    uint64_t *sum = c->tsum;
+    for (uint32_t t = 0; t < c->nt; t++)
+        c->list_n[t] = 0, sum[t] = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t best = 0;
+        for (uint32_t t = 1; t < c->nt; t++)
+            if (sum[t] < sum[best])
+                best = t;
+        sum[best] += s->parts[c->order[k]].load + 1;
+        c->list[(size_t)best * n + c->list_n[best]++] = c->order[k];
+    }
 }
 
 static void *worker(void *arg)
 {
-    run_ctx *c = arg;
+    worker_arg *wa = arg;
+    run_ctx *c = wa->c;
     uint32_t sense = 0;
     for (;;) {
         barrier_wait(&c->bar, &sense); /* window starts */
         if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
             return NULL;
-        run_window(c);
+        run_window(c, wa->tid);
         barrier_wait(&c->bar, &sense); /* window ends */
     }
 }
@@ -548,11 +629,12 @@ static uint64_t progress(const rp_sim *s)
 /* Start the nt - 1 worker threads (tid[1..]); returns how many run. When
  * not all of them start, those that did are stopped again and the run goes
  * on this thread alone (the same result): returns 0. */
-static uint32_t start_workers(run_ctx *c, pthread_t *tid, uint32_t nt)
+static uint32_t start_workers(run_ctx *c, pthread_t *tid, worker_arg *wa, uint32_t nt)
 {
     uint32_t started = 0;
     for (uint32_t i = 1; i < nt; i++) {
-        if (pthread_create(&tid[i], NULL, worker, c))
+        wa[i] = (worker_arg){c, i};
+        if (pthread_create(&tid[i], NULL, worker, &wa[i]))
             break;
         started++;
     }
@@ -568,6 +650,7 @@ static uint32_t start_workers(run_ctx *c, pthread_t *tid, uint32_t nt)
             started = 0;
         }
         c->bar.n = 1;
+        c->nt = 1;
     }
     return started;
 }
@@ -659,11 +742,20 @@ int rp_sim_run(rp_sim *s)
         return -1;
     }
     pthread_t *tid = calloc(nt, sizeof *tid);
-    if (!tid) {
+    worker_arg *wa = calloc(nt, sizeof *wa);
+    c.nt = nt;
+    c.claim = aligned_alloc(_Alignof(claim_word), s->n_parts * sizeof *c.claim);
+    c.order = calloc(s->n_parts, sizeof *c.order);
+    c.list = calloc((size_t)nt * s->n_parts, sizeof *c.list);
+    c.list_n = calloc(nt, sizeof *c.list_n);
+    c.tsum = calloc(nt, sizeof *c.tsum);
+    if (!tid || !wa || !c.claim || !c.order || !c.list || !c.list_n || !c.tsum) {
+        free(tid), free(wa), free(c.claim), free(c.order), free(c.list), free(c.list_n), free(c.tsum);
         rp_sim_fail(s, "out of memory");
         return -1;
     }
-    uint32_t started = start_workers(&c, tid, nt);
+    memset(c.claim, 0, s->n_parts * sizeof *c.claim);
+    uint32_t started = start_workers(&c, tid, wa, nt);
     for (uint32_t p = 0; p < s->n_parts; p++)
         s->parts[p].next = rp_engine_next_time(&s->parts[p].eng);
     rp_engine_schedule(&s->eng, &s->host_ev, 0);
@@ -707,11 +799,16 @@ int rp_sim_run(rp_sim *s)
         s->windows++;
         if (c.bar.n == 1) {
             for (uint32_t p = 0; p < s->n_parts; p++)
-                run_part(s, &s->parts[p], c.t_lim);
+                if (!idle(&s->parts[p], c.t_lim))
+                    run_part(s, &s->parts[p], c.t_lim);
         } else {
-            __atomic_store_n(&c.next_part, 0, __ATOMIC_RELAXED);
+            c.window++;
+            assign(&c);
+            for (uint32_t p = 0; p < s->n_parts; p++) /* nothing to do: taken already (the barrier publishes it) */
+                if (idle(&s->parts[p], c.t_lim))
+                    c.claim[p].window = c.window;
             barrier_wait(&c.bar, &sense);
-            run_window(&c);
+            run_window(&c, 0);
             barrier_wait(&c.bar, &sense);
         }
         /* What was sent during the window is delivered at the next one (every
@@ -733,7 +830,7 @@ int rp_sim_run(rp_sim *s)
     }
     for (uint32_t i = 1; i <= started; i++)
         pthread_join(tid[i], NULL);
-    free(tid);
+    free(tid), free(wa), free(c.claim), free(c.order), free(c.list), free(c.list_n), free(c.tsum);
     if (s->progress_fn)
         report_progress(s, t0, instr_total, 1);
     for (uint32_t p = 0; p < s->n_parts; p++)

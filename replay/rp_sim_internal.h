@@ -253,6 +253,8 @@ struct rp_part {
     rp_xq_list incoming;      /* queues towards it with messages to drain (in sending-partition order) */
     rp_time next;             /* earliest pending event after its last window */
     uint32_t id;
+    uint32_t steps;           /* events it handled in its last window it ran (parallel.c: its load) */
+    uint64_t load;            /* events per window it ran, a moving average (x 64) */
     char pad[64];             /* keep partitions' hot fields on separate cache lines */
 };
 
