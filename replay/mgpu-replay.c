@@ -406,6 +406,11 @@ static int replay_one(const char *argv0, const char *topo, const char *stats, co
         printf("replay: %.3f s wall, %.2f M wavefront-instr/s (%u thread(s), %u partition(s), %llu windows of %.1f ns)\n",
                wall, wall > 0 ? (double)sum.wavefront_instructions / wall / 1e6 : 0.0, sum.threads, sum.partitions,
                (unsigned long long)sum.windows, (double)sum.lookahead_ps / 1e3);
+        if (sum.partitions > 1 && sum.crit_events)
+            printf("partitions: %llu events, %llu on the critical path: any --threads at most %.2fx faster (events "
+                   "counted alike)\n",
+                   (unsigned long long)sum.part_events, (unsigned long long)sum.crit_events,
+                   (double)sum.part_events / (double)sum.crit_events);
     }
     if (observe) {
         printf("observed:");

@@ -170,6 +170,38 @@ int rp_sim_partition(rp_sim *s)
     return 0;
 }
 
+uint32_t rp_part_holds(const rp_sim *s, uint32_t p, char *buf, size_t n)
+{
+    const rp_part *pt = &s->parts[p];
+    for (uint32_t g = 0; g < s->n_gpus; g++) {
+        const rp_gpu *gp = &s->gpus[g];
+        if (pt == gp->part) {
+            snprintf(buf, n, "%s", gp->n_groups ? "memory side" : s->n_parts == 1 ? "all" : "GPU");
+            return g;
+        }
+        if (pt == gp->dram_part) {
+            snprintf(buf, n, "DRAM channels");
+            return g;
+        }
+        uint32_t a0 = UINT32_MAX, a1 = 0;
+        for (uint32_t a = 0; a < s->cfg.shader_arrays; a++)
+            if (gp->sa_part[a] == pt) {
+                if (a0 == UINT32_MAX)
+                    a0 = a;
+                a1 = a;
+            }
+        if (a0 != UINT32_MAX) {
+            if (a0 == a1)
+                snprintf(buf, n, "shader array %u", a0);
+            else
+                snprintf(buf, n, "shader arrays %u-%u", a0, a1);
+            return g;
+        }
+    }
+    snprintf(buf, n, "none");
+    return 0;
+}
+
 /* l (already initialised on the receiver's engine) is sent on from
  * partition `from`: queue its messages when that is another partition. */
 void rp_link_from(rp_sim *s, rp_link *l, const rp_part *from, const rp_part *to)
@@ -467,7 +499,6 @@ static void run_part(rp_sim *s, rp_part *p, rp_time t_lim)
     while (rp_engine_step_before(e, t_lim))
         if (!(++n & 1023) && __atomic_load_n(&s->failed, __ATOMIC_RELAXED))
             break;
-    p->steps = n + 1; /* the delivery and the window's own cost count too */
     p->next = rp_engine_next_time(e);
     rp_part_tls = NULL;
     rp_res_tls = NULL;
@@ -512,10 +543,7 @@ static void assign(run_ctx *c)
     uint32_t n = s->n_parts;
     for (uint32_t p = 0; p < n; p++) {
         rp_part *pt = &s->parts[p];
-        if (pt->steps) {
-            pt->load += pt->steps * 16ull - pt->load / 4; /* -> 64 x its events per window */
-            pt->steps = 0;
-        }
+        pt->load += (pt->win_events + 1) * 16 - pt->load / 4; /* -> 64 x (events + 1) per window */
     }
     if (c->window % RP_ASSIGN_EVERY != 1)
         return;
@@ -813,9 +841,15 @@ int rp_sim_run(rp_sim *s)
         }
         /* What was sent during the window is delivered at the next one (every
          * read side was drained in the window: only the queues written need a
-         * flip). The receivers drain them in sending-partition order. */
+         * flip). The receivers drain them in sending-partition order. The
+         * window's critical path: the most events one partition handled. */
+        uint64_t most = 0;
         for (uint32_t p = 0; p < s->n_parts; p++) {
             rp_part *pt = &s->parts[p];
+            pt->win_events = pt->eng.n_events - pt->ev_mark;
+            pt->ev_mark = pt->eng.n_events;
+            if (pt->win_events > most)
+                most = pt->win_events;
             for (size_t i = 0; i < pt->written.n; i++) {
                 rp_xq *x = pt->written.v[i];
                 rp_xq_flip(x);
@@ -823,6 +857,7 @@ int rp_sim_run(rp_sim *s)
             }
             pt->written.n = 0;
         }
+        s->crit_events += most;
     }
     if (c.bar.n > 1) {
         __atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);

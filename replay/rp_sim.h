@@ -63,6 +63,10 @@ typedef struct rp_sim_summary {
     uint32_t partitions, threads;
     uint64_t windows;         /* synchronisation windows run */
     rp_time lookahead_ps;     /* their length */
+    uint64_t part_events;     /* events handled by the partitions (the host's own excluded) */
+    uint64_t crit_events;     /* sum over windows of the most events one partition handled in it: the
+                               * events of the critical path (part_events / crit_events bounds the
+                               * speed-up of any --threads, as far as events cost alike) */
     rp_check check;           /* the data check, every partition's total */
 } rp_sim_summary;
 

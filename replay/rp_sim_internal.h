@@ -253,14 +253,20 @@ struct rp_part {
     rp_xq_list incoming;      /* queues towards it with messages to drain (in sending-partition order) */
     rp_time next;             /* earliest pending event after its last window */
     uint32_t id;
-    uint32_t steps;           /* events it handled in its last window it ran (parallel.c: its load) */
-    uint64_t load;            /* events per window it ran, a moving average (x 64) */
+    uint64_t ev_mark;         /* eng.n_events at the end of the last window */
+    uint64_t win_events;      /* events it handled in the last window */
+    uint64_t load;            /* events per window, a moving average (x 64): its share when dealt to threads */
     char pad[64];             /* keep partitions' hot fields on separate cache lines */
 };
 
 /* The partition the calling thread is running (NULL: the host / serial
  * parts, which use the sim's own engine, pool, line buffers and counters). */
 extern _Thread_local rp_part *rp_part_tls;
+
+/* What partition p holds, in words ("all", "GPU", "memory side", "shader
+ * arrays 0-3", "DRAM channels") into buf; returns its GPU (0 when it holds
+ * every GPU). parallel.c */
+uint32_t rp_part_holds(const rp_sim *s, uint32_t p, char *buf, size_t n);
 static inline rp_msg_pool *rp_pool(rp_sim *s);
 static inline rp_check *rp_chk(rp_sim *s);
 static inline rp_lbufs *rp_lb(rp_sim *s);
@@ -324,6 +330,8 @@ struct rp_sim {
     rp_time notify_ps;        /* kernel completion seen by the host this long after the end */
     rp_time dram_shift_ps;    /* sim.dram_partition: latency of the L2 <-> DRAM links each way (0: none) */
     uint64_t windows;         /* synchronisation windows run */
+    uint64_t crit_events;     /* sum over windows of the most events one partition handled in it: the
+                               * critical path, in events (parallel.c; the same for every --threads) */
     void (*progress_fn)(void *arg, const rp_progress *p); /* rp_sim_set_progress */
     void *progress_arg;
     double progress_every;

@@ -870,6 +870,9 @@ void rp_sim_get_summary(const rp_sim *s, rp_sim_summary *o)
     o->threads = s->threads < s->n_parts ? s->threads : s->n_parts;
     o->windows = s->windows;
     o->lookahead_ps = s->lookahead_ps;
+    for (uint32_t p = 0; p < s->n_parts; p++)
+        o->part_events += s->parts[p].eng.n_events;
+    o->crit_events = s->crit_events;
     o->check = s->check;
 }
 
@@ -1467,6 +1470,17 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     json_object_set_new(tot, "partitions", json_integer((json_int_t)s->n_parts));
     json_object_set_new(tot, "lookahead_ps", json_integer((json_int_t)s->lookahead_ps));
     json_object_set_new(tot, "sync_windows", json_integer((json_int_t)s->windows));
+    json_object_set_new(tot, "critical_path_events", json_integer((json_int_t)s->crit_events));
+    json_t *pev = json_array();
+    for (uint32_t p = 0; p < s->n_parts; p++) {
+        char holds[96];
+        json_t *o = json_object();
+        json_object_set_new(o, "gpu", json_integer(rp_part_holds(s, p, holds, sizeof holds)));
+        json_object_set_new(o, "holds", json_string(holds));
+        json_object_set_new(o, "events", json_integer((json_int_t)s->parts[p].eng.n_events));
+        json_array_append_new(pev, o);
+    }
+    json_object_set_new(tot, "partition_events", pev);
     uint64_t instr = 0;
     for (size_t i = 0; i < s->n_kernels; i++)
         instr += s->kernels[i]->n_instr;

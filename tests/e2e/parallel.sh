@@ -10,7 +10,9 @@
 # shader arrays) the same holds on r9nano, m-sgpu, u-mgpu and d-mgpu (3 or 12
 # partitions); with the DRAM channels in a partition of their own as well
 # (sim.dram_partition=1) on r9nano and d-mgpu (4 or 16 partitions). Bad --threads values are refused with a one-line message; the
-# barrier modes (MGPU_REPLAY_BARRIER=spin|sleep) give the same JSON.
+# barrier modes (MGPU_REPLAY_BARRIER=spin|sleep) give the same JSON. The critical path in
+# events (totals.critical_path_events) lies between the busiest partition's events and
+# the sum of all partitions' (totals.partition_events).
 # Prints one "ok/FAIL name" line per check; exits non-zero on any failure.
 set -uo pipefail
 BUILD=${BUILD:-build}
@@ -34,7 +36,13 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 c = d['check']
 okd = c['load_mismatches'] == 0 and c['d2h_mismatches'] == 0 and c['walk_errors'] == 0 and c['lds_mismatches'] == 0
-print(d['totals']['partitions'], int(okd))
+# the critical path in events: at least any one partition's events (it is a
+# sum over windows of the most any partition handled), at most all of them
+t = d['totals']
+ev = [p['events'] for p in t['partition_events']]
+crit = t['critical_path_events']
+okd = okd and len(ev) == t['partitions'] and max(ev) <= crit <= sum(ev) and (len(ev) > 1 or crit == ev[0])
+print(t['partitions'], int(okd))
 EOF
 }
 
@@ -90,9 +98,9 @@ for prog in $WORKLOADS; do
     want=4; case $topo in r9nano|m-sgpu) want=1 ;; esac
     [ $cut = 1 ] && want=$((want * per))
     if [ "$parts" = "$want" ] && [ "$okd" = 1 ]; then
-      ok "$name: $parts partition(s), data check OK"
+      ok "$name: $parts partition(s), data check OK, critical path within its bounds"
     else
-      bad "$name: partitions $parts (want $want), data check ok=$okd"
+      bad "$name: partitions $parts (want $want), data check and critical path ok=$okd"
     fi
   done
 done
