@@ -331,6 +331,15 @@ static const param params[] = {
      "clocks each way, and dram.latency is shortened by 2d with the refresh schedule d later, so each channel sees "
      "every request d later and each response reaches the L2 when it did without the cut (same-picosecond ties "
      "aside; gpu[g].dram[c].access_ps is 2d lower). Needs dram.latency >= 2d"},
+    {"sim.l2_partitions", PT_UINT, F(l2_partitions), "0", 0, 64, "partitions",
+     "parallel replay inside a GPU, with sim.gpu_partitions >= 2 and sim.dram_partition = 1: S >= 1 = the GPU's "
+     "L2 banks leave its memory side for S partitions of their own (bank b in partition floor(b S / l2.banks)), "
+     "meeting the shader arrays over the NoC links and the DRAM over its links. Every link into which banks of "
+     "several partitions send (the L1s' fills, the DRAM channels' inputs, the dispatcher's and RDMA engine's "
+     "inputs) gets an input per sending partition with the latency into an arbiter with the bandwidth, and the "
+     "kernel-end flush reaches the banks over the NoC (noc.latency later). A model variant of its own "
+     "(same-picosecond arrivals ordered by partition; deterministic, the same for every --threads). 0 = the banks "
+     "stay on the memory side"},
     {"sim.await_max_polls", PT_UINT, F(await_max_polls), "4194304", 1, 1000000000, "count",
      "iterations one wave may poll in one await (trace 1.2) before the replay gives the wait up as one that "
      "never ends here (the wave goes on as recorded; `check.await_give_ups` counts a difference), e.g. a "
@@ -796,6 +805,13 @@ int rp_config_validate(const rp_config *c, char *err, size_t errlen)
                  "config: sim.gpu_partitions = %u needs noc.latency > 0, dispatcher.latency > 0 (the links the cut "
                  "crosses) and at most gpu.shader_arrays + 1 = %u partitions",
                  c->gpu_partitions, c->shader_arrays + 1);
+        return -1;
+    }
+    if (c->l2_partitions && (c->gpu_partitions < 2 || !c->dram_partition || c->l2_partitions > c->l2_banks)) {
+        snprintf(err, errlen,
+                 "config: sim.l2_partitions = %u needs sim.gpu_partitions >= 2, sim.dram_partition = 1 and at most "
+                 "l2.banks = %u partitions",
+                 c->l2_partitions, c->l2_banks);
         return -1;
     }
     if (c->dram_partition && c->gpu_partitions < 2) {

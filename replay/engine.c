@@ -15,6 +15,7 @@
  */
 #include "rp_engine.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -455,17 +456,19 @@ void rp_msg_pool_fini(rp_msg_pool *p)
 
 /* ---- links --------------------------------------------------------------- */
 
-static void link_deliver(rp_event *ev, rp_engine *e)
+_Thread_local uint32_t rp_link_fan_slot = UINT32_MAX;
+
+/* Deliver every message of l due now; notify each destination port once per
+ * batch in FIFO order (a port notified twice is harmless: owners wake).
+ * own: always into l->dst (a fan-in's arbiter), whatever the message names. */
+static inline void deliver(rp_link *l, rp_engine *e, bool own)
 {
-    rp_link *l = ev->owner;
-    /* Deliver every message due now; notify each destination port once per
-     * batch in FIFO order (a port notified twice is harmless: owners wake). */
     while (l->head && l->head->arrive <= e->now) {
         rp_msg *m = l->head;
         l->head = m->next;
         if (!l->head)
             l->tail = NULL;
-        rp_port *p = m->dst ? m->dst : l->dst;
+        rp_port *p = m->dst && !own ? m->dst : l->dst;
         m->next = NULL;
         if (p->tail)
             p->tail->next = m;
@@ -478,6 +481,28 @@ static void link_deliver(rp_event *ev, rp_engine *e)
     }
     if (l->head)
         rp_engine_schedule(e, &l->ev, l->head->arrive);
+}
+
+static void link_deliver(rp_event *ev, rp_engine *e) { deliver(ev->owner, e, false); }
+static void fan_deliver(rp_event *ev, rp_engine *e) { deliver(ev->owner, e, true); }
+
+static void link_send(rp_link *l, rp_msg *m, rp_time ready);
+
+rp_fan *rp_link_fan(rp_link *l, uint32_t n)
+{
+    rp_fan *f = calloc(1, sizeof *f + (size_t)n * sizeof *f->in);
+    if (!f)
+        return NULL;
+    f->n = n;
+    f->arb.owner = l;
+    f->arb.notify = rp_port_forward;
+    for (uint32_t i = 0; i < n; i++) {
+        rp_link_init(&f->in[i], l->eng, &f->arb, l->latency_ps, 0, 0);
+        rp_event_init(&f->in[i].ev, fan_deliver, &f->in[i], RP_PRIO_DELIVER);
+    }
+    l->latency_ps = 0;
+    l->fan = f;
+    return f;
 }
 
 void rp_link_init(rp_link *l, rp_engine *e, rp_port *dst, rp_time latency_ps,
@@ -497,7 +522,7 @@ void rp_port_forward(rp_port *p, rp_engine *e)
     rp_link *l = p->owner;
     rp_msg *m;
     while ((m = rp_port_pop(p)))
-        rp_link_send(l, m, e->now);
+        link_send(l, m, e->now); /* on l itself, never its fan-in (l may be one's output) */
 }
 
 void rp_link_cross(rp_link *l, rp_engine *src_eng, rp_xq *q)
@@ -584,6 +609,21 @@ void rp_xq_fini(rp_xq *q)
 }
 
 void rp_link_send(rp_link *l, rp_msg *m, rp_time ready)
+{
+    if (l->fan) {
+        uint32_t k = rp_link_fan_slot;
+        if (k >= l->fan->n) {
+            /* a wiring error, not bad input: parallel.c gives every sender of a fan-in its slot */
+            fprintf(stderr, "mgpu-replay: internal error: a sender without a slot (%u) sent on a fan-in link of %u\n",
+                    k, l->fan->n);
+            abort();
+        }
+        l = &l->fan->in[k];
+    }
+    link_send(l, m, ready);
+}
+
+static void link_send(rp_link *l, rp_msg *m, rp_time ready)
 {
     rp_engine *e = l->src_eng;
     if (ready < e->now)

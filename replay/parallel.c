@@ -83,7 +83,14 @@ int rp_sim_partition(rp_sim *s)
      * inside a GPU, sim.gpu_partitions: over the NoC and dispatch links) */
     uint32_t grp_parts = s->cfg.gpu_partitions > 1 ? s->cfg.gpu_partitions : 1;
     bool dram_cut = grp_parts > 1 && s->cfg.dram_partition; /* and its DRAM channels last */
-    uint32_t per = grp_parts + dram_cut;
+    uint32_t slices = dram_cut ? s->cfg.l2_partitions : 0; /* its L2 banks before them (sim.l2_partitions) */
+    uint32_t per = grp_parts + slices + dram_cut;
+    if (slices && s->cfg.topo_kind == RP_TOPO_UNIFIED && s->n_gpus > 1) {
+        snprintf(s->err, sizeof s->err,
+                 "config: sim.l2_partitions with a unified multi-GPU topology is not implemented (the kernel-end "
+                 "flush of the other GPUs' L2 banks reaches them over the interconnect, not the NoC)");
+        return -1;
+    }
     /* a unified-memory policy that moves pages shares one page table
      * between the GPUs (rp_um.h): one partition */
     bool one = rp_um_moves(rp_um_policy_parse(s->cfg.um_policy));
@@ -127,6 +134,7 @@ int rp_sim_partition(rp_sim *s)
     for (uint32_t p = 0; p < s->n_parts; p++) {
         rp_part *pt = &s->parts[p];
         pt->id = p;
+        pt->fan_slot = UINT32_MAX;
         pt->xq = calloc(s->n_parts, sizeof *pt->xq);
         if (rp_engine_init(&pt->eng) || !pt->xq) {
             snprintf(s->err, sizeof s->err, "out of memory");
@@ -151,6 +159,18 @@ int rp_sim_partition(rp_sim *s)
         gp->part = &s->parts[base];
         gp->dram_part = &s->parts[dram_cut ? base + per - 1 : base];
         gp->n_groups = grp_parts - 1;
+        gp->n_slices = slices;
+        gp->part->fan_slot = 0;
+        for (uint32_t i = 0; i < slices; i++)
+            s->parts[base + grp_parts + i].fan_slot = 1 + i;
+        gp->bank_part = calloc(s->cfg.l2_banks ? s->cfg.l2_banks : 1, sizeof *gp->bank_part);
+        if (!gp->bank_part) {
+            snprintf(s->err, sizeof s->err, "out of memory");
+            return -1;
+        }
+        for (uint32_t b = 0; b < s->cfg.l2_banks; b++)
+            gp->bank_part[b] = slices ? &s->parts[base + grp_parts + (uint32_t)((uint64_t)b * slices / s->cfg.l2_banks)]
+                                      : gp->part;
         gp->sa_part = calloc(s->cfg.shader_arrays ? s->cfg.shader_arrays : 1, sizeof *gp->sa_part);
         if (!gp->sa_part) {
             snprintf(s->err, sizeof s->err, "out of memory");
@@ -210,6 +230,29 @@ void rp_link_from(rp_sim *s, rp_link *l, const rp_part *from, const rp_part *to)
         rp_link_cross(l, (rp_engine *)&from->eng, &s->parts[from->id].xq[to->id]);
 }
 
+/* l, into partition `to`, gets senders in GPU gp's memory side (fan slot 0)
+ * and each of its L2 slices (slot 1 + i; sim.l2_partitions): an input from
+ * each (rp_link_fan). 0 or -1 out of memory. */
+static int fan_from_banks(rp_sim *s, rp_gpu *gp, rp_link *l, rp_part *to)
+{
+    rp_fan **v = realloc(s->fans, (s->n_fans + 1) * sizeof *v);
+    if (!v) {
+        snprintf(s->err, sizeof s->err, "out of memory");
+        return -1;
+    }
+    s->fans = v;
+    rp_fan *f = rp_link_fan(l, 1 + gp->n_slices);
+    if (!f) {
+        snprintf(s->err, sizeof s->err, "out of memory");
+        return -1;
+    }
+    s->fans[s->n_fans++] = f;
+    rp_link_from(s, &f->in[0], gp->part, to);
+    for (uint32_t i = 0; i < gp->n_slices; i++)
+        rp_link_from(s, &f->in[1 + i], &s->parts[gp->part->id + gp->n_groups + 1 + i], to);
+    return 0;
+}
+
 /* The cut inside GPU gp (sim.gpu_partitions): what its groups of shader
  * arrays (partition gp->part + 1 + j) and its memory side (gp->part) send
  * each other crosses partitions: requests into the L2 banks' and the RDMA
@@ -229,27 +272,49 @@ static int link_cut(rp_sim *s, rp_gpu *gp, rp_disp *d, rp_part *dp, rp_time dlat
     for (uint32_t j = 0; j < gp->n_groups; j++) {
         rp_part *gj = &s->parts[mem->id + 1 + j];
         for (uint32_t b = 0; b < c->l2_banks; b++)
-            rp_link_from(s, &gp->l2_stage[(size_t)j * c->l2_banks + b], gj, mem);
+            rp_link_from(s, &gp->l2_stage[(size_t)j * c->l2_banks + b], gj, gp->bank_part[b]);
         rp_link_from(s, &gp->rdma_stage[j], gj, mem);
         rp_link_init(&gp->done_grp[j], d->eng, &d->in, dlat, 0, 0);
         rp_link_from(s, &gp->done_grp[j], gj, dp);
     }
+    if (gp->n_slices) {
+        /* the L2 banks in partitions of their own (sim.l2_partitions): the
+         * memory side's own NoC links into them (RDMA requests from other
+         * GPUs, page walks, the kernel-end flush), and an input per sending
+         * partition into every link the banks answer on in the memory side */
+        for (uint32_t b = 0; b < c->l2_banks; b++)
+            rp_link_from(s, &gp->l2_stage[(size_t)gp->n_groups * c->l2_banks + b], mem, gp->bank_part[b]);
+        if (fan_from_banks(s, gp, &d->in_link, dp) || fan_from_banks(s, gp, &gp->rdma.l2resp_link, mem) ||
+            (c->tlb_enable && fan_from_banks(s, gp, &gp->l2_tlb.fill_link, mem)))
+            return -1;
+    }
     if (gp->dram_part != mem) {
         /* L2 misses and write-backs into the channels, and their responses
          * into the banks' fill links (only the DRAM sends on those) */
-        for (uint32_t ch = 0; ch < c->dram_channels; ch++)
-            rp_link_from(s, &gp->dram[ch].in, mem, gp->dram_part);
+        for (uint32_t ch = 0; ch < c->dram_channels; ch++) {
+            if (!gp->n_slices)
+                rp_link_from(s, &gp->dram[ch].in, mem, gp->dram_part);
+            else if (fan_from_banks(s, gp, &gp->dram[ch].in, gp->dram_part))
+                return -1;
+        }
         for (uint32_t b = 0; b < c->l2_banks; b++)
-            rp_link_from(s, &gp->l2[b].fill_link, gp->dram_part, mem);
+            rp_link_from(s, &gp->l2[b].fill_link, gp->dram_part, gp->bank_part[b]);
     }
     for (uint32_t a = 0; a < c->shader_arrays; a++) {
-        rp_link_from(s, &gp->l1s[a].fill_link, mem, gp->sa_part[a]);
-        rp_link_from(s, &gp->l1i[a].fill_link, mem, gp->sa_part[a]);
+        if (!gp->n_slices) {
+            rp_link_from(s, &gp->l1s[a].fill_link, mem, gp->sa_part[a]);
+            rp_link_from(s, &gp->l1i[a].fill_link, mem, gp->sa_part[a]);
+        } else if (fan_from_banks(s, gp, &gp->l1s[a].fill_link, gp->sa_part[a]) ||
+                   fan_from_banks(s, gp, &gp->l1i[a].fill_link, gp->sa_part[a]))
+            return -1;
     }
     for (uint32_t i = 0; i < gp->n_cus; i++) {
         rp_cu *cu = &gp->cus[i];
         rp_part *sp = gp->sa_part[cu->sa];
-        rp_link_from(s, &cu->l1v.fill_link, mem, sp);
+        if (!gp->n_slices)
+            rp_link_from(s, &cu->l1v.fill_link, mem, sp);
+        else if (fan_from_banks(s, gp, &cu->l1v.fill_link, sp))
+            return -1;
         cu->ctl_link.latency_ps = dlat;
         rp_link_from(s, &cu->ctl_link, dp, sp);
         cu->done_link = &gp->done_grp[rp_sa_group(cu->sa, gp->n_groups, c->shader_arrays)];
@@ -317,6 +382,11 @@ void rp_parts_fini(rp_sim *s)
     free(s->parts);
     s->parts = NULL;
     s->n_parts = 0;
+    for (size_t i = 0; i < s->n_fans; i++)
+        free(s->fans[i]);
+    free(s->fans);
+    s->fans = NULL;
+    s->n_fans = 0;
     if (s->fail_lock) {
         pthread_mutex_destroy(s->fail_lock);
         free(s->fail_lock);
@@ -491,6 +561,7 @@ static void run_part(rp_sim *s, rp_part *p, rp_time t_lim)
 {
     rp_part_tls = p;
     rp_res_tls = &p->res;
+    rp_link_fan_slot = p->fan_slot;
     for (size_t i = 0; i < p->incoming.n; i++) /* in sending-partition order */
         rp_xq_drain(p->incoming.v[i]);
     p->incoming.n = 0;
@@ -502,6 +573,7 @@ static void run_part(rp_sim *s, rp_part *p, rp_time t_lim)
     p->next = rp_engine_next_time(e);
     rp_part_tls = NULL;
     rp_res_tls = NULL;
+    rp_link_fan_slot = UINT32_MAX;
 }
 
 /* Partition p has nothing before t_lim: no event and nothing delivered to
@@ -534,7 +606,7 @@ static void run_window(run_ctx *c, uint32_t tid)
 }
 
 /* At a serial point: each partition's load (a moving average of the events
- * it handled per window it ran), and every RP_ASSIGN_EVERY windows the
+ * it handled per window, plus one), and every RP_ASSIGN_EVERY windows the
  * partitions dealt to the threads heaviest first, each to the thread with
  * the least load so far (longest processing time first; Graham 1969). */
 static void assign(run_ctx *c)

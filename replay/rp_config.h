@@ -95,6 +95,7 @@ typedef struct rp_config {
     rp_lat watchdog;
     uint32_t gpu_partitions;      /* sim.gpu_partitions: partitions per GPU (1: the GPU is one) */
     uint32_t dram_partition;      /* sim.dram_partition: 1 = each GPU's DRAM channels are a partition of their own */
+    uint32_t l2_partitions;       /* sim.l2_partitions: S >= 1 = each GPU's L2 banks in S partitions of their own */
     rp_lat cas_hold_max;          /* sim.cas_hold_max: how long an L2 holds a compare-and-swap for its recorded turn */
     uint32_t await_max_polls;     /* sim.await_max_polls: one await's iterations before a wave is stopped */
     uint32_t check_print;

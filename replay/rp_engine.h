@@ -321,7 +321,30 @@ struct rp_link {
     rp_time busy_until;
     uint64_t st_msgs, st_bytes; /* statistics */
     const char *name;      /* set on links a timeline shows as bandwidth (inter-GPU links, DRAM inputs); else NULL */
+    struct rp_fan *fan;    /* non-NULL: senders in several partitions, each on its own input (rp_link_fan) */
 };
+
+/* A fan-in (rp_link_fan): n input links with the latency, into an arbiter
+ * that forwards onto the link, which keeps the bandwidth (rp_port_forward). */
+typedef struct rp_fan {
+    rp_port arb;
+    uint32_t n;
+    rp_link in[];
+} rp_fan;
+
+/* The fan-in input the calling thread sends on (parallel.c sets it to the
+ * slot of the partition it runs; UINT32_MAX outside one). */
+extern _Thread_local uint32_t rp_link_fan_slot;
+
+/* Give l senders in several partitions: n inputs with l's latency and no
+ * bandwidth, on l's engine, into an arbiter port that forwards what arrives
+ * onto l, which keeps its bandwidth and loses its latency (for one sender the
+ * same arrival times; rp_port_forward). A send on l then goes out on input
+ * rp_link_fan_slot (the caller makes each input cross from its sender's
+ * partition); a send from a thread without a slot below n is a wiring error
+ * and aborts. Returns the fan (the caller frees it), or NULL out of memory.
+ * Each message takes one more delivery event (the arbiter's). */
+struct rp_fan *rp_link_fan(rp_link *l, uint32_t n);
 
 void rp_link_init(rp_link *l, rp_engine *e, rp_port *dst, rp_time latency_ps,
                   uint64_t bytes_per_s, uint32_t header_bytes);

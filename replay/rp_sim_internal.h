@@ -60,6 +60,8 @@ typedef struct rp_gpu {
     uint32_t id;
     rp_part *part;            /* partition of its memory side (L2, DRAM, RDMA, dispatcher; parallel.c) */
     rp_part *dram_part;       /* partition of its DRAM channels (sim.dram_partition; == part without) */
+    rp_part **bank_part;      /* per L2 bank: its partition (sim.l2_partitions; == part without) */
+    uint32_t n_slices;        /* sim.l2_partitions: partitions of its L2 banks (0: on the memory side) */
     rp_part **sa_part;        /* per shader array: partition of its CUs, L1V, L1S and L1I (== part without a cut) */
     /* The cut inside the GPU (sim.gpu_partitions = n_groups + 1 > 1; parallel.c):
      * each group of shader arrays sends to an L2 bank (and to the RDMA engine)
@@ -68,7 +70,8 @@ typedef struct rp_gpu {
      * latency): the same arrival times as one shared link. Index n_groups:
      * the memory side's own senders (RDMA requests from other GPUs). */
     uint32_t n_groups;
-    rp_link *l2_stage;        /* [(n_groups + 1) * l2_banks] */
+    rp_link *l2_stage;        /* [(n_groups + 1) * l2_banks]; index n_groups also carries page walks and, with
+                               * sim.l2_partitions, the kernel-end flush */
     rp_port *l2_arb;          /* [l2_banks] */
     rp_link *rdma_stage;      /* [n_groups] into rdma_arb */
     rp_port rdma_arb;
@@ -253,6 +256,8 @@ struct rp_part {
     rp_xq_list incoming;      /* queues towards it with messages to drain (in sending-partition order) */
     rp_time next;             /* earliest pending event after its last window */
     uint32_t id;
+    uint32_t fan_slot;        /* its input into fan-in links (rp_link_fan): 0 the memory side, 1 + i L2
+                               * slice i (sim.l2_partitions); UINT32_MAX none */
     uint64_t ev_mark;         /* eng.n_events at the end of the last window */
     uint64_t win_events;      /* events it handled in the last window */
     uint64_t load;            /* events per window, a moving average (x 64): its share when dealt to threads */
@@ -337,6 +342,8 @@ struct rp_sim {
     double progress_every;
     int fail_lock_init;
     void *fail_lock;          /* pthread_mutex_t, for rp_sim_fail from several threads */
+    rp_fan **fans;            /* fan-ins made for sim.l2_partitions (parallel.c), freed with the partitions */
+    size_t n_fans;
     rp_hooks hooks;           /* observation points (rp_hooks.h); the engines point here */
     rp_timeline *timeline;    /* rp_sim_timeline (timeline.c), NULL: none */
     FILE *out;                /* human output (mismatch lines); NULL = quiet */

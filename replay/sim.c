@@ -305,21 +305,24 @@ static int build_gpu(rp_sim *s, rp_gpu *g, uint32_t id)
             return -1;
     }
     for (uint32_t b = 0; b < c->l2_banks; b++) {
+        rp_part *bp = g->bank_part[b]; /* the memory side, or its L2 slice (sim.l2_partitions) */
+        s->stats.reg_part = (int32_t)bp->id + 1;
         snprintf(name, sizeof name, "gpu[%u].l2[%u]", id, b);
-        if (rp_cache_init(&g->l2[b], &g->part->eng, &g->part->pool, &s->memx, name, &l2, rp_route_l2, g, dsh, 0,
+        if (rp_cache_init(&g->l2[b], &bp->eng, &bp->pool, &s->memx, name, &l2, rp_route_l2, g, dsh, 0,
                           c->header_bytes))
             return -1;
-        rp_link_init(&g->l2_links[b], &g->part->eng, &g->l2[b].top, g->n_groups ? 0 : noc, nbw, c->header_bytes);
+        rp_link_init(&g->l2_links[b], &bp->eng, &g->l2[b].top, g->n_groups ? 0 : noc, nbw, c->header_bytes);
         if (g->n_groups) {
             g->l2_arb[b].owner = &g->l2_links[b];
             g->l2_arb[b].notify = rp_port_forward;
             for (uint32_t j = 0; j <= g->n_groups; j++)
-                rp_link_init(&g->l2_stage[(size_t)j * c->l2_banks + b], &g->part->eng, &g->l2_arb[b], noc, 0, 0);
+                rp_link_init(&g->l2_stage[(size_t)j * c->l2_banks + b], &bp->eng, &g->l2_arb[b], noc, 0, 0);
         }
-        g->l2[b].lbufs = &g->part->lbufs;
+        g->l2[b].lbufs = &bp->lbufs;
         g->l2[b].gpu = id;
         rp_cache_register_stats(&g->l2[b], &s->stats);
     }
+    s->stats.reg_part = (int32_t)g->part->id + 1;
     rp_cache_spec l1s = {c->l1s_size, c->l1s_assoc, c->l1v_line, c->l1s_mshrs,
                          rp_lat_ps(c->l1s_latency, s->clk), s->clk, false, true, false, {0, 0}, {0, 0}, 0};
     for (uint32_t a = 0; a < c->shader_arrays; a++) {
@@ -710,7 +713,11 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
         for (uint32_t h = 0; h < s->n_gpus; h++)
             for (uint32_t b = 0; b < s->cfg.l2_banks; b++) {
                 d->l2_top[(size_t)h * s->cfg.l2_banks + b] = &s->gpus[h].l2[b].top;
-                d->l2_link[(size_t)h * s->cfg.l2_banks + b] = &s->gpus[h].l2_links[b];
+                /* the kernel-end flush: with the banks in partitions of their own
+                 * (sim.l2_partitions) over the memory side's NoC link */
+                d->l2_link[(size_t)h * s->cfg.l2_banks + b] =
+                    s->gpus[h].n_slices ? &s->gpus[h].l2_stage[(size_t)s->gpus[h].n_groups * s->cfg.l2_banks + b]
+                                        : &s->gpus[h].l2_links[b];
             }
         uint32_t n = 0;
         for (uint32_t h = first; h < first + count; h++)
@@ -774,6 +781,7 @@ void rp_sim_fini(rp_sim *s)
         free(gp->disp.cus);
         free(gp->disp.res);
         free(gp->sa_part);
+        free(gp->bank_part);
         free(gp->rgrp);
         free(gp->l2_stage);
         free(gp->l2_arb);
@@ -894,13 +902,16 @@ void rp_ksum_take(rp_sim *s, const rp_kernel *k, rp_ksum *o, int32_t part, bool 
             o->l1v_hits += c->st_read_hits;
             o->l1v_accesses += c->st_read_hits + c->st_read_misses;
         }
-        if (((int32_t)gp->part->id == part) != match)
-            continue;
+        /* each component's counters by its own partition (read while no other thread changes them) */
         for (uint32_t b = 0; b < s->cfg.l2_banks; b++) {
+            if (((int32_t)gp->bank_part[b]->id == part) != match)
+                continue;
             rp_cache *c = &gp->l2[b];
             o->l2_hits += c->st_read_hits + c->st_write_hits;
             o->l2_accesses += c->st_read_hits + c->st_read_misses + c->st_write_hits + c->st_write_misses;
         }
+        if (((int32_t)gp->dram_part->id == part) != match)
+            continue;
         for (uint32_t ch = 0; ch < s->cfg.dram_channels; ch++)
             o->dram_bytes += gp->dram[ch].st_read_bytes + gp->dram[ch].st_write_bytes;
     }

@@ -9,7 +9,9 @@
 # inside a GPU (sim.gpu_partitions=3: each GPU's memory side and two groups of
 # shader arrays) the same holds on r9nano, m-sgpu, u-mgpu and d-mgpu (3 or 12
 # partitions); with the DRAM channels in a partition of their own as well
-# (sim.dram_partition=1) on r9nano and d-mgpu (4 or 16 partitions). Bad --threads values are refused with a one-line message; the
+# (sim.dram_partition=1) on r9nano and d-mgpu (4 or 16 partitions), and with the L2
+# banks in two partitions of their own besides (sim.l2_partitions=2: 6 or 24).
+# Bad --threads values are refused with a one-line message; the
 # barrier modes (MGPU_REPLAY_BARRIER=spin|sleep) give the same JSON. The critical path in
 # events (totals.critical_path_events) lies between the busiest partition's events and
 # the sum of all partitions' (totals.partition_events).
@@ -58,21 +60,27 @@ for prog in $WORKLOADS; do
     continue
   fi
   for cfg in "d-mgpu" "u-mgpu" "u-mgpu:p2p-ring" "d-mgpu:pcie-tree" "r9nano" \
-             "r9nano+cut" "m-sgpu+cut" "u-mgpu+cut" "d-mgpu+cut" "r9nano+dram" "d-mgpu+dram"; do
+             "r9nano+cut" "m-sgpu+cut" "u-mgpu+cut" "d-mgpu+cut" "r9nano+dram" "d-mgpu+dram" \
+             "r9nano+l2" "d-mgpu+l2"; do
     cut=0; per=3
-    case $cfg in *+cut) cut=1; cfg=${cfg%+cut} ;; *+dram) cut=1; per=4; cfg=${cfg%+dram} ;; esac
+    case $cfg in
+      *+cut) cut=1; cfg=${cfg%+cut} ;;
+      *+dram) cut=1; per=4; cfg=${cfg%+dram} ;;
+      *+l2) cut=1; per=6; cfg=${cfg%+l2} ;;
+    esac
     topo=${cfg%%:*}
     set_args=()
     [ "$cfg" != "$topo" ] && set_args=(--set "interconnect.kind=${cfg#*:}")
     [ $cut = 1 ] && set_args+=(--set sim.gpu_partitions=3)
-    [ $per = 4 ] && set_args+=(--set sim.dram_partition=1)
+    [ $per -ge 4 ] && set_args+=(--set sim.dram_partition=1)
+    [ $per = 6 ] && set_args+=(--set sim.l2_partitions=2)
     # one GPU without the cut (a single partition: threads change nothing) and
     # the cut inside a GPU on two programs only
     case "$cut:$cfg:$prog" in
       0:r9nano:bitonic|0:r9nano:km|0:d-mgpu*|0:u-mgpu*|1:*:bitonic|1:*:km) ;;
       *) continue ;;
     esac
-    name=$prog-${cfg/:/-}; [ $cut = 1 ] && name=$name-cut; [ $per = 4 ] && name=$name-dram
+    name=$prog-${cfg/:/-}; [ $cut = 1 ] && name=$name-cut; [ $per = 4 ] && name=$name-dram; [ $per = 6 ] && name=$name-l2
     good=1
     for t in 1 2 3; do
       if ! "$REPLAY" --topo "$topo" "${set_args[@]}" --threads $t --stats "$OUT/$name-t$t.json" "$tr" \
@@ -145,6 +153,22 @@ if [ $rc = 2 ] && grep -q "sim.dram_partition = 1 needs sim.gpu_partitions >= 2"
 else
   bad "sim.dram_partition=1 without the cut: rc=$rc, $(head -c 200 "$OUT/bad.err")"
 fi
+
+# The L2 banks' own partitions need the DRAM's, and are not built for a unified
+# multi-GPU machine yet: both refused in one line.
+for c in "r9nano:sim.gpu_partitions=3:sim.l2_partitions=2:needs sim.gpu_partitions >= 2, sim.dram_partition = 1" \
+         "u-mgpu:sim.gpu_partitions=3:sim.dram_partition=1:sim.l2_partitions=2:unified multi-GPU topology is not implemented"; do
+  IFS=: read -r -a f <<<"$c"
+  topo=${f[0]}; want=${f[${#f[@]}-1]}; set_args=()
+  for kv in "${f[@]:1:${#f[@]}-2}"; do set_args+=(--set "$kv"); done
+  "$REPLAY" --topo "$topo" "${set_args[@]}" "$any" >"$OUT/bad.out" 2>"$OUT/bad.err"
+  rc=$?
+  if [ $rc = 2 ] && grep -q "sim.l2_partitions.*$want" "$OUT/bad.err" && [ "$(wc -l <"$OUT/bad.err")" = 1 ]; then
+    ok "sim.l2_partitions on $topo refused: $(cat "$OUT/bad.err")"
+  else
+    bad "sim.l2_partitions on $topo: rc=$rc, $(head -c 200 "$OUT/bad.err")"
+  fi
+done
 
 # The window barrier's mode (MGPU_REPLAY_BARRIER) changes the speed, never the results.
 for m in spin sleep; do

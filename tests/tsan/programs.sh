@@ -35,11 +35,18 @@ done
 # r9nano cut inside the GPU (sim.gpu_partitions=3): the grid barrier's
 # messages across partitions, the data check's write maps built by several
 # partitions at once (the lock's order-dependent counter loads), the awaits'
-# soft exits (the look-back), the NoC arbiters and fills across the cut
+# soft exits (the look-back), the NoC arbiters and fills across the cut; and
+# with the DRAM and the L2 banks in partitions of their own (sim.l2_partitions=2:
+# the fan-in links, atomics performed by banks of two partitions at once)
 if [ -x "$TSAN_BUILD/bin/mgpu-replay" ]; then
-  for run in coop_groups spin_wait-lock sync_patterns-lookback coop_groups:cut sync_patterns-lookback:cut; do
+  for run in coop_groups spin_wait-lock sync_patterns-lookback coop_groups:cut sync_patterns-lookback:cut \
+             spin_wait-lock:l2 sync_patterns-lookback:l2; do
     name=${run%%:*}; topo=(--topo u-mgpu); tag=u-mgpu
-    [ "$run" != "$name" ] && { topo=(--topo r9nano --set sim.gpu_partitions=3); tag="r9nano cut"; }
+    case $run in
+      *:cut) topo=(--topo r9nano --set sim.gpu_partitions=3); tag="r9nano cut" ;;
+      *:l2) topo=(--topo r9nano --set sim.gpu_partitions=3 --set sim.dram_partition=1 --set sim.l2_partitions=2)
+            tag="r9nano cut with L2 partitions" ;;
+    esac
     [ -f "$OUT/$name.gtrace" ] || continue # its recording failed above
     TSAN_OPTIONS="halt_on_error=0" timeout 600 "$TSAN_BUILD/bin/mgpu-replay" "${topo[@]}" --threads 2 --quiet \
       "$OUT/$name.gtrace" >"$OUT/$name-replay.out" 2>&1
