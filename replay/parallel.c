@@ -474,11 +474,16 @@ uint64_t rp_sim_events(const rp_sim *s)
 /* Sense-reversing barrier: spins a little (windows are short and the
  * partitions of one window take similar times), then sleeps on a futex, so
  * that a loaded machine or more threads than cores costs no busy CPU. */
+/* How long a thread waiting at the window barrier spins before it sleeps:
+ * an estimate, several windows' waiting (windows take 8-60 us of work at 16
+ * threads on the bench traces, docs/timing-model.md). */
+#define RP_SPIN_US 200
+
 typedef struct barrier {
     uint32_t n, count, sense;
     uint32_t sleepers;        /* threads in futex_wait (or about to be) */
-    uint32_t spins;           /* busy-wait this many times before sleeping (max_spins or 0: see barrier_wait) */
-    uint32_t max_spins;
+    uint32_t spin_us;         /* busy-wait this long before sleeping (max_spin_us or 0: see barrier_wait) */
+    uint32_t max_spin_us;
     bool always_spin;         /* MGPU_REPLAY_BARRIER=spin: never stop spinning when preempted */
 } barrier;
 
@@ -506,18 +511,34 @@ static void barrier_wait(barrier *b, uint32_t *local_sense)
      * process: 4000 spins made a run 3x slower than sleeping at once). */
     static _Thread_local uint32_t waits;
     static _Thread_local long nivcsw;
-    if (!(++waits & 1023) && b->max_spins && !b->always_spin) {
+    if (!(++waits & 1023) && b->max_spin_us && !b->always_spin) {
         struct rusage ru;
         if (!getrusage(RUSAGE_THREAD, &ru)) {
-            __atomic_store_n(&b->spins, ru.ru_nivcsw - nivcsw > 8 ? 0 : b->max_spins, __ATOMIC_RELAXED);
+            __atomic_store_n(&b->spin_us, ru.ru_nivcsw - nivcsw > 8 ? 0 : b->max_spin_us, __ATOMIC_RELAXED);
             nivcsw = ru.ru_nivcsw;
         }
     }
-    uint32_t sp = __atomic_load_n(&b->spins, __ATOMIC_RELAXED);
-    for (uint32_t spin = 0; spin < sp; spin++) {
-        if (__atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) == ls)
-            return;
-        __builtin_ia32_pause();
+    /* The spin is bounded in time, not in pause instructions: a pause takes
+     * about 10 cycles on Intel cores before Skylake and about 140 from it on
+     * (Intel 64 and IA-32 Optimization Reference Manual, Skylake's pause
+     * latency), so a count that waits out a window on one
+     * machine sleeps through every window on another (measured on a 16-vCPU
+     * Xeon VM: 4000 pauses lost to spinning by 5-20% at 8 and 16 threads). */
+    uint32_t us = __atomic_load_n(&b->spin_us, __ATOMIC_RELAXED);
+    if (us) {
+        double t_end = 0; /* the clock is read only once the wait is not short */
+        for (;;) {
+            for (int i = 0; i < 32; i++) {
+                if (__atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) == ls)
+                    return;
+                __builtin_ia32_pause();
+            }
+            double t = wall_now();
+            if (!t_end)
+                t_end = t + 1e-6 * us;
+            else if (t > t_end)
+                break;
+        }
     }
     /* Either the last thread sees sleepers > 0 and wakes us, or we see its
      * new sense (both sequentially consistent): no lost wake-up. */
@@ -829,14 +850,14 @@ int rp_sim_run(rp_sim *s)
     c.bar.n = nt;
     /* Spin while waiting for the others only when every thread has a core. */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    c.bar.spins = c.bar.max_spins = cpus > 0 && nt <= (uint32_t)cpus ? 4000 : 0;
+    c.bar.spin_us = c.bar.max_spin_us = cpus > 0 && nt <= (uint32_t)cpus ? RP_SPIN_US : 0;
     /* MGPU_REPLAY_BARRIER=spin|sleep overrides the choice (auto: as above;
      * docs/user-guide.md); spin also keeps spinning when preempted */
     const char *bm = getenv("MGPU_REPLAY_BARRIER");
     if (bm && !strcmp(bm, "spin"))
-        c.bar.spins = c.bar.max_spins = 1u << 30, c.bar.always_spin = true;
+        c.bar.spin_us = c.bar.max_spin_us = UINT32_MAX, c.bar.always_spin = true;
     else if (bm && !strcmp(bm, "sleep"))
-        c.bar.spins = c.bar.max_spins = 0;
+        c.bar.spin_us = c.bar.max_spin_us = 0;
     else if (bm && *bm && strcmp(bm, "auto")) {
         rp_sim_fail(s, "MGPU_REPLAY_BARRIER=%s: expected spin, sleep or auto", bm);
         return -1;
