@@ -626,18 +626,13 @@ static void run_window(run_ctx *c, uint32_t tid)
             run_part(s, &s->parts[c->order[k]], c->t_lim);
 }
 
-/* At a serial point: each partition's load (a moving average of the events
- * it handled per window, plus one), and every RP_ASSIGN_EVERY windows the
- * partitions dealt to the threads heaviest first, each to the thread with
- * the least load so far (longest processing time first; Graham 1969). */
+/* At a serial point, every RP_ASSIGN_EVERY windows: the partitions dealt to
+ * the threads heaviest first (by rp_part.load), each to the thread with the
+ * least load so far (longest processing time first; Graham 1969). */
 static void assign(run_ctx *c)
 {
     rp_sim *s = c->s;
     uint32_t n = s->n_parts;
-    for (uint32_t p = 0; p < n; p++) {
-        rp_part *pt = &s->parts[p];
-        pt->load += (pt->win_events + 1) * 16 - pt->load / 4; /* -> 64 x (events + 1) per window */
-    }
     if (c->window % RP_ASSIGN_EVERY != 1)
         return;
     for (uint32_t k = 0; k < n; k++) /* insertion sort: stable, so ties stay in partition order */
@@ -939,10 +934,11 @@ int rp_sim_run(rp_sim *s)
         uint64_t most = 0;
         for (uint32_t p = 0; p < s->n_parts; p++) {
             rp_part *pt = &s->parts[p];
-            pt->win_events = pt->eng.n_events - pt->ev_mark;
+            uint64_t ev = pt->eng.n_events - pt->ev_mark;
             pt->ev_mark = pt->eng.n_events;
-            if (pt->win_events > most)
-                most = pt->win_events;
+            pt->load += (ev + 1) * 16 - pt->load / 4; /* -> 64 x (events + 1) per window */
+            if (ev > most)
+                most = ev;
             for (size_t i = 0; i < pt->written.n; i++) {
                 rp_xq *x = pt->written.v[i];
                 rp_xq_flip(x);

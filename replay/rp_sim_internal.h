@@ -259,7 +259,6 @@ struct rp_part {
     uint32_t fan_slot;        /* its input into fan-in links (rp_link_fan): 0 the memory side, 1 + i L2
                                * slice i (sim.l2_partitions); UINT32_MAX none */
     uint64_t ev_mark;         /* eng.n_events at the end of the last window */
-    uint64_t win_events;      /* events it handled in the last window */
     uint64_t load;            /* events per window, a moving average (x 64): its share when dealt to threads */
     char pad[64];             /* keep partitions' hot fields on separate cache lines */
 };
