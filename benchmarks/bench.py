@@ -278,7 +278,10 @@ class Bench:
         """r9nano in full and with --sample on one trace: wall seconds, the sampled kernels, the error of
         the kernel time against the full replay, and how many kernels fell inside their bound."""
         out = {}
-        for tag, extra in (("full", []), ("sampled", ["--sample"])):
+        runs = [("full", []), ("sampled", ["--sample"])]
+        if self.nthr > 1:  # helpers decode what is fast-forwarded: the same JSON, sooner
+            runs.append(("sampled_t", ["--sample", "--threads", str(self.nthr)]))
+        for tag, extra in runs:
             stats = os.path.join(self.work, f"{prog}-smp-{tag}.json")
             cmd = [self.replay, "--quiet", "--topo", "r9nano"] + extra + ["--stats", stats, trace]
             st, wall, rss, o, err = run(cmd, os.path.join(self.work, f"{prog}-smp-{tag}.txt"))
@@ -293,6 +296,16 @@ class Bench:
         r = json.loads(sj)
         r["wall_s_full"], r["wall_s_sampled"] = out["full"][0], out["sampled"][0]
         r["speedup"] = round(out["full"][0] / out["sampled"][0], 2) if out["sampled"][0] > 0 else None
+        if "sampled_t" in out:
+            with open(out["sampled"][1], "rb") as a, open(out["sampled_t"][1], "rb") as b:
+                same = a.read() == b.read()
+            if not same:
+                raise RunError(f"--sample --threads {self.nthr}: {out['sampled_t'][1]} differs from the "
+                               f"one-thread {out['sampled'][1]} (it must not)")
+            r["threads"] = self.nthr
+            r["wall_s_sampled_threads"] = out["sampled_t"][0]
+            r["speedup_threads"] = (round(out["full"][0] / out["sampled_t"][0], 2)
+                                    if out["sampled_t"][0] > 0 else None)
         for tag in out:
             os.unlink(out[tag][1])
         return r
@@ -806,21 +819,28 @@ def markdown(res, regs, changes, prev_name):
     if rows or large:
         L.append("## Sampled replay (mgpu-replay --sample, r9nano, 4x problem and a large size)")
         L.append("")
+        nt = next((r.get("threads") for _, r in rows + large if r.get("threads")), None)
         L.append("The one-GPU trace of the 4x problem replayed on r9nano in full and with `--sample` (one thread "
                  "each, run once); last, the large size (bench.py SAMPLED_LARGE, recorded with hashed loads). "
+                 + (f"T thr: `--sample --threads {nt}` (its other threads decode the fast-forwarded workgroups; "
+                    "its JSON is identical to one thread's, checked), against the same full replay (r9nano is one "
+                    "partition: --threads does not speed it). " if nt else "") +
                  "Kernel time: the sum of the kernels' times, sampled against full. Inside bound: "
                  "sampled kernels whose time is within their printed bound of the full replay's. Detailed after "
                  "skips: kernels replayed in detail after skipped work (no bound: the skips changed the machine "
                  "they ran in), and the worst of their errors.")
         L.append("")
-        L.append("| workload | full s | sampled s | speedup | kernels sampled | kernel time error | "
-                 "worst kernel | inside bound | detailed after skips | worst of those | data check |")
-        L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+        L.append("| workload | full s | sampled s | speedup | sampled s, T thr | speedup, T thr | kernels sampled | "
+                 "kernel time error | worst kernel | inside bound | detailed after skips | worst of those | data check |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for name, r in rows + large:
             if "error" in r:
-                L.append(f"| {name} | error: {r['error'][:160]} |" + " |" * 9)
+                L.append(f"| {name} | error: {r['error'][:160]} |" + " |" * 11)
                 continue
+            wt = r.get("wall_s_sampled_threads")
             L.append(f"| {name} | {r['wall_s_full']:.2f} | {r['wall_s_sampled']:.2f} | {fmt(r['speedup'])}x | "
+                     f"{f'{wt:.2f}' if wt is not None else '-'} | "
+                     f"{fmt(r.get('speedup_threads'))}{'x' if r.get('speedup_threads') else ''} | "
                      f"{r['sampled_kernels']} of {r['kernels']} | {fmt(r['kernel_time_error_pct'], '{:+.2f}')}% | "
                      f"{fmt(r['worst_kernel_error_pct'])}% | {r['inside_bound']} of {r['sampled_kernels']} | "
                      f"{r.get('detailed_after_skips', '-')} | {fmt(r.get('worst_detailed_after_skips_pct'))}% | "

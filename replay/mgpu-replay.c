@@ -42,7 +42,8 @@ static void usage(FILE *f)
             "  --topo defaults to the r9nano preset\n"
             "  --progress        a progress line on stderr (default: when stderr is a terminal)\n"
             "  --sample[=TOL]    sampled replay: each kernel in detail until its rate is stable within TOL percent\n"
-            "                    (default 2), the rest fast-forwarded with its time predicted (sample.*; one thread)\n");
+            "                    (default 2), the rest fast-forwarded with its time predicted (sample.*; one thread\n"
+            "                    replays, the others of --threads decode what it fast-forwards)\n");
 }
 
 /* a and b name the same existing file (device and inode, not names). */
@@ -366,14 +367,17 @@ static int replay_one(const char *argv0, const char *topo, const char *stats, co
          * output stays the same for every --threads) */
         rp_sim_summary pre;
         rp_sim_get_summary(s, &pre);
-        if (pre.partitions == 1)
+        if (cfg.sample_enable)
+            fprintf(stderr,
+                    "mgpu-replay: note: --threads %ld: a sampled replay runs on one thread; %ld more decode the "
+                    "workgroups it fast-forwards\n",
+                    threads, threads - 1);
+        else if (pre.partitions == 1)
             fprintf(stderr,
                     "mgpu-replay: note: --threads %ld: this topology is one partition, so one thread replays it; "
                     "--set sim.gpu_partitions=5 --set sim.dram_partition=1 cuts each GPU into 6 that threads share "
                     "(a model variant of its own: docs/timing-model.md)\n",
                     threads);
-        else if (pre.threads == 1)
-            fprintf(stderr, "mgpu-replay: note: --threads %ld: a sampled replay runs on one thread\n", threads);
     }
     static int tty;
     tty = isatty(STDERR_FILENO);

@@ -396,8 +396,10 @@ void rp_parts_fini(rp_sim *s)
 
 void rp_sim_set_threads(rp_sim *s, uint32_t threads)
 {
-    /* sampled replay fast-forwards into every GPU's memory: one thread */
+    /* sampled replay fast-forwards into every GPU's memory: one thread
+     * replays, the others decode what it fast-forwards (sample.c) */
     s->threads = threads && !s->cfg.sample_enable ? threads : 1;
+    s->smp_threads = s->cfg.sample_enable && threads ? threads : 1;
 }
 
 void rp_sim_set_progress(rp_sim *s, void (*fn)(void *arg, const rp_progress *p), void *arg, double every_s)

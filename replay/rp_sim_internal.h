@@ -310,6 +310,9 @@ struct rp_sim {
     } *sgroups;
     size_t n_sgroups;
     uint64_t smp_skipped;     /* wavefront instructions skipped so far, every kernel (workgroup, kernel and wave level) */
+    uint32_t smp_threads;     /* --threads of a sampled replay: the replay's thread and smp_threads - 1 helpers that
+                               * decode fast-forwarded workgroups (sample.c) */
+    struct rp_ffpool *ffpool; /* those helpers, made at the first fast-forward (NULL: none) */
     size_t n_kernels, cap_kernels;
     /* unified memory (um.c): um_on when um.policy places governed memory
      * other than at home, um_moves when it moves pages (um is built then) */
@@ -515,6 +518,8 @@ void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t);
  * -1 after rp_sim_fail. */
 int rp_sample_kernel_start(rp_sim *s, rp_kernel *k);
 void rp_sample_kernel_end(rp_sim *s, rp_kernel *k);
+/* Stop and free the fast-forward's helper threads (rp_sim_destroy). */
+void rp_sample_fini(rp_sim *s);
 uint32_t rp_gpu_of(rp_sim *s, uint64_t addr, uint32_t accessing_gpu);
 rp_link *rp_route_l1(void *ctx, uint64_t line, rp_port **dst);
 rp_link *rp_route_l2(void *ctx, uint64_t line, rp_port **dst);

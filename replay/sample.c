@@ -43,10 +43,13 @@
  * kernels with global compare-and-swaps (their recorded order, cache.c),
  * kernels that never reach a stable rate with enough rounds left. The
  * skipped workgroups' loads are not checked. Sampled replay runs on one
- * thread (the fast-forward writes every GPU's memory).
+ * thread (the fast-forward writes every GPU's memory); with --threads T,
+ * T - 1 helpers decode the workgroups a fast-forward skips (ff_range).
  */
 #include "rp_sim_internal.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,26 +68,81 @@ static int store_bytes(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src,
     return 0;
 }
 
-/* Apply one recorded memory op of a fast-forwarded wave of k (instruction
- * in): a global store or atomic reaches the memory, a load allocates its
- * lines in the L2; LDS, scalar stores and ops the detailed replay reports as
- * walk errors are left out. 0, or -1 out of memory. */
-static int ff_op(rp_sim *s, rp_kernel *k, const gcn_insn *in, const trc_mem_op *op)
+/* ---- fast-forward: what a skipped wave does to the memory ------------------------------------
+ * A skipped wave's memory ops become a list of actions (ff_collect, on any
+ * thread: it only reads the record) that the replay's thread applies in
+ * order (ff_apply: the L2s and the functional memory). A fast-forward of
+ * many workgroups decodes them on helper threads (--threads T: T - 1
+ * helpers) while the replay's thread applies them in grid order, so the
+ * result is the same for any T. */
+
+typedef struct ff_act {
+    uint64_t addr;       /* load: its line; store: a run's first byte; atomic: the lane's address */
+    const uint8_t *src;  /* store: the run's bytes (inside the workgroup's record) */
+    uint64_t asrc, acmp; /* atomic: operand and compare value */
+    uint32_t n;          /* store: run bytes; atomic: 4 or 8 bytes; load: 0 */
+    uint8_t aop;         /* atomic: its gcn_atomic_op; GCN_AT_NONE otherwise */
+} ff_act;
+
+typedef struct ff_list {
+    ff_act *a;
+    size_t n, cap;
+} ff_list;
+
+static ff_act *ff_push(ff_list *l)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        ff_act *a = realloc(l->a, cap * sizeof *a);
+        if (!a)
+            return NULL;
+        l->a = a;
+        l->cap = cap;
+    }
+    return &l->a[l->n++];
+}
+
+/* The actions of one recorded memory op of a fast-forwarded wave
+ * (instruction in: read for an atomic only, NULL otherwise allowed),
+ * appended to l: a global store or atomic reaches the
+ * memory, a load allocates its lines in the L2; LDS, scalar stores and ops
+ * the detailed replay reports as walk errors are left out. 0, or -1 out of
+ * memory. Reads only the record: safe on any thread. */
+static int ff_collect(const rp_config *c, const gcn_insn *in, const trc_mem_op *op, ff_list *l)
 {
     if (!op || (op->flags & TRC_MO_LDS))
         return 0;
-    int rc = 0;
     uint32_t nl = (uint32_t)__builtin_popcountll(op->exec), bpl = op->bytes_per_lane;
+    ff_act *a;
     if (!(op->flags & (TRC_MO_STORE | TRC_MO_ATOMIC))) {
         /* a load: its lines enter the L2 as they would (once per line) */
-        uint64_t prev = UINT64_MAX, lb = s->cfg.l1v_line;
-        for (uint32_t l = 0; l < nl && !rc; l++) {
-            uint64_t line = op->addr[l] & ~(lb - 1);
-            if (line != prev)
-                rc = rp_mem_functional(s, k->gpu, line, NULL, 1, GCN_AT_NONE, 0, 0);
+        uint64_t prev = UINT64_MAX, lb = c->l1v_line;
+        if (nl && op->addr_strided && op->addr_stride <= lb) {
+            /* lanes 0..nl-1 at addr[0] + k * stride, stride <= a line: every
+             * line from the first lane's to the last lane's, once, in order
+             * (what the loop below finds, without reading the addresses) */
+            uint64_t l0 = op->addr[0] & ~(lb - 1), l1 = (op->addr[0] + (uint64_t)(nl - 1) * op->addr_stride) & ~(lb - 1);
+            if (l1 >= l0) {
+                for (uint64_t line = l0;; line += lb) {
+                    if (!(a = ff_push(l)))
+                        return -1;
+                    *a = (ff_act){.addr = line, .aop = GCN_AT_NONE};
+                    if (line == l1)
+                        break;
+                }
+                return 0;
+            }
+        }
+        for (uint32_t i = 0; i < nl; i++) {
+            uint64_t line = op->addr[i] & ~(lb - 1);
+            if (line != prev) {
+                if (!(a = ff_push(l)))
+                    return -1;
+                *a = (ff_act){.addr = line, .aop = GCN_AT_NONE};
+            }
             prev = line;
         }
-        return rc;
+        return 0;
     }
     if (!op->store_data || (op->flags & TRC_MO_SMEM))
         return 0;
@@ -94,61 +152,290 @@ static int ff_op(rp_sim *s, rp_kernel *k, const gcn_insn *in, const trc_mem_op *
         bool cas = oi->aop == GCN_AT_CMPSWAP;
         if (oi->aop == GCN_AT_NONE || oi->aop == GCN_AT_UNKNOWN || cas != !!(op->flags & TRC_MO_CMPSWAP))
             return 0; /* the detailed replay reports these as walk errors */
-        for (uint32_t l = 0; l < nl && !rc; l++) {
+        for (uint32_t i = 0; i < nl; i++) {
             uint64_t src = 0, cmp = 0;
-            memcpy(&src, op->store_data + (size_t)l * (cas ? 2 : 1) * w, w);
+            memcpy(&src, op->store_data + (size_t)i * (cas ? 2 : 1) * w, w);
             if (cas)
-                memcpy(&cmp, op->store_data + (size_t)l * 2 * w + w, w);
-            if (cas && rp_cas_failed_in_recording(op, l, w, cmp))
+                memcpy(&cmp, op->store_data + (size_t)i * 2 * w + w, w);
+            if (cas && rp_cas_failed_in_recording(op, i, w, cmp))
                 continue; /* reads only (perform.c) */
-            rc = rp_mem_functional(s, k->gpu, op->addr[l], NULL, w, oi->aop, src, cmp);
+            if (!(a = ff_push(l)))
+                return -1;
+            *a = (ff_act){.addr = op->addr[i], .asrc = src, .acmp = cmp, .n = w, .aop = (uint8_t)oi->aop};
         }
-        return rc;
+        return 0;
     }
     /* lanes whose addresses follow each other (the usual coalesced store)
      * are applied as one run, line by line: the same bytes in the same order,
      * and the same L2 lines touched in the same order (its LRU compares ages
      * only), with one call per line instead of one per lane */
-    for (uint32_t l = 0, r; l < nl && !rc; l += r) {
-        for (r = 1; l + r < nl && op->addr[l + r] == op->addr[l] + (uint64_t)r * bpl; r++)
-            ;
-        rc = store_bytes(s, k->gpu, op->addr[l], op->store_data + (size_t)l * bpl, r * bpl);
+    for (uint32_t i = 0, r; i < nl; i += r) {
+        if (op->addr_strided && op->addr_stride == bpl)
+            r = nl - i; /* one run */
+        else
+            for (r = 1; i + r < nl && op->addr[i + r] == op->addr[i] + (uint64_t)r * bpl; r++)
+                ;
+        if (!(a = ff_push(l)))
+            return -1;
+        *a = (ff_act){.addr = op->addr[i], .src = op->store_data + (size_t)i * bpl, .n = r * bpl, .aop = GCN_AT_NONE};
+    }
+    return 0;
+}
+
+/* Apply l's actions from GPU g's side, in order. 0, or -1 out of memory. */
+static int ff_apply(rp_sim *s, uint32_t g, const ff_list *l)
+{
+    int rc = 0;
+    for (size_t i = 0; i < l->n && !rc; i++) {
+        const ff_act *a = &l->a[i];
+        if (a->aop != GCN_AT_NONE)
+            rc = rp_mem_functional(s, g, a->addr, NULL, a->n, a->aop, a->asrc, a->acmp);
+        else if (a->src)
+            rc = store_bytes(s, g, a->addr, a->src, a->n);
+        else
+            rc = rp_mem_functional(s, g, a->addr, NULL, 1, GCN_AT_NONE, 0, 0);
     }
     return rc;
 }
 
-/* Fast-forward workgroup i of k: walk its waves' records and apply every
- * global store and atomic to the memory, in wave order; *instr += its
- * wavefront instructions. A record the walk cannot follow counts as a walk
- * error of the kernel (as in a detailed replay) and the rest of that wave is
- * left out. 0, or -1 after rp_sim_fail. */
-static int ff_wg(rp_sim *s, rp_kernel *k, uint32_t i, uint64_t *instr)
+/* One workgroup decoded for a fast-forward. */
+typedef struct ff_wgd {
+    trc_wg *g;      /* kept until applied: the actions' bytes point into it */
+    ff_list acts;
+    uint64_t instr; /* its wavefront instructions */
+    int oom;        /* out of memory collecting */
+    int ready;      /* decoded (under the pool's lock) */
+    char err[256];  /* the reader's message when it could not be loaded */
+} ff_wgd;
+
+/* Decode workgroup i of k into d: load it, walk its waves' records and
+ * collect their actions, in wave order. A record the walk cannot follow
+ * counts as a walk error of the kernel (as in a detailed replay) and the
+ * rest of that wave is left out. Any thread. */
+static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d)
 {
-    char err[256];
-    trc_wg *g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, 1, err, sizeof err);
-    if (!g) {
-        rp_sim_fail(s, "sampled replay: kernel %u, workgroup %u: %s", k->launch.kernel_id, i, err);
-        return -1;
+    d->acts.n = 0;
+    d->instr = 0;
+    d->oom = 0;
+    d->err[0] = 0;
+    d->g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, 1, d->err, sizeof d->err);
+    if (!d->g) {
+        if (!d->err[0])
+            snprintf(d->err, sizeof d->err, "cannot be loaded");
+        return;
     }
-    int rc = 0;
-    for (uint32_t v = 0; v < g->n_waves && !rc; v++) {
-        const trc_wave *tw = &g->waves[v];
-        *instr += tw->n_instr;
-        s->smp_skipped += tw->n_instr;
+    for (uint32_t v = 0; v < d->g->n_waves && !d->oom; v++) {
+        const trc_wave *tw = &d->g->waves[v];
+        d->instr += tw->n_instr;
+        uint32_t m = 0;
+        while (m < tw->n_mem && !(tw->mem[m].flags & TRC_MO_ATOMIC))
+            m++;
+        if (m == tw->n_mem) {
+            /* no atomic: its ops in record order are all a walk would hand
+             * ff_collect (only an atomic needs its instruction), so the
+             * record is not walked (nor checked: its walk errors, if any,
+             * are not counted) */
+            for (m = 0; m < tw->n_mem && !d->oom; m++)
+                d->oom = ff_collect(&s->cfg, NULL, &tw->mem[m], &d->acts) < 0;
+            continue;
+        }
         gcn_walk wk;
         gcn_walk_init(&wk, k->prog, k->entry_idx, tw);
         const gcn_insn *in;
         const trc_mem_op *op;
         int r = 0;
-        while (!rc && (r = gcn_walk_next(&wk, &in, &op)) > 0)
-            rc = ff_op(s, k, in, op);
+        while (!d->oom && (r = gcn_walk_next(&wk, &in, &op)) > 0)
+            d->oom = ff_collect(&s->cfg, in, op, &d->acts) < 0;
         if (r < 0)
             __atomic_add_fetch(&k->walk_errors, 1, __ATOMIC_RELAXED);
     }
-    trc_wg_free(g);
-    if (rc)
+}
+
+/* Apply decoded workgroup i of k (the replay's thread) and release its
+ * record; *instr += its instructions. 0, or -1 after rp_sim_fail. */
+static int ff_finish(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d, uint64_t *instr)
+{
+    int rc = 0;
+    if (!d->g) {
+        rp_sim_fail(s, "sampled replay: kernel %u, workgroup %u: %s", k->launch.kernel_id, i, d->err);
+        rc = -1;
+    } else if (d->oom || ff_apply(s, k->gpu, &d->acts)) {
         rp_sim_fail(s, "sampled replay: kernel %u, workgroup %u: out of memory", k->launch.kernel_id, i);
-    return rc ? -1 : 0;
+        rc = -1;
+    } else {
+        *instr += d->instr;
+        s->smp_skipped += d->instr;
+    }
+    trc_wg_free(d->g);
+    d->g = NULL;
+    return rc;
+}
+
+/* Helpers that decode the workgroups of a fast-forward ahead of the
+ * replay's thread: slot j % q holds workgroup first + j of the job. */
+struct rp_ffpool {
+    rp_sim *s;
+    pthread_t *th;
+    uint32_t n_th, q;
+    pthread_mutex_t mu;
+    pthread_cond_t cv_work, cv_ready;
+    rp_kernel *k;              /* the job (NULL: none) */
+    uint32_t first, count;     /* its workgroups */
+    uint32_t claimed, applied; /* decoding started; applied */
+    bool stop;
+    ff_wgd *slot;
+    ff_wgd seq;  /* the replay's thread's, without helpers */
+    ff_list one; /* ff_op's */
+};
+
+static void *ff_helper(void *arg)
+{
+    struct rp_ffpool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->stop && !(p->k && p->claimed < p->count && p->claimed < p->applied + p->q))
+            pthread_cond_wait(&p->cv_work, &p->mu);
+        if (p->stop)
+            break;
+        uint32_t j = p->claimed++, i = p->first + j;
+        ff_wgd *d = &p->slot[j % p->q];
+        rp_kernel *k = p->k;
+        pthread_mutex_unlock(&p->mu);
+        ff_decode(p->s, k, i, d);
+        pthread_mutex_lock(&p->mu);
+        d->ready = 1;
+        pthread_cond_broadcast(&p->cv_ready);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* The fast-forward's state, made at the first fast-forward, with
+ * s->smp_threads - 1 helpers (fewer when not all could be started: slower,
+ * the same result). NULL out of memory. */
+static struct rp_ffpool *ff_pool(rp_sim *s)
+{
+    if (s->ffpool)
+        return s->ffpool;
+    struct rp_ffpool *p = calloc(1, sizeof *p);
+    uint32_t n = s->smp_threads > 1 ? s->smp_threads - 1 : 0;
+    if (!p)
+        return NULL;
+    p->s = s;
+    p->q = 4 * n + 4;
+    p->slot = calloc(p->q, sizeof *p->slot);
+    p->th = calloc(n ? n : 1, sizeof *p->th);
+    if (!p->slot || !p->th) {
+        free(p->slot);
+        free(p->th);
+        free(p);
+        return NULL;
+    }
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv_work, NULL);
+    pthread_cond_init(&p->cv_ready, NULL);
+    for (; p->n_th < n; p->n_th++)
+        if (pthread_create(&p->th[p->n_th], NULL, ff_helper, p))
+            break;
+    s->ffpool = p;
+    return p;
+}
+
+/* Apply one recorded memory op at once (the wave level's skips, on the
+ * replay's thread). 0, or -1 out of memory. */
+static int ff_op(rp_sim *s, rp_kernel *k, const gcn_insn *in, const trc_mem_op *op)
+{
+    struct rp_ffpool *p = ff_pool(s);
+    if (!p)
+        return -1;
+    p->one.n = 0;
+    return ff_collect(&s->cfg, in, op, &p->one) || ff_apply(s, k->gpu, &p->one) ? -1 : 0;
+}
+
+void rp_sample_fini(rp_sim *s)
+{
+    struct rp_ffpool *p = s->ffpool;
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stop = true;
+    pthread_cond_broadcast(&p->cv_work);
+    pthread_mutex_unlock(&p->mu);
+    for (uint32_t i = 0; i < p->n_th; i++)
+        pthread_join(p->th[i], NULL);
+    for (uint32_t i = 0; i < p->q; i++) {
+        trc_wg_free(p->slot[i].g);
+        free(p->slot[i].acts.a);
+    }
+    trc_wg_free(p->seq.g);
+    free(p->seq.acts.a);
+    free(p->one.a);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv_work);
+    pthread_cond_destroy(&p->cv_ready);
+    free(p->slot);
+    free(p->th);
+    free(p);
+    s->ffpool = NULL;
+}
+
+/* Fast-forward workgroups [first, first + count) of k: every global store
+ * and atomic reaches the memory and every load allocates its lines, in grid
+ * order and wave order (decoded ahead on the helpers, if any); *instr +=
+ * their wavefront instructions. 0, or -1 after rp_sim_fail. */
+static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, uint64_t *instr)
+{
+    struct rp_ffpool *p = ff_pool(s);
+    if (!p) {
+        rp_sim_fail(s, "sampled replay: kernel %u: out of memory", k->launch.kernel_id);
+        return -1;
+    }
+    if (!p->n_th || count < 2) {
+        for (uint32_t i = first; i < first + count; i++) {
+            ff_decode(s, k, i, &p->seq);
+            if (ff_finish(s, k, i, &p->seq, instr))
+                return -1;
+        }
+        return 0;
+    }
+    pthread_mutex_lock(&p->mu);
+    p->k = k;
+    p->first = first;
+    p->count = count;
+    p->claimed = p->applied = 0;
+    pthread_cond_broadcast(&p->cv_work);
+    int rc = 0;
+    for (uint32_t j = 0; j < p->count; j++) {
+        ff_wgd *d = &p->slot[j % p->q];
+        while (!d->ready) {
+            if (p->claimed < p->count && p->claimed < p->applied + p->q) {
+                /* rather than wait, decode the next one no helper has started */
+                uint32_t j2 = p->claimed++;
+                ff_wgd *d2 = &p->slot[j2 % p->q];
+                pthread_mutex_unlock(&p->mu);
+                ff_decode(s, k, first + j2, d2);
+                pthread_mutex_lock(&p->mu);
+                d2->ready = 1;
+            } else
+                pthread_cond_wait(&p->cv_ready, &p->mu);
+        }
+        pthread_mutex_unlock(&p->mu);
+        if (!rc)
+            rc = ff_finish(s, k, first + j, d, instr);
+        else { /* after a failure the rest decoded are only released */
+            trc_wg_free(d->g);
+            d->g = NULL;
+        }
+        pthread_mutex_lock(&p->mu);
+        d->ready = 0;
+        p->applied++;
+        if (rc && p->count > p->claimed)
+            p->count = p->claimed; /* no more claims; those claimed are waited for and released */
+        pthread_cond_broadcast(&p->cv_work);
+    }
+    p->k = NULL;
+    pthread_mutex_unlock(&p->mu);
+    return rc;
 }
 
 /* ---- wave level ---------------------------------------------------------------------------- */
@@ -513,9 +800,8 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     if (dev > m->rate_dev)
         m->rate_dev = dev;
     uint64_t instr = 0;
-    for (uint32_t i = k->next_wg; i < k->next_wg + chunk; i++)
-        if (ff_wg(s, k, i, &instr))
-            return -1;
+    if (ff_range(s, k, k->next_wg, chunk, &instr))
+        return -1;
     m->skipped_wgs += chunk;
     m->detailed_wgs = k->n_wg - m->skipped_wgs;
     m->skipped_instr += instr;
@@ -594,9 +880,8 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
     m->detailed_wgs = 0;
     m->skipped_wgs = k->n_wg;
     uint64_t instr = 0;
-    for (uint32_t i = 0; i < k->n_wg; i++)
-        if (ff_wg(s, k, i, &instr))
-            return -1;
+    if (ff_range(s, k, 0, k->n_wg, &instr))
+        return -1;
     m->skipped_instr = instr;
     m->skip_ps = (rp_time)((double)instr * mean);
     /* the group's spread (at least half the tolerance), plus the largest

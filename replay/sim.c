@@ -817,6 +817,7 @@ void rp_sim_fini(rp_sim *s)
     free(s->host.sbusy);
     free(s->host.nonblocking);
     free(s->host.sdma);
+    rp_sample_fini(s);
     free(s->sgroups);
     free(s->host.cspan);
     for (size_t i = 0; i < s->host.n_hs; i++)

@@ -158,6 +158,8 @@ typedef struct trc_mem_op {
     const uint8_t *load_data;  /* LOAD/ATOMIC: popcount(exec)*bytes_per_lane bytes, else NULL */
     const uint8_t *store_data; /* STORE: popcount*bytes_per_lane; ATOMIC: operands (x2 for cmpswap) */
     uint64_t load_hash;      /* 2.2: non-zero: load_data left out, its XXH3-64 (trc_load_hash) instead */
+    uint64_t addr_stride;    /* reader: when addr_strided, addr[k] = addr[0] + k * addr_stride (mod 2^64) */
+    uint8_t addr_strided;    /* reader: the record's addresses are STRIDED (0: DELTAS, or not known) */
 } trc_mem_op;
 
 /* Decoded dynamic record of one wavefront (reader side). */

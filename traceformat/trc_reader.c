@@ -928,11 +928,15 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
         mo[j].bytes_per_lane = w->mem_bytes[j];
         mo[j].exec = w->mem_exec[j];
         mo[j].addr = addr;
+        mo[j].addr_strided = 0;
+        mo[j].addr_stride = 0;
         if (n) {
             addr[0] = base;
             if (w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED) {
                 uint64_t s = n >= 2 ? (uint64_t)w->addr_stride[si++] : 0;
                 for (uint32_t k = 1; k < n; k++) addr[k] = addr[k - 1] + s;
+                mo[j].addr_strided = 1;
+                mo[j].addr_stride = s;
             } else {
                 for (uint32_t k = 1; k < n; k++) addr[k] = addr[k - 1] + (uint64_t)w->addr_delta[di++];
             }

@@ -300,6 +300,19 @@ sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json") && grep -q "sa
   else bad "sample_deep --sample: ${err:-$res}"; fi
 fi
 
+echo "== sampled replay with --threads: helpers decode what is fast-forwarded, the result is the same"
+if [ -s "$OUT/sd-smp.json" ] && [ -s "$OUT/sample_deep.gtrace" ]; then
+  for t in 2 3; do
+    if timeout 300 "$REPLAY" --topo r9nano --sample --threads $t --stats "$OUT/sd-smp-t$t.json" "$OUT/sample_deep.gtrace" \
+         >"$OUT/sd-smp-t$t.out" 2>"$OUT/sd-smp-t$t.err" \
+       && cmp -s "$OUT/sd-smp.json" "$OUT/sd-smp-t$t.json" \
+       && diff <(grep -v '^replay: ' "$OUT/sd-smp.out") <(grep -v '^replay: ' "$OUT/sd-smp-t$t.out") >/dev/null \
+       && grep -q "a sampled replay runs on one thread; $((t - 1)) more decode" "$OUT/sd-smp-t$t.err"; then
+      ok "sample_deep --sample --threads $t: JSON and text identical to one thread's"
+    else bad "sample_deep --sample --threads $t: differs from one thread's ($(why "$OUT/sd-smp-t$t.err" "$OUT/sd-smp-t$t.out"))"; fi
+  done
+fi
+
 echo "== sampled replay of a kernel whose rate swings over several rounds (groups of windows, checked stretches)"
 if [ -x "$BUILD/programs/sample_swing" ]; then
   if err=$(sampled_pair sample_swing ss) && res=$("$PY" -c '

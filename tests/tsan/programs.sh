@@ -58,6 +58,19 @@ if [ -x "$TSAN_BUILD/bin/mgpu-replay" ]; then
     if [ $rc -le 1 ] && [ "$nr" = 0 ]; then pass=$((pass+1)); echo "  ok   $name: replayed on $tag with 2 threads, no ThreadSanitizer report"
     else fail=$((fail+1)); echo "  FAIL $name replay (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/$name-replay.out" | grep -m1 '#0')"; fi
   done
+  # a sampled replay with helpers: they decode fast-forwarded workgroups
+  # (the trace reader's frame cache from several threads) while the replay's
+  # thread applies them (sample.c ff_range); recorded by the plain build
+  if [ -x "$BUILD/programs/sample_deep" ] && [ -x "$BUILD/bin/gcn3-emu" ]; then
+    if "$BUILD/bin/gcn3-emu" --quiet --record "$OUT/sample_deep.gtrace" -- "$BUILD/programs/sample_deep" >"$OUT/sample_deep.out" 2>&1; then
+      TSAN_OPTIONS="halt_on_error=0" timeout 600 "$TSAN_BUILD/bin/mgpu-replay" --topo r9nano --sample --threads 3 --quiet \
+        "$OUT/sample_deep.gtrace" >"$OUT/sample_deep-replay.out" 2>&1
+      rc=$?
+      nr=$(grep -c 'WARNING: ThreadSanitizer' "$OUT/sample_deep-replay.out")
+      if [ $rc = 0 ] && [ "$nr" = 0 ]; then pass=$((pass+1)); echo "  ok   sample_deep: sampled replay with 3 threads, no ThreadSanitizer report"
+      else fail=$((fail+1)); echo "  FAIL sample_deep sampled replay (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/sample_deep-replay.out" | grep -m1 '#0')"; fi
+    else fail=$((fail+1)); echo "  FAIL sample_deep: recording failed: $(tail -n 2 "$OUT/sample_deep.out" | tr '\n' ' ')"; fi
+  else fail=$((fail+1)); echo "  FAIL $BUILD/programs/sample_deep or $BUILD/bin/gcn3-emu missing (make programs)"; fi
 else fail=$((fail+1)); echo "  FAIL $TSAN_BUILD/bin/mgpu-replay missing (make test-tsan builds it)"; fi
 echo "tsan-programs: $pass passed, $fail failed"
 [ $fail = 0 ]
