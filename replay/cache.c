@@ -337,14 +337,30 @@ int rp_cache_functional_write(rp_cache *c, uint64_t addr, const uint8_t *src, ui
     uint64_t lb = c->spec.line, line = addr & ~(lb - 1);
     if (n == 0 || addr - line > lb - n || !c->spec.write_back || c->no_allocate)
         return -1;
-    int64_t hit = lookup(c, line);
-    uint64_t slot;
+    /* lookup() and victim() in one pass over the set: the way holding the
+     * line, else the first invalid way, else the least recently used */
+    uint64_t base = (uint64_t)set_of(c, line) * c->spec.assoc, v = base, slot;
+    int64_t hit = -1;
+    bool invalid = false;
+    for (uint32_t w = 0; w < c->spec.assoc; w++) {
+        uint64_t t = c->tag[base + w];
+        if (t == line + 1) {
+            hit = (int64_t)(base + w);
+            break;
+        }
+        if (invalid)
+            continue;
+        if (!t) {
+            v = base + w;
+            invalid = true;
+        } else if (c->age[base + w] < c->age[v])
+            v = base + w;
+    }
     if (hit >= 0) {
         slot = (uint64_t)hit;
     } else {
         /* write-allocate as install() does, without messages: the victim's
          * write-back goes to DRAM (rp_fmem) at once */
-        uint64_t v = victim(c, line);
         if (c->tag[v] && c->dirty[v])
             wb_data(c, v);
         c->tag[v] = line + 1;
