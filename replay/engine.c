@@ -56,12 +56,10 @@ int rp_engine_init(rp_engine *e)
     e->heap = malloc(e->cap * sizeof *e->heap);
     e->comps_tail = &e->comps;
     e->rfree = RNONE;
-    e->rhead = malloc((size_t)RP_RING_PS * NPRIO * sizeof *e->rhead);
-    e->rtail = malloc((size_t)RP_RING_PS * NPRIO * sizeof *e->rtail);
-    if (!e->heap || !e->rhead || !e->rtail || ring_grow(e))
+    e->rq = malloc((size_t)RP_RING_PS * NPRIO * sizeof *e->rq);
+    if (!e->heap || !e->rq || ring_grow(e))
         return -1;
-    memset(e->rhead, 0xff, (size_t)RP_RING_PS * NPRIO * sizeof *e->rhead);
-    memset(e->rtail, 0xff, (size_t)RP_RING_PS * NPRIO * sizeof *e->rtail);
+    memset(e->rq, 0xff, (size_t)RP_RING_PS * NPRIO * sizeof *e->rq);
     return 0;
 }
 
@@ -69,11 +67,10 @@ void rp_engine_fini(rp_engine *e)
 {
     free(e->heap);
     free(e->rent);
-    free(e->rhead);
-    free(e->rtail);
+    free(e->rq);
     e->heap = NULL;
     e->rent = NULL;
-    e->rhead = e->rtail = NULL;
+    e->rq = NULL;
     e->n = e->hn = e->cap = 0;
     e->rcap = 0;
 }
@@ -183,11 +180,11 @@ static int ring_push(rp_engine *e, rp_event *ev)
     e->rfree = e->rent[i].next;
     e->rent[i] = (rp_rent){ev, ev->seq, RNONE};
     uint32_t slot = (uint32_t)(ev->time & (RP_RING_PS - 1)), q = slot * NPRIO + ev->prio;
-    if (e->rtail[q] == RNONE)
-        e->rhead[q] = i;
+    if (e->rq[q].tail == RNONE)
+        e->rq[q].head = i;
     else
-        e->rent[e->rtail[q]].next = i;
-    e->rtail[q] = i;
+        e->rent[e->rq[q].tail].next = i;
+    e->rq[q].tail = i;
     uint32_t wi = slot >> 6;
     if (!e->rbits[wi]) {
         e->rsum[wi >> 6] |= 1ull << (wi & 63);
@@ -231,12 +228,12 @@ static inline int64_t ring_first_slot(const rp_engine *e)
 /* Remove the head entry of FIFO q (slot*NPRIO+prio). */
 static inline void ring_pop(rp_engine *e, uint32_t slot, uint32_t q)
 {
-    uint32_t i = e->rhead[q];
-    e->rhead[q] = e->rent[i].next;
-    if (e->rhead[q] == RNONE) {
-        e->rtail[q] = RNONE;
-        const uint32_t *h = &e->rhead[slot * NPRIO];
-        if (h[0] == RNONE && h[1] == RNONE && h[2] == RNONE) {
+    uint32_t i = e->rq[q].head;
+    e->rq[q].head = e->rent[i].next;
+    if (e->rq[q].head == RNONE) {
+        e->rq[q].tail = RNONE;
+        const rp_rq *h = &e->rq[slot * NPRIO];
+        if (h[0].head == RNONE && h[1].head == RNONE && h[2].head == RNONE) {
             uint32_t wi = slot >> 6;
             e->rbits[wi] &= ~(1ull << (slot & 63));
             if (!e->rbits[wi]) {
@@ -307,9 +304,9 @@ rp_time rp_engine_next_time(rp_engine *e)
         if (slot < 0)
             return t;
         uint32_t sl = (uint32_t)slot, q = sl * NPRIO;
-        while (e->rhead[q] == RNONE)
+        while (e->rq[q].head == RNONE)
             q++;
-        const rp_rent *r = &e->rent[e->rhead[q]];
+        const rp_rent *r = &e->rent[e->rq[q].head];
         if (!r->ev->pending || r->ev->seq != r->seq) {
             ring_pop(e, sl, q); /* stale */
             continue;
@@ -332,9 +329,9 @@ bool rp_engine_step_before(rp_engine *e, rp_time limit)
         int64_t slot = ring_first_slot(e);
         if (slot >= 0) {
             uint32_t sl = (uint32_t)slot, q = sl * NPRIO;
-            while (e->rhead[q] == RNONE)
+            while (e->rq[q].head == RNONE)
                 q++;
-            const rp_rent *r = &e->rent[e->rhead[q]];
+            const rp_rent *r = &e->rent[e->rq[q].head];
             rp_event *ev = r->ev;
             if (!ev->pending || ev->seq != r->seq) {
                 ring_pop(e, sl, q); /* stale */

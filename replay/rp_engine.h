@@ -90,6 +90,9 @@ typedef struct rp_hent {
 #define RP_RING_PS (1u << RP_RING_BITS)
 #define RP_RING_WORDS (RP_RING_PS / 64)  /* bitmap words of slots */
 #define RP_RING_SUMW (RP_RING_WORDS / 64) /* summary words (one bit per bitmap word) */
+typedef struct rp_rq {    /* a ring FIFO: head and tail side by side (one host cache line) */
+    uint32_t head, tail;  /* entries in rent; UINT32_MAX = empty */
+} rp_rq;
 typedef struct rp_rent {  /* a ring entry: event and the seq it was scheduled under */
     rp_event *ev;
     uint64_t seq;
@@ -100,8 +103,7 @@ struct rp_engine {
     rp_hent *heap;         /* 4-ary min-heap; may hold stale entries (see engine.c) */
     rp_rent *rent;         /* ring entry pool */
     uint32_t rcap, rfree;  /* pool size, free list head */
-    uint32_t *rhead;       /* [RP_RING_PS * 3]: FIFO heads per (slot, prio); UINT32_MAX = empty */
-    uint32_t *rtail;
+    rp_rq *rq;             /* [RP_RING_PS * 3]: FIFO per (slot, prio) */
     uint64_t rbits[RP_RING_WORDS]; /* slot has entries */
     uint64_t rsum[RP_RING_SUMW];   /* word of rbits non-zero */
     uint32_t rwords;       /* words of rbits non-zero */
