@@ -299,28 +299,37 @@ static void wb_data(rp_cache *c, uint64_t slot)
         cfail(c, "functional memory: out of memory");
 }
 
-/* The way line goes to in its set: the first invalid one, else the LRU. */
-static uint64_t victim(const rp_cache *c, uint64_t line)
+/* The slot holding line (>= 0), or -1 with *v = the way it goes to: the
+ * first invalid one of its set, else the least recently used. One pass. */
+static int64_t lookup_victim(const rp_cache *c, uint64_t line, uint64_t *v)
 {
-    uint64_t base = (uint64_t)set_of(c, line) * c->spec.assoc, v = base;
+    uint64_t base = (uint64_t)set_of(c, line) * c->spec.assoc;
+    bool invalid = false;
+    *v = base;
     for (uint32_t w = 0; w < c->spec.assoc; w++) {
-        if (c->tag[base + w] == 0)
-            return base + w;
-        if (c->age[base + w] < c->age[v])
-            v = base + w;
+        uint64_t t = c->tag[base + w];
+        if (t == line + 1)
+            return (int64_t)(base + w);
+        if (invalid)
+            continue;
+        if (!t) {
+            *v = base + w;
+            invalid = true;
+        } else if (c->age[base + w] < c->age[*v])
+            *v = base + w;
     }
-    return v;
+    return -1;
 }
 
 /* Install line; evict the LRU way (writing it back if dirty). Returns the
  * slot; *fresh = the line was not present (its data is to be filled). */
 static uint64_t install(rp_cache *c, uint64_t line, rp_time now, bool *fresh)
 {
-    int64_t hit = lookup(c, line);
+    uint64_t v;
+    int64_t hit = lookup_victim(c, line, &v);
     *fresh = hit < 0;
     if (hit >= 0)
         return (uint64_t)hit;
-    uint64_t v = victim(c, line);
     if (c->tag[v] && c->dirty[v]) {
         c->st_writebacks++;
         wb_data(c, v);
@@ -337,25 +346,8 @@ int rp_cache_functional_write(rp_cache *c, uint64_t addr, const uint8_t *src, ui
     uint64_t lb = c->spec.line, line = addr & ~(lb - 1);
     if (n == 0 || addr - line > lb - n || !c->spec.write_back || c->no_allocate)
         return -1;
-    /* lookup() and victim() in one pass over the set: the way holding the
-     * line, else the first invalid way, else the least recently used */
-    uint64_t base = (uint64_t)set_of(c, line) * c->spec.assoc, v = base, slot;
-    int64_t hit = -1;
-    bool invalid = false;
-    for (uint32_t w = 0; w < c->spec.assoc; w++) {
-        uint64_t t = c->tag[base + w];
-        if (t == line + 1) {
-            hit = (int64_t)(base + w);
-            break;
-        }
-        if (invalid)
-            continue;
-        if (!t) {
-            v = base + w;
-            invalid = true;
-        } else if (c->age[base + w] < c->age[v])
-            v = base + w;
-    }
+    uint64_t v, slot;
+    int64_t hit = lookup_victim(c, line, &v);
     if (hit >= 0) {
         slot = (uint64_t)hit;
     } else {

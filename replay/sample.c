@@ -284,7 +284,6 @@ struct rp_ffpool {
     uint32_t claimed, applied; /* decoding started; applied */
     bool stop;
     ff_wgd *slot;
-    ff_wgd seq;  /* the replay's thread's, without helpers */
     ff_list one; /* ff_op's */
 };
 
@@ -367,8 +366,6 @@ void rp_sample_fini(rp_sim *s)
         trc_wg_free(p->slot[i].g);
         free(p->slot[i].acts.a);
     }
-    trc_wg_free(p->seq.g);
-    free(p->seq.acts.a);
     free(p->one.a);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv_work);
@@ -390,15 +387,7 @@ static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, uin
         rp_sim_fail(s, "sampled replay: kernel %u: out of memory", k->launch.kernel_id);
         return -1;
     }
-    if (!p->n_th || count < 2) {
-        for (uint32_t i = first; i < first + count; i++) {
-            ff_decode(s, k, i, &p->seq);
-            if (ff_finish(s, k, i, &p->seq, instr))
-                return -1;
-        }
-        return 0;
-    }
-    pthread_mutex_lock(&p->mu);
+    pthread_mutex_lock(&p->mu); /* (without helpers the replay's thread decodes each in turn) */
     p->k = k;
     p->first = first;
     p->count = count;
