@@ -184,15 +184,21 @@ static void respond(rp_cache *c, rp_msg *m, rp_time t, const uint8_t *line)
     rp_link_send(m->reply_link, m, t);
 }
 
-/* Set of a line: a mask when the set count is a power of two (the usual
- * case), else a division. */
+/* Set of a line: shifts and masks when the strides, counts and set count
+ * are powers of two (the usual case), else divisions (the same result). */
 static inline uint32_t set_of(const rp_cache *c, uint64_t line)
 {
-    for (int i = 0; i < 2; i++)
-        if (c->spec.strip_n[i] > 1) {
-            uint64_t st = c->spec.strip_stride[i];
-            line = line / (st * c->spec.strip_n[i]) * st + line % st;
-        }
+    if (c->strip_shifts) {
+        for (int i = 0; i < 2; i++)
+            if (c->strip_hi[i])
+                line = (line >> c->strip_hi[i] << c->strip_lo[i]) | (line & ((1ull << c->strip_lo[i]) - 1));
+    } else {
+        for (int i = 0; i < 2; i++)
+            if (c->spec.strip_n[i] > 1) {
+                uint64_t st = c->spec.strip_stride[i];
+                line = line / (st * c->spec.strip_n[i]) * st + line % st;
+            }
+    }
     uint64_t x = line >> c->line_shift;
     return (uint32_t)((c->sets & (c->sets - 1)) == 0 ? x & (c->sets - 1) : x % c->sets);
 }
@@ -303,21 +309,24 @@ static void wb_data(rp_cache *c, uint64_t slot)
  * first invalid one of its set, else the least recently used. One pass. */
 static int64_t lookup_victim(const rp_cache *c, uint64_t line, uint64_t *v)
 {
-    uint64_t base = (uint64_t)set_of(c, line) * c->spec.assoc;
+    uint64_t base = (uint64_t)set_of(c, line) * c->spec.assoc, vic = base, vage = UINT64_MAX;
+    const uint64_t *tag = c->tag + base, *age = c->age + base;
     bool invalid = false;
-    *v = base;
     for (uint32_t w = 0; w < c->spec.assoc; w++) {
-        uint64_t t = c->tag[base + w];
+        uint64_t t = tag[w];
         if (t == line + 1)
             return (int64_t)(base + w);
         if (invalid)
             continue;
         if (!t) {
-            *v = base + w;
+            vic = base + w;
             invalid = true;
-        } else if (c->age[base + w] < c->age[*v])
-            *v = base + w;
+        } else if (age[w] < vage) {
+            vic = base + w;
+            vage = age[w];
+        }
     }
+    *v = vic;
     return -1;
 }
 
@@ -938,6 +947,20 @@ int rp_cache_init(rp_cache *c, rp_engine *e, rp_msg_pool *pool, const rp_mem_ctx
         c->line_shift++;
     if ((1u << c->line_shift) != spec->line || spec->line < 16)
         return -1; /* line: a power of two >= 16 (config validates it) */
+    c->strip_shifts = true;
+    for (int i = 0; i < 2; i++) {
+        uint64_t st = spec->strip_stride[i], sn = spec->strip_n[i];
+        if (sn <= 1)
+            continue;
+        if (!st || (st & (st - 1)) || (sn & (sn - 1))) {
+            c->strip_shifts = false;
+            break;
+        }
+        while ((1ull << c->strip_lo[i]) < st)
+            c->strip_lo[i]++;
+        while ((1ull << c->strip_hi[i]) < st * sn)
+            c->strip_hi[i]++;
+    }
     size_t n = (size_t)c->sets * spec->assoc;
     c->tag = calloc(n, sizeof *c->tag);
     c->age = calloc(n, sizeof *c->age);

@@ -529,11 +529,11 @@ int rp_mem_functional(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src, 
             rp_cache_functional_write(c, addr, NULL, n);
         return 0;
     }
-    uint8_t *d = c ? rp_cache_line_data(c, l) : NULL;
     uint8_t v[8];
     if (atomic_op != GCN_AT_NONE) {
         if (n != 4 && n != 8)
             return 0;
+        uint8_t *d = c ? rp_cache_line_data(c, l) : NULL;
         uint64_t old = 0;
         if (d)
             memcpy(&old, d + (addr - l), n);

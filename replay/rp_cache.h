@@ -121,6 +121,10 @@ struct rp_cache {
     rp_msg_pool *pool;
     rp_cache_spec spec;
     uint32_t sets, line_shift;
+    /* spec.strip_* as shifts, where every stride and count is a power of two
+     * (the usual case): set_of without 64-bit divisions (the same result) */
+    bool strip_shifts;
+    uint8_t strip_hi[2], strip_lo[2]; /* log2(stride * n), log2(stride); hi = 0: unused */
     uint64_t *tag;           /* sets*assoc: line address + 1, 0 = invalid */
     uint64_t *age;           /* LRU stamps */
     uint8_t *dirty;

@@ -207,6 +207,52 @@ static void test_functional_write(void **state)
     teardown(&b);
 }
 
+/* The bank and GPU bits are stripped before the set index (spec.strip_*):
+ * the lines one bank holds fill every set, so as many of them as the bank
+ * has ways stay resident, and one more evicts exactly the least recently
+ * used. Strides and counts that are powers of two (shifts) and not
+ * (divisions), with one and two levels. */
+static void test_strip_sets(void **state)
+{
+    (void)state;
+    static const struct { uint64_t st[2]; uint32_t n[2]; } cfg[] = {
+        {{256, 0}, {16, 0}},       /* 16 banks: shifts */
+        {{4096, 256}, {4, 16}},    /* 4 GPUs x 16 banks: shifts, two levels */
+        {{256, 0}, {3, 0}},        /* 3 banks: divisions */
+        {{3072, 256}, {2, 6}},     /* 2 GPUs x 6 banks: divisions, two levels */
+    };
+    for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+        bench b;
+        memset(&b, 0, sizeof b);
+        rp_engine_init(&b.e);
+        rp_cache_spec sp = {128 * 1024, 16, 64, 8, 70 * CYC, rp_clock_make(1000000000), true, false, true,
+                            {cfg[i].st[0], cfg[i].st[1]}, {cfg[i].n[0], cfg[i].n[1]}, 0};
+        assert_int_equal(rp_cache_init(&b.c, &b.e, &b.pool, NULL, "gpu[0].l2[0]", &sp, route, &b, 0, 0, 0), 0);
+        uint64_t lines[2049], n = 0;
+        for (uint64_t a = 0; n < 2049; a += 64) {
+            bool mine = true;
+            for (int k = 0; k < 2; k++)
+                if (cfg[i].n[k] > 1 && (a / cfg[i].st[k]) % cfg[i].n[k])
+                    mine = false;
+            if (mine)
+                lines[n++] = a;
+        }
+        for (uint64_t k = 0; k < 2048; k++)
+            assert_int_equal(rp_cache_functional_write(&b.c, lines[k], NULL, 4), 0);
+        for (uint64_t k = 0; k < 2048; k++)
+            assert_non_null(rp_cache_line_data(&b.c, lines[k]));
+        assert_int_equal(rp_cache_functional_write(&b.c, lines[2048], NULL, 4), 0);
+        uint64_t gone = 0;
+        for (uint64_t k = 0; k < 2048; k++)
+            gone += rp_cache_line_data(&b.c, lines[k]) == NULL;
+        assert_int_equal(gone, 1);
+        assert_null(rp_cache_line_data(&b.c, lines[0])); /* 2048 = 128 sets x 16 ways: lines[0] shares its set and is the LRU */
+        rp_cache_fini(&b.c);
+        rp_msg_pool_fini(&b.pool);
+        rp_engine_fini(&b.e);
+    }
+}
+
 /* Line buffers go back to the pool that made them: one released into
  * another partition's pool waits on its `away` list until rp_lbufs_return
  * (a serial point), and the maker then hands it out again instead of
@@ -241,7 +287,7 @@ int main(void)
         cmocka_unit_test(test_hit_latency), cmocka_unit_test(test_mshr_merge),
         cmocka_unit_test(test_mshr_stall), cmocka_unit_test(test_writeback_flush),
         cmocka_unit_test(test_write_through), cmocka_unit_test(test_functional_write),
-        cmocka_unit_test(test_lbufs_return_to_maker),
+        cmocka_unit_test(test_lbufs_return_to_maker), cmocka_unit_test(test_strip_sets),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
