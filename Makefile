@@ -19,7 +19,7 @@ OPT     ?= -O2
 DEB_PACKAGES := build-essential pkg-config libelf-dev libzstd-dev libxxhash-dev libprotobuf-c-dev \
 	protobuf-c-compiler libcmocka-dev libmsgpack-dev libyaml-dev libinih-dev \
 	libjansson-dev libssl-dev gnuplot-nox hipcc rocm-device-libs libamdhip64-dev llvm \
-	openmpi-bin libopenmpi-dev librocprim-dev python3-protobuf python3-zstandard help2man
+	openmpi-bin libopenmpi-dev librocprim-dev python3-protobuf python3-zstandard help2man time
 
 WARN    := -Wall -Wextra -Wno-unused-parameter
 ifeq ($(WERROR),1)

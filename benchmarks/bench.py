@@ -7,8 +7,8 @@ default size (MGSim Table II, 1 GPU) it measures
               without --record: wavefront instructions, kernel seconds (the sum
               of gcn3-emu's per-kernel lines, host code excluded), program wall
               seconds, recording overhead (wall with --record / without, same
-              thread count), peak resident memory (getrusage of the process via
-              wait4: ru_maxrss);
+              thread count), peak resident memory (the program's ru_maxrss,
+              through GNU time: see run());
   trace       bytes of the single-GPU trace with and without the data stream
               (`gcn3-trace info`) and per wavefront instruction;
   replay      mgpu-replay on each preset: r9nano on that single-GPU trace;
@@ -51,6 +51,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import sys
 import threading
 import time
@@ -131,11 +132,25 @@ class RunError(Exception):
     pass
 
 
+# Peak memory is measured by GNU time (Debian package `time`, installed by make
+# deps): a child of this process starts its ru_maxrss from the image it forks
+# from (Linux keeps the larger of the two at exec), so wait4's ru_maxrss of a
+# small program read this script's own size (37 MiB) instead of the program's.
+# GNU time forks the program from its own small image and reports the
+# program's ru_maxrss (%M, KiB).
+GNU_TIME = "/usr/bin/time"
+
+
 def run(cmd, out_path=None, err_path=None):
     """Run cmd; return (status, wall seconds, peak RSS MiB, stdout, stderr)."""
+    if not os.access(GNU_TIME, os.X_OK):
+        raise RunError(f"{GNU_TIME} (Debian package time) is missing: run make deps")
+    fd, rss_path = tempfile.mkstemp(prefix="bench-rss-")
+    os.close(fd)
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    # communicate() would reap the child without its rusage: read, then wait4.
+    p = subprocess.Popen([GNU_TIME, "-f", "%M", "-o", rss_path, "--"] + list(cmd),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # read both pipes, then wait4
     bufs = {}
 
     def reader(name, f):
@@ -146,9 +161,17 @@ def run(cmd, out_path=None, err_path=None):
         t.start()
     for t in ts:
         t.join()
-    _, status, ru = os.wait4(p.pid, 0)
+    _, status, _ = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
     wall = time.monotonic() - t0
+    try:
+        with open(rss_path) as f:
+            lines = f.read().split()
+        rss_mib = int(lines[-1]) / 1024.0  # time writes "Command exited with non-zero status N" first
+    except (OSError, ValueError, IndexError):
+        rss_mib = -1.0
+    finally:
+        os.unlink(rss_path)
     out = bufs["out"].decode(errors="replace")
     err = bufs["err"].decode(errors="replace")
     if out_path:
@@ -157,7 +180,7 @@ def run(cmd, out_path=None, err_path=None):
     if err_path:
         with open(err_path, "w") as f:
             f.write(err)
-    return p.returncode, wall, ru.ru_maxrss / 1024.0, out, err
+    return p.returncode, wall, rss_mib, out, err
 
 
 KLINE = re.compile(r"(\d+) wavefront instructions, ([0-9.]+) ms")
@@ -240,8 +263,7 @@ class Bench:
 
     def summarise(self, stats):
         # Stats files of many-kernel traces reach tens of MB: read them in a
-        # child process, so this process stays small (a child's ru_maxrss
-        # starts from its parent's size at fork).
+        # child process, so this process stays small.
         st2, _, _, sj, serr = run([sys.executable, os.path.abspath(__file__), "--summarise-stats", stats])
         if st2 != 0:
             raise RunError(f"reading {stats}: {serr.strip()[-300:]}")
@@ -749,7 +771,8 @@ def markdown(res, regs, changes, prev_name):
              "`--load-values hash` (a 64-bit hash per plain load instead of its values). Trace sizes from "
              "`gcn3-trace info --json`: B/instr = the whole file; no data = the file less the load/store "
              "data stream; wave records = the per-wavefront records alone (paths, EXEC, addresses). Peak "
-             "memory: ru_maxrss of the emulated program (of mgpu-replay below).")
+             "memory: ru_maxrss of the emulated program (of mgpu-replay below), through GNU time (results "
+             "before 2026-11-28 read about 37 MiB for every small program: the bench script's own size).")
     L.append("")
     L.append(f"| workload | wavefront instr | M instr/s 1 thr | M instr/s {res['threads']} thr | scaling | "
              f"wall s | wall s + record | record overhead | record overhead hashed | trace MB | trace MB hashed | "
