@@ -278,6 +278,11 @@ static inline FILE *rp_out(rp_sim *s);
 
 struct rp_sim {
     rp_config cfg;
+    /* cfg.l2_interleave and cfg.l2_banks as a shift and a mask where both
+     * are powers of two (l2_bank_pow2): rp_l2_bank without divisions */
+    bool l2_bank_pow2;
+    uint8_t l2_bank_shift;
+    uint32_t l2_bank_mask;
     rp_engine eng;            /* the host timeline's engine (and everything when not partitioned) */
     rp_msg_pool pool;
     rp_stats stats;
@@ -461,6 +466,8 @@ void rp_load_hash_check(void *owner, rp_access *a);
 /* The L2 bank of GPU g that caches addr (as rp_route_l2_bank routes it). */
 static inline rp_cache *rp_l2_bank(rp_sim *s, uint32_t g, uint64_t addr)
 {
+    if (s->l2_bank_pow2)
+        return &s->gpus[g].l2[(addr >> s->l2_bank_shift) & s->l2_bank_mask];
     return &s->gpus[g].l2[(addr / s->cfg.l2_interleave) % s->cfg.l2_banks];
 }
 /* Line data as the memory hierarchy holds it at the point of coherence:

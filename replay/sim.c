@@ -123,7 +123,8 @@ uint32_t rp_gpu_of(rp_sim *s, uint64_t addr, uint32_t accessing_gpu)
 
 rp_link *rp_route_l2_bank(rp_sim *s, uint32_t gpu, uint32_t grp, uint64_t addr, rp_port **dst)
 {
-    uint32_t b = (uint32_t)((addr / s->cfg.l2_interleave) % s->cfg.l2_banks);
+    uint32_t b = s->l2_bank_pow2 ? (uint32_t)((addr >> s->l2_bank_shift) & s->l2_bank_mask)
+                                 : (uint32_t)((addr / s->cfg.l2_interleave) % s->cfg.l2_banks);
     rp_gpu *g = &s->gpus[gpu];
     *dst = NULL;
     if (!g->n_groups)
@@ -622,6 +623,13 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
     s->rd = rd;
+    uint64_t il = cfg->l2_interleave, nb = cfg->l2_banks;
+    if (il && nb && !(il & (il - 1)) && !(nb & (nb - 1))) {
+        s->l2_bank_pow2 = true;
+        s->l2_bank_mask = (uint32_t)(nb - 1);
+        while ((1ull << s->l2_bank_shift) < il)
+            s->l2_bank_shift++;
+    }
     s->out = out;
     rp_hooks_attach(&s->hooks, RP_HOOK_VALUE, rp_check_observe, NULL); /* the data check */
     rp_hooks_attach(&s->hooks, RP_HOOK_MISMATCH, rp_check_reporter, NULL);
