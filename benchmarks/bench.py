@@ -301,7 +301,7 @@ class Bench:
         the kernel time against the full replay, and how many kernels fell inside their bound."""
         out = {}
         runs = [("full", []), ("sampled", ["--sample"])]
-        if self.nthr > 1:  # helpers decode what is fast-forwarded: the same JSON, sooner
+        if self.nthr > 1:  # helpers decode and apply what is fast-forwarded: the same JSON, sooner
             runs.append(("sampled_t", ["--sample", "--threads", str(self.nthr)]))
         for tag, extra in runs:
             stats = os.path.join(self.work, f"{prog}-smp-{tag}.json")
@@ -845,7 +845,7 @@ def markdown(res, regs, changes, prev_name):
         nt = next((r.get("threads") for _, r in rows + large if r.get("threads")), None)
         L.append("The one-GPU trace of the 4x problem replayed on r9nano in full and with `--sample` (one thread "
                  "each, run once); last, the large size (bench.py SAMPLED_LARGE, recorded with hashed loads). "
-                 + (f"T thr: `--sample --threads {nt}` (its other threads decode the fast-forwarded workgroups; "
+                 + (f"T thr: `--sample --threads {nt}` (its other threads decode and apply, by L2 bank, the fast-forwarded workgroups; "
                     "its JSON is identical to one thread's, checked), against the same full replay (r9nano is one "
                     "partition: --threads does not speed it). " if nt else "") +
                  "Kernel time: the sum of the kernels' times, sampled against full. Inside bound: "

@@ -43,7 +43,7 @@ static void usage(FILE *f)
             "  --progress        a progress line on stderr (default: when stderr is a terminal)\n"
             "  --sample[=TOL]    sampled replay: each kernel in detail until its rate is stable within TOL percent\n"
             "                    (default 2), the rest fast-forwarded with its time predicted (sample.*; one thread\n"
-            "                    replays, the others of --threads decode what it fast-forwards)\n");
+            "                    replays, the others of --threads decode and apply what it fast-forwards)\n");
 }
 
 /* a and b name the same existing file (device and inode, not names). */
@@ -370,7 +370,7 @@ static int replay_one(const char *argv0, const char *topo, const char *stats, co
         if (cfg.sample_enable)
             fprintf(stderr,
                     "mgpu-replay: note: --threads %ld: a sampled replay runs on one thread; %ld more decode the "
-                    "workgroups it fast-forwards\n",
+                    "workgroups it fast-forwards and apply them beside it, each its share of the L2 banks\n",
                     threads, threads - 1);
         else if (pre.partitions == 1)
             fprintf(stderr,

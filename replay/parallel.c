@@ -396,8 +396,8 @@ void rp_parts_fini(rp_sim *s)
 
 void rp_sim_set_threads(rp_sim *s, uint32_t threads)
 {
-    /* sampled replay fast-forwards into every GPU's memory: one thread
-     * replays, the others decode what it fast-forwards (sample.c) */
+    /* sampled replay: one thread replays; the others decode what it
+     * fast-forwards and apply it with it, by L2 bank (sample.c) */
     s->threads = threads && !s->cfg.sample_enable ? threads : 1;
     s->smp_threads = s->cfg.sample_enable && threads ? threads : 1;
 }

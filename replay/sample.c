@@ -43,8 +43,9 @@
  * kernels with global compare-and-swaps (their recorded order, cache.c),
  * kernels that never reach a stable rate with enough rounds left. The
  * skipped workgroups' loads are not checked. Sampled replay runs on one
- * thread (the fast-forward writes every GPU's memory); with --threads T,
- * T - 1 helpers decode the workgroups a fast-forward skips (ff_range).
+ * thread; with --threads T, T - 1 helpers decode the workgroups a
+ * fast-forward skips and apply them with the replay's thread, each thread
+ * the L2 banks of its lane (ff_range).
  */
 #include "rp_sim_internal.h"
 
@@ -53,31 +54,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Apply a lane's bytes [addr, addr + n) line by line (a lane's access may
- * cross a line). */
-static int store_bytes(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src, uint32_t n)
-{
-    uint64_t lb = s->cfg.l1v_line;
-    while (n) {
-        uint64_t room = lb - (addr & (lb - 1));
-        uint32_t part = n < room ? n : (uint32_t)room;
-        if (rp_mem_functional(s, g, addr, src, part, GCN_AT_NONE, 0, 0))
-            return -1;
-        addr += part, src += part, n -= part;
-    }
-    return 0;
-}
-
 /* ---- fast-forward: what a skipped wave does to the memory ------------------------------------
- * A skipped wave's memory ops become a list of actions (ff_collect, on any
- * thread: it only reads the record) that the replay's thread applies in
- * order (ff_apply: the L2s and the functional memory). A fast-forward of
- * many workgroups decodes them on helper threads (--threads T: T - 1
- * helpers) while the replay's thread applies them in grid order, so the
- * result is the same for any T. */
+ * A skipped wave's memory ops become lists of actions (ff_collect, on any
+ * thread: it only reads the record), one list per apply lane: an action
+ * goes to the lane of the L2 bank that holds its line (ff_lane). The lanes
+ * apply their lists (ff_apply: the L2s and the functional memory) each in
+ * grid order and wave order. A line is in exactly one bank, and everything
+ * applying an action does (the bank's tags, ages, data and write-backs, the
+ * functional memory of that line) belongs to that line's bank, so every bank
+ * sees the same actions in the same order as on one thread: the result is
+ * the same for any number of lanes. A fast-forward of many workgroups runs
+ * on the replay's thread and the --threads T - 1 helpers: each thread
+ * decodes workgroups ahead and applies its own lane. */
 
 typedef struct ff_act {
-    uint64_t addr;       /* load: its line; store: a run's first byte; atomic: the lane's address */
+    uint64_t addr;       /* load: its line; store: the first byte of a run inside one line; atomic: the lane's address */
     const uint8_t *src;  /* store: the run's bytes (inside the workgroup's record) */
     uint64_t asrc, acmp; /* atomic: operand and compare value */
     uint32_t n;          /* store: run bytes; atomic: 4 or 8 bytes; load: 0 */
@@ -102,21 +93,44 @@ static ff_act *ff_push(ff_list *l)
     return &l->a[l->n++];
 }
 
+/* Where a fast-forward's actions go: lanes lists, from GPU g's side. */
+typedef struct ff_route {
+    rp_sim *s;
+    uint32_t g, lanes;
+    ff_list *l;
+} ff_route;
+
+/* The lane of line's L2 bank (its GPU's banks numbered after the previous
+ * GPUs'). With pages that move (unified memory placement) everything is lane
+ * 0: where a line lives may then depend on what was applied before it. Any
+ * thread: reads only what no fast-forward changes. */
+static ff_list *ff_lane(const ff_route *r, uint64_t line)
+{
+    if (r->lanes == 1 || r->s->um_moves)
+        return &r->l[0];
+    rp_sim *s = r->s;
+    uint32_t gpu = rp_gpu_of(s, line, r->g);
+    uint64_t bank = (uint64_t)(rp_l2_bank(s, gpu, line) - s->gpus[gpu].l2);
+    return &r->l[((uint64_t)gpu * s->cfg.l2_banks + bank) % r->lanes];
+}
+
 /* The actions of one recorded memory op of a fast-forwarded wave
  * (instruction in: read for an atomic only, NULL otherwise allowed),
- * appended to l: a global store or atomic reaches the
+ * appended to their lanes' lists: a global store or atomic reaches the
  * memory, a load allocates its lines in the L2; LDS, scalar stores and ops
  * the detailed replay reports as walk errors are left out. 0, or -1 out of
  * memory. Reads only the record: safe on any thread. */
-static int ff_collect(const rp_config *c, const gcn_insn *in, const trc_mem_op *op, ff_list *l)
+static int ff_collect(const ff_route *rt, const gcn_insn *in, const trc_mem_op *op)
 {
     if (!op || (op->flags & TRC_MO_LDS))
         return 0;
+    const rp_config *c = &rt->s->cfg;
     uint32_t nl = (uint32_t)__builtin_popcountll(op->exec), bpl = op->bytes_per_lane;
+    uint64_t lb = c->l1v_line;
     ff_act *a;
     if (!(op->flags & (TRC_MO_STORE | TRC_MO_ATOMIC))) {
         /* a load: its lines enter the L2 as they would (once per line) */
-        uint64_t prev = UINT64_MAX, lb = c->l1v_line;
+        uint64_t prev = UINT64_MAX;
         if (nl && op->addr_strided && op->addr_stride <= lb) {
             /* lanes 0..nl-1 at addr[0] + k * stride, stride <= a line: every
              * line from the first lane's to the last lane's, once, in order
@@ -124,7 +138,7 @@ static int ff_collect(const rp_config *c, const gcn_insn *in, const trc_mem_op *
             uint64_t l0 = op->addr[0] & ~(lb - 1), l1 = (op->addr[0] + (uint64_t)(nl - 1) * op->addr_stride) & ~(lb - 1);
             if (l1 >= l0) {
                 for (uint64_t line = l0;; line += lb) {
-                    if (!(a = ff_push(l)))
+                    if (!(a = ff_push(ff_lane(rt, line))))
                         return -1;
                     *a = (ff_act){.addr = line, .aop = GCN_AT_NONE};
                     if (line == l1)
@@ -136,7 +150,7 @@ static int ff_collect(const rp_config *c, const gcn_insn *in, const trc_mem_op *
         for (uint32_t i = 0; i < nl; i++) {
             uint64_t line = op->addr[i] & ~(lb - 1);
             if (line != prev) {
-                if (!(a = ff_push(l)))
+                if (!(a = ff_push(ff_lane(rt, line))))
                     return -1;
                 *a = (ff_act){.addr = line, .aop = GCN_AT_NONE};
             }
@@ -159,25 +173,31 @@ static int ff_collect(const rp_config *c, const gcn_insn *in, const trc_mem_op *
                 memcpy(&cmp, op->store_data + (size_t)i * 2 * w + w, w);
             if (cas && rp_cas_failed_in_recording(op, i, w, cmp))
                 continue; /* reads only (perform.c) */
-            if (!(a = ff_push(l)))
+            if (!(a = ff_push(ff_lane(rt, op->addr[i] & ~(lb - 1)))))
                 return -1;
             *a = (ff_act){.addr = op->addr[i], .asrc = src, .acmp = cmp, .n = w, .aop = (uint8_t)oi->aop};
         }
         return 0;
     }
     /* lanes whose addresses follow each other (the usual coalesced store)
-     * are applied as one run, line by line: the same bytes in the same order,
-     * and the same L2 lines touched in the same order (its LRU compares ages
-     * only), with one call per line instead of one per lane */
+     * are applied as one run, cut at line boundaries: the same bytes in the
+     * same order, and the same L2 lines touched in the same order (its LRU
+     * compares ages only), with one call per line instead of one per lane */
     for (uint32_t i = 0, r; i < nl; i += r) {
         if (op->addr_strided && op->addr_stride == bpl)
             r = nl - i; /* one run */
         else
             for (r = 1; i + r < nl && op->addr[i + r] == op->addr[i] + (uint64_t)r * bpl; r++)
                 ;
-        if (!(a = ff_push(l)))
-            return -1;
-        *a = (ff_act){.addr = op->addr[i], .src = op->store_data + (size_t)i * bpl, .n = r * bpl, .aop = GCN_AT_NONE};
+        uint64_t addr = op->addr[i];
+        const uint8_t *src = op->store_data + (size_t)i * bpl;
+        for (uint64_t left = (uint64_t)r * bpl; left;) {
+            uint64_t room = lb - (addr & (lb - 1)), part = left < room ? left : room;
+            if (!(a = ff_push(ff_lane(rt, addr & ~(lb - 1)))))
+                return -1;
+            *a = (ff_act){.addr = addr, .src = src, .n = (uint32_t)part, .aop = GCN_AT_NONE};
+            addr += part, src += part, left -= part;
+        }
     }
     return 0;
 }
@@ -191,7 +211,7 @@ static int ff_apply(rp_sim *s, uint32_t g, const ff_list *l)
         if (a->aop != GCN_AT_NONE)
             rc = rp_mem_functional(s, g, a->addr, NULL, a->n, a->aop, a->asrc, a->acmp);
         else if (a->src)
-            rc = store_bytes(s, g, a->addr, a->src, a->n);
+            rc = rp_mem_functional(s, g, a->addr, a->src, a->n, GCN_AT_NONE, 0, 0);
         else
             rc = rp_mem_functional(s, g, a->addr, NULL, 1, GCN_AT_NONE, 0, 0);
     }
@@ -200,21 +220,26 @@ static int ff_apply(rp_sim *s, uint32_t g, const ff_list *l)
 
 /* One workgroup decoded for a fast-forward. */
 typedef struct ff_wgd {
-    trc_wg *g;      /* kept until applied: the actions' bytes point into it */
-    ff_list acts;
+    trc_wg *g;      /* kept until every lane applied it: the actions' bytes point into it */
+    ff_list *acts;  /* one list per lane */
     uint64_t instr; /* its wavefront instructions */
     int oom;        /* out of memory collecting */
     int ready;      /* decoded (under the pool's lock) */
+    uint32_t job;   /* which job of the pool's it holds (under the pool's lock) */
+    uint32_t lanes_done; /* lanes that applied it (under the pool's lock) */
     char err[256];  /* the reader's message when it could not be loaded */
 } ff_wgd;
 
-/* Decode workgroup i of k into d: load it, walk its waves' records and
- * collect their actions, in wave order. A record the walk cannot follow
- * counts as a walk error of the kernel (as in a detailed replay) and the
- * rest of that wave is left out. Any thread. */
-static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d)
+/* Decode workgroup i of k into d for `lanes` lanes: load it, walk its
+ * waves' records and collect their actions, in wave order. A record the
+ * walk cannot follow counts as a walk error of the kernel (as in a detailed
+ * replay) and the rest of that wave is left out. Frees what d held from
+ * its last use. Any thread. */
+static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d, uint32_t lanes)
 {
-    d->acts.n = 0;
+    trc_wg_free(d->g);
+    for (uint32_t l = 0; l < lanes; l++)
+        d->acts[l].n = 0;
     d->instr = 0;
     d->oom = 0;
     d->err[0] = 0;
@@ -224,6 +249,7 @@ static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d)
             snprintf(d->err, sizeof d->err, "cannot be loaded");
         return;
     }
+    ff_route rt = {s, k->gpu, lanes, d->acts};
     for (uint32_t v = 0; v < d->g->n_waves && !d->oom; v++) {
         const trc_wave *tw = &d->g->waves[v];
         d->instr += tw->n_instr;
@@ -236,7 +262,7 @@ static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d)
              * record is not walked (nor checked: its walk errors, if any,
              * are not counted) */
             for (m = 0; m < tw->n_mem && !d->oom; m++)
-                d->oom = ff_collect(&s->cfg, NULL, &tw->mem[m], &d->acts) < 0;
+                d->oom = ff_collect(&rt, NULL, &tw->mem[m]) < 0;
             continue;
         }
         gcn_walk wk;
@@ -245,65 +271,107 @@ static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d)
         const trc_mem_op *op;
         int r = 0;
         while (!d->oom && (r = gcn_walk_next(&wk, &in, &op)) > 0)
-            d->oom = ff_collect(&s->cfg, in, op, &d->acts) < 0;
+            d->oom = ff_collect(&rt, in, op) < 0;
         if (r < 0)
             __atomic_add_fetch(&k->walk_errors, 1, __ATOMIC_RELAXED);
     }
 }
 
-/* Apply decoded workgroup i of k (the replay's thread) and release its
- * record; *instr += its instructions. 0, or -1 after rp_sim_fail. */
-static int ff_finish(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d, uint64_t *instr)
-{
-    int rc = 0;
-    if (!d->g) {
-        rp_sim_fail(s, "sampled replay: kernel %u, workgroup %u: %s", k->launch.kernel_id, i, d->err);
-        rc = -1;
-    } else if (d->oom || ff_apply(s, k->gpu, &d->acts)) {
-        rp_sim_fail(s, "sampled replay: kernel %u, workgroup %u: out of memory", k->launch.kernel_id, i);
-        rc = -1;
-    } else {
-        *instr += d->instr;
-        s->smp_skipped += d->instr;
-    }
-    trc_wg_free(d->g);
-    d->g = NULL;
-    return rc;
-}
-
-/* Helpers that decode the workgroups of a fast-forward ahead of the
- * replay's thread: slot j % q holds workgroup first + j of the job. */
+/* The fast-forward's threads: the replay's thread (lane 0) and helpers
+ * (lanes 1..n_th). A job is workgroups [first, first + count) of k; job
+ * index j is workgroup first + j, decoded into slot j % q. Each lane
+ * applies its actions of job 0, 1, 2, ... in turn (next[lane]); a slot is
+ * reused once every lane has applied its job (released). A job that cannot
+ * be decoded or applied stops every lane there (stop_at); the replay's
+ * thread reports the first such job in grid order. */
 struct rp_ffpool {
     rp_sim *s;
     pthread_t *th;
-    uint32_t n_th, q;
-    pthread_mutex_t mu;
-    pthread_cond_t cv_work, cv_ready;
+    uint32_t n_th, lanes, q;
+    pthread_mutex_t mu, fail_mu;
+    pthread_cond_t cv;
     rp_kernel *k;              /* the job (NULL: none) */
     uint32_t first, count;     /* its workgroups */
-    uint32_t claimed, applied; /* decoding started; applied */
+    uint32_t claimed;          /* decoding started */
+    uint32_t released;         /* slots of jobs [0, released) are free again */
+    uint32_t busy;             /* threads decoding or applying outside the lock */
+    uint32_t *next;            /* per lane: the next job it applies */
+    uint32_t stop_at;          /* lanes apply no job from here on (a failure; else count) */
+    char err[300];             /* the message for job stop_at */
+    uint64_t instr;            /* the job's applied wavefront instructions (lane 0) */
     bool stop;
     ff_wgd *slot;
     ff_list one; /* ff_op's */
 };
 
+/* Under p->mu: one step of lane's work, or false when there is none now.
+ * Applies its next job if decoded, else decodes the next unclaimed job if
+ * its slot is free. */
+static bool ff_step(struct rp_ffpool *p, uint32_t lane)
+{
+    rp_kernel *k = p->k;
+    uint32_t j = p->next[lane];
+    /* (a lane ahead of the others finds its slot still holding job j - q) */
+    if (j < p->stop_at && p->slot[j % p->q].ready && p->slot[j % p->q].job == j) {
+        ff_wgd *d = &p->slot[j % p->q];
+        p->busy++;
+        pthread_mutex_unlock(&p->mu);
+        int rc = 0; /* 1: cannot be decoded; 2: out of memory */
+        if (!d->g)
+            rc = 1;
+        else if (d->oom || ff_apply(p->s, k->gpu, &d->acts[lane]))
+            rc = 2;
+        pthread_mutex_lock(&p->mu);
+        p->busy--;
+        p->next[lane] = j + 1;
+        if (rc && j < p->stop_at) {
+            p->stop_at = j;
+            if (rc == 1)
+                snprintf(p->err, sizeof p->err, "%s", d->err);
+            else
+                snprintf(p->err, sizeof p->err, "out of memory");
+        }
+        if (!rc && lane == 0)
+            p->instr += d->instr;
+        if (++d->lanes_done == p->lanes)
+            while (p->released < p->claimed && p->slot[p->released % p->q].lanes_done == p->lanes) {
+                ff_wgd *r = &p->slot[p->released % p->q];
+                r->ready = 0;
+                r->lanes_done = 0;
+                p->released++;
+            }
+        pthread_cond_broadcast(&p->cv);
+        return true;
+    }
+    if (p->claimed < p->stop_at && p->claimed < p->released + p->q) {
+        uint32_t j2 = p->claimed++;
+        ff_wgd *d = &p->slot[j2 % p->q];
+        d->job = j2;
+        p->busy++;
+        pthread_mutex_unlock(&p->mu);
+        ff_decode(p->s, k, p->first + j2, d, p->lanes);
+        pthread_mutex_lock(&p->mu);
+        p->busy--;
+        d->ready = 1;
+        pthread_cond_broadcast(&p->cv);
+        return true;
+    }
+    return false;
+}
+
 static void *ff_helper(void *arg)
 {
     struct rp_ffpool *p = arg;
     pthread_mutex_lock(&p->mu);
+    uint32_t lane = 0;
+    for (uint32_t i = 0; i < p->n_th; i++)
+        if (pthread_equal(p->th[i], pthread_self()))
+            lane = i + 1;
     for (;;) {
-        while (!p->stop && !(p->k && p->claimed < p->count && p->claimed < p->applied + p->q))
-            pthread_cond_wait(&p->cv_work, &p->mu);
+        while (!p->stop && !(p->k && lane && ff_step(p, lane)))
+            pthread_cond_wait(&p->cv, &p->mu);
         if (p->stop)
             break;
-        uint32_t j = p->claimed++, i = p->first + j;
-        ff_wgd *d = &p->slot[j % p->q];
-        rp_kernel *k = p->k;
-        pthread_mutex_unlock(&p->mu);
-        ff_decode(p->s, k, i, d);
-        pthread_mutex_lock(&p->mu);
-        d->ready = 1;
-        pthread_cond_broadcast(&p->cv_ready);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -324,18 +392,32 @@ static struct rp_ffpool *ff_pool(rp_sim *s)
     p->q = 4 * n + 4;
     p->slot = calloc(p->q, sizeof *p->slot);
     p->th = calloc(n ? n : 1, sizeof *p->th);
-    if (!p->slot || !p->th) {
+    p->next = calloc(n + 1, sizeof *p->next);
+    bool ok = p->slot && p->th && p->next;
+    for (uint32_t i = 0; ok && i < p->q; i++)
+        ok = (p->slot[i].acts = calloc(n + 1, sizeof(ff_list))) != NULL;
+    if (!ok) {
+        for (uint32_t i = 0; p->slot && i < p->q; i++)
+            free(p->slot[i].acts);
         free(p->slot);
         free(p->th);
+        free(p->next);
         free(p);
         return NULL;
     }
     pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->cv_work, NULL);
-    pthread_cond_init(&p->cv_ready, NULL);
+    pthread_mutex_init(&p->fail_mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    /* the helpers learn their lane (their index in th) under the lock, once
+     * every helper that could be started is in th and lanes is final */
+    pthread_mutex_lock(&p->mu);
     for (; p->n_th < n; p->n_th++)
         if (pthread_create(&p->th[p->n_th], NULL, ff_helper, p))
             break;
+    p->lanes = p->n_th + 1;
+    if (p->n_th && !s->fail_lock)
+        s->fail_lock = &p->fail_mu; /* a helper's apply may fail (out of memory) beside the replay's thread */
+    pthread_mutex_unlock(&p->mu);
     s->ffpool = p;
     return p;
 }
@@ -348,7 +430,8 @@ static int ff_op(rp_sim *s, rp_kernel *k, const gcn_insn *in, const trc_mem_op *
     if (!p)
         return -1;
     p->one.n = 0;
-    return ff_collect(&s->cfg, in, op, &p->one) || ff_apply(s, k->gpu, &p->one) ? -1 : 0;
+    ff_route rt = {s, k->gpu, 1, &p->one};
+    return ff_collect(&rt, in, op) || ff_apply(s, k->gpu, &p->one) ? -1 : 0;
 }
 
 void rp_sample_fini(rp_sim *s)
@@ -358,28 +441,34 @@ void rp_sample_fini(rp_sim *s)
         return;
     pthread_mutex_lock(&p->mu);
     p->stop = true;
-    pthread_cond_broadcast(&p->cv_work);
+    pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
     for (uint32_t i = 0; i < p->n_th; i++)
         pthread_join(p->th[i], NULL);
+    if (s->fail_lock == &p->fail_mu)
+        s->fail_lock = NULL;
     for (uint32_t i = 0; i < p->q; i++) {
         trc_wg_free(p->slot[i].g);
-        free(p->slot[i].acts.a);
+        for (uint32_t l = 0; l < p->lanes; l++)
+            free(p->slot[i].acts[l].a);
+        free(p->slot[i].acts);
     }
     free(p->one.a);
     pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->cv_work);
-    pthread_cond_destroy(&p->cv_ready);
+    pthread_mutex_destroy(&p->fail_mu);
+    pthread_cond_destroy(&p->cv);
     free(p->slot);
     free(p->th);
+    free(p->next);
     free(p);
     s->ffpool = NULL;
 }
 
 /* Fast-forward workgroups [first, first + count) of k: every global store
- * and atomic reaches the memory and every load allocates its lines, in grid
- * order and wave order (decoded ahead on the helpers, if any); *instr +=
- * their wavefront instructions. 0, or -1 after rp_sim_fail. */
+ * and atomic reaches the memory and every load allocates its lines, each L2
+ * bank's in grid order and wave order (the replay's thread and the helpers
+ * decode and apply their lanes); *instr += their wavefront instructions.
+ * 0, or -1 after rp_sim_fail. */
 static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, uint64_t *instr)
 {
     struct rp_ffpool *p = ff_pool(s);
@@ -387,40 +476,37 @@ static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, uin
         rp_sim_fail(s, "sampled replay: kernel %u: out of memory", k->launch.kernel_id);
         return -1;
     }
-    pthread_mutex_lock(&p->mu); /* (without helpers the replay's thread decodes each in turn) */
+    pthread_mutex_lock(&p->mu);
     p->k = k;
     p->first = first;
-    p->count = count;
-    p->claimed = p->applied = 0;
-    pthread_cond_broadcast(&p->cv_work);
+    p->count = p->stop_at = count;
+    p->claimed = p->released = 0;
+    p->instr = 0;
+    for (uint32_t l = 0; l < p->lanes; l++)
+        p->next[l] = 0;
+    pthread_cond_broadcast(&p->cv);
+    for (;;) {
+        if (ff_step(p, 0))
+            continue;
+        bool done = !p->busy;
+        for (uint32_t l = 0; done && l < p->lanes; l++)
+            done = p->next[l] >= p->stop_at;
+        if (done)
+            break;
+        pthread_cond_wait(&p->cv, &p->mu);
+    }
+    /* every lane is past stop_at and no thread works on the job: the slots
+     * still decoded (after a failure) keep their records until reused */
+    for (uint32_t i = 0; i < p->q; i++)
+        p->slot[i].ready = 0, p->slot[i].lanes_done = 0;
     int rc = 0;
-    for (uint32_t j = 0; j < p->count; j++) {
-        ff_wgd *d = &p->slot[j % p->q];
-        while (!d->ready) {
-            if (p->claimed < p->count && p->claimed < p->applied + p->q) {
-                /* rather than wait, decode the next one no helper has started */
-                uint32_t j2 = p->claimed++;
-                ff_wgd *d2 = &p->slot[j2 % p->q];
-                pthread_mutex_unlock(&p->mu);
-                ff_decode(s, k, first + j2, d2);
-                pthread_mutex_lock(&p->mu);
-                d2->ready = 1;
-            } else
-                pthread_cond_wait(&p->cv_ready, &p->mu);
-        }
-        pthread_mutex_unlock(&p->mu);
-        if (!rc)
-            rc = ff_finish(s, k, first + j, d, instr);
-        else { /* after a failure the rest decoded are only released */
-            trc_wg_free(d->g);
-            d->g = NULL;
-        }
-        pthread_mutex_lock(&p->mu);
-        d->ready = 0;
-        p->applied++;
-        if (rc && p->count > p->claimed)
-            p->count = p->claimed; /* no more claims; those claimed are waited for and released */
-        pthread_cond_broadcast(&p->cv_work);
+    if (p->stop_at < p->count) {
+        rp_sim_fail(s, "sampled replay: kernel %u, workgroup %u: %s", k->launch.kernel_id, first + p->stop_at,
+                    p->err);
+        rc = -1;
+    } else {
+        *instr += p->instr;
+        s->smp_skipped += p->instr;
     }
     p->k = NULL;
     pthread_mutex_unlock(&p->mu);

@@ -300,7 +300,7 @@ sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json") && grep -q "sa
   else bad "sample_deep --sample: ${err:-$res}"; fi
 fi
 
-echo "== sampled replay with --threads: helpers decode what is fast-forwarded, the result is the same"
+echo "== sampled replay with --threads: helpers decode and apply (by L2 bank) what is fast-forwarded, the result is the same"
 if [ -s "$OUT/sd-smp.json" ] && [ -s "$OUT/sample_deep.gtrace" ]; then
   for t in 2 3; do
     if timeout 300 "$REPLAY" --topo r9nano --sample --threads $t --stats "$OUT/sd-smp-t$t.json" "$OUT/sample_deep.gtrace" \
