@@ -623,13 +623,6 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
     s->rd = rd;
-    uint64_t il = cfg->l2_interleave, nb = cfg->l2_banks;
-    if (il && nb && !(il & (il - 1)) && !(nb & (nb - 1))) {
-        s->l2_bank_pow2 = true;
-        s->l2_bank_mask = (uint32_t)(nb - 1);
-        while ((1ull << s->l2_bank_shift) < il)
-            s->l2_bank_shift++;
-    }
     s->out = out;
     rp_hooks_attach(&s->hooks, RP_HOOK_VALUE, rp_check_observe, NULL); /* the data check */
     rp_hooks_attach(&s->hooks, RP_HOOK_MISMATCH, rp_check_reporter, NULL);
@@ -675,6 +668,14 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
         s->cfg.dram_channels *= n;
         if (rp_config_validate(&s->cfg, s->err, sizeof s->err))
             return -1;
+    }
+    /* the bank shift and mask of the banks as built (after M-SGPU's scaling) */
+    uint64_t il = s->cfg.l2_interleave, nb = s->cfg.l2_banks;
+    if (il && nb && !(il & (il - 1)) && !(nb & (nb - 1))) {
+        s->l2_bank_pow2 = true;
+        s->l2_bank_mask = (uint32_t)(nb - 1);
+        while ((1ull << s->l2_bank_shift) < il)
+            s->l2_bank_shift++;
     }
     s->gpus = calloc(s->n_gpus, sizeof *s->gpus);
     if (!s->mem || !s->gpus) {

@@ -394,6 +394,48 @@ static void test_bad_kind(void **st)
     free(s);
 }
 
+/* The L2 bank of an address is the bank the sim built: address / l2.interleave
+ * mod the bank count, M-SGPU's scaled count included (4 x 16 = 64 banks: the
+ * shift-and-mask path once kept the unscaled mask of 16, so three quarters of
+ * the banks were never used), and a count that is no power of two (the
+ * division path). Routing (rp_route_l2_bank) picks the same bank. */
+static void test_l2_bank_of(void **st)
+{
+    (void)st;
+    const char *sets[][4] = {{NULL},
+                             {"topo.kind=single", "topo.gpus=4", NULL},
+                             {"l2.banks=12", "l2.size=3MiB", NULL},
+                             {"topo.kind=single", "topo.gpus=3", NULL}};
+    const uint32_t banks[] = {16, 64, 12, 48};
+    for (size_t k = 0; k < 4; k++) {
+        rp_sim *s = malloc(sizeof *s);
+        trc_event e[] = {ev_alloc(0, 0x100000000ull, 64)};
+        const char *path = write_trace(e, 1);
+        char err[256];
+        trc_reader *rd = trc_reader_open(path, err, sizeof err);
+        assert_non_null(rd);
+        rp_config cfg;
+        rp_config_defaults(&cfg);
+        for (const char **x = sets[k]; *x; x++)
+            assert_int_equal(rp_config_set(&cfg, *x, err, sizeof err), 0);
+        if (rp_sim_init(s, &cfg, rd, NULL))
+            fail_msg("case %zu: %s", k, s->err);
+        assert_int_equal(s->cfg.l2_banks, banks[k]);
+        assert_int_equal(s->l2_bank_pow2, (banks[k] & (banks[k] - 1)) == 0);
+        uint64_t il = s->cfg.l2_interleave;
+        for (uint64_t b = 0; b < 3 * (uint64_t)banks[k]; b++) {
+            uint64_t a = b * il + (b * 13) % il;
+            assert_ptr_equal(rp_l2_bank(s, 0, a), &s->gpus[0].l2[b % banks[k]]);
+            rp_port *dst;
+            assert_ptr_equal(rp_route_l2_bank(s, 0, 0, a, &dst), &s->gpus[0].l2_links[b % banks[k]]);
+        }
+        rp_sim_fini(s);
+        trc_reader_close(rd);
+        unlink(path);
+        free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -401,7 +443,7 @@ int main(void)
         cmocka_unit_test(test_ring),         cmocka_unit_test(test_all),
         cmocka_unit_test(test_bulk_and_host), cmocka_unit_test(test_host_copies),
         cmocka_unit_test(test_bad_kind),   cmocka_unit_test(test_isa_target),
-        cmocka_unit_test(test_printable),
+        cmocka_unit_test(test_printable), cmocka_unit_test(test_l2_bank_of),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
