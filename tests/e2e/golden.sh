@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Golden replay results: small benchmark traces (vectoradd 65536, km --small,
+# bitonic --small on one emulated GPU; km --small on four) replayed on every
+# preset (r9nano, m-sgpu, u-mgpu, d-mgpu), with the cut inside the GPU
+# (sim.gpu_partitions=5, sim.dram_partition=1, sim.l2_partitions=2, --threads 2)
+# on r9nano, m-sgpu and d-mgpu, and sampled (--sample, km at 16384 points for 4
+# iterations: wave and kernel level; one and two threads). Each replay's fingerprint (simulated ps,
+# events, per-kernel cycles, a hash of every counter of the stats JSON) must
+# equal the line in tests/e2e/golden/replay.txt.
+#
+# Why: the other replay tests compare a replay with itself (thread counts,
+# partitions) or check properties; a change that moves one preset's results
+# without breaking a property (7e2b91c routed M-SGPU's addresses to 16 of its 64
+# L2 banks, data check clean) passed them all. A change of the model that is
+# meant to move results updates the file and says why in its commit:
+#   GOLDEN_UPDATE=1 bash tests/e2e/golden.sh
+# Prints one "ok/FAIL name" line per check; exits non-zero on any failure.
+set -uo pipefail
+BUILD=${BUILD:-build}
+EMU=$BUILD/bin/gcn3-emu
+REPLAY=$BUILD/bin/mgpu-replay
+BENCH=${BENCH:-$BUILD/bench}
+[ -x "$BENCH/km" ] || BENCH=build/bench
+GOLD=tests/e2e/golden/replay.txt
+OUT=$BUILD/e2e-golden
+mkdir -p "$OUT"
+export MGPU_REPLAY_CONFIGS=${MGPU_REPLAY_CONFIGS:-replay/configs}
+pass=0; fail=0
+ok()  { pass=$((pass+1)); echo "  ok   $*"; }
+bad() { fail=$((fail+1)); echo "  FAIL $*"; }
+
+for bin in "$EMU" "$REPLAY" "$BENCH/vectoradd" "$BENCH/km" "$BENCH/bitonic"; do
+  [ -x "$bin" ] || { echo "  FAIL golden: $bin missing (make BUILD=$BUILD all programs)"; exit 1; }
+done
+[ -f "$GOLD" ] || [ "${GOLDEN_UPDATE:-0}" = 1 ] || { echo "  FAIL golden: $GOLD missing"; exit 1; }
+
+# fingerprint of a stats JSON: simulated ps, events, kernel cycles (comma
+# separated), the first 16 hex digits of sha256 over the sorted counters
+fp() {
+  python3 - "$1" <<'EOF'
+import hashlib, json, sys
+d = json.load(open(sys.argv[1]))
+c = d['check']
+assert c['load_mismatches'] == 0 and c['d2h_mismatches'] == 0 and c['walk_errors'] == 0, 'data check'
+h = hashlib.sha256(json.dumps(d['totals']['counters'], sort_keys=True).encode()).hexdigest()[:16]
+cyc = ','.join(str(k['cycles']) for k in d['kernels'])
+print(d['totals']['simulated_ps'], d['totals']['events'], cyc, h)
+EOF
+}
+
+# trace name | program and its arguments | emulated GPUs | replays (name|options ...)
+CUT="--threads 2 --set sim.gpu_partitions=5 --set sim.dram_partition=1 --set sim.l2_partitions=2"
+TRACES=(
+  "vectoradd|vectoradd 65536|1|r9nano|--topo r9nano;m-sgpu|--topo m-sgpu;u-mgpu|--topo u-mgpu;d-mgpu|--topo d-mgpu;r9nano-cut|--topo r9nano $CUT"
+  "km|km --small|1|r9nano|--topo r9nano;m-sgpu|--topo m-sgpu;u-mgpu|--topo u-mgpu;r9nano-cut|--topo r9nano $CUT"
+  "bitonic|bitonic --small|1|r9nano|--topo r9nano;m-sgpu|--topo m-sgpu;u-mgpu|--topo u-mgpu;m-sgpu-cut|--topo m-sgpu $CUT"
+  "km4gpu|km --small --gpus 4|4|d-mgpu|--topo d-mgpu;u-mgpu|--topo u-mgpu;d-mgpu-cut|--topo d-mgpu $CUT"
+  "km-iters|km --size 16384 --iters 4|1|r9nano-sampled|--topo r9nano --sample;r9nano-sampled-t2|--topo r9nano --sample --threads 2"
+)
+new=()
+for t in "${TRACES[@]}"; do
+  IFS='|' read -r prog cmd gpus runlist <<<"$t"
+  TR=$OUT/$prog.gtrace
+  # shellcheck disable=SC2086
+  if ! "$EMU" --quiet --threads 2 --gpus "$gpus" --record "$TR" -- $BENCH/$cmd >"$OUT/$prog.rec.out" 2>"$OUT/$prog.rec.err"; then
+    bad "$prog: recording failed: $(tail -n 2 "$OUT/$prog.rec.err" | tr '\n' ' ')"
+    continue
+  fi
+  IFS=';' read -r -a runs <<<"$runlist"
+  for r in "${runs[@]}"; do
+    name=${r%%|*}; opts=${r#*|}
+    J=$OUT/$prog.$name.json
+    # shellcheck disable=SC2086
+    if ! "$REPLAY" $opts --stats "$J" "$TR" >"$OUT/$prog.$name.out" 2>"$OUT/$prog.$name.err"; then
+      bad "$prog $name: replay failed: $(tail -n 2 "$OUT/$prog.$name.err" | tr '\n' ' ')"
+      continue
+    fi
+    if ! got=$(fp "$J" 2>"$OUT/$prog.$name.fp.err"); then
+      bad "$prog $name: $(tail -n 1 "$OUT/$prog.$name.fp.err")"
+      continue
+    fi
+    line="$prog $name $got"
+    new+=("$line")
+    want=$(grep "^$prog $name " "$GOLD" 2>/dev/null)
+    if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then
+      ok "$prog $name: $got (recorded)"
+    elif [ "$line" = "$want" ]; then
+      ok "$prog $name: $got"
+    else
+      bad "$prog $name: got '$got', golden '${want#"$prog $name "}' (a model change? GOLDEN_UPDATE=1 bash $0, and say why in the commit)"
+    fi
+  done
+done
+if [ "${GOLDEN_UPDATE:-0}" = 1 ] && [ $fail = 0 ]; then
+  mkdir -p "$(dirname "$GOLD")"
+  { echo "# program preset simulated_ps events kernel_cycles counters_sha256[:16] (tests/e2e/golden.sh)"
+    printf '%s\n' "${new[@]}"; } >"$GOLD"
+  echo "  wrote $GOLD"
+fi
+echo "golden: $pass passed, $fail failed"
+[ $fail = 0 ]
