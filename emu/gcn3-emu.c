@@ -107,6 +107,35 @@ static int parse_count(const char *opt, const char *v, long lo, long hi)
     return (int)n;
 }
 
+/* Transparent huge pages for the program's heap: glibc.malloc.hugetlb=1
+ * (glibc 2.35+, "Memory Allocation Tunables" of the glibc manual) added to
+ * the program's GLIBC_TUNABLES, so that malloc madvise(MADV_HUGEPAGE)s what
+ * it takes from the kernel. The emulated device memory and the recorder's
+ * buffers are touched once each: gd at the bench's 4x size took 53,000 page
+ * faults recording and 15,000 with the tunable, 16,000 and 3,800 without
+ * recording. Not when GLIBC_TUNABLES already names it, when
+ * GCN3SIM_HUGEPAGES=0, or when the kernel's THP mode is "never" or
+ * unreadable. */
+static void hugepages_env(void)
+{
+    const char *opt = getenv("GCN3SIM_HUGEPAGES"), *tun = getenv("GLIBC_TUNABLES");
+    if ((opt && !strcmp(opt, "0")) || (tun && strstr(tun, "glibc.malloc.hugetlb")))
+        return;
+    char mode[128] = "";
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (!f)
+        return;
+    size_t n = fread(mode, 1, sizeof mode - 1, f);
+    fclose(f);
+    mode[n] = 0;
+    if (!strstr(mode, "[always]") && !strstr(mode, "[madvise]"))
+        return;
+    char buf[4096];
+    int w = snprintf(buf, sizeof buf, "%s%sglibc.malloc.hugetlb=1", tun && *tun ? tun : "", tun && *tun ? ":" : "");
+    if (w > 0 && (size_t)w < sizeof buf)
+        setenv("GLIBC_TUNABLES", buf, 1);
+}
+
 int main(int argc, char **argv)
 {
     const char *gpus = NULL, *threads = NULL, *record = NULL, *timeline = NULL, *load_values = NULL;
@@ -203,6 +232,7 @@ int main(int argc, char **argv)
     setenv("LD_LIBRARY_PATH", ldp, 1);
     free(ldp);
 
+    hugepages_env();
     if (gpus)
         setenv("GCN3EMU_GPUS", gpus, 1);
     if (threads)
