@@ -414,6 +414,13 @@ static int take_event(trc_reader *r, size_t i, Gtrace__Event *m, char *err, size
             trc_unshuf4(b, m->data_shuf4.data, len);
             r->evdata[i] = b;
             e->data = b;
+            /* the shuffled bytes are not read again: give them back now, not
+             * when the reader closes (a second copy of every copy's data;
+             * the message was unpacked with protobuf-c's default allocator,
+             * malloc, and a NULL field is not freed again) */
+            free(m->data_shuf4.data);
+            m->data_shuf4.data = NULL;
+            m->data_shuf4.len = 0;
         } else {
             e->data = m->data.data;
         }
