@@ -915,7 +915,14 @@ int rp_sim_run(rp_sim *s)
         if (t_host != RP_TIME_MAX && t_host + 1 < c.t_lim)
             c.t_lim = t_host + 1;
         s->windows++;
-        if (c.bar.n == 1) {
+        /* A window with work in one partition only (a program that keeps one
+         * GPU busy at a time, a kernel's tail) runs on this thread alone:
+         * the workers stay at the barrier (they stop spinning and sleep
+         * after RP_SPIN_US) instead of crossing it twice for nothing. */
+        uint32_t busy = 0;
+        for (uint32_t p = 0; p < s->n_parts && busy < 2; p++)
+            busy += !idle(&s->parts[p], c.t_lim);
+        if (c.bar.n == 1 || busy < 2) {
             for (uint32_t p = 0; p < s->n_parts; p++)
                 if (!idle(&s->parts[p], c.t_lim))
                     run_part(s, &s->parts[p], c.t_lim);
