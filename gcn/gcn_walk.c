@@ -16,6 +16,12 @@ void gcn_walk_init(gcn_walk *w, const gcn_program *prog, uint32_t entry_idx, con
     w->tw = tw;
     w->idx = entry_idx;
     w->exec = ~0ull; /* until the first recorded value (every wave records EXEC at 0) */
+    w->n_instr = tw ? tw->n_instr : 0;
+    w->mem = tw ? tw->mem : NULL;
+    w->n_mem = tw ? tw->n_mem : 0;
+    w->n_branch = tw ? tw->n_branch : 0;
+    w->branch_taken = tw ? tw->branch_taken : NULL;
+    w->exec_next_at = tw && tw->n_exec ? tw->exec_at[0] : UINT64_MAX;
 }
 
 int gcn_walk_fail(gcn_walk *w, const char *fmt, ...)
@@ -47,6 +53,7 @@ static void pos_restore(gcn_walk *w, const gcn_walk_pos *p)
     w->dyn = p->dyn;
     w->exec = p->exec;
     w->exec_i = p->exec_i;
+    w->exec_next_at = w->exec_i < w->tw->n_exec ? w->tw->exec_at[w->exec_i] : UINT64_MAX;
     w->br_i = p->br_i;
     w->ind_i = p->ind_i;
     w->mem_i = p->mem_i;

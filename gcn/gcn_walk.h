@@ -61,6 +61,16 @@ typedef struct gcn_walk {
     uint64_t exec;      /* EXEC of the next instruction (after gcn_walk_insn) */
     uint32_t exec_i, br_i, ind_i, mem_i; /* records used so far */
     uint8_t ended;      /* s_endpgm stepped past */
+    /* Copies of the record's values the hot path compares with each
+     * instruction, so that it reads the walk alone (the record is out of
+     * the host's caches between a wave's turns): tw->n_instr, and the dyn
+     * from which the next EXEC value holds (tw->exec_at[exec_i], or
+     * UINT64_MAX when none is left); tw->n_mem, tw->mem, tw->n_branch,
+     * tw->branch_taken */
+    uint64_t n_instr, exec_next_at;
+    const trc_mem_op *mem;
+    const uint8_t *branch_taken;
+    uint32_t n_mem, n_branch;
 
     /* Awaits (trace format 1.2; gcn_walk_awaits_on). A walk that does not
      * turn them on walks the record as it is (each template once). */
@@ -156,14 +166,17 @@ static inline const gcn_insn *gcn_walk_insn(gcn_walk *w)
         gcn_walk_fail(w, "program counter left the code object");
         return NULL;
     }
-    if (w->dyn >= tw->n_instr) {
+    if (w->dyn >= w->n_instr) {
         gcn_walk_fail(w, "no s_endpgm within the %llu recorded instructions", (unsigned long long)tw->n_instr);
         return NULL;
     }
     if (__builtin_expect(w->aw_check, 0) && gcn_walk_await_point(w) < 0)
         return NULL;
-    while (w->exec_i < tw->n_exec && tw->exec_at[w->exec_i] <= w->dyn)
-        w->exec = tw->exec_val[w->exec_i++];
+    if (w->exec_next_at <= w->dyn) {
+        while (w->exec_i < tw->n_exec && tw->exec_at[w->exec_i] <= w->dyn)
+            w->exec = tw->exec_val[w->exec_i++];
+        w->exec_next_at = w->exec_i < tw->n_exec ? tw->exec_at[w->exec_i] : UINT64_MAX;
+    }
     const gcn_insn *in = &w->prog->insn[w->idx];
     if (__builtin_expect((in->flags & (GCN_IF_INVALID | GCN_IF_GDS)) != 0, 0) &&
         ((in->flags & GCN_IF_INVALID) || in->op != GCN_OP_ds_gws_barrier)) {
@@ -186,17 +199,16 @@ static inline int gcn_walk_is_mem(const gcn_insn *in)
  * has no memory op left for it. */
 static inline int gcn_walk_mem(gcn_walk *w, const gcn_insn *in, const trc_mem_op **op)
 {
-    const trc_wave *tw = w->tw;
     int vec_off = in->unit != GCN_UNIT_SMEM && w->exec == 0;
     *op = NULL;
-    if (w->mem_i >= tw->n_mem) {
+    if (w->mem_i >= w->n_mem) {
         if (vec_off)
             return 0;
-        return gcn_walk_fail(w, "memory instruction beyond the %u recorded memory ops", tw->n_mem);
+        return gcn_walk_fail(w, "memory instruction beyond the %u recorded memory ops", w->n_mem);
     }
-    if (vec_off && tw->mem[w->mem_i].exec != 0)
+    if (vec_off && w->mem[w->mem_i].exec != 0)
         return 0;
-    *op = &tw->mem[w->mem_i++];
+    *op = &w->mem[w->mem_i++];
     return 1;
 }
 
@@ -218,9 +230,9 @@ static inline int gcn_walk_step(gcn_walk *w, const gcn_insn *in)
         w->ended = 1;
         return 0;
     } else if (fl & GCN_IF_BR_COND) {
-        if (w->br_i >= tw->n_branch)
-            return gcn_walk_fail(w, "conditional branch beyond the %u recorded outcomes", tw->n_branch);
-        int taken = (tw->branch_taken[w->br_i >> 3] >> (w->br_i & 7)) & 1;
+        if (w->br_i >= w->n_branch)
+            return gcn_walk_fail(w, "conditional branch beyond the %u recorded outcomes", w->n_branch);
+        int taken = (w->branch_taken[w->br_i >> 3] >> (w->br_i & 7)) & 1;
         w->br_i++;
         if (!taken) {
             w->idx++;

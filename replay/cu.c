@@ -241,7 +241,7 @@ static uint32_t lds_cycles(const trc_mem_op *op, const rp_access *a, uint32_t ba
         for (uint32_t lane = half * 32; lane < half * 32 + 32; lane++) {
             if (!((op->exec >> lane) & 1))
                 continue;
-            uint64_t base = op->addr[ord++];
+            uint64_t base = rp_acc_addr(a, ord++);
             for (uint32_t el = 0; el < n_el; el++) {
                 uint64_t ad = base + (el ? (uint64_t)(int64_t)a->ds2_delta : 0);
                 for (uint32_t d = 0; d < dw_el; d++)
@@ -375,14 +375,14 @@ static bool issue_lds(rp_wave *w, const gcn_insn *in, const trc_mem_op *op, rp_a
 /* The lb-byte lines a VMEM/SMEM access touches (at most 128), in first-touch
  * order, with per line the active-lane ordinals whose first byte is in it
  * (SMEM: lane 0 in its first line). Returns the number of lines. */
-static uint32_t coalesce_lines(rp_wave *w, const trc_mem_op *op, uint32_t n, uint32_t lb, uint64_t *line,
-                               uint64_t *mask)
+static uint32_t coalesce_lines(rp_wave *w, const rp_access *a, const trc_mem_op *op, uint32_t n, uint32_t lb,
+                               uint64_t *line, uint64_t *mask)
 {
     uint64_t lmask = ~(uint64_t)(lb - 1);
     uint32_t nl = 0;
     uint32_t bytes = op->bytes_per_lane ? op->bytes_per_lane : 4;
     if (op->flags & TRC_MO_SMEM) {
-        uint64_t a0 = op->addr[0] & lmask, a1 = (op->addr[0] + bytes - 1) & lmask;
+        uint64_t a0 = a->base & lmask, a1 = (a->base + bytes - 1) & lmask;
         line[nl] = a0, mask[nl++] = 1;
         for (uint64_t x = a0 + lb; x <= a1 && nl < 128; x += lb)
             line[nl] = x, mask[nl++] = 0;
@@ -394,7 +394,8 @@ static uint32_t coalesce_lines(rp_wave *w, const trc_mem_op *op, uint32_t n, uin
         uint8_t hix[256];
         bool hashed = false;
         for (uint32_t k = 0; k < n; k++) {
-            uint64_t l0 = op->addr[k] & lmask, l1 = (op->addr[k] + bytes - 1) & lmask;
+            uint64_t ak = rp_acc_addr(a, k);
+            uint64_t l0 = ak & lmask, l1 = (ak + bytes - 1) & lmask;
             for (uint64_t x = l0; x <= l1; x += lb) {
                 uint32_t j = UINT32_MAX;
                 if (nl && line[nl - 1] == x) {
@@ -495,7 +496,7 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         return false;
     a->w = w;
     a->in = in;
-    a->op = op;
+    rp_access_bind(a, op, n);
     a->poll = w->walk.aw_state == GCN_AW_NONE                                        ? 0
               : w->walk.aw_state == GCN_AW_EXIT || w->walk.aw_kind == TRC_AWAIT_RETRY ? 2
                                                                                       : 1;
@@ -510,7 +511,7 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     uint8_t type = op->flags & TRC_MO_ATOMIC ? RP_MSG_ATOMIC : op->flags & TRC_MO_STORE ? RP_MSG_WRITE : RP_MSG_READ;
     /* Coalesce lane addresses into lines; mask bits are active-lane ordinals. */
     uint64_t line[128], mask[128];
-    uint32_t nl = coalesce_lines(w, op, n, cfg->l1v_line, line, mask);
+    uint32_t nl = coalesce_lines(w, a, op, n, cfg->l1v_line, line, mask);
     a->lines_pending = nl;
     rp_time start;
     rp_link *link;

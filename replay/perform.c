@@ -178,8 +178,7 @@ uint64_t rp_access_cross_mask(rp_access *a, uint32_t lb)
 {
     if (a->xmask_done)
         return a->xmask;
-    const trc_mem_op *op = a->op;
-    uint32_t bpl = op->bytes_per_lane, n = (uint32_t)__builtin_popcountll(op->exec);
+    uint32_t bpl = a->bpl, n = a->lanes;
     uint64_t x = 0;
     if (a->kind == RP_ACC_SMEM)
         n = 1;
@@ -187,17 +186,19 @@ uint64_t rp_access_cross_mask(rp_access *a, uint32_t lb)
         n = 64;
     if (bpl <= lb && !(bpl & (bpl - 1))) {
         /* the usual case: naturally aligned power-of-two elements never cross
-         * a (power-of-two) line; one vectorisable OR over the addresses */
-        uint64_t o = 0;
-        for (uint32_t k = 0; k < n; k++)
-            o |= op->addr[k];
+         * a (power-of-two) line; strided lanes are all aligned when the first
+         * one and the stride are, else one vectorisable OR over the addresses */
+        uint64_t o = a->strided ? a->base | (n >= 2 ? a->stride : 0) : 0;
+        if (!a->strided)
+            for (uint32_t k = 0; k < n; k++)
+                o |= a->addr[k];
         if (!(o & (bpl - 1))) {
             a->xmask_done = 1;
             return a->xmask = 0;
         }
     }
     for (uint32_t k = 0; k < n; k++)
-        if ((op->addr[k] & (lb - 1)) + bpl > lb)
+        if ((rp_acc_addr(a, k) & (lb - 1)) + bpl > lb)
             x |= 1ull << k;
     a->xmask = x;
     a->xmask_done = 1;
@@ -207,18 +208,17 @@ uint64_t rp_access_cross_mask(rp_access *a, uint32_t lb)
 bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint8_t *data, uint32_t lb,
                      uint8_t *bm)
 {
-    const trc_mem_op *op = a->op;
-    uint32_t bpl = op->bytes_per_lane;
+    uint32_t bpl = a->bpl;
     bool whole = false;
     if (!bpl || a->kind == RP_ACC_LDS)
         return false;
     uint64_t end = line + lb;
-    if (op->flags & TRC_MO_ATOMIC) {
+    if (a->flags & TRC_MO_ATOMIC) {
         unsigned w = a->atomic_bytes;
         while (mask) {
             uint32_t k = (uint32_t)__builtin_ctzll(mask);
             mask &= mask - 1;
-            uint64_t addr = op->addr[k];
+            uint64_t addr = rp_acc_addr(a, k);
             if (addr >= line && addr + w <= end)
                 lane_atomic(s, a, data + (addr - line), addr, k);
             else
@@ -226,8 +226,8 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
         }
         return false;
     }
-    bool load = (op->flags & TRC_MO_LOAD) != 0;
-    const uint8_t *src = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
+    bool load = (a->flags & TRC_MO_LOAD) != 0;
+    const uint8_t *src = load ? a->load_data : (a->flags & TRC_MO_STORE) ? a->store_data : NULL;
     if (!src && load && a->hashed) {
         /* a hashed load (trace 2.2): the bytes this line returns gathered by
          * lane, hashed when the access completes (rp_load_hash_check) */
@@ -235,7 +235,7 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
         while (all) {
             uint32_t k = (uint32_t)__builtin_ctzll(all);
             all &= all - 1;
-            uint64_t addr = op->addr[k];
+            uint64_t addr = rp_acc_addr(a, k);
             uint64_t lo = addr > line ? addr : line, hi = addr + bpl < end ? addr + bpl : end;
             if (lo < hi)
                 memcpy(a->hbuf + (size_t)k * bpl + (lo - addr), data + (lo - line), hi - lo);
@@ -253,7 +253,7 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
     bool smem = a->kind == RP_ACC_SMEM;
     while (all) {
         uint32_t k = (uint32_t)__builtin_ctzll(all), j = k + 1;
-        uint64_t addr = op->addr[smem ? 0 : k];
+        uint64_t addr = smem ? a->base : rp_acc_addr(a, k);
         uint64_t lo = addr > line ? addr : line, hi = addr + bpl < end ? addr + bpl : end;
         if (lo >= hi) { /* a crossing lane of another line */
             all &= all - 1;
@@ -265,8 +265,7 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
              * overlap). */
             uint64_t fit = (end - addr) / bpl, want = addr + bpl;
             uint32_t maxj = fit >= 64 - k ? 64 : k + (uint32_t)fit;
-            const uint64_t *ad = op->addr;
-            while (j < maxj && (all >> j & 1) && ad[j] == want) {
+            while (j < maxj && (all >> j & 1) && rp_acc_addr(a, j) == want) {
                 j++;
                 want += bpl;
             }

@@ -56,7 +56,39 @@ typedef struct rp_access {
                                * (active-lane order) and hashed when the access completes */
     uint32_t hcap;            /* hbuf's size; hbuf and hcap are kept when the access is reused */
     uint8_t *hbuf;
+    /* The op's fields the caches read when they perform the access, copied at
+     * issue (the op itself, decoded long before, is out of the host's caches
+     * by then): lane k's address is base + k * stride when strided, else
+     * op->addr[k] (rp_acc_addr). */
+    uint32_t flags, bpl;      /* op->flags, op->bytes_per_lane */
+    uint8_t strided;          /* op->addr_strided */
+    uint8_t lanes;            /* active lanes, popcount(op->exec) (SMEM: 1) */
+    uint64_t base, stride;    /* op->addr[0], op->addr_stride */
+    const uint64_t *addr;     /* op->addr */
+    const uint8_t *load_data, *store_data;
 } rp_access;
+
+/* Binds a to op (n active lanes; SMEM: 1): sets a->op and copies the op's
+ * fields above. The op must not change afterwards. */
+static inline void rp_access_bind(rp_access *a, const trc_mem_op *op, uint32_t n)
+{
+    a->op = op;
+    a->flags = op->flags;
+    a->bpl = op->bytes_per_lane;
+    a->strided = op->addr_strided;
+    a->base = n ? op->addr[0] : 0;
+    a->stride = op->addr_stride;
+    a->addr = op->addr;
+    a->load_data = op->load_data;
+    a->store_data = op->store_data;
+    a->lanes = (uint8_t)(n > 64 ? 64 : n);
+}
+
+/* Active lane k's address (k < popcount(exec); SMEM: k = 0). */
+static inline uint64_t rp_acc_addr(const rp_access *a, uint32_t k)
+{
+    return a->strided ? a->base + (uint64_t)k * a->stride : a->addr[k];
+}
 
 enum rp_wave_state { RP_W_RUN = 0, RP_W_WAITCNT, RP_W_BARRIER, RP_W_ENDING, RP_W_DONE, RP_W_FETCH, RP_W_GWS };
 
@@ -64,6 +96,7 @@ struct rp_wave {
     rp_event ev;
     rp_cu *cu;
     rp_wg *wg;
+    uint8_t smp_state;        /* sampled replay (below); here, beside ev, because wave_run reads it at each turn */
     uint32_t simd;
     uint32_t vmcnt, lgkmcnt;
     uint16_t wait_vm, wait_lgkm;
@@ -82,7 +115,6 @@ struct rp_wave {
     gcn_walk walk;            /* position in the code and the wave's record (gcn/gcn_walk.h) */
     /* sampled replay, wave level (sample.c rp_sample_wave; 0: off): the
      * replay asks the sampler when walk.dyn reaches smp_next */
-    uint8_t smp_state;
     uint64_t smp_next;
     uint64_t smp_i0, smp_imid; /* walk.dyn where the measurement and its second half began */
     rp_time smp_t0, smp_tmid;  /* and when */

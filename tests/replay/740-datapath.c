@@ -156,7 +156,7 @@ static rp_access *access(bench *b, uint32_t flags, uint64_t addr, uint32_t lanes
         op->store_data = b->buf[i];
     rp_access *a = &b->acc[i];
     a->w = &b->w;
-    a->op = op;
+    rp_access_bind(a, op, flags & TRC_MO_SMEM ? 1 : lanes);
     a->kind = RP_ACC_VMEM;
     return a;
 }
@@ -363,6 +363,7 @@ static void test_atomic_at_l2(void **state)
     rp_access *a = access(b, TRC_MO_ATOMIC, 0x400, 1, 10); /* load_data = old value 10 */
     uint32_t add = 5;
     b->op[b->n_acc - 1].store_data = (const uint8_t *)&add;
+    rp_access_bind(a, &b->op[b->n_acc - 1], 1);
     a->atomic_op = GCN_AT_ADD;
     a->atomic_bytes = 4;
     issue(b, 0, RP_MSG_ATOMIC, a);
@@ -389,6 +390,7 @@ static rp_access *cas(bench *b, uint64_t addr, uint32_t ret, uint32_t src, uint3
     uint32_t v[2] = {src, cmp};
     memcpy(b->buf[b->n_acc - 1] + 64, v, 8);
     b->op[b->n_acc - 1].store_data = b->buf[b->n_acc - 1] + 64;
+    rp_access_bind(a, &b->op[b->n_acc - 1], 1);
     a->atomic_op = GCN_AT_CMPSWAP;
     a->atomic_bytes = 4;
     return a;
@@ -465,6 +467,7 @@ static rp_access *hashed_load(bench *b, uint64_t addr, uint32_t lanes, uint32_t 
         b->buf[b->n_acc - 1][4 * bad] ^= 0x80;
     op->load_hash = trc_load_hash(op->load_data, (size_t)lanes * 4);
     op->load_data = NULL;
+    rp_access_bind(a, op, lanes);
     a->hbuf = calloc(lanes, 4);
     assert_non_null(a->hbuf);
     a->hcap = lanes * 4;
