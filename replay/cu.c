@@ -497,6 +497,15 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     a->w = w;
     a->in = in;
     rp_access_bind(a, op, n);
+    /* The wave's next memory op, and its addresses: the reader lays a wave's
+     * ops out in one array and their address arrays one after the other, so
+     * the next op's addresses start right after these (a guess that costs
+     * nothing when wrong). Both are out of the host's caches, and issue_mem
+     * waited on them one after the other. */
+    if (w->walk.mem_i < w->walk.n_mem) {
+        __builtin_prefetch(&w->walk.mem[w->walk.mem_i]);
+        __builtin_prefetch(op->addr + (op->flags & TRC_MO_SMEM ? 1 : n));
+    }
     a->poll = w->walk.aw_state == GCN_AW_NONE                                        ? 0
               : w->walk.aw_state == GCN_AW_EXIT || w->walk.aw_kind == TRC_AWAIT_RETRY ? 2
                                                                                       : 1;
