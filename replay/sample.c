@@ -27,7 +27,8 @@
  *
  * Kernel level: launches alike (same kernel, grid, workgroup size and
  * kernarg bytes) are fast-forwarded whole once sample.kernels of them agree
- * in time per instruction.
+ * in time per instruction. Such a launch's loads allocate their lines only
+ * when work replayed in detail may come next (ff_loads_matter).
  *
  * The error bound is each prediction times how the rates it came from moved
  * (spread, drift, distance from the whole detailed rate; at the kernel level
@@ -98,6 +99,7 @@ typedef struct ff_route {
     rp_sim *s;
     uint32_t g, lanes;
     ff_list *l;
+    bool loads; /* loads allocate their lines (else only stores and atomics act) */
 } ff_route;
 
 /* The lane of line's L2 bank (its GPU's banks numbered after the previous
@@ -129,6 +131,8 @@ static int ff_collect(const ff_route *rt, const gcn_insn *in, const trc_mem_op *
     uint64_t lb = c->l1v_line;
     ff_act *a;
     if (!(op->flags & (TRC_MO_STORE | TRC_MO_ATOMIC))) {
+        if (!rt->loads)
+            return 0;
         /* a load: its lines enter the L2 as they would (once per line) */
         uint64_t prev = UINT64_MAX;
         if (nl && op->addr_strided && op->addr_stride <= lb) {
@@ -235,7 +239,7 @@ typedef struct ff_wgd {
  * walk cannot follow counts as a walk error of the kernel (as in a detailed
  * replay) and the rest of that wave is left out. Frees what d held from
  * its last use. Any thread. */
-static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d, uint32_t lanes)
+static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d, uint32_t lanes, bool loads)
 {
     trc_wg_free(d->g);
     for (uint32_t l = 0; l < lanes; l++)
@@ -249,7 +253,7 @@ static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d, uint32_t l
             snprintf(d->err, sizeof d->err, "cannot be loaded");
         return;
     }
-    ff_route rt = {s, k->gpu, lanes, d->acts};
+    ff_route rt = {s, k->gpu, lanes, d->acts, loads};
     for (uint32_t v = 0; v < d->g->n_waves && !d->oom; v++) {
         const trc_wave *tw = &d->g->waves[v];
         d->instr += tw->n_instr;
@@ -291,6 +295,7 @@ struct rp_ffpool {
     pthread_mutex_t mu, fail_mu;
     pthread_cond_t cv;
     rp_kernel *k;              /* the job (NULL: none) */
+    bool loads;                /* its loads allocate their lines (ff_loads_matter) */
     uint32_t first, count;     /* its workgroups */
     uint32_t claimed;          /* decoding started */
     uint32_t released;         /* slots of jobs [0, released) are free again */
@@ -349,7 +354,7 @@ static bool ff_step(struct rp_ffpool *p, uint32_t lane)
         d->job = j2;
         p->busy++;
         pthread_mutex_unlock(&p->mu);
-        ff_decode(p->s, k, p->first + j2, d, p->lanes);
+        ff_decode(p->s, k, p->first + j2, d, p->lanes, p->loads);
         pthread_mutex_lock(&p->mu);
         p->busy--;
         d->ready = 1;
@@ -430,7 +435,7 @@ static int ff_op(rp_sim *s, rp_kernel *k, const gcn_insn *in, const trc_mem_op *
     if (!p)
         return -1;
     p->one.n = 0;
-    ff_route rt = {s, k->gpu, 1, &p->one};
+    ff_route rt = {s, k->gpu, 1, &p->one, true};
     return ff_collect(&rt, in, op) || ff_apply(s, k->gpu, &p->one) ? -1 : 0;
 }
 
@@ -469,7 +474,7 @@ void rp_sample_fini(rp_sim *s)
  * bank's in grid order and wave order (the replay's thread and the helpers
  * decode and apply their lanes); *instr += their wavefront instructions.
  * 0, or -1 after rp_sim_fail. */
-static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, uint64_t *instr)
+static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, bool loads, uint64_t *instr)
 {
     struct rp_ffpool *p = ff_pool(s);
     if (!p) {
@@ -478,6 +483,7 @@ static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, uin
     }
     pthread_mutex_lock(&p->mu);
     p->k = k;
+    p->loads = loads;
     p->first = first;
     p->count = p->stop_at = count;
     p->claimed = p->released = 0;
@@ -875,7 +881,7 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     if (dev > m->rate_dev)
         m->rate_dev = dev;
     uint64_t instr = 0;
-    if (ff_range(s, k, k->next_wg, chunk, &instr))
+    if (ff_range(s, k, k->next_wg, chunk, true, &instr))
         return -1;
     m->skipped_wgs += chunk;
     m->detailed_wgs = k->n_wg - m->skipped_wgs;
@@ -907,12 +913,63 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
  * size and kernel arguments (the same buffers and scalars: an iteration of a
  * loop on the host). Launches whose arguments differ (the stages of a
  * bitonic sort) may behave differently and are not grouped. */
-static bool alike(const rp_kernel *ka, const rp_kernel *kb)
+static bool alike_launch(const trc_launch *a, uint64_t ha, const trc_launch *b, uint64_t hb)
 {
-    const trc_launch *a = &ka->launch, *b = &kb->launch;
     return !strcmp(a->kernel_name, b->kernel_name) && a->code_object_id == b->code_object_id &&
            !memcmp(a->grid, b->grid, sizeof a->grid) && !memcmp(a->wg_size, b->wg_size, sizeof a->wg_size) &&
-           a->kernarg_size == b->kernarg_size && ka->kernarg_hash == kb->kernarg_hash;
+           a->kernarg_size == b->kernarg_size && ha == hb;
+}
+
+static bool alike(const rp_kernel *ka, const rp_kernel *kb)
+{
+    return alike_launch(&ka->launch, ka->kernarg_hash, &kb->launch, kb->kernarg_hash);
+}
+
+/* Whether the launches of g are fast-forwarded whole from now on (the test
+ * of rp_sample_kernel_start); *mean, *dev: their ps per instruction and its
+ * spread. */
+static bool group_decided(const rp_sim *s, const struct rp_sgroup *g, double *mean, double *dev)
+{
+    const rp_config *c = &s->cfg;
+    if (g->off || g->n_detailed < c->sample_kernels)
+        return false;
+    *dev = spread(g->ps_per_instr, g->n_detailed, mean);
+    return *mean > 0 && *dev * 100.0 <= c->sample_tolerance;
+}
+
+/* Does what the L2 holds after k (fast-forwarded whole) matter? Only to
+ * work replayed in detail after it: not when the launch after it in the
+ * trace, on the same GPUs, will be fast-forwarded whole too (its group is
+ * decided, and a decided group stays so: its launches are not added to it),
+ * nor when k is the last launch. Then k's loads need not allocate their
+ * lines: the next launch replayed in detail finds the L2 as the whole
+ * fast-forwards before it left it with only the last one's loads (and every
+ * store), which in a chain of launches that stream more than the L2 holds
+ * is what it would hold anyway. Its stores still reach the memory. */
+static bool ff_loads_matter(rp_sim *s, const rp_kernel *k)
+{
+    size_t n = trc_reader_n_events(s->rd);
+    for (size_t i = k->ev_index + 1; i < n; i++) {
+        const trc_event *ev = trc_reader_event(s->rd, i);
+        if (!ev || ev->kind != TRC_EV_LAUNCH)
+            continue;
+        if (!ev->n_instr)
+            continue; /* no work: it loads nothing */
+        uint32_t gpu = s->cfg.topo_kind == RP_TOPO_DISCRETE ? ev->launch.device % s->n_gpus : 0; /* host.c */
+        if (gpu != k->gpu)
+            return true; /* another GPU's: this GPU's next launch is further on */
+        uint64_t h = 0xcbf29ce484222325ull; /* as host.c's enqueue_launch */
+        for (uint32_t j = 0; ev->launch.kernarg && j < ev->launch.kernarg_size; j++)
+            h = (h ^ ev->launch.kernarg[j]) * 0x100000001b3ull;
+        for (size_t j = 0; j < s->n_sgroups; j++) {
+            const struct rp_sgroup *g = &s->sgroups[j];
+            double mean, dev;
+            if (alike_launch(&g->first->launch, g->first->kernarg_hash, &ev->launch, h))
+                return !group_decided(s, g, &mean, &dev);
+        }
+        return true; /* a launch unlike every one so far: replayed in detail */
+    }
+    return false;
 }
 
 /* The group of launches alike k; NULL out of memory. */
@@ -942,11 +999,9 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
         return -1;
     }
     k->smp.group = (size_t)(g - s->sgroups) + 1; /* its end adds it to the group */
-    if (g->off || g->n_detailed < c->sample_kernels)
-        return 0;
-    double mean, dev = spread(g->ps_per_instr, g->n_detailed, &mean);
-    if (mean <= 0 || dev * 100.0 > c->sample_tolerance)
-        return 0; /* its launches disagree: this one runs in full (and may join the group) */
+    double mean, dev;
+    if (!group_decided(s, g, &mean, &dev))
+        return 0; /* too few launches yet, or they disagree: this one runs in full (and may join the group) */
     rp_ksample *m = &k->smp;
     m->switched = m->whole = true;
     m->t_switch = k->start;
@@ -955,7 +1010,7 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
     m->detailed_wgs = 0;
     m->skipped_wgs = k->n_wg;
     uint64_t instr = 0;
-    if (ff_range(s, k, 0, k->n_wg, &instr))
+    if (ff_range(s, k, 0, k->n_wg, ff_loads_matter(s, k), &instr))
         return -1;
     m->skipped_instr = instr;
     m->skip_ps = (rp_time)((double)instr * mean);
