@@ -152,6 +152,13 @@ typedef struct rp_ksample {
     bool after_skips;         /* at its end: other kernels' work was skipped before it ended, so it ran
                                * in a machine the skips changed (caches, DRAM, timing): its time has an
                                * error that no bound covers */
+    /* why it was replayed in full (rp_sample_why_full); no effect on the replay */
+    uint32_t tests;           /* workgroup level: stability tests made */
+    uint32_t best_f;          /* windows per group of the closest one (0: none) */
+    double best_dev;          /* its groups' spread */
+    uint32_t far_from_all;    /* tests whose groups agreed, but not with every window since the warm-up */
+    double group_dev;         /* kernel level: the spread of the launches alike before it, when they
+                               * were enough to decide but disagreed (else 0) */
 } rp_ksample;
 
 struct rp_kernel {
@@ -525,6 +532,13 @@ void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t);
  * -1 after rp_sim_fail. */
 int rp_sample_kernel_start(rp_sim *s, rp_kernel *k);
 void rp_sample_kernel_end(rp_sim *s, rp_kernel *k);
+/* Why a sampled replay replayed k in full (no level skipped any of its
+ * work), in one phrase written to buf: its waves polled, a grid barrier,
+ * compare-and-swaps, too few rounds for the workgroup level, or a rate that
+ * never held still within sample.tolerance (the closest it came), and what
+ * kept the wave level off. false (buf untouched) when k was sampled, ran
+ * no work, did not finish, or sampling is off. */
+bool rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n);
 /* Stop and free the fast-forward's helper threads (rp_sim_destroy). */
 void rp_sample_fini(rp_sim *s);
 uint32_t rp_gpu_of(rp_sim *s, uint64_t addr, uint32_t accessing_gpu);

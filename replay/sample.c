@@ -846,12 +846,19 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
      * next stretch is sample.period x f rounds (as long against its
      * measurement as for f = 1). */
     double all = found ? 0 : windows_rate(m, m->n_rate - (uint32_t)usable, (uint32_t)usable);
+    if (!found && (uint64_t)f * st <= usable)
+        m->tests++;
     for (; !found && (uint64_t)f * st <= usable; f *= 2) {
         for (uint32_t g = 0; g < st; g++)
             g_rate[g] = windows_rate(m, m->n_rate - (st - g) * f, f);
         double gm;
         dev = spread(g_rate, st, &gm);
         mean = windows_rate(m, m->n_rate - st * f, st * f); /* the rate over the deciding windows */
+        if (!m->best_f || dev < m->best_dev)
+            m->best_dev = dev, m->best_f = f;
+        if (mean > 0 && gm > 0 && dev * 100.0 <= c->sample_tolerance &&
+            (all > mean ? all - mean : mean - all) * 100.0 > 2.0 * c->sample_tolerance * mean)
+            m->far_from_all++;
         if (mean > 0 && gm > 0 && dev * 100.0 <= c->sample_tolerance &&
             (all > mean ? all - mean : mean - all) * 100.0 <= 2.0 * c->sample_tolerance * mean) {
             found = true;
@@ -931,6 +938,7 @@ static bool alike(const rp_kernel *ka, const rp_kernel *kb)
 static bool group_decided(const rp_sim *s, const struct rp_sgroup *g, double *mean, double *dev)
 {
     const rp_config *c = &s->cfg;
+    *mean = *dev = 0;
     if (g->off || g->n_detailed < c->sample_kernels)
         return false;
     *dev = spread(g->ps_per_instr, g->n_detailed, mean);
@@ -1000,8 +1008,11 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
     }
     k->smp.group = (size_t)(g - s->sgroups) + 1; /* its end adds it to the group */
     double mean, dev;
-    if (!group_decided(s, g, &mean, &dev))
+    if (!group_decided(s, g, &mean, &dev)) {
+        if (!g->off && g->n_detailed >= c->sample_kernels && mean > 0)
+            k->smp.group_dev = dev; /* (rp_sample_why_full) */
         return 0; /* too few launches yet, or they disagree: this one runs in full (and may join the group) */
+    }
     rp_ksample *m = &k->smp;
     m->switched = m->whole = true;
     m->t_switch = k->start;
@@ -1052,4 +1063,52 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
     g->rel_bound[g->n_seen % n] = (double)k->smp.bound_ps / (double)(k->end - k->start);
     g->ps_per_instr[g->n_seen++ % n] = (double)(k->end - k->start) / (double)(k->n_instr + k->smp.skipped_instr + k->smp.wave_instr);
     g->n_detailed = g->n_seen < n ? g->n_seen : n;
+}
+
+bool rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n)
+{
+    const rp_config *c = &s->cfg;
+    const rp_ksample *m = &k->smp;
+    if (!c->sample_enable || m->switched || m->wave_skips || !k->n_instr_traced || !k->done || !n)
+        return false;
+    int w;
+    if (k->spin_iterations)
+        w = snprintf(buf, n, "its waves polled: its time depends on other workgroups");
+    else if (k->gws_cap)
+        w = snprintf(buf, n, "a grid barrier (cooperative launch)");
+    else if (k->cas_seen)
+        w = snprintf(buf, n, "global compare-and-swaps (replayed in their recorded order)");
+    else if (!m->tests && m->peak)
+        w = snprintf(buf, n,
+                     "%u workgroups, at most %u in flight (%u rounds): too few for the workgroup level (a test "
+                     "needs %u windows of %u round(s) after %u of warm-up, with two rounds left)",
+                     k->n_wg, m->peak, (k->n_wg + m->peak - 1) / m->peak, c->sample_stable, c->sample_window,
+                     c->sample_warmup);
+    else if (!m->tests)
+        w = snprintf(buf, n, "%u workgroup(s), all in flight at once: too few for the workgroup level", k->n_wg);
+    else if (m->far_from_all && m->best_dev * 100.0 <= c->sample_tolerance)
+        w = snprintf(buf, n,
+                     "rate not stable: %u of %u tests found groups of windows within sample.tolerance %u%% of each "
+                     "other, but not of the rate since the warm-up",
+                     m->far_from_all, m->tests, c->sample_tolerance);
+    else
+        w = snprintf(buf, n,
+                     "rate not stable within sample.tolerance %u%% (closest: groups of %u window(s) %.1f%% apart, %u "
+                     "test(s))",
+                     c->sample_tolerance, m->best_f, 100.0 * m->best_dev, m->tests);
+    size_t at = w > 0 && (size_t)w < n ? (size_t)w : n - 1;
+    if (m->group_dev > 0 && at < n - 1) {
+        w = snprintf(buf + at, n - at, "; the last %u launches alike differ by %.1f%% in time per instruction (kernel level)",
+                     c->sample_kernels < 8 ? c->sample_kernels : 8, 100.0 * m->group_dev);
+        at = w > 0 && at + (size_t)w < n ? at + (size_t)w : n - 1;
+    }
+    if (c->sample_waves && m->wave_off && !k->spin_iterations && !k->gws_cap && !k->cas_seen)
+        snprintf(buf + at, n - at, "; the wave level is off for it (its workgroups may observe each other, or "
+                                   "it has fewer waves than SIMDs)");
+    else if (c->sample_waves && !k->spin_iterations && !k->gws_cap && !k->cas_seen &&
+             k->n_instr_traced < (uint64_t)c->sample_wave_min * k->n_wg *
+                                     (k->launch.waves_per_wg ? k->launch.waves_per_wg : 1))
+        snprintf(buf + at, n - at, "; its waves are shorter than sample.wave_min (%u instructions) on average",
+                 c->sample_wave_min);
+    return true;
 }

@@ -1203,7 +1203,7 @@ void rp_sim_report(rp_sim *s, FILE *f)
             memset(&d, 0, sizeof d); /* its end counters were never taken */
         char name[33];
         rp_printable(name, sizeof name, k->launch.kernel_name);
-        char chk[320];
+        char chk[800];
         if (!k->done)
             snprintf(chk, sizeof chk, "not finished");
         else if (k->mismatches)
@@ -1231,6 +1231,9 @@ void rp_sim_report(rp_sim *s, FILE *f)
                      (double)k->smp.wave_bound_ps / 1e6);
         if (k->smp.after_skips)
             snprintf(chk + strlen(chk), sizeof chk - strlen(chk), " [after skipped work]");
+        char why[400];
+        if (rp_sample_why_full(s, k, why, sizeof why))
+            snprintf(chk + strlen(chk), sizeof chk - strlen(chk), " [in full: %s]", why);
         fprintf(f, "%-4u %-32s %3u %12llu %12.3f %12llu %6.2f %6.1f %6.1f %12llu %12llu  %s\n", k->launch.kernel_id,
                 name, k->gpu, (unsigned long long)cyc, (double)kspan(k) / 1e6,
                 (unsigned long long)k->n_instr, ratio(k->n_instr, cyc), 100 * ratio(d.l1v_hits, d.l1v_accesses),
@@ -1436,6 +1439,9 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
             json_object_set_new(sm, "bound_ps", json_integer((json_int_t)k->smp.bound_ps));
             json_object_set_new(o, "sampled", sm);
         }
+        char why[400];
+        if (rp_sample_why_full(s, k, why, sizeof why))
+            json_object_set_new(o, "replayed_in_full", json_string(why));
         json_object_set_new(o, "start_ps", json_integer((json_int_t)k->start));
         json_object_set_new(o, "end_ps", json_integer((json_int_t)k->end));
         json_object_set_new(o, "cycles", json_integer((json_int_t)cyc));

@@ -289,6 +289,8 @@ dur = lambda k: k["end_ps"] - k["start_ps"]
 tf, ts = sum(map(dur, f["kernels"])), sum(map(dur, s["kernels"]))
 ok = ok and wg and whole and abs(ts - tf) <= 0.03 * tf
 ok = ok and all(abs(dur(ks) - dur(kf)) <= ks["sampled"]["bound_ps"] + 0.01 * dur(kf) for kf, ks in sm)
+# sampled kernels give no reason for a full replay, nor does a full replay
+ok = ok and all("replayed_in_full" not in k for k in s["kernels"] + f["kernels"])
 # the first launch skips only its own work; every later one runs after skips (marked), and a
 # full replay has no such field
 after = [k["after_skipped_work"] for k in s["kernels"]]
@@ -354,9 +356,11 @@ err = (dur(ks) - dur(kf)) / dur(kf)
 # most of every wave skipped, its stores applied (D2H clean), the time within its bound and 5%
 ok = ok and sm.get("wave_skips", 0) >= 1024 and 2 * skipped >= total and ks["wavefront_instructions"] + skipped == total
 ok = ok and abs(err) <= 0.05 and abs(dur(ks) - dur(kf)) <= sm["bound_ps"] + 0.01 * dur(kf)
-# one round of workgroups: with the wave level off nothing is sampled, the full replay
+# one round of workgroups: with the wave level off nothing is sampled, the full replay,
+# and the replay says why (too few rounds for the workgroup level); a sampled kernel does not
 ok = ok and "sampled" not in ko and dur(ko) == dur(kf) and ko["wavefront_instructions"] == total
-print("%d of %d wavefront instructions skipped in %d waves, kernel time %+.2f%% against the full replay (bound %.2f%%), D2H checks clean; sample.waves=0: the full replay" % (skipped, total, sm.get("wave_skips", 0), 100 * err, 100.0 * sm.get("bound_ps", 0) / dur(kf)))
+ok = ok and "too few for the workgroup level" in ko.get("replayed_in_full", "") and "replayed_in_full" not in ks
+print("%d of %d wavefront instructions skipped in %d waves, kernel time %+.2f%% against the full replay (bound %.2f%%), D2H checks clean; sample.waves=0: the full replay (%s)" % (skipped, total, sm.get("wave_skips", 0), 100 * err, 100.0 * sm.get("bound_ps", 0) / dur(kf), ko.get("replayed_in_full")))
 sys.exit(0 if ok else 1)' "$OUT/sw-full.json" "$OUT/sw-smp.json" "$OUT/sw-off.json") && grep -q "wavefront instructions skipped in" "$OUT/sw-smp.out"; then
     ok "sample_waves --sample: $res"
   else bad "sample_waves --sample: ${err:-$res}"; fi
