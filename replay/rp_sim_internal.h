@@ -157,6 +157,9 @@ typedef struct rp_ksample {
     uint32_t best_f;          /* windows per group of the closest one (0: none) */
     double best_dev;          /* its groups' spread */
     uint32_t far_from_all;    /* tests whose groups agreed, but not with every window since the warm-up */
+    uint64_t wave_measured;   /* wave level: measurements that gave a rate */
+    uint64_t wave_crossed;    /* measurements that crossed a barrier or an LDS access (taken again) */
+    uint64_t wave_short;      /* stretches not skipped: shorter than the measurement */
     double group_dev;         /* kernel level: the spread of the launches alike before it, when they
                                * were enough to decide but disagreed (else 0) */
 } rp_ksample;

@@ -608,6 +608,7 @@ static int64_t skip_ahead(rp_sim *s, rp_wave *w, uint64_t tail)
         return -1;
     }
     if ((uint64_t)len < 2 * (w->smp_imid - w->smp_i0)) {
+        w->wg->k->smp.wave_short++;
         w->smp_next = w->walk.dyn + (uint64_t)len + 1; /* look again after what stopped it */
         return 0;
     }
@@ -669,6 +670,7 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
         if (r < 0)
             return -1;
         if (r > 0) { /* measured across a barrier or an LDS access: measure the next stretch */
+            k->smp.wave_crossed++;
             w->smp_state = dyn + 2 * (w->smp_imid - w->smp_i0) + n * c->sample_wave_tail / 100 < n ? WS_WARM : WS_OFF;
             w->smp_next = dyn;
             return 0;
@@ -676,6 +678,7 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
         double h1 = (double)(w->smp_tmid - w->smp_t0) / (double)(w->smp_imid - w->smp_i0);
         double h2 = (double)(t - w->smp_tmid) / (double)(dyn - w->smp_imid);
         w->smp_cpi = (double)(t - w->smp_t0) / (double)(dyn - w->smp_i0);
+        k->smp.wave_measured++;
         double d = w->smp_cpi > 0 ? (h1 > h2 ? h1 - h2 : h2 - h1) / w->smp_cpi : 0;
         w->smp_rel = d > c->sample_tolerance / 200.0 ? d : c->sample_tolerance / 200.0;
         w->smp_state = WS_SKIP;
@@ -1110,5 +1113,16 @@ bool rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n
                                      (k->launch.waves_per_wg ? k->launch.waves_per_wg : 1))
         snprintf(buf + at, n - at, "; its waves are shorter than sample.wave_min (%u instructions) on average",
                  c->sample_wave_min);
+    else if (c->sample_waves && !k->spin_iterations && !k->gws_cap && !k->cas_seen && !m->wave_measured)
+        snprintf(buf + at, n - at,
+                 "; wave level: no wave measured its rate (%llu measurements crossed a barrier or an LDS access)",
+                 (unsigned long long)m->wave_crossed);
+    else if (c->sample_waves && !k->spin_iterations && !k->gws_cap && !k->cas_seen)
+        snprintf(buf + at, n - at,
+                 "; wave level: %llu waves measured their rate (%llu measurements crossed a barrier or an LDS "
+                 "access), %llu stretches were shorter than the measurement (stopped by a barrier, an LDS "
+                 "access or code it did not run)",
+                 (unsigned long long)m->wave_measured, (unsigned long long)m->wave_crossed,
+                 (unsigned long long)m->wave_short);
     return true;
 }
