@@ -851,15 +851,20 @@ def markdown(res, regs, changes, prev_name):
                  "Kernel time: the sum of the kernels' times, sampled against full. Inside bound: "
                  "sampled kernels whose time is within their printed bound of the full replay's. Detailed after "
                  "skips: kernels replayed in detail after skipped work (no bound: the skips changed the machine "
-                 "they ran in), and the worst of their errors.")
+                 "they ran in), and the worst of their errors. In full, why: the kernels the sampled replay ran "
+                 "in full, by mgpu-replay's reason (`replayed_in_full`: polls, grid barrier, CAS = compare-and-swaps, "
+                 "few rounds for the workgroup level with the wave level unable to skip, rate unstable within "
+                 "the tolerance).")
         L.append("")
         L.append("| workload | full s | sampled s | speedup | sampled s, T thr | speedup, T thr | kernels sampled | "
-                 "kernel time error | worst kernel | inside bound | detailed after skips | worst of those | data check |")
-        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                 "kernel time error | worst kernel | inside bound | detailed after skips | worst of those | data check | "
+                 "in full, why |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for name, r in rows + large:
             if "error" in r:
-                L.append(f"| {name} | error: {r['error'][:160]} |" + " |" * 11)
+                L.append(f"| {name} | error: {r['error'][:160]} |" + " |" * 12)
                 continue
+            why = ", ".join(f"{v} {k}" for k, v in sorted(r.get("in_full_why", {}).items())) or "-"
             wt = r.get("wall_s_sampled_threads")
             L.append(f"| {name} | {r['wall_s_full']:.2f} | {r['wall_s_sampled']:.2f} | {fmt(r['speedup'])}x | "
                      f"{f'{wt:.2f}' if wt is not None else '-'} | "
@@ -867,7 +872,7 @@ def markdown(res, regs, changes, prev_name):
                      f"{r['sampled_kernels']} of {r['kernels']} | {fmt(r['kernel_time_error_pct'], '{:+.2f}')}% | "
                      f"{fmt(r['worst_kernel_error_pct'])}% | {r['inside_bound']} of {r['sampled_kernels']} | "
                      f"{r.get('detailed_after_skips', '-')} | {fmt(r.get('worst_detailed_after_skips_pct'))}% | "
-                     f"{r['data_check']} |")
+                     f"{r['data_check']} | {why} |")
         L.append("")
     L.append(f"## Compared with {prev_name or 'the previous results'}")
     L.append("")
@@ -901,6 +906,12 @@ def result_stem(a):
     return "small" if a.small else "latest"
 
 
+# mgpu-replay's reasons for a kernel replayed in full under --sample (sample.c,
+# rp_sample_why_full), by the phrase that starts them: the label in the table
+WHY_FULL = [("polled", "polls"), ("grid barrier", "grid barrier"), ("compare-and-swaps", "CAS"),
+            ("too few", "few rounds"), ("rate not stable", "rate unstable")]
+
+
 def compare_sampled(full_path, smp_path):
     """Kernel times of a sampled replay against the full one (same trace)."""
     with open(full_path) as f:
@@ -928,8 +939,16 @@ def compare_sampled(full_path, smp_path):
         e = abs(dur(b) - dur(a))
         inside += e <= b["sampled"]["bound_ps"]
         worst = max(worst, e / dur(a))
+    # why the kernels replayed in full were (mgpu-replay's "replayed_in_full"), by kind
+    why = {}
+    for b in sk:
+        r = b.get("replayed_in_full")
+        if not r:
+            continue
+        kind = next((label for key, label in WHY_FULL if key in r), "other")
+        why[kind] = why.get(kind, 0) + 1
     c = s["check"]
-    return {"kernels": len(fk), "sampled_kernels": n, "inside_bound": inside,
+    return {"kernels": len(fk), "sampled_kernels": n, "inside_bound": inside, "in_full_why": why,
             "kernel_time_error_pct": round(100.0 * (ts - tf) / tf, 3) if tf else None,
             "worst_kernel_error_pct": round(100.0 * worst, 3),
             "detailed_after_skips": n_after,
