@@ -851,25 +851,28 @@ def markdown(res, regs, changes, prev_name):
                  "Kernel time: the sum of the kernels' times, sampled against full. Inside bound: "
                  "sampled kernels whose time is within their printed bound of the full replay's. Detailed after "
                  "skips: kernels replayed in detail after skipped work (no bound: the skips changed the machine "
-                 "they ran in), and the worst of their errors. In full, why: the kernels the sampled replay ran "
+                 "they ran in), and the worst of their errors. Instr skipped: the share of the trace's wavefront "
+                 "instructions the sampled replay skipped (its `sampled` summary). In full, why: the kernels the sampled replay ran "
                  "in full, by mgpu-replay's reason (`replayed_in_full`: polls, grid barrier, CAS = compare-and-swaps, "
                  "few rounds for the workgroup level with the wave level unable to skip, rate unstable within "
                  "the tolerance).")
         L.append("")
         L.append("| workload | full s | sampled s | speedup | sampled s, T thr | speedup, T thr | kernels sampled | "
-                 "kernel time error | worst kernel | inside bound | detailed after skips | worst of those | data check | "
-                 "in full, why |")
-        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                 "instr skipped | kernel time error | worst kernel | inside bound | detailed after skips | worst of those | "
+                 "data check | in full, why |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for name, r in rows + large:
             if "error" in r:
-                L.append(f"| {name} | error: {r['error'][:160]} |" + " |" * 12)
+                L.append(f"| {name} | error: {r['error'][:160]} |" + " |" * 13)
                 continue
             why = ", ".join(f"{v} {k}" for k, v in sorted(r.get("in_full_why", {}).items())) or "-"
             wt = r.get("wall_s_sampled_threads")
             L.append(f"| {name} | {r['wall_s_full']:.2f} | {r['wall_s_sampled']:.2f} | {fmt(r['speedup'])}x | "
                      f"{f'{wt:.2f}' if wt is not None else '-'} | "
                      f"{fmt(r.get('speedup_threads'))}{'x' if r.get('speedup_threads') else ''} | "
-                     f"{r['sampled_kernels']} of {r['kernels']} | {fmt(r['kernel_time_error_pct'], '{:+.2f}')}% | "
+                     f"{r['sampled_kernels']} of {r['kernels']} | "
+                     f"{fmt(r.get('skipped_instr_pct'))}{'%' if r.get('skipped_instr_pct') is not None else ''} | "
+                     f"{fmt(r['kernel_time_error_pct'], '{:+.2f}')}% | "
                      f"{fmt(r['worst_kernel_error_pct'])}% | {r['inside_bound']} of {r['sampled_kernels']} | "
                      f"{r.get('detailed_after_skips', '-')} | {fmt(r.get('worst_detailed_after_skips_pct'))}% | "
                      f"{r['data_check']} | {why} |")
@@ -948,7 +951,11 @@ def compare_sampled(full_path, smp_path):
         kind = next((label for key, label in WHY_FULL if key in r), "other")
         why[kind] = why.get(kind, 0) + 1
     c = s["check"]
+    ss = s.get("sampled", {})  # mgpu-replay's summary of the run (absent in older stats files)
+    skipped = (round(100.0 * ss["skipped_wavefront_instructions"] / ss["wavefront_instructions"], 1)
+               if ss.get("wavefront_instructions") else None)
     return {"kernels": len(fk), "sampled_kernels": n, "inside_bound": inside, "in_full_why": why,
+            "skipped_instr_pct": skipped,
             "kernel_time_error_pct": round(100.0 * (ts - tf) / tf, 3) if tf else None,
             "worst_kernel_error_pct": round(100.0 * worst, 3),
             "detailed_after_skips": n_after,

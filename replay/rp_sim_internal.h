@@ -542,6 +542,18 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k);
  * kept the wave level off. false (buf untouched) when k was sampled, ran
  * no work, did not finish, or sampling is off. */
 bool rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n);
+/* What a sampled replay sampled, over every kernel (rp_sample_summary). */
+enum { RP_WHY_POLLS, RP_WHY_GWS, RP_WHY_CAS, RP_WHY_ROUNDS, RP_WHY_RATE, RP_WHY_N };
+extern const char *const rp_why_full_label[RP_WHY_N]; /* "polls", ... */
+typedef struct rp_sample_sum {
+    uint32_t kernels, sampled;      /* kernels that ran; sampled at any level */
+    uint32_t whole, wg_level, wave_level; /* fast-forwarded whole; workgroups skipped; waves skipped */
+    uint64_t instr, skipped;        /* the trace's wavefront instructions of those kernels; skipped */
+    rp_time kernel_ps, bound_ps;    /* their kernel times summed; the sampled ones' bounds summed */
+    uint32_t in_full[RP_WHY_N];     /* replayed in full, by reason (rp_sample_why_full) */
+    uint32_t after_skips;           /* replayed in detail after skipped work (no bound) */
+} rp_sample_sum;
+void rp_sample_summary(const rp_sim *s, rp_sample_sum *o);
 /* Stop and free the fast-forward's helper threads (rp_sim_destroy). */
 void rp_sample_fini(rp_sim *s);
 uint32_t rp_gpu_of(rp_sim *s, uint64_t addr, uint32_t accessing_gpu);

@@ -1126,3 +1126,37 @@ bool rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n
                  (unsigned long long)m->wave_short);
     return true;
 }
+
+const char *const rp_why_full_label[RP_WHY_N] = {"polls", "grid barrier", "compare-and-swaps", "too few rounds",
+                                                 "rate not stable"};
+
+void rp_sample_summary(const rp_sim *s, rp_sample_sum *o)
+{
+    memset(o, 0, sizeof *o);
+    for (size_t i = 0; i < s->n_kernels; i++) {
+        const rp_kernel *k = s->kernels[i];
+        const rp_ksample *m = &k->smp;
+        if (!k->done)
+            continue;
+        o->kernels++;
+        o->instr += k->n_instr_traced;
+        o->kernel_ps += k->end > k->start ? k->end - k->start : 0;
+        if (m->switched || m->wave_skips) {
+            o->sampled++;
+            o->whole += m->whole;
+            o->wg_level += m->switched && !m->whole;
+            o->wave_level += m->wave_skips > 0;
+            o->skipped += m->skipped_instr + m->wave_instr;
+            o->bound_ps += m->bound_ps;
+            continue;
+        }
+        char why[8];
+        if (rp_sample_why_full(s, k, why, sizeof why))
+            o->in_full[k->spin_iterations ? RP_WHY_POLLS
+                       : k->gws_cap       ? RP_WHY_GWS
+                       : k->cas_seen      ? RP_WHY_CAS
+                       : !m->tests        ? RP_WHY_ROUNDS
+                                          : RP_WHY_RATE]++;
+        o->after_skips += m->after_skips;
+    }
+}

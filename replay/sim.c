@@ -1251,6 +1251,24 @@ void rp_sim_report(rp_sim *s, FILE *f)
             (unsigned long long)c->lds_checked, (unsigned long long)c->lds_mismatches,
             (unsigned long long)c->lds_unchecked, (unsigned long long)c->d2h_checked,
             (unsigned long long)c->d2h_mismatches, (unsigned long long)c->walk_errors);
+    if (s->cfg.sample_enable) {
+        rp_sample_sum ss;
+        rp_sample_summary(s, &ss);
+        char full[256] = "";
+        size_t at = 0;
+        for (int r = 0; r < RP_WHY_N; r++)
+            if (ss.in_full[r] && at < sizeof full)
+                at += (size_t)snprintf(full + at, sizeof full - at, "%s%u %s", at ? ", " : "", ss.in_full[r],
+                                       rp_why_full_label[r]);
+        fprintf(f,
+                "sampled: %u of %u kernels (%u whole, %u at the workgroup level, %u at the wave level), %llu of %llu "
+                "wavefront instructions skipped (%.1f%%), kernel time %.3f us +- %.3f us (the sampled kernels' "
+                "bounds summed); in full: %u%s%s%s; detailed after skipped work (no bound): %u\n",
+                ss.sampled, ss.kernels, ss.whole, ss.wg_level, ss.wave_level, (unsigned long long)ss.skipped,
+                (unsigned long long)ss.instr, ss.instr ? 100.0 * (double)ss.skipped / (double)ss.instr : 0.0,
+                (double)ss.kernel_ps / 1e6, (double)ss.bound_ps / 1e6, ss.kernels - ss.sampled, at ? " (" : "", full,
+                at ? ")" : "", ss.after_skips);
+    }
     if (c->loads_hashed)
         fprintf(f, "hashed: %llu of the load lanes checked were compared by their instruction's hash (the trace was "
                    "recorded with gcn3-emu --load-values hash): a difference names the instruction, not the lane\n",
@@ -1549,6 +1567,25 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     json_object_set_new(chk, "d2h_order_dependent", json_integer((json_int_t)c->d2h_order));
     json_object_set_new(chk, "d2h_adopted", json_integer((json_int_t)c->d2h_adopted));
     json_object_set_new(root, "check", chk);
+    if (s->cfg.sample_enable) { /* what the sampled replay sampled (rp_sample_summary) */
+        rp_sample_sum ss;
+        rp_sample_summary(s, &ss);
+        json_t *sm = json_object(), *why = json_object();
+        json_object_set_new(sm, "kernels", json_integer(ss.kernels));
+        json_object_set_new(sm, "kernels_sampled", json_integer(ss.sampled));
+        json_object_set_new(sm, "whole", json_integer(ss.whole));
+        json_object_set_new(sm, "workgroup_level", json_integer(ss.wg_level));
+        json_object_set_new(sm, "wave_level", json_integer(ss.wave_level));
+        json_object_set_new(sm, "wavefront_instructions", json_integer((json_int_t)ss.instr));
+        json_object_set_new(sm, "skipped_wavefront_instructions", json_integer((json_int_t)ss.skipped));
+        json_object_set_new(sm, "kernel_ps", json_integer((json_int_t)ss.kernel_ps));
+        json_object_set_new(sm, "bound_ps", json_integer((json_int_t)ss.bound_ps));
+        for (int r = 0; r < RP_WHY_N; r++)
+            json_object_set_new(why, rp_why_full_label[r], json_integer(ss.in_full[r]));
+        json_object_set_new(sm, "in_full", why);
+        json_object_set_new(sm, "detailed_after_skips", json_integer(ss.after_skips));
+        json_object_set_new(root, "sampled", sm);
+    }
     /* written next to path and renamed over it: a failed write (full disk)
      * never leaves a truncated file in place of an earlier result */
     char tmp[4200];

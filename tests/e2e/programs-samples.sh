@@ -291,13 +291,18 @@ ok = ok and wg and whole and abs(ts - tf) <= 0.03 * tf
 ok = ok and all(abs(dur(ks) - dur(kf)) <= ks["sampled"]["bound_ps"] + 0.01 * dur(kf) for kf, ks in sm)
 # sampled kernels give no reason for a full replay, nor does a full replay
 ok = ok and all("replayed_in_full" not in k for k in s["kernels"] + f["kernels"])
+# the summary of the run adds up the kernels (a full replay has none)
+ss = s.get("sampled", {})
+ok = ok and "sampled" not in f and ss.get("kernels_sampled") == len(sm) and ss.get("whole") == len(whole)
+ok = ok and ss.get("skipped_wavefront_instructions") == sum(ks["sampled"]["skipped_wavefront_instructions"] + ks["sampled"].get("wave_skipped_instructions", 0) for _, ks in sm)
+ok = ok and ss.get("bound_ps") == sum(ks["sampled"]["bound_ps"] for _, ks in sm) and sum(ss.get("in_full", {}).values()) == 0
 # the first launch skips only its own work; every later one runs after skips (marked), and a
 # full replay has no such field
 after = [k["after_skipped_work"] for k in s["kernels"]]
 ok = ok and after == [False, True, True, True] and all("after_skipped_work" not in k for k in f["kernels"])
 print("%d kernels sampled (%d at the workgroup level, %d whole), kernel time %+.2f%% against the full replay, D2H checks clean, %d marked after skipped work" % (len(sm), len(wg), len(whole), 100.0 * (ts - tf) / tf, sum(after)))
 sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json") && grep -q "sampled: " "$OUT/sd-smp.out" &&
-     [ "$(grep -c '\[after skipped work\]$' "$OUT/sd-smp.out")" = 3 ]; then
+     [ "$(grep -c '\[after skipped work\]$' "$OUT/sd-smp.out")" = 3 ] && grep -q '^sampled: 4 of 4 kernels' "$OUT/sd-smp.out"; then
     ok "sample_deep --sample: $res"
   else bad "sample_deep --sample: ${err:-$res}"; fi
 fi
@@ -360,6 +365,7 @@ ok = ok and abs(err) <= 0.05 and abs(dur(ks) - dur(kf)) <= sm["bound_ps"] + 0.01
 # and the replay says why (too few rounds for the workgroup level); a sampled kernel does not
 ok = ok and "sampled" not in ko and dur(ko) == dur(kf) and ko["wavefront_instructions"] == total
 ok = ok and "too few for the workgroup level" in ko.get("replayed_in_full", "") and "replayed_in_full" not in ks
+ok = ok and o["sampled"]["in_full"]["too few rounds"] == 1 and o["sampled"]["kernels_sampled"] == 0 and s["sampled"]["wave_level"] == 1
 print("%d of %d wavefront instructions skipped in %d waves, kernel time %+.2f%% against the full replay (bound %.2f%%), D2H checks clean; sample.waves=0: the full replay (%s)" % (skipped, total, sm.get("wave_skips", 0), 100 * err, 100.0 * sm.get("bound_ps", 0) / dur(kf), ko.get("replayed_in_full")))
 sys.exit(0 if ok else 1)' "$OUT/sw-full.json" "$OUT/sw-smp.json" "$OUT/sw-off.json") && grep -q "wavefront instructions skipped in" "$OUT/sw-smp.out"; then
     ok "sample_waves --sample: $res"
