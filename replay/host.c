@@ -132,9 +132,7 @@ static int enqueue_launch(rp_sim *s, const trc_event *ev, size_t idx)
     k->ev_index = idx;
     k->nonblocking = is_nonblocking(s, ev->stream);
     /* sampled replay groups launches by their arguments: a hash of them (FNV-1a) */
-    k->kernarg_hash = 0xcbf29ce484222325ull;
-    for (uint32_t i = 0; ev->launch.kernarg && i < ev->launch.kernarg_size; i++)
-        k->kernarg_hash = (k->kernarg_hash ^ ev->launch.kernarg[i]) * 0x100000001b3ull;
+    k->kernarg_hash = rp_kernarg_hash(&ev->launch);
     k->launch.kernarg = NULL; /* not kept: lives in the reader, not needed after INIT */
     k->n_wg = ev->n_wg;
     k->n_instr_traced = ev->n_instr;

@@ -542,6 +542,15 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k);
  * kept the wave level off. false (buf untouched) when k was sampled, ran
  * no work, did not finish, or sampling is off. */
 bool rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n);
+/* FNV-1a of a launch's kernarg segment: sampled replay groups launches by it
+ * (rp_kernel.kernarg_hash; sample.c looks at launches not yet enqueued). */
+static inline uint64_t rp_kernarg_hash(const trc_launch *l)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint32_t i = 0; l->kernarg && i < l->kernarg_size; i++)
+        h = (h ^ l->kernarg[i]) * 0x100000001b3ull;
+    return h;
+}
 /* What a sampled replay sampled, over every kernel (rp_sample_summary). */
 enum { RP_WHY_POLLS, RP_WHY_GWS, RP_WHY_CAS, RP_WHY_ROUNDS, RP_WHY_RATE, RP_WHY_N };
 extern const char *const rp_why_full_label[RP_WHY_N]; /* "polls", ... */

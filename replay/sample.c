@@ -969,9 +969,7 @@ static bool ff_loads_matter(rp_sim *s, const rp_kernel *k)
         uint32_t gpu = s->cfg.topo_kind == RP_TOPO_DISCRETE ? ev->launch.device % s->n_gpus : 0; /* host.c */
         if (gpu != k->gpu)
             return true; /* another GPU's: this GPU's next launch is further on */
-        uint64_t h = 0xcbf29ce484222325ull; /* as host.c's enqueue_launch */
-        for (uint32_t j = 0; ev->launch.kernarg && j < ev->launch.kernarg_size; j++)
-            h = (h ^ ev->launch.kernarg[j]) * 0x100000001b3ull;
+        uint64_t h = rp_kernarg_hash(&ev->launch);
         for (size_t j = 0; j < s->n_sgroups; j++) {
             const struct rp_sgroup *g = &s->sgroups[j];
             double mean, dev;
