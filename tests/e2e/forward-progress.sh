@@ -246,8 +246,9 @@ if [ -x "$SP" ]; then
   timeout 120 "$REPLAY" --topo r9nano "$tr" >"$OUT/cf-full.out" 2>&1
   timeout 120 "$REPLAY" --topo r9nano --sample "$tr" >"$OUT/cf-smp.out" 2>&1
   a=$(grep -m1 '^total:' "$OUT/cf-full.out"); b=$(grep -m1 '^total:' "$OUT/cf-smp.out")
-  if [ -n "$a" ] && [ "$a" = "$b" ] && ! grep -q 'sampled:' "$OUT/cf-smp.out" &&
-     grep -q '\[in full: global compare-and-swaps' "$OUT/cf-smp.out"; then
+  if [ -n "$a" ] && [ "$a" = "$b" ] && ! grep -q '\[sampled:' "$OUT/cf-smp.out" &&
+     grep -q '\[in full: global compare-and-swaps' "$OUT/cf-smp.out" &&
+     grep -q '^sampled: 0 of 1 kernels.*in full: 1 (1 compare-and-swaps)' "$OUT/cf-smp.out"; then
     ok "casfloat --sample: not sampled (compare-and-swaps, and it says so), the same as the full replay"
   else bad "casfloat --sample: '$b' against '$a'"; fi
 else bad "sync_patterns: $SP missing (make programs)"; fi

@@ -301,7 +301,7 @@ ok = ok and ss.get("bound_ps") == sum(ks["sampled"]["bound_ps"] for _, ks in sm)
 after = [k["after_skipped_work"] for k in s["kernels"]]
 ok = ok and after == [False, True, True, True] and all("after_skipped_work" not in k for k in f["kernels"])
 print("%d kernels sampled (%d at the workgroup level, %d whole), kernel time %+.2f%% against the full replay, D2H checks clean, %d marked after skipped work" % (len(sm), len(wg), len(whole), 100.0 * (ts - tf) / tf, sum(after)))
-sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json") && grep -q "sampled: " "$OUT/sd-smp.out" &&
+sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json") && grep -q "\[sampled: " "$OUT/sd-smp.out" &&
      [ "$(grep -c '\[after skipped work\]$' "$OUT/sd-smp.out")" = 3 ] && grep -q '^sampled: 4 of 4 kernels' "$OUT/sd-smp.out"; then
     ok "sample_deep --sample: $res"
   else bad "sample_deep --sample: ${err:-$res}"; fi
