@@ -853,7 +853,7 @@ def markdown(res, regs, changes, prev_name):
                  "skips: kernels replayed in detail after skipped work (no bound: the skips changed the machine "
                  "they ran in), and the worst of their errors. Instr skipped: the share of the trace's wavefront "
                  "instructions the sampled replay skipped (its `sampled` summary). In full, why: the kernels the sampled replay ran "
-                 "in full, by mgpu-replay's reason (`replayed_in_full`: polls, grid barrier, CAS = compare-and-swaps, "
+                 "in full, by mgpu-replay's reason (its stats file's `sampled.in_full`; each kernel's `replayed_in_full` says more: polls, grid barrier, CAS = compare-and-swaps, "
                  "few rounds for the workgroup level with the wave level unable to skip, rate unstable within "
                  "the tolerance).")
         L.append("")
@@ -909,10 +909,11 @@ def result_stem(a):
     return "small" if a.small else "latest"
 
 
-# mgpu-replay's reasons for a kernel replayed in full under --sample (sample.c,
-# rp_sample_why_full), by the phrase that starts them: the label in the table
-WHY_FULL = [("polled", "polls"), ("grid barrier", "grid barrier"), ("compare-and-swaps", "CAS"),
-            ("too few", "few rounds"), ("rate not stable", "rate unstable")]
+# mgpu-replay's reasons for a kernel replayed in full under --sample (the keys
+# of its stats file's sampled.in_full: sample.c, rp_why_full_label): the label
+# in the table
+WHY_FULL = {"polls": "polls", "grid barrier": "grid barrier", "compare-and-swaps": "CAS",
+            "too few rounds": "few rounds", "rate not stable": "rate unstable"}
 
 
 def compare_sampled(full_path, smp_path):
@@ -942,16 +943,10 @@ def compare_sampled(full_path, smp_path):
         e = abs(dur(b) - dur(a))
         inside += e <= b["sampled"]["bound_ps"]
         worst = max(worst, e / dur(a))
-    # why the kernels replayed in full were (mgpu-replay's "replayed_in_full"), by kind
-    why = {}
-    for b in sk:
-        r = b.get("replayed_in_full")
-        if not r:
-            continue
-        kind = next((label for key, label in WHY_FULL if key in r), "other")
-        why[kind] = why.get(kind, 0) + 1
     c = s["check"]
     ss = s.get("sampled", {})  # mgpu-replay's summary of the run (absent in older stats files)
+    # why the kernels replayed in full were, by reason (the summary's counts)
+    why = {WHY_FULL.get(k, k): v for k, v in ss.get("in_full", {}).items() if v}
     skipped = (round(100.0 * ss["skipped_wavefront_instructions"] / ss["wavefront_instructions"], 1)
                if ss.get("wavefront_instructions") else None)
     return {"kernels": len(fk), "sampled_kernels": n, "inside_bound": inside, "in_full_why": why,

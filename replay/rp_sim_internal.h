@@ -536,12 +536,14 @@ void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t);
 int rp_sample_kernel_start(rp_sim *s, rp_kernel *k);
 void rp_sample_kernel_end(rp_sim *s, rp_kernel *k);
 /* Why a sampled replay replayed k in full (no level skipped any of its
- * work), in one phrase written to buf: its waves polled, a grid barrier,
+ * work): the reason's code (RP_WHY_*: its waves polled, a grid barrier,
  * compare-and-swaps, too few rounds for the workgroup level, or a rate that
- * never held still within sample.tolerance (the closest it came), and what
- * kept the wave level off. false (buf untouched) when k was sampled, ran
- * no work, did not finish, or sampling is off. */
-bool rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n);
+ * never held still within sample.tolerance), and, when buf is non-NULL and
+ * n > 0, one phrase saying so in buf (the closest the rate came, what kept
+ * the wave level off; cut to n bytes). -1 (buf untouched) when k was
+ * sampled, ran no work, did not finish, or sampling is off. */
+enum { RP_WHY_POLLS, RP_WHY_GWS, RP_WHY_CAS, RP_WHY_ROUNDS, RP_WHY_RATE, RP_WHY_N };
+int rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n);
 /* FNV-1a of a launch's kernarg segment: sampled replay groups launches by it
  * (rp_kernel.kernarg_hash; sample.c looks at launches not yet enqueued). */
 static inline uint64_t rp_kernarg_hash(const trc_launch *l)
@@ -552,7 +554,6 @@ static inline uint64_t rp_kernarg_hash(const trc_launch *l)
     return h;
 }
 /* What a sampled replay sampled, over every kernel (rp_sample_summary). */
-enum { RP_WHY_POLLS, RP_WHY_GWS, RP_WHY_CAS, RP_WHY_ROUNDS, RP_WHY_RATE, RP_WHY_N };
 extern const char *const rp_why_full_label[RP_WHY_N]; /* "polls", ... */
 typedef struct rp_sample_sum {
     uint32_t kernels, sampled;      /* kernels that ran; sampled at any level */

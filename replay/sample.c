@@ -1066,26 +1066,33 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
     g->n_detailed = g->n_seen < n ? g->n_seen : n;
 }
 
-bool rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n)
+int rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n)
 {
     const rp_config *c = &s->cfg;
     const rp_ksample *m = &k->smp;
-    if (!c->sample_enable || m->switched || m->wave_skips || !k->n_instr_traced || !k->done || !n)
-        return false;
+    if (!c->sample_enable || m->switched || m->wave_skips || !k->n_instr_traced || !k->done)
+        return -1;
+    int why = k->spin_iterations ? RP_WHY_POLLS
+              : k->gws_cap       ? RP_WHY_GWS
+              : k->cas_seen      ? RP_WHY_CAS
+              : !m->tests        ? RP_WHY_ROUNDS
+                                 : RP_WHY_RATE;
+    if (!buf || !n)
+        return why;
     int w;
-    if (k->spin_iterations)
+    if (why == RP_WHY_POLLS)
         w = snprintf(buf, n, "its waves polled: its time depends on other workgroups");
-    else if (k->gws_cap)
+    else if (why == RP_WHY_GWS)
         w = snprintf(buf, n, "a grid barrier (cooperative launch)");
-    else if (k->cas_seen)
+    else if (why == RP_WHY_CAS)
         w = snprintf(buf, n, "global compare-and-swaps (replayed in their recorded order)");
-    else if (!m->tests && m->peak)
+    else if (why == RP_WHY_ROUNDS && m->peak)
         w = snprintf(buf, n,
                      "%u workgroups, at most %u in flight (%u rounds): too few for the workgroup level (a test "
                      "needs %u windows of %u round(s) after %u of warm-up, with two rounds left)",
                      k->n_wg, m->peak, (k->n_wg + m->peak - 1) / m->peak, c->sample_stable, c->sample_window,
                      c->sample_warmup);
-    else if (!m->tests)
+    else if (why == RP_WHY_ROUNDS)
         w = snprintf(buf, n, "%u workgroup(s), all in flight at once: too few for the workgroup level", k->n_wg);
     else if (m->far_from_all && m->best_dev * 100.0 <= c->sample_tolerance)
         w = snprintf(buf, n,
@@ -1103,26 +1110,27 @@ bool rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n
                      c->sample_kernels < 8 ? c->sample_kernels : 8, 100.0 * m->group_dev);
         at = w > 0 && at + (size_t)w < n ? at + (size_t)w : n - 1;
     }
-    if (c->sample_waves && m->wave_off && !k->spin_iterations && !k->gws_cap && !k->cas_seen)
+    bool synced = why == RP_WHY_POLLS || why == RP_WHY_GWS || why == RP_WHY_CAS;
+    if (c->sample_waves && m->wave_off && !synced)
         snprintf(buf + at, n - at, "; the wave level is off for it (its workgroups may observe each other, or "
                                    "it has fewer waves than SIMDs)");
-    else if (c->sample_waves && !k->spin_iterations && !k->gws_cap && !k->cas_seen &&
+    else if (c->sample_waves && !synced &&
              k->n_instr_traced < (uint64_t)c->sample_wave_min * k->n_wg *
                                      (k->launch.waves_per_wg ? k->launch.waves_per_wg : 1))
         snprintf(buf + at, n - at, "; its waves are shorter than sample.wave_min (%u instructions) on average",
                  c->sample_wave_min);
-    else if (c->sample_waves && !k->spin_iterations && !k->gws_cap && !k->cas_seen && !m->wave_measured)
+    else if (c->sample_waves && !synced && !m->wave_measured)
         snprintf(buf + at, n - at,
                  "; wave level: no wave measured its rate (%llu measurements crossed a barrier or an LDS access)",
                  (unsigned long long)m->wave_crossed);
-    else if (c->sample_waves && !k->spin_iterations && !k->gws_cap && !k->cas_seen)
+    else if (c->sample_waves && !synced)
         snprintf(buf + at, n - at,
                  "; wave level: %llu waves measured their rate (%llu measurements crossed a barrier or an LDS "
                  "access), %llu stretches were shorter than the measurement (stopped by a barrier, an LDS "
                  "access or code it did not run)",
                  (unsigned long long)m->wave_measured, (unsigned long long)m->wave_crossed,
                  (unsigned long long)m->wave_short);
-    return true;
+    return why;
 }
 
 const char *const rp_why_full_label[RP_WHY_N] = {"polls", "grid barrier", "compare-and-swaps", "too few rounds",
@@ -1148,13 +1156,9 @@ void rp_sample_summary(const rp_sim *s, rp_sample_sum *o)
             o->bound_ps += m->bound_ps;
             continue;
         }
-        char why[8];
-        if (rp_sample_why_full(s, k, why, sizeof why))
-            o->in_full[k->spin_iterations ? RP_WHY_POLLS
-                       : k->gws_cap       ? RP_WHY_GWS
-                       : k->cas_seen      ? RP_WHY_CAS
-                       : !m->tests        ? RP_WHY_ROUNDS
-                                          : RP_WHY_RATE]++;
+        int why = rp_sample_why_full(s, k, NULL, 0);
+        if (why >= 0)
+            o->in_full[why]++;
         o->after_skips += m->after_skips;
     }
 }

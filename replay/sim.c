@@ -1232,7 +1232,7 @@ void rp_sim_report(rp_sim *s, FILE *f)
         if (k->smp.after_skips)
             snprintf(chk + strlen(chk), sizeof chk - strlen(chk), " [after skipped work]");
         char why[400];
-        if (rp_sample_why_full(s, k, why, sizeof why))
+        if (rp_sample_why_full(s, k, why, sizeof why) >= 0)
             snprintf(chk + strlen(chk), sizeof chk - strlen(chk), " [in full: %s]", why);
         fprintf(f, "%-4u %-32s %3u %12llu %12.3f %12llu %6.2f %6.1f %6.1f %12llu %12llu  %s\n", k->launch.kernel_id,
                 name, k->gpu, (unsigned long long)cyc, (double)kspan(k) / 1e6,
@@ -1458,7 +1458,7 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
             json_object_set_new(o, "sampled", sm);
         }
         char why[400];
-        if (rp_sample_why_full(s, k, why, sizeof why))
+        if (rp_sample_why_full(s, k, why, sizeof why) >= 0)
             json_object_set_new(o, "replayed_in_full", json_string(why));
         json_object_set_new(o, "start_ps", json_integer((json_int_t)k->start));
         json_object_set_new(o, "end_ps", json_integer((json_int_t)k->end));
