@@ -164,4 +164,18 @@ void trc_writer_set_segment_limits(trc_writer *w, size_t rec_bytes, size_t data_
 struct Gtrace__Event;
 const char *trc_event_problem(const struct Gtrace__Event *m);
 
+/* trc_fastpb.c: a Workgroup / WorkgroupData message decoded from p[0..n)
+ * into the protobuf-c structures, in one allocation (release with free(),
+ * not protobuf_c_message_free_unpacked), when it is in the writer's encoding
+ * (each field once, repeated scalars packed, no unknown field); else NULL,
+ * and the caller decodes it with protobuf-c. WorkgroupData's bytes fields
+ * point into p, which must outlive the message. */
+struct Gtrace__Workgroup;
+struct Gtrace__WorkgroupData;
+struct Gtrace__Workgroup *trc_fast_workgroup(const uint8_t *p, size_t n);
+struct Gtrace__WorkgroupData *trc_fast_workgroup_data(const uint8_t *p, size_t n);
+/* Whether the reader tries trc_fast_* first (1, the default); 0 makes it
+ * decode with protobuf-c only (tests compare the two). */
+extern int trc_fast_decode;
+
 #endif

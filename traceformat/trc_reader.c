@@ -806,7 +806,7 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
     }
     uint64_t n_addr = 0, want_stride = 0, want_delta = 0, want_load = 0, want_store = 0;
     for (size_t j = 0; j < m; j++) {
-        uint32_t n = (uint32_t)__builtin_popcountll(w->mem_exec[j]);
+        uint32_t n = trc_popcount64(w->mem_exec[j]);
         if ((w->mem_flags[j] & ~TRC_MO_KNOWN) || w->mem_bytes[j] > TRC_MAX_BYTES_PER_LANE ||
             w->addr_kind[j] > GTRACE__ADDR_KIND__ADDR_DELTAS) {
             snprintf(why, whylen, "wave %u mem op %zu: bad flags, size or address kind", i, j);
@@ -915,7 +915,7 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
     trc_mem_op *mo = take(a, m * sizeof *mo);
     o->mem = mo;
     uint64_t n_addr = 0, nl = 0, ns = 0;
-    for (size_t j = 0; j < m; j++) n_addr += (uint64_t)__builtin_popcountll(w->mem_exec[j]);
+    for (size_t j = 0; j < m; j++) n_addr += trc_popcount64(w->mem_exec[j]);
     if (d) {
         nl = d->load_data.len + d->load_data_shuf4.len; /* one of them is 0 (wave_size) */
         ns = d->store_data.len + d->store_data_shuf4.len;
@@ -929,7 +929,7 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
     uint64_t base = 0;
     size_t si = 0, di = 0;
     for (size_t j = 0; j < m; j++) {
-        uint32_t n = (uint32_t)__builtin_popcountll(w->mem_exec[j]);
+        uint32_t n = trc_popcount64(w->mem_exec[j]);
         base += (uint64_t)w->addr_base_delta[j];
         mo[j].flags = w->mem_flags[j];
         mo[j].bytes_per_lane = w->mem_bytes[j];
@@ -1408,6 +1408,8 @@ int trc_reader_prefetch(trc_reader *r, uint32_t kernel_id, uint32_t first, uint3
 
 /* ---- loading a workgroup ---------------------------------------------------- */
 
+int trc_fast_decode = 1;
+
 trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data,
                               char *err, size_t errlen)
 {
@@ -1416,6 +1418,7 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
     Gtrace__WorkgroupData *wd = NULL;
     fentry *fr = NULL, *fd = NULL;
     trc_wg *out = NULL;
+    int wg_fast = 0, wd_fast = 0;     /* decoded by trc_fast_* (free(), not protobuf-c's free) */
     Gtrace__Wave **mw = NULL;         /* 2.0: merged long waves (NULL: none) */
     Gtrace__WaveData **md = NULL;
     char why[200];
@@ -1433,8 +1436,11 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
                  k->rec_off[i], k->rec_len[i], f, fr->len);
         goto bad;
     }
-    wg = (Gtrace__Workgroup *)protobuf_c_message_unpack(&gtrace__workgroup__descriptor, NULL,
-                                                        k->rec_len[i], fr->data + k->rec_off[i]);
+    if (trc_fast_decode && (wg = trc_fast_workgroup(fr->data + k->rec_off[i], k->rec_len[i])))
+        wg_fast = 1;
+    else
+        wg = (Gtrace__Workgroup *)protobuf_c_message_unpack(&gtrace__workgroup__descriptor, NULL,
+                                                            k->rec_len[i], fr->data + k->rec_off[i]);
     put_frame(r, fr);
     fr = NULL;
     if (!wg) {
@@ -1448,10 +1454,15 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
                      k->data_off[i], k->data_len[i], f, fd->len);
             goto bad;
         }
-        wd = (Gtrace__WorkgroupData *)protobuf_c_message_unpack(
-            &gtrace__workgroup_data__descriptor, NULL, k->data_len[i], fd->data + k->data_off[i]);
-        put_frame(r, fd);
-        fd = NULL;
+        /* the fast decoder's data values point into the frame: kept until done */
+        if (trc_fast_decode && (wd = trc_fast_workgroup_data(fd->data + k->data_off[i], k->data_len[i]))) {
+            wd_fast = 1;
+        } else {
+            wd = (Gtrace__WorkgroupData *)protobuf_c_message_unpack(
+                &gtrace__workgroup_data__descriptor, NULL, k->data_len[i], fd->data + k->data_off[i]);
+            put_frame(r, fd);
+            fd = NULL;
+        }
         if (!wd) {
             snprintf(why, sizeof why, "its WorkgroupData message does not decode");
             goto bad;
@@ -1525,8 +1536,10 @@ done:
     for (size_t j = 0; mw && wg && j < wg->n_waves; j++) merged_free(mw[j], md ? md[j] : NULL);
     free(mw);
     free(md);
-    if (wg) protobuf_c_message_free_unpacked(&wg->base, NULL);
-    if (wd) protobuf_c_message_free_unpacked(&wd->base, NULL);
+    if (wg_fast) free(wg);
+    else if (wg) protobuf_c_message_free_unpacked(&wg->base, NULL);
+    if (wd_fast) free(wd);
+    else if (wd) protobuf_c_message_free_unpacked(&wd->base, NULL);
     if (!out) {
         record_err(r, lerr);
         if (err && errlen) snprintf(err, errlen, "%s", lerr);

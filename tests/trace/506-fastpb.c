@@ -1,0 +1,358 @@
+/*
+ * 506-fastpb - the reader's own decoder of Workgroup and WorkgroupData
+ * messages (traceformat/trc_fastpb.c) gives what protobuf-c gives:
+ *  - every golden file (formats 1.0 to 2.2) decodes to the same content with
+ *    it and with protobuf-c alone (trc_fast_decode = 0);
+ *  - random messages packed by protobuf-c (every field, values of every
+ *    width, negative deltas, empty and long arrays) decode field for field
+ *    the same;
+ *  - a mutated message (bytes flipped, cut short) that it decodes, protobuf-c
+ *    decodes to the same fields (it may give up where protobuf-c does not:
+ *    then the reader uses protobuf-c);
+ *  - encodings the writer never makes (a repeated scalar unpacked, a field
+ *    twice, an unknown field, a 64-bit value in a 32-bit field) are left to
+ *    protobuf-c: NULL.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/trace/data/gen.h"
+#include "traceformat/gtrace.pb-c.h"
+#include "traceformat/trc_internal.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+/* a value of a random width: mostly small, sometimes up to 64 bits */
+static uint64_t rnd_val(void)
+{
+    switch (rnd() % 4) {
+    case 0: return rnd() % 128;
+    case 1: return rnd() % 65536;
+    case 2: return rnd() >> (rnd() % 64);
+    default: return rnd();
+    }
+}
+
+static const char *golden(const char *name)
+{
+    static char p[1024];
+    const char *d = getenv("TRC_GOLDEN_DIR");
+    snprintf(p, sizeof p, "%s/%s", d ? d : "tests/trace/data", name);
+    return p;
+}
+
+static uint64_t content(const char *path, int fast)
+{
+    char err[512];
+    trc_fast_decode = fast;
+    trc_reader *r = trc_reader_open(path, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    uint64_t h = gen_content_hash(r, SIZE_MAX, SIZE_MAX, SIZE_MAX, err, sizeof err);
+    if (h == (uint64_t)-1)
+        fail_msg("%s", err);
+    trc_reader_close(r);
+    trc_fast_decode = 1;
+    return h;
+}
+
+static void test_golden_files(void **state)
+{
+    (void)state;
+    static const char *names[] = {"golden-1.0.gtrace", "golden-1.1.gtrace", "golden-1.2.gtrace", "golden-1.3.gtrace",
+                                  "golden-1.4.gtrace", "golden-2.0.gtrace", "golden-2.1.gtrace", "golden-2.2.gtrace"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        uint64_t a = content(golden(names[i]), 1), b = content(golden(names[i]), 0);
+        if (a != b)
+            fail_msg("%s: content 0x%016llx with the fast decoder, 0x%016llx with protobuf-c", names[i],
+                     (unsigned long long)a, (unsigned long long)b);
+    }
+}
+
+/* ---- random messages -------------------------------------------------------- */
+
+#define ARR(T, name, n, gen)                                                                  \
+    do {                                                                                      \
+        w->n_##name = (n);                                                                    \
+        w->name = w->n_##name ? calloc(w->n_##name, sizeof(T)) : NULL;                        \
+        for (size_t i_ = 0; i_ < w->n_##name; i_++)                                           \
+            w->name[i_] = (T)(gen);                                                           \
+    } while (0)
+
+static size_t rnd_len(void) { return rnd() % 5 == 0 ? 0 : rnd() % 5 == 0 ? 200 + rnd() % 300 : rnd() % 12; }
+
+static Gtrace__Wave *rnd_wave(uint32_t i)
+{
+    Gtrace__Wave *w = malloc(sizeof *w);
+    *w = (Gtrace__Wave)GTRACE__WAVE__INIT;
+    w->wave_in_wg = i;
+    w->n_instr = rnd_val();
+    w->n_branch = (uint32_t)rnd_val();
+    w->branch_bits.len = rnd_len();
+    w->branch_bits.data = w->branch_bits.len ? malloc(w->branch_bits.len) : NULL;
+    for (size_t j = 0; j < w->branch_bits.len; j++)
+        w->branch_bits.data[j] = (uint8_t)rnd();
+    size_t m = rnd_len();
+    ARR(uint64_t, indirect_target, rnd_len(), rnd_val());
+    ARR(uint64_t, exec_at_delta, rnd_len(), rnd_val());
+    ARR(uint64_t, exec_val, rnd_len(), rnd());
+    ARR(uint32_t, mem_flags, m, rnd_val());
+    ARR(uint32_t, mem_bytes, m, rnd_val());
+    ARR(uint64_t, mem_exec, m, rnd());
+    ARR(uint32_t, addr_kind, m, rnd() % 3);
+    ARR(int64_t, addr_base_delta, m, (int64_t)rnd_val() * (rnd() & 1 ? -1 : 1));
+    ARR(int64_t, addr_stride, rnd_len(), (int64_t)rnd_val() * (rnd() & 1 ? -1 : 1));
+    ARR(int64_t, addr_delta, rnd_len(), rnd() % 7 == 0 ? INT64_MIN : (int64_t)rnd_val() * (rnd() & 1 ? -1 : 1));
+    size_t na = rnd_len();
+    ARR(uint64_t, await_at_delta, na, rnd_val());
+    ARR(uint64_t, await_len, na, rnd_val());
+    ARR(uint64_t, await_pc, na, rnd_val());
+    ARR(uint32_t, await_kind, rnd() & 1 ? na : 0, rnd() % 2);
+    w->n_segments = rnd() % 4 == 0 ? (uint32_t)rnd_val() : 0;
+    return w;
+}
+
+static Gtrace__WaveData *rnd_wave_data(uint32_t i)
+{
+    Gtrace__WaveData *w = malloc(sizeof *w);
+    *w = (Gtrace__WaveData)GTRACE__WAVE_DATA__INIT;
+    w->wave_in_wg = i;
+    size_t m = rnd_len();
+    ARR(uint32_t, load_len, m, rnd_val());
+    ARR(uint32_t, store_len, m, rnd_val());
+    ARR(uint64_t, load_hash, rnd() & 1 ? m : 0, rnd());
+    ProtobufCBinaryData *b[] = {&w->load_data, &w->store_data, &w->load_data_shuf4, &w->store_data_shuf4};
+    for (int k = 0; k < 4; k++) {
+        b[k]->len = rnd_len();
+        b[k]->data = b[k]->len ? malloc(b[k]->len) : NULL;
+        for (size_t j = 0; j < b[k]->len; j++)
+            b[k]->data[j] = (uint8_t)rnd();
+    }
+    return w;
+}
+
+#define SAME_ARR(a, b, name)                                                                              \
+    ((a)->n_##name == (b)->n_##name &&                                                                    \
+     (!(a)->n_##name || !memcmp((a)->name, (b)->name, (a)->n_##name * sizeof *(a)->name)))
+#define SAME_BIN(a, b, name) \
+    ((a)->name.len == (b)->name.len && (!(a)->name.len || !memcmp((a)->name.data, (b)->name.data, (a)->name.len)))
+
+static bool same_wave(const Gtrace__Wave *a, const Gtrace__Wave *b)
+{
+    return a->wave_in_wg == b->wave_in_wg && a->n_instr == b->n_instr && a->n_branch == b->n_branch &&
+           a->n_segments == b->n_segments && SAME_BIN(a, b, branch_bits) && SAME_ARR(a, b, indirect_target) &&
+           SAME_ARR(a, b, exec_at_delta) && SAME_ARR(a, b, exec_val) && SAME_ARR(a, b, mem_flags) &&
+           SAME_ARR(a, b, mem_bytes) && SAME_ARR(a, b, mem_exec) && SAME_ARR(a, b, addr_kind) &&
+           SAME_ARR(a, b, addr_base_delta) && SAME_ARR(a, b, addr_stride) && SAME_ARR(a, b, addr_delta) &&
+           SAME_ARR(a, b, await_at_delta) && SAME_ARR(a, b, await_len) && SAME_ARR(a, b, await_pc) &&
+           SAME_ARR(a, b, await_kind);
+}
+
+static bool same_wg(const Gtrace__Workgroup *a, const Gtrace__Workgroup *b)
+{
+    if (a->kernel_id != b->kernel_id || a->wave_count != b->wave_count || !SAME_ARR(a, b, wg_id) ||
+        a->n_waves != b->n_waves)
+        return false;
+    for (size_t i = 0; i < a->n_waves; i++)
+        if (!same_wave(a->waves[i], b->waves[i]))
+            return false;
+    return true;
+}
+
+static bool same_wd(const Gtrace__WorkgroupData *a, const Gtrace__WorkgroupData *b)
+{
+    if (a->kernel_id != b->kernel_id || !SAME_ARR(a, b, wg_id) || a->n_waves != b->n_waves)
+        return false;
+    for (size_t i = 0; i < a->n_waves; i++) {
+        const Gtrace__WaveData *x = a->waves[i], *y = b->waves[i];
+        if (x->wave_in_wg != y->wave_in_wg || !SAME_ARR(x, y, load_len) || !SAME_ARR(x, y, store_len) ||
+            !SAME_ARR(x, y, load_hash) || !SAME_BIN(x, y, load_data) || !SAME_BIN(x, y, store_data) ||
+            !SAME_BIN(x, y, load_data_shuf4) || !SAME_BIN(x, y, store_data_shuf4))
+            return false;
+    }
+    return true;
+}
+
+/* Both decoders on p[0..n): 1 fast decoded it (and protobuf-c to the same),
+ * 0 fast left it to protobuf-c. */
+static int compare_wg(const uint8_t *p, size_t n)
+{
+    Gtrace__Workgroup *f = trc_fast_workgroup(p, n);
+    Gtrace__Workgroup *s = gtrace__workgroup__unpack(NULL, n, p);
+    if (f && !s)
+        fail_msg("the fast decoder took a %zu-byte Workgroup protobuf-c rejects", n);
+    if (f && !same_wg(f, s))
+        fail_msg("a %zu-byte Workgroup decodes differently", n);
+    int r = f != NULL;
+    free(f);
+    if (s)
+        gtrace__workgroup__free_unpacked(s, NULL);
+    return r;
+}
+
+static int compare_wd(const uint8_t *p, size_t n)
+{
+    Gtrace__WorkgroupData *f = trc_fast_workgroup_data(p, n);
+    Gtrace__WorkgroupData *s = gtrace__workgroup_data__unpack(NULL, n, p);
+    if (f && !s)
+        fail_msg("the fast decoder took a %zu-byte WorkgroupData protobuf-c rejects", n);
+    if (f && !same_wd(f, s))
+        fail_msg("a %zu-byte WorkgroupData decodes differently", n);
+    int r = f != NULL;
+    free(f);
+    if (s)
+        gtrace__workgroup_data__free_unpacked(s, NULL);
+    return r;
+}
+
+static void free_wg(Gtrace__Workgroup *g)
+{
+    for (size_t i = 0; i < g->n_waves; i++) {
+        Gtrace__Wave *w = g->waves[i];
+        free(w->branch_bits.data), free(w->indirect_target), free(w->exec_at_delta), free(w->exec_val);
+        free(w->mem_flags), free(w->mem_bytes), free(w->mem_exec), free(w->addr_kind), free(w->addr_base_delta);
+        free(w->addr_stride), free(w->addr_delta), free(w->await_at_delta), free(w->await_len), free(w->await_pc);
+        free(w->await_kind), free(w);
+    }
+    free(g->waves);
+}
+
+static void free_wd(Gtrace__WorkgroupData *g)
+{
+    for (size_t i = 0; i < g->n_waves; i++) {
+        Gtrace__WaveData *w = g->waves[i];
+        free(w->load_len), free(w->store_len), free(w->load_hash), free(w->load_data.data);
+        free(w->store_data.data), free(w->load_data_shuf4.data), free(w->store_data_shuf4.data), free(w);
+    }
+    free(g->waves);
+}
+
+static void test_random_messages(void **state)
+{
+    (void)state;
+    int fast = 0, mutated_fast = 0;
+    for (int it = 0; it < 400; it++) {
+        uint32_t id[3] = {(uint32_t)rnd_val(), (uint32_t)rnd_val(), (uint32_t)rnd_val()};
+        size_t nw = rnd() % 5;
+        Gtrace__Workgroup g = GTRACE__WORKGROUP__INIT;
+        g.kernel_id = (uint32_t)rnd_val();
+        g.n_wg_id = rnd() % 8 ? 3 : rnd() % 5;
+        g.wg_id = id;
+        g.wave_count = (uint32_t)nw;
+        g.n_waves = nw;
+        g.waves = nw ? calloc(nw, sizeof *g.waves) : NULL;
+        for (size_t i = 0; i < nw; i++)
+            g.waves[i] = rnd_wave((uint32_t)i);
+        Gtrace__WorkgroupData d = GTRACE__WORKGROUP_DATA__INIT;
+        d.kernel_id = g.kernel_id;
+        d.n_wg_id = g.n_wg_id;
+        d.wg_id = id;
+        d.n_waves = nw;
+        d.waves = nw ? calloc(nw, sizeof *d.waves) : NULL;
+        for (size_t i = 0; i < nw; i++)
+            d.waves[i] = rnd_wave_data((uint32_t)i);
+        for (int kind = 0; kind < 2; kind++) {
+            size_t n = kind ? gtrace__workgroup_data__get_packed_size(&d) : gtrace__workgroup__get_packed_size(&g);
+            uint8_t *b = malloc(n + 1);
+            if (kind)
+                gtrace__workgroup_data__pack(&d, b);
+            else
+                gtrace__workgroup__pack(&g, b);
+            /* what protobuf-c writes is what the writer writes: always the fast path */
+            if (!(kind ? compare_wd(b, n) : compare_wg(b, n)))
+                fail_msg("iteration %d: the fast decoder gave up on a %zu-byte message protobuf-c packed", it, n);
+            fast++;
+            for (int mu = 0; mu < 8; mu++) {
+                uint8_t *c = malloc(n + 1);
+                memcpy(c, b, n);
+                size_t cn = n;
+                if (mu == 0 && n)
+                    cn = rnd() % n; /* cut short */
+                else if (n)
+                    for (int f = 0; f < 1 + mu % 3; f++)
+                        c[rnd() % n] ^= (uint8_t)(1u << (rnd() % 8));
+                mutated_fast += kind ? compare_wd(c, cn) : compare_wg(c, cn);
+                free(c);
+            }
+            free(b);
+        }
+        free_wg(&g);
+        free_wd(&d);
+    }
+    print_message("%d messages decoded by both; %d of 6400 mutated ones decoded by both alike\n", fast,
+                  mutated_fast);
+}
+
+/* ---- encodings left to protobuf-c ------------------------------------------- */
+
+static void test_left_to_protobuf_c(void **state)
+{
+    (void)state;
+    /* Workgroup {kernel_id 7, wg_id [1,2,3], wave_count 1, waves [Wave {wave_in_wg 0, mem_flags [5]}]} */
+    static const uint8_t ok[] = {0x08, 7, 0x12, 3, 1, 2, 3, 0x18, 1, 0x22, 5, 0x08, 0, 0x42, 1, 5};
+    assert_int_equal(compare_wg(ok, sizeof ok), 1);
+    /* mem_flags unpacked (wire type 0): valid protobuf, not the writer's */
+    static const uint8_t unpacked[] = {0x08, 7, 0x12, 3, 1, 2, 3, 0x18, 1, 0x22, 6, 0x08, 0, 0x40, 5, 0x40, 6};
+    assert_int_equal(compare_wg(unpacked, sizeof unpacked), 0);
+    Gtrace__Workgroup *s = gtrace__workgroup__unpack(NULL, sizeof unpacked, unpacked);
+    assert_non_null(s);
+    assert_int_equal(s->waves[0]->n_mem_flags, 2);
+    gtrace__workgroup__free_unpacked(s, NULL);
+    /* kernel_id twice (the last one wins in protobuf) */
+    static const uint8_t twice[] = {0x08, 7, 0x08, 9, 0x12, 3, 1, 2, 3};
+    assert_int_equal(compare_wg(twice, sizeof twice), 0);
+    /* a packed field twice in one wave (protobuf concatenates them) */
+    static const uint8_t twice_rep[] = {0x22, 7, 0x08, 0, 0x42, 1, 5, 0x42, 1, 6};
+    assert_int_equal(compare_wg(twice_rep, sizeof twice_rep), 0);
+    /* an unknown field (number 30, varint) in a wave */
+    static const uint8_t unknown[] = {0x22, 5, 0x08, 0, 0xf0, 0x01, 1};
+    assert_int_equal(compare_wg(unknown, sizeof unknown), 0);
+    /* wave_in_wg of 2^32 (a uint32 field) */
+    static const uint8_t wide[] = {0x22, 6, 0x08, 0x80, 0x80, 0x80, 0x80, 0x10};
+    assert_int_equal(compare_wg(wide, sizeof wide), 0);
+    /* a varint of 11 bytes */
+    static const uint8_t longv[] = {0x22, 12, 0x10, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+    assert_int_equal(compare_wg(longv, sizeof longv), 0);
+    /* sint64 extremes and the largest uint64 decode alike */
+    Gtrace__Wave w = GTRACE__WAVE__INIT;
+    int64_t bd[3] = {INT64_MIN, INT64_MAX, -1};
+    w.n_addr_base_delta = 3;
+    w.addr_base_delta = bd;
+    w.n_instr = UINT64_MAX;
+    Gtrace__Wave *wp = &w;
+    Gtrace__Workgroup g = GTRACE__WORKGROUP__INIT;
+    g.n_waves = 1;
+    g.waves = &wp;
+    uint8_t buf[256];
+    size_t n = gtrace__workgroup__pack(&g, buf);
+    assert_int_equal(compare_wg(buf, n), 1);
+    Gtrace__Workgroup *f = trc_fast_workgroup(buf, n);
+    assert_non_null(f);
+    assert_true(f->waves[0]->addr_base_delta[0] == INT64_MIN && f->waves[0]->addr_base_delta[1] == INT64_MAX &&
+                f->waves[0]->addr_base_delta[2] == -1 && f->waves[0]->n_instr == UINT64_MAX);
+    free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_golden_files),
+        cmocka_unit_test(test_random_messages),
+        cmocka_unit_test(test_left_to_protobuf_c),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
