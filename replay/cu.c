@@ -486,7 +486,7 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
         *t_next = now + cyc; /* EXEC=0: nothing recorded for this instruction */
         return true;
     }
-    uint32_t n = op->flags & TRC_MO_SMEM ? 1 : (uint32_t)__builtin_popcountll(op->exec);
+    uint32_t n = op->flags & TRC_MO_SMEM ? 1 : trc_popcount64(op->exec);
     if (n == 0) {
         *t_next = now + cyc;
         return true;

@@ -246,7 +246,7 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
         /* nothing recorded (private memory without --scratch-data): a load's
          * lanes whose first byte is here are counted, not checked */
         if (load && mask)
-            value_seen(s, a, RP_VALUE_LOAD, line, data, NULL, 0, 0, (uint32_t)__builtin_popcountll(mask));
+            value_seen(s, a, RP_VALUE_LOAD, line, data, NULL, 0, 0, trc_popcount64(mask));
         return false;
     }
     uint64_t all = mask | rp_access_cross_mask(a, lb);
@@ -324,7 +324,7 @@ void rp_load_hash_check(void *owner, rp_access *a)
 {
     rp_sim *s = owner;
     const trc_mem_op *op = a->op;
-    uint32_t n = (uint32_t)__builtin_popcountll(op->exec);
+    uint32_t n = trc_popcount64(op->exec);
     uint64_t got = trc_load_hash(a->hbuf, (size_t)n * op->bytes_per_lane), exp = op->load_hash;
     a->hashed = 0;
     /* lanes counted as the values' check counts them (ds_read2: each element) */

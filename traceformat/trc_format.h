@@ -69,22 +69,6 @@ static inline uint64_t trc_get_le64(const uint8_t *p)
     return v;
 }
 
-/* Set bits of x (active lanes of an EXEC mask). Without -mpopcnt (the
- * x86-64 baseline Debian builds for) __builtin_popcountll is a call into
- * libgcc, 5-7% of decoding a trace's workgroups: this is the bit-parallel
- * sum inline (Warren, Hacker's Delight, 2nd ed., 5-1). */
-static inline uint32_t trc_popcount64(uint64_t x)
-{
-#ifdef __POPCNT__
-    return (uint32_t)__builtin_popcountll(x);
-#else
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-    return (uint32_t)((x * 0x0101010101010101ull) >> 56);
-#endif
-}
-
 /* Bytes of load and store data a memory op carries, per TRC_MO_* rules
  * (n = active lanes). */
 static inline uint64_t trc_mo_load_len(uint32_t flags, uint32_t n, uint32_t bpl)
