@@ -148,7 +148,7 @@ static void hash_differs(rp_sim *s, const rp_hook_ctx *c, const rp_access *a, co
     const trc_mem_op *op = a->op;
     rp_diff_class cl = RP_DIFF_MISMATCH;
     for (uint32_t i = 0; i < v->lanes && cl != RP_DIFF_ORDER; i++) {
-        rp_diff_class li = rp_classify_load(s, a->w, op->addr[i], op->bytes_per_lane);
+        rp_diff_class li = rp_classify_load(s, a->w, trc_mo_addr(op, i), op->bytes_per_lane);
         if (li == RP_DIFF_ORDER || (li == RP_DIFF_ADOPTED && cl == RP_DIFF_MISMATCH))
             cl = li;
     }

@@ -163,7 +163,7 @@ static const rp_wmap *wmap_of(rp_sim *s, rp_kernel *k)
                     uint32_t n = (op->flags & TRC_MO_SMEM) ? 1 : trc_popcount64(op->exec);
                     uint32_t b = op->bytes_per_lane ? op->bytes_per_lane : 1;
                     for (uint32_t l = 0; l < n; l++)
-                        for (uint64_t d = op->addr[l] >> 2; d <= (op->addr[l] + b - 1) >> 2; d++)
+                        for (uint64_t d = trc_mo_addr(op, l) >> 2; d <= (trc_mo_addr(op, l) + b - 1) >> 2; d++)
                             wm_put(m, d, who);
                 }
             }

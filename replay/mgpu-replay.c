@@ -223,6 +223,8 @@ static int sweep_main(int *argc, char ***argv, const char *sweep, const char *tr
     rd = trc_reader_open(trace, err, sizeof err);
     if (!rd)
         fprintf(stderr, "mgpu-replay%s: %s\n", who, err);
+    else
+        trc_reader_set_compact_strided(rd, 1); /* the replay reads lane addresses with trc_mo_addr */
     rows = calloc(sw->n_points, sizeof *rows);
     if (!rows)
         fprintf(stderr, "mgpu-replay: out of memory (%zu points)\n", sw->n_points);
@@ -389,6 +391,7 @@ static int replay_one(const char *argv0, const char *topo, const char *stats, co
         fprintf(stderr, "mgpu-replay: %s\n", err);
         return 2;
     }
+    trc_reader_set_compact_strided(rd, 1); /* the replay reads lane addresses with trc_mo_addr */
     rp_sim *s = rp_sim_create(&cfg, rd, quiet ? NULL : stdout, err, sizeof err);
     if (!s) {
         fprintf(stderr, "mgpu-replay: %s\n", err);

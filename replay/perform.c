@@ -157,7 +157,7 @@ bool rp_atomic_ready(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, cons
     while (mask) {
         uint32_t k = (uint32_t)__builtin_ctzll(mask);
         mask &= mask - 1;
-        uint64_t addr = op->addr[k], old = 0, src = 0, cmp = 0;
+        uint64_t addr = trc_mo_addr(op, k), old = 0, src = 0, cmp = 0;
         if (addr < line || addr + w > end)
             continue;
         memcpy(&old, buf + (addr - line), w);
@@ -308,7 +308,7 @@ static void lds_hashed(rp_sim *s, rp_access *a, const uint8_t *lds, uint64_t lds
         uint32_t k = (uint32_t)__builtin_ctzll(mask);
         mask &= mask - 1;
         for (uint32_t el = 0; el < nel; el++) {
-            uint64_t addr = op->addr[k] + (el ? (uint64_t)(int64_t)a->ds2_delta : 0);
+            uint64_t addr = trc_mo_addr(op, k) + (el ? (uint64_t)(int64_t)a->ds2_delta : 0);
             if (!lds_fits(addr, esz, lds_size)) {
                 rp_chk(s)->lds_unchecked++;
                 a->hashed = 0;
@@ -329,7 +329,7 @@ void rp_load_hash_check(void *owner, rp_access *a)
     a->hashed = 0;
     /* lanes counted as the values' check counts them (ds_read2: each element) */
     uint32_t lanes = a->kind == RP_ACC_LDS && a->ds2 ? 2 * n : n;
-    value_seen(s, a, a->kind == RP_ACC_LDS ? RP_VALUE_LDS_HASH : RP_VALUE_LOAD_HASH, n ? op->addr[0] : 0,
+    value_seen(s, a, a->kind == RP_ACC_LDS ? RP_VALUE_LDS_HASH : RP_VALUE_LOAD_HASH, n ? trc_mo_addr(op, 0) : 0,
                (const uint8_t *)&got, (const uint8_t *)&exp, 8, 8, lanes);
 }
 
@@ -367,7 +367,7 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
             uint32_t k = (uint32_t)__builtin_ctzll(mask);
             mask &= mask - 1;
             for (uint32_t el = 0; el < 2; el++) {
-                uint64_t addr = op->addr[k] + (el ? (uint64_t)(int64_t)a->ds2_delta : 0);
+                uint64_t addr = trc_mo_addr(op, k) + (el ? (uint64_t)(int64_t)a->ds2_delta : 0);
                 const uint8_t *d = data + (size_t)k * bpl + el * esz;
                 if (load)
                     lane_load(s, a, lds, lds_size, addr, d, esz);
@@ -385,8 +385,8 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
             return;
         while (mask) {
             uint32_t k = (uint32_t)__builtin_ctzll(mask), j = k + 1;
-            uint64_t addr = op->addr[k];
-            for (uint64_t want = addr + bpl; j < 64 && (mask >> j & 1) && op->addr[j] == want; want += bpl)
+            uint64_t addr = trc_mo_addr(op, k);
+            for (uint64_t want = addr + bpl; j < 64 && (mask >> j & 1) && trc_mo_addr(op, j) == want; want += bpl)
                 j++;
             uint32_t nlanes = j - k;
             uint64_t len = (uint64_t)nlanes * bpl;
@@ -403,7 +403,7 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
                 memcpy(lds + addr, src, len);
             } else if (a->poll) { /* an await's polls: the model's own waiting, lane by lane */
                 for (uint32_t i = k; i < j; i++)
-                    lane_load(s, a, lds, lds_size, op->addr[i], data + (size_t)i * bpl, bpl);
+                    lane_load(s, a, lds, lds_size, trc_mo_addr(op, i), data + (size_t)i * bpl, bpl);
             } else {
                 value_seen(s, a, RP_VALUE_LDS, addr, lds + addr, src, (uint32_t)len, bpl, nlanes);
             }
@@ -414,7 +414,7 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
     while (mask) {
         uint32_t k = (uint32_t)__builtin_ctzll(mask);
         mask &= mask - 1;
-        uint64_t addr = op->addr[k];
+        uint64_t addr = trc_mo_addr(op, k);
         if (op->flags & TRC_MO_ATOMIC) {
             if (lds_fits(addr, a->atomic_bytes, lds_size))
                 lane_atomic(s, a, lds + addr, addr, k);

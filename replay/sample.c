@@ -139,7 +139,7 @@ static int ff_collect(const ff_route *rt, const gcn_insn *in, const trc_mem_op *
             /* lanes 0..nl-1 at addr[0] + k * stride, stride <= a line: every
              * line from the first lane's to the last lane's, once, in order
              * (what the loop below finds, without reading the addresses) */
-            uint64_t l0 = op->addr[0] & ~(lb - 1), l1 = (op->addr[0] + (uint64_t)(nl - 1) * op->addr_stride) & ~(lb - 1);
+            uint64_t l0 = trc_mo_addr(op, 0) & ~(lb - 1), l1 = (trc_mo_addr(op, 0) + (uint64_t)(nl - 1) * op->addr_stride) & ~(lb - 1);
             if (l1 >= l0) {
                 for (uint64_t line = l0;; line += lb) {
                     if (!(a = ff_push(ff_lane(rt, line))))
@@ -152,7 +152,7 @@ static int ff_collect(const ff_route *rt, const gcn_insn *in, const trc_mem_op *
             }
         }
         for (uint32_t i = 0; i < nl; i++) {
-            uint64_t line = op->addr[i] & ~(lb - 1);
+            uint64_t line = trc_mo_addr(op, i) & ~(lb - 1);
             if (line != prev) {
                 if (!(a = ff_push(ff_lane(rt, line))))
                     return -1;
@@ -177,9 +177,9 @@ static int ff_collect(const ff_route *rt, const gcn_insn *in, const trc_mem_op *
                 memcpy(&cmp, op->store_data + (size_t)i * 2 * w + w, w);
             if (cas && rp_cas_failed_in_recording(op, i, w, cmp))
                 continue; /* reads only (perform.c) */
-            if (!(a = ff_push(ff_lane(rt, op->addr[i] & ~(lb - 1)))))
+            if (!(a = ff_push(ff_lane(rt, trc_mo_addr(op, i) & ~(lb - 1)))))
                 return -1;
-            *a = (ff_act){.addr = op->addr[i], .asrc = src, .acmp = cmp, .n = w, .aop = (uint8_t)oi->aop};
+            *a = (ff_act){.addr = trc_mo_addr(op, i), .asrc = src, .acmp = cmp, .n = w, .aop = (uint8_t)oi->aop};
         }
         return 0;
     }
@@ -191,9 +191,9 @@ static int ff_collect(const ff_route *rt, const gcn_insn *in, const trc_mem_op *
         if (op->addr_strided && op->addr_stride == bpl)
             r = nl - i; /* one run */
         else
-            for (r = 1; i + r < nl && op->addr[i + r] == op->addr[i] + (uint64_t)r * bpl; r++)
+            for (r = 1; i + r < nl && trc_mo_addr(op, i + r) == trc_mo_addr(op, i) + (uint64_t)r * bpl; r++)
                 ;
-        uint64_t addr = op->addr[i];
+        uint64_t addr = trc_mo_addr(op, i);
         const uint8_t *src = op->store_data + (size_t)i * bpl;
         for (uint64_t left = (uint64_t)r * bpl; left;) {
             uint64_t room = lb - (addr & (lb - 1)), part = left < room ? left : room;

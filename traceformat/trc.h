@@ -154,13 +154,22 @@ typedef struct trc_mem_op {
     uint32_t flags;          /* TRC_MO_* */
     uint32_t bytes_per_lane; /* VMEM/LDS: bytes per active lane; SMEM: total bytes */
     uint64_t exec;           /* active lanes (SMEM: 1) */
-    const uint64_t *addr;    /* one address per active lane, in lane order (SMEM: 1) */
+    const uint64_t *addr;    /* one address per active lane, in lane order (SMEM: 1); of a strided
+                              * op read by a compact reader (trc_reader_set_compact_strided) the
+                              * first only: read lane addresses with trc_mo_addr */
     const uint8_t *load_data;  /* LOAD/ATOMIC: popcount(exec)*bytes_per_lane bytes, else NULL */
     const uint8_t *store_data; /* STORE: popcount*bytes_per_lane; ATOMIC: operands (x2 for cmpswap) */
     uint64_t load_hash;      /* 2.2: non-zero: load_data left out, its XXH3-64 (trc_load_hash) instead */
     uint64_t addr_stride;    /* reader: when addr_strided, addr[k] = addr[0] + k * addr_stride (mod 2^64) */
     uint8_t addr_strided;    /* reader: the record's addresses are STRIDED (0: DELTAS, or not known) */
 } trc_mem_op;
+
+/* Address of active lane k (k < popcount(exec); SMEM: k = 0) of op, from any
+ * reader (a compact one keeps only the first address of a strided op). */
+static inline uint64_t trc_mo_addr(const trc_mem_op *op, uint32_t k)
+{
+    return op->addr_strided ? op->addr[0] + (uint64_t)k * op->addr_stride : op->addr[k];
+}
 
 /* Decoded dynamic record of one wavefront (reader side). */
 /* Set bits of x (active lanes of an EXEC mask). Without -mpopcnt (the
@@ -365,6 +374,11 @@ void trc_wg_free(trc_wg *wg); /* accepts NULL */
  * memory may exceed the bound by the frames in use (one or two per thread
  * inside trc_reader_load_wg). Least recently used frames go first. */
 void trc_reader_set_cache_limit(trc_reader *r, size_t bytes);
+/* on != 0: workgroups loaded from now on keep only the first address of a
+ * strided memory op (addr_strided) instead of one per lane: less to write
+ * and to keep (most vector accesses are strided), for a reader whose users
+ * read addresses with trc_mo_addr. Default 0. */
+void trc_reader_set_compact_strided(trc_reader *r, int on);
 /* Decompress into the cache, with up to `threads` threads in parallel
  * (0 or 1: in the calling thread), the frames holding workgroups
  * first..first+n-1 of a kernel (clamped to the kernel's workgroups); record

@@ -79,6 +79,7 @@ struct trc_reader {
     size_t n_slots;
     fentry *lru_head, *lru_tail;
     size_t limit;
+    int compact_strided;   /* trc_reader_set_compact_strided */
     trc_reader_cache_stats cst;
 };
 
@@ -781,7 +782,7 @@ static void *take(arena *a, size_t bytes)
 static size_t al8(uint64_t n) { return (size_t)((n + 7) & ~(uint64_t)7); }
 
 /* Validates wave i and returns the bytes it needs in the arena (or -1). */
-static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint32_t i,
+static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint32_t i, int compact,
                          char *why, size_t whylen)
 {
     size_t m = w->n_mem_flags;
@@ -812,7 +813,7 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
             snprintf(why, whylen, "wave %u mem op %zu: bad flags, size or address kind", i, j);
             return -1;
         }
-        n_addr += n;
+        n_addr += compact && w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED && n ? 1 : n;
         if (w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED) want_stride += n >= 2;
         else want_delta += n ? n - 1 : 0;
         if (d) {
@@ -872,7 +873,7 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
     return (int64_t)sz;
 }
 
-static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData *d, arena *a)
+static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData *d, int compact, arena *a)
 {
     size_t m = w->n_mem_flags;
     o->wave_in_wg = w->wave_in_wg;
@@ -915,7 +916,10 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
     trc_mem_op *mo = take(a, m * sizeof *mo);
     o->mem = mo;
     uint64_t n_addr = 0, nl = 0, ns = 0;
-    for (size_t j = 0; j < m; j++) n_addr += trc_popcount64(w->mem_exec[j]);
+    for (size_t j = 0; j < m; j++) {
+        uint32_t n = trc_popcount64(w->mem_exec[j]);
+        n_addr += compact && w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED && n ? 1 : n;
+    }
     if (d) {
         nl = d->load_data.len + d->load_data_shuf4.len; /* one of them is 0 (wave_size) */
         ns = d->store_data.len + d->store_data_shuf4.len;
@@ -941,14 +945,19 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
             addr[0] = base;
             if (w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED) {
                 uint64_t s = n >= 2 ? (uint64_t)w->addr_stride[si++] : 0;
-                for (uint32_t k = 1; k < n; k++) addr[k] = addr[k - 1] + s;
+                if (compact) {
+                    addr++; /* the first lane's address only (trc_mo_addr) */
+                } else {
+                    for (uint32_t k = 1; k < n; k++) addr[k] = addr[k - 1] + s;
+                    addr += n;
+                }
                 mo[j].addr_strided = 1;
                 mo[j].addr_stride = s;
             } else {
                 for (uint32_t k = 1; k < n; k++) addr[k] = addr[k - 1] + (uint64_t)w->addr_delta[di++];
+                addr += n;
             }
         }
-        addr += n;
         mo[j].load_data = NULL;
         mo[j].store_data = NULL;
         mo[j].load_hash = d && d->n_load_hash ? d->load_hash[j] : 0;
@@ -1319,6 +1328,8 @@ static void put_frame(trc_reader *r, fentry *e)
     pthread_mutex_unlock(&r->cmu);
 }
 
+void trc_reader_set_compact_strided(trc_reader *r, int on) { r->compact_strided = on != 0; }
+
 void trc_reader_set_cache_limit(trc_reader *r, size_t bytes)
 {
     pthread_mutex_lock(&r->cmu);
@@ -1503,7 +1514,7 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
         }
         const Gtrace__Wave *wj = mw && mw[j] ? mw[j] : wg->waves[j];
         if (mw && mw[j]) d = md[j];
-        int64_t s = wave_size(wj, d, (uint32_t)j, why, sizeof why);
+        int64_t s = wave_size(wj, d, (uint32_t)j, r->compact_strided, why, sizeof why);
         if (s < 0) goto bad;
         total += (uint64_t)s;
     }
@@ -1523,8 +1534,8 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
     out->n_waves = (uint32_t)wg->n_waves;
     out->waves = take(&a, wg->n_waves * sizeof(trc_wave));
     for (size_t j = 0; j < wg->n_waves; j++) {
-        if (mw && mw[j]) wave_fill(&out->waves[j], mw[j], md[j], &a);
-        else wave_fill(&out->waves[j], wg->waves[j], wd ? wd->waves[j] : NULL, &a);
+        if (mw && mw[j]) wave_fill(&out->waves[j], mw[j], md[j], r->compact_strided, &a);
+        else wave_fill(&out->waves[j], wg->waves[j], wd ? wd->waves[j] : NULL, r->compact_strided, &a);
     }
     goto done;
 

@@ -11,7 +11,10 @@
  *    then the reader uses protobuf-c);
  *  - encodings the writer never makes (a repeated scalar unpacked, a field
  *    twice, an unknown field, a 64-bit value in a 32-bit field) are left to
- *    protobuf-c: NULL.
+ *    protobuf-c: NULL;
+ *  - a reader that keeps only the first address of a strided op
+ *    (trc_reader_set_compact_strided: mgpu-replay's) gives every lane the
+ *    address a full one gives (trc_mo_addr).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -347,12 +350,64 @@ static void test_left_to_protobuf_c(void **state)
     free(f);
 }
 
+/* A compact reader (trc_reader_set_compact_strided) gives every lane the
+ * same address through trc_mo_addr as a full one does through addr[k]. */
+static void test_compact_strided(void **state)
+{
+    (void)state;
+    static const char *names[] = {"golden-1.0.gtrace", "golden-2.0.gtrace", "golden-2.2.gtrace"};
+    for (size_t f = 0; f < sizeof names / sizeof *names; f++) {
+        char err[512];
+        trc_reader *full = trc_reader_open(golden(names[f]), err, sizeof err);
+        if (!full)
+            fail_msg("%s", err);
+        trc_reader *cpt = trc_reader_open(golden(names[f]), err, sizeof err);
+        if (!cpt)
+            fail_msg("%s", err);
+        trc_reader_set_compact_strided(cpt, 1);
+        uint64_t lanes = 0, strided = 0;
+        for (uint32_t k = 0; k < trc_reader_n_kernels(full); k++) {
+            trc_kernel_stats st;
+            assert_int_equal(trc_reader_kernel_stats(full, k, &st), 0);
+            for (uint32_t i = 0; i < st.n_wg; i++) {
+                trc_wg *a = trc_reader_load_wg(full, k, i, err, sizeof err), *b = trc_reader_load_wg(cpt, k, i, err, sizeof err);
+                if (!a || !b)
+                    fail_msg("%s", err);
+                assert_int_equal(a->n_waves, b->n_waves);
+                for (uint32_t v = 0; v < a->n_waves; v++) {
+                    assert_int_equal(a->waves[v].n_mem, b->waves[v].n_mem);
+                    for (uint32_t j = 0; j < a->waves[v].n_mem; j++) {
+                        const trc_mem_op *x = &a->waves[v].mem[j], *y = &b->waves[v].mem[j];
+                        assert_true(x->flags == y->flags && x->exec == y->exec &&
+                                    x->addr_strided == y->addr_strided && x->addr_stride == y->addr_stride);
+                        uint32_t n = x->flags & TRC_MO_SMEM ? 1 : trc_popcount64(x->exec);
+                        strided += x->addr_strided && n > 1;
+                        for (uint32_t l = 0; l < n; l++, lanes++) {
+                            assert_true(trc_mo_addr(x, l) == x->addr[l]);
+                            assert_true(trc_mo_addr(y, l) == x->addr[l]);
+                        }
+                    }
+                }
+                trc_wg_free(a);
+                trc_wg_free(b);
+            }
+        }
+        if (!strided)
+            fail_msg("%s: no strided memory op with two lanes or more: the test checks nothing", names[f]);
+        print_message("%s: %llu lane addresses alike, %llu strided ops\n", names[f], (unsigned long long)lanes,
+                      (unsigned long long)strided);
+        trc_reader_close(full);
+        trc_reader_close(cpt);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden_files),
         cmocka_unit_test(test_random_messages),
         cmocka_unit_test(test_left_to_protobuf_c),
+        cmocka_unit_test(test_compact_strided),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
