@@ -251,6 +251,9 @@ static uint32_t lds_cycles(const trc_mem_op *op, const rp_access *a, uint32_t ba
         if (!nd)
             continue;
         uint32_t cnt[1024], worst = 1, nb = banks > 1024 ? 1024 : banks, nu = 0;
+        /* the bank of dword x: x mod nb, a mask for the usual power of two
+         * (32 banks): no 64-bit division per dword */
+        uint64_t bmask = (nb & (nb - 1)) == 0 ? nb - 1 : 0;
         memset(cnt, 0, nb * sizeof cnt[0]);
         if (nd <= 64) {
             /* the usual 32-64 dwords: distinct ones found with a small hash
@@ -268,7 +271,7 @@ static uint32_t lds_cycles(const trc_mem_op *op, const rp_access *a, uint32_t ba
                 used[h] = 1;
                 hv[h] = x;
                 nu++;
-                uint32_t b = (uint32_t)(x % nb);
+                uint32_t b = (uint32_t)(bmask ? x & bmask : x % nb);
                 if (++cnt[b] > worst)
                     worst = cnt[b];
             }
@@ -278,7 +281,7 @@ static uint32_t lds_cycles(const trc_mem_op *op, const rp_access *a, uint32_t ba
                 if (i && dw[i] == dw[i - 1])
                     continue; /* broadcast */
                 nu++;
-                uint32_t b = (uint32_t)(dw[i] % nb);
+                uint32_t b = (uint32_t)(bmask ? dw[i] & bmask : dw[i] % nb);
                 if (++cnt[b] > worst)
                     worst = cnt[b];
             }
@@ -498,13 +501,14 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     a->in = in;
     rp_access_bind(a, op, n);
     /* The wave's next memory op, and its addresses: the reader lays a wave's
-     * ops out in one array and their address arrays one after the other, so
-     * the next op's addresses start right after these (a guess that costs
-     * nothing when wrong). Both are out of the host's caches, and issue_mem
-     * waited on them one after the other. */
+     * ops out in one array and their address arrays one after the other (one
+     * address for a strided op: mgpu-replay's reader is compact), so the next
+     * op's addresses start right after these (a guess that costs nothing when
+     * wrong). Both are out of the host's caches, and issue_mem waited on them
+     * one after the other. */
     if (w->walk.mem_i < w->walk.n_mem) {
         __builtin_prefetch(&w->walk.mem[w->walk.mem_i]);
-        __builtin_prefetch(op->addr + (op->flags & TRC_MO_SMEM ? 1 : n));
+        __builtin_prefetch(op->addr + ((op->flags & TRC_MO_SMEM) || op->addr_strided ? 1 : n)); /* compact reader */
     }
     a->poll = w->walk.aw_state == GCN_AW_NONE                                        ? 0
               : w->walk.aw_state == GCN_AW_EXIT || w->walk.aw_kind == TRC_AWAIT_RETRY ? 2
