@@ -171,7 +171,6 @@ static inline uint64_t trc_mo_addr(const trc_mem_op *op, uint32_t k)
     return op->addr_strided ? op->addr[0] + (uint64_t)k * op->addr_stride : op->addr[k];
 }
 
-/* Decoded dynamic record of one wavefront (reader side). */
 /* Set bits of x (active lanes of an EXEC mask). Without -mpopcnt (the
  * x86-64 baseline Debian builds for) __builtin_popcountll is a call into
  * libgcc, 5-7% of decoding a trace's workgroups: this is the bit-parallel
@@ -188,6 +187,7 @@ static inline uint32_t trc_popcount64(uint64_t x)
 #endif
 }
 
+/* Decoded dynamic record of one wavefront (reader side). */
 typedef struct trc_wave {
     uint32_t wave_in_wg;     /* 0.. waves_per_wg-1 */
     uint64_t n_instr;        /* dynamic instructions executed, s_endpgm included */
