@@ -47,31 +47,51 @@ static inline bool rd_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
     return false;
 }
 
-/* Field key and, for WT_LEN, the payload [*lp, *lp + *ln); false on a
- * truncated or unsupported field. */
-static inline bool rd_field(const uint8_t **p, const uint8_t *end, uint32_t *fn, uint32_t *wt, uint64_t *val,
-                            const uint8_t **lp, size_t *ln)
+/* One field: its number, wire type, and value (WT_VARINT) or payload
+ * [lp, lp + ln) (WT_LEN). */
+typedef struct {
+    uint32_t fn, wt;
+    uint64_t v;
+    const uint8_t *lp;
+    size_t ln;
+} fb_field;
+
+/* The field at *p; false on a truncated or unsupported one. */
+static inline bool rd_field(const uint8_t **p, const uint8_t *end, fb_field *f)
 {
     uint64_t key;
+    f->v = 0;
+    f->lp = NULL;
+    f->ln = 0;
     if (!rd_varint(p, end, &key) || key >> 32 || (key >> 3) == 0)
         return false;
-    *fn = (uint32_t)(key >> 3);
-    *wt = (uint32_t)(key & 7);
-    switch (*wt) {
+    f->fn = (uint32_t)(key >> 3);
+    f->wt = (uint32_t)(key & 7);
+    switch (f->wt) {
     case WT_VARINT:
-        return rd_varint(p, end, val);
+        return rd_varint(p, end, &f->v);
     case WT_LEN: {
         uint64_t n;
         if (!rd_varint(p, end, &n) || n > (uint64_t)(end - *p))
             return false;
-        *lp = *p;
-        *ln = (size_t)n;
+        f->lp = *p;
+        f->ln = (size_t)n;
         *p += n;
         return true;
     }
     default:
         return false; /* no fixed-width scalar outside packed fields in these messages */
     }
+}
+
+/* As rd_field, for a message whose fields number at most max_fn (< 32) and
+ * come at most once each (*seen: those read so far). */
+static inline bool rd_field_once(const uint8_t **p, const uint8_t *end, uint32_t max_fn, uint32_t *seen, fb_field *f)
+{
+    if (!rd_field(p, end, f) || f->fn > max_fn || (*seen >> f->fn & 1))
+        return false;
+    *seen |= 1u << f->fn;
+    return true;
 }
 
 typedef struct {
@@ -183,13 +203,13 @@ static bool wave_parse(const uint8_t *p, size_t n, Gtrace__Wave *w, fb_arena *a)
     const uint8_t *end = p + n;
     uint32_t seen = 0;
     while (p < end) {
-        uint32_t fn, wt;
-        uint64_t v = 0;
-        const uint8_t *lp = NULL;
-        size_t ln = 0;
-        if (!rd_field(&p, end, &fn, &wt, &v, &lp, &ln) || fn > 19 || (seen >> fn & 1))
+        fb_field f;
+        if (!rd_field_once(&p, end, 19, &seen, &f))
             return false;
-        seen |= 1u << fn;
+        const uint32_t fn = f.fn, wt = f.wt;
+        const uint64_t v = f.v;
+        const uint8_t *lp = f.lp;
+        const size_t ln = f.ln;
         if (fn >= 5 && fn <= 18) {
             const fb_rep *r = &wave_rep[fn - 5];
             size_t count;
@@ -230,13 +250,13 @@ static bool wavedata_parse(const uint8_t *p, size_t n, Gtrace__WaveData *w, fb_a
     const uint8_t *end = p + n;
     uint32_t seen = 0;
     while (p < end) {
-        uint32_t fn, wt;
-        uint64_t v = 0;
-        const uint8_t *lp = NULL;
-        size_t ln = 0;
-        if (!rd_field(&p, end, &fn, &wt, &v, &lp, &ln) || fn > 8 || (seen >> fn & 1))
+        fb_field f;
+        if (!rd_field_once(&p, end, 8, &seen, &f))
             return false;
-        seen |= 1u << fn;
+        const uint32_t fn = f.fn, wt = f.wt;
+        const uint64_t v = f.v;
+        const uint8_t *lp = f.lp;
+        const size_t ln = f.ln;
         if (fn == 1) {
             if (wt != WT_VARINT || v >> 32)
                 return false;
@@ -280,25 +300,24 @@ static void *top_decode(const uint8_t *p, size_t n, int is_data)
     return NULL; /* fixed64 fields are copied as they lie: protobuf-c decodes them */
 #endif
     const uint8_t *end = p + n, *q;
-    uint32_t fn, wt, seen = 0;
-    uint64_t v;
-    const uint8_t *lp;
-    size_t ln, nw = 0;
+    uint32_t seen = 0;
+    fb_field f;
+    size_t nw = 0;
     const uint32_t waves_fn = is_data ? 3 : 4;
     const size_t msg = is_data ? sizeof(Gtrace__WorkgroupData) : sizeof(Gtrace__Workgroup);
     const size_t wmsg = is_data ? sizeof(Gtrace__WaveData) : sizeof(Gtrace__Wave);
     for (q = p; q < end;) {
-        if (!rd_field(&q, end, &fn, &wt, &v, &lp, &ln))
+        if (!rd_field(&q, end, &f))
             return NULL;
-        if (fn == waves_fn) {
-            if (wt != WT_LEN)
+        if (f.fn == waves_fn) {
+            if (f.wt != WT_LEN)
                 return NULL;
             nw++;
             continue;
         }
-        if (fn > 3 || (seen >> fn & 1) || (fn == 2 ? wt != WT_LEN : wt != WT_VARINT || v >> 32))
+        if (f.fn > 3 || (seen >> f.fn & 1) || (f.fn == 2 ? f.wt != WT_LEN : f.wt != WT_VARINT || f.v >> 32))
             return NULL;
-        seen |= 1u << fn;
+        seen |= 1u << f.fn;
     }
     if (n > (SIZE_MAX - 64) / 16 || nw > SIZE_MAX / 2 / (wmsg + 16))
         return NULL;
@@ -321,39 +340,39 @@ static void *top_decode(const uint8_t *p, size_t n, int is_data)
     }
     size_t i = 0;
     for (q = p; q < end;) {
-        if (!rd_field(&q, end, &fn, &wt, &v, &lp, &ln))
+        if (!rd_field(&q, end, &f))
             goto fail;
-        if (fn == waves_fn) {
+        if (f.fn == waves_fn) {
             if (i >= nw || !(wv[i] = fb_take(&a, wmsg)))
                 goto fail;
             if (is_data) {
                 Gtrace__WaveData *w = wv[i];
                 *w = (Gtrace__WaveData)GTRACE__WAVE_DATA__INIT;
-                if (!wavedata_parse(lp, ln, w, &a))
+                if (!wavedata_parse(f.lp, f.ln, w, &a))
                     goto fail;
             } else {
                 Gtrace__Wave *w = wv[i];
                 *w = (Gtrace__Wave)GTRACE__WAVE__INIT;
-                if (!wave_parse(lp, ln, w, &a))
+                if (!wave_parse(f.lp, f.ln, w, &a))
                     goto fail;
             }
             i++;
-        } else if (fn == 2) {
+        } else if (f.fn == 2) {
             size_t nid;
             void *id;
-            if (!packed(K_U32, lp, ln, &a, &nid, &id))
+            if (!packed(K_U32, f.lp, f.ln, &a, &nid, &id))
                 goto fail;
             if (is_data)
                 wd->n_wg_id = nid, wd->wg_id = id;
             else
                 wg->n_wg_id = nid, wg->wg_id = id;
-        } else if (fn == 1) {
+        } else if (f.fn == 1) {
             if (is_data)
-                wd->kernel_id = (uint32_t)v;
+                wd->kernel_id = (uint32_t)f.v;
             else
-                wg->kernel_id = (uint32_t)v;
-        } else if (fn == 3 && !is_data) {
-            wg->wave_count = (uint32_t)v;
+                wg->kernel_id = (uint32_t)f.v;
+        } else if (f.fn == 3 && !is_data) {
+            wg->wave_count = (uint32_t)f.v;
         }
     }
     if (i == nw)

@@ -781,6 +781,13 @@ static void *take(arena *a, size_t bytes)
 
 static size_t al8(uint64_t n) { return (size_t)((n + 7) & ~(uint64_t)7); }
 
+/* Address slots memory op j of w takes in a loaded workgroup: one per
+ * active lane (n), or one for a strided op of a compact reader. */
+static inline uint64_t addr_slots(const Gtrace__Wave *w, size_t j, uint32_t n, int compact)
+{
+    return compact && w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED && n ? 1 : n;
+}
+
 /* Validates wave i and returns the bytes it needs in the arena (or -1). */
 static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint32_t i, int compact,
                          char *why, size_t whylen)
@@ -813,7 +820,7 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
             snprintf(why, whylen, "wave %u mem op %zu: bad flags, size or address kind", i, j);
             return -1;
         }
-        n_addr += compact && w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED && n ? 1 : n;
+        n_addr += addr_slots(w, j, n, compact);
         if (w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED) want_stride += n >= 2;
         else want_delta += n ? n - 1 : 0;
         if (d) {
@@ -916,10 +923,7 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
     trc_mem_op *mo = take(a, m * sizeof *mo);
     o->mem = mo;
     uint64_t n_addr = 0, nl = 0, ns = 0;
-    for (size_t j = 0; j < m; j++) {
-        uint32_t n = trc_popcount64(w->mem_exec[j]);
-        n_addr += compact && w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED && n ? 1 : n;
-    }
+    for (size_t j = 0; j < m; j++) n_addr += addr_slots(w, j, trc_popcount64(w->mem_exec[j]), compact);
     if (d) {
         nl = d->load_data.len + d->load_data_shuf4.len; /* one of them is 0 (wave_size) */
         ns = d->store_data.len + d->store_data_shuf4.len;
