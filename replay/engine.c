@@ -348,6 +348,11 @@ bool rp_engine_step_before(rp_engine *e, rp_time limit)
                 if (t >= limit)
                     return false;
                 ring_pop(e, sl, q);
+                /* the next entry of this FIFO is likely the next event: fetch
+                 * its event while this one is handled (a miss on ev->pending
+                 * was half of this function's time) */
+                if (e->rq[q].head != RNONE)
+                    __builtin_prefetch(e->rent[e->rq[q].head].ev);
                 ev->pending = 0;
                 e->n--;
                 e->now = t;
