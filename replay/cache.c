@@ -756,6 +756,8 @@ static void handle_fill(rp_cache *c, rp_msg *d, rp_time now)
     uint8_t *ld, *tmp = NULL;
     bool fresh = true;
     bool anyw = false;
+    /* the waiters were queued a memory latency ago: out of the host's caches */
+    __builtin_prefetch(ms->waiters);
     for (rp_msg *m = ms->waiters; m && c->mx && c->mx->alien; m = m->next)
         anyw |= m->type != RP_MSG_READ;
     if (alien(c, line, anyw)) { /* its page moved away while the fill was on its way: its waiters go to the authority */
@@ -798,6 +800,8 @@ static void handle_fill(rp_cache *c, rp_msg *d, rp_time now)
         memset(ld, 0, c->spec.line);
     for (rp_msg *m = ms->waiters, *nx; m; m = nx) {
         nx = m->next;
+        if (nx)
+            __builtin_prefetch(nx);
         m->next = NULL;
         if (m->ctx == STORE_REC && m->type == RP_MSG_WRITE) {
             apply_record(c, m->data, ld);

@@ -475,6 +475,8 @@ static inline void deliver(rp_link *l, rp_engine *e, bool own)
         l->head = m->next;
         if (!l->head)
             l->tail = NULL;
+        else
+            __builtin_prefetch(l->head);
         rp_port *p = m->dst && !own ? m->dst : l->dst;
         m->next = NULL;
         if (p->tail)

@@ -257,6 +257,8 @@ static inline rp_msg *rp_port_pop(rp_port *p)
         p->head = m->next;
         if (!p->head)
             p->tail = NULL;
+        else
+            __builtin_prefetch(p->head); /* popped next, often after other events */
         p->n--;
         m->next = NULL;
     }
