@@ -424,7 +424,7 @@ int rp_engine_run(rp_engine *e, bool (*done)(void *), void *arg, FILE *dump)
 rp_msg *rp_msg_alloc(rp_msg_pool *p)
 {
     if (!p->free) {
-        rp_msg *c = malloc(MSG_CHUNK * sizeof *c);
+        rp_msg *c = aligned_alloc(_Alignof(rp_msg), MSG_CHUNK * sizeof *c);
         void **ch = realloc(p->chunks, (p->n_chunks + 1) * sizeof *ch);
         if (!c || !ch) {
             free(c);

@@ -194,28 +194,32 @@ enum rp_msg_type {
 struct rp_access; /* what the requester wants done functionally (rp_gpu.h) */
 
 struct rp_msg {
+    /* first 64 bytes: what every hop reads (the pool aligns messages to 128
+     * bytes: this line and the next are one pair for the host's adjacent-line
+     * prefetcher) */
     rp_msg *next;          /* queue link (port or link FIFO or MSHR waiters) */
     rp_time arrive;        /* while on a link: arrival time */
     uint8_t type;
     uint8_t src_gpu;       /* GPU the request came from (inter-GPU routing) */
     uint16_t payload;      /* data bytes carried (for bandwidth) */
-    uint8_t net_dst;       /* interconnect: GPU the message is bound for (net.c routers) */
+    uint32_t q_bank;       /* while queued in a DRAM controller: its bank (with q_row) */
     uint64_t addr;         /* line address (memory) */
     uint64_t lane_mask;    /* lanes of the access served by this line */
-    rp_link *reply_link;   /* where the response goes */
-    rp_port *reply_port;   /* destination of the response on that link (NULL: link default) */
-    rp_port *dst;          /* destination on a shared link (NULL: link default) */
     struct rp_access *acc; /* functional side / requester context */
     uint8_t *data;         /* READ_RSP to a cache: snapshot of the line (rp_lbufs buffer, released by the
                             * receiver); in a cache's READ request: cache.c's marker asking for it. A
                             * forwarder that builds new messages may copy it both ways or leave it NULL */
     void *ctx;             /* component-private (e.g. the request this one serves) */
+    /* second line */
+    rp_link *reply_link;   /* where the response goes */
+    rp_port *reply_port;   /* destination of the response on that link (NULL: link default) */
+    rp_port *dst;          /* destination on a shared link (NULL: link default) */
+    uint8_t net_dst;       /* interconnect: GPU the message is bound for (net.c routers) */
     rp_link *fwd;          /* held by an L1 TLB (tlb.c): the link it leaves on once translated */
     uint64_t q_row;        /* while queued in a DRAM controller: its row (rp_dram_map, once per request) */
-    uint32_t q_bank;       /* and bank */
     rp_time held_since;    /* an atomic an L2 holds until its recorded turn (cache.c "Compare-and-swap
                             * in the recorded order"): when it was first held, + 1; 0: never held */
-};
+} __attribute__((aligned(128)));
 
 /* Free list of messages so that the hot path never calls malloc. */
 typedef struct rp_msg_pool {
