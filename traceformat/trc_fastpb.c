@@ -112,29 +112,48 @@ static inline void *fb_take(fb_arena *a, size_t bytes)
 
 enum { K_U32, K_U64, K_S64, K_F64 };
 
-/* A packed field's elements decoded into a at its current end: their count
- * in *count and the array in *arr (NULL when empty); false when a varint is
- * cut off or too wide, or a runs out. */
-static bool packed(int kind, const uint8_t *p, size_t n, fb_arena *a, size_t *count, void **arr)
+/* Store element c of a packed field of this kind (a constant where inlined). */
+static inline __attribute__((always_inline)) bool put_elem(int kind, uint8_t *out, size_t c, uint64_t v)
 {
-    *count = 0;
-    *arr = NULL;
-    if (!n)
-        return true;
-    if (kind == K_F64) {
-        if (n % 8 || !(*arr = fb_take(a, n)))
+    switch (kind) {
+    case K_U32:
+        if (v >> 32)
             return false;
-        memcpy(*arr, p, n); /* little-endian host (top_decode) */
-        *count = n / 8;
+        ((uint32_t *)out)[c] = (uint32_t)v;
+        return true;
+    case K_U64:
+        ((uint64_t *)out)[c] = v;
+        return true;
+    default:
+        ((int64_t *)out)[c] = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
         return true;
     }
+}
+
+/* packed() for one integer kind (a constant where inlined): eight one-byte
+ * varints at a time while the next eight bytes are all below 0x80 (most
+ * elements are small: deltas, flags, sizes), else one varint, unrolled. */
+static inline __attribute__((always_inline)) bool packed_int(int kind, const uint8_t *p, size_t n, fb_arena *a,
+                                                             size_t *count, void **arr)
+{
     size_t esz = kind == K_U32 ? 4 : 8, room = (a->cap - a->at) / esz, c = 0;
     uint8_t *out = a->p + a->at;
     const uint8_t *q = p, *end = p + n;
     while (q < end) {
+        if (end - q >= 8 && room - c >= 8) {
+            uint64_t w;
+            memcpy(&w, q, 8);
+            if (!(w & 0x8080808080808080ull)) {
+                for (unsigned k = 0; k < 8; k++)
+                    put_elem(kind, out, c + k, q[k]); /* cannot fail: < 0x80 */
+                q += 8;
+                c += 8;
+                continue;
+            }
+        }
         uint64_t v = *q;
         if (v < 0x80) {
-            q++; /* most values: deltas, flags, sizes */
+            q++;
         } else if (end - q >= 10) {
             /* unrolled, no bounds check: each byte adds its 7 bits (the
              * continuation bit of the one before subtracted) */
@@ -157,26 +176,39 @@ static bool packed(int kind, const uint8_t *p, size_t n, fb_arena *a, size_t *co
         } else if (!rd_varint(&q, end, &v)) {
             return false;
         }
-        if (c == room)
+        if (c == room || !put_elem(kind, out, c, v))
             return false;
-        switch (kind) {
-        case K_U32:
-            if (v >> 32)
-                return false;
-            ((uint32_t *)out)[c] = (uint32_t)v;
-            break;
-        case K_U64:
-            ((uint64_t *)out)[c] = v;
-            break;
-        default:
-            ((int64_t *)out)[c] = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-        }
         c++;
     }
     *count = c;
     *arr = out;
     a->at += (c * esz + 7) & ~(size_t)7;
     return true;
+}
+
+/* A packed field's elements decoded into a at its current end: their count
+ * in *count and the array in *arr (NULL when empty); false when a varint is
+ * cut off or too wide, or a runs out. */
+static bool packed(int kind, const uint8_t *p, size_t n, fb_arena *a, size_t *count, void **arr)
+{
+    *count = 0;
+    *arr = NULL;
+    if (!n)
+        return true;
+    switch (kind) {
+    case K_F64:
+        if (n % 8 || !(*arr = fb_take(a, n)))
+            return false;
+        memcpy(*arr, p, n); /* little-endian host (top_decode) */
+        *count = n / 8;
+        return true;
+    case K_U32:
+        return packed_int(K_U32, p, n, a, count, arr);
+    case K_U64:
+        return packed_int(K_U64, p, n, a, count, arr);
+    default:
+        return packed_int(K_S64, p, n, a, count, arr);
+    }
 }
 
 /* ---- Wave ------------------------------------------------------------------ */
