@@ -1,7 +1,7 @@
 /*
  * gcn3-emu - run an unmodified HIP program on the GCN3 (gfx803) emulator.
  *
- *   gcn3-emu [--gpus N] [--threads T] [--record FILE] [--scratch-data] [--load-values full|hash] [--parallel-waits] [--timeout S] [--quiet] -- PROG ARGS...
+ *   gcn3-emu [--gpus N] [--threads T] [--record FILE] [--scratch-data] [--load-values full|hash] [--lds-values full|none] [--parallel-waits] [--timeout S] [--quiet] -- PROG ARGS...
  *
  * The launcher only sets up the environment: it finds our libamdhip64.so.5 in
  * ../lib/gcn3sim (installed) or ../lib (build tree) relative to its own
@@ -33,7 +33,7 @@
 #include "gcn3sim_version.h"
 
 static const char usage[] =
-    "usage: gcn3-emu [--gpus N] [--threads T] [--record FILE.gtrace] [--scratch-data] [--load-values full|hash] [--parallel-waits] [--quiet] -- PROG [ARGS...]\n"
+    "usage: gcn3-emu [--gpus N] [--threads T] [--record FILE.gtrace] [--scratch-data] [--load-values full|hash] [--lds-values full|none] [--parallel-waits] [--quiet] -- PROG [ARGS...]\n"
     "Run a HIP program built with hipcc --offload-arch=gfx803 on the GCN3 emulator.\n"
     "  --gpus N         number of emulated GPUs (1-16, default 1)\n"
     "  --threads T      emulator worker threads (default: online CPUs)\n"
@@ -52,6 +52,11 @@ static const char usage[] =
     "                   private, not an await's poll) record a 64-bit hash of their values\n"
     "                   instead: smaller traces, faster recording; a difference then names\n"
     "                   the instruction, not the lane\n"
+    "  --lds-values full|none\n"
+    "                   full (default): record the values of LDS loads and stores, the data\n"
+    "                   check compares the LDS loads; none: their addresses only (trace 2.3):\n"
+    "                   the same replay timing, much smaller traces of LDS-heavy kernels and\n"
+    "                   faster recording, but no check of LDS values\n"
     "  --parallel-waits run kernels whose workgroups may wait on each other (glc loads,\n"
     "                   returning atomics, s_sleep) on every thread too: faster, but their\n"
     "                   traces then depend on --threads; by default they run on one thread\n"
@@ -138,7 +143,7 @@ static void hugepages_env(void)
 
 int main(int argc, char **argv)
 {
-    const char *gpus = NULL, *threads = NULL, *record = NULL, *timeline = NULL, *load_values = NULL;
+    const char *gpus = NULL, *threads = NULL, *record = NULL, *timeline = NULL, *load_values = NULL, *lds_values = NULL;
     int quiet = 0, i = 1, timeout_s = 0, progress = -1, scratch_data = 0, parallel_waits = 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -162,7 +167,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--no-progress")) {
             progress = 0;
         } else if (!strcmp(a, "--gpus") || !strcmp(a, "--threads") || !strcmp(a, "--record") ||
-                   !strcmp(a, "--timeout") || !strcmp(a, "--timeline") || !strcmp(a, "--load-values")) {
+                   !strcmp(a, "--timeout") || !strcmp(a, "--timeline") || !strcmp(a, "--load-values") ||
+                   !strcmp(a, "--lds-values")) {
             if (i + 1 >= argc)
                 return bad_usage("%s needs a value", a);
             const char *v = argv[++i];
@@ -183,6 +189,10 @@ int main(int argc, char **argv)
                 if (strcmp(v, "full") && strcmp(v, "hash"))
                     return bad_usage("--load-values %s: expected full or hash", v);
                 load_values = v;
+            } else if (!strcmp(a, "--lds-values")) {
+                if (strcmp(v, "full") && strcmp(v, "none"))
+                    return bad_usage("--lds-values %s: expected full or none", v);
+                lds_values = v;
             } else {
                 record = v;
             }
@@ -247,6 +257,8 @@ int main(int argc, char **argv)
         setenv("GCN3EMU_PARALLEL_WAITS", "1", 1);
     if (load_values)
         setenv("GCN3EMU_LOAD_VALUES", load_values, 1);
+    if (lds_values)
+        setenv("GCN3EMU_LDS_VALUES", lds_values, 1);
     setenv("GCN3EMU_PROGRESS", progress == 1 || (progress < 0 && isatty(STDERR_FILENO)) ? "1" : "0", 1);
 
     /* Command line for the trace header: the program and its arguments. */

@@ -355,7 +355,9 @@ static bool issue_lds(rp_wave *w, const gcn_insn *in, const trc_mem_op *op, rp_a
     cu->lds_busy = start + c * cyc;
     a->done = cu->lds_busy + rp_lat_ps(cfg->lds_latency, x->clk);
     RP_HOOK_FIRE(x->hooks, RP_HOOK_ACCESS_ISSUE, start, cu->gpu, cu->id, a, NULL, x->owner);
-    if (lds_checked_op(oi) && (op->load_data || op->store_data || a->hashed))
+    /* an await's poll is performed without values too: a trace recorded
+     * without LDS values (2.3) lets it end as recorded (perform.c) */
+    if (lds_checked_op(oi) && (op->load_data || op->store_data || a->hashed || a->poll))
         x->perform(x->owner, a, n >= 64 ? ~0ull : (1ull << n) - 1);
     else
         rp_ctx_chk(x)->lds_unchecked++;

@@ -332,6 +332,7 @@ struct rp_sim {
     /* unified memory (um.c): um_on when um.policy places governed memory
      * other than at home, um_moves when it moves pages (um is built then) */
     bool um_on, um_moves;
+    bool lds_omitted; /* the trace holds no LDS values (header, trace 2.3: gcn3-emu --lds-values none) */
     int um_pol;               /* RP_UM_* of um.policy */
     rp_um um;
     /* D-MGPU placement */

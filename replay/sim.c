@@ -634,6 +634,7 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
         return -1;
     /* the instruction table is the trace's target's (trace header) */
     const char *isa = trc_reader_header(rd)->isa_target;
+    s->lds_omitted = trc_reader_header(rd)->lds_values_omitted != 0;
     s->target = gcn_target_find(isa);
     if (!s->target) {
         char pi[80]; /* the header is the trace's: printed escaped (a name may hold anything) */
@@ -1277,6 +1278,9 @@ void rp_sim_report(rp_sim *s, FILE *f)
         fprintf(f, "not checked: %llu loads whose values the trace does not hold (private memory, recorded without "
                    "gcn3-emu --scratch-data)\n",
                 (unsigned long long)c->loads_unrecorded);
+    if (s->lds_omitted)
+        fprintf(f, "not checked: the LDS (the trace was recorded with gcn3-emu --lds-values none: its LDS accesses "
+                   "hold addresses, no values, and count as unchecked; an await polling the LDS ends as recorded)\n");
     if (c->load_order || c->load_adopted || c->d2h_order || c->d2h_adopted)
         fprintf(f,
                 "explained differences (not mismatches): %llu order-dependent loads (another wave of the kernel, "
@@ -1554,6 +1558,8 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     json_object_set_new(chk, "lds_checked", json_integer((json_int_t)c->lds_checked));
     json_object_set_new(chk, "lds_mismatches", json_integer((json_int_t)c->lds_mismatches));
     json_object_set_new(chk, "lds_unchecked", json_integer((json_int_t)c->lds_unchecked));
+    if (s->lds_omitted) /* only for traces recorded without LDS values (2.3): other outputs stay as they were */
+        json_object_set_new(chk, "lds_values_recorded", json_false());
     json_object_set_new(chk, "d2h_checked", json_integer((json_int_t)c->d2h_checked));
     json_object_set_new(chk, "d2h_mismatches", json_integer((json_int_t)c->d2h_mismatches));
     json_object_set_new(chk, "walk_errors", json_integer((json_int_t)c->walk_errors));

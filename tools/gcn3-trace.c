@@ -483,7 +483,8 @@ static int cmd_info(trc_reader *r, const char *path, const opts *o)
         json_str(f, h->producer_version);
         fprintf(f, ",\n  \"isa_target\": ");
         json_str(f, h->isa_target);
-        fprintf(f, ",\n  \"device_count\": %u,\n  \"command_line\": ", h->device_count);
+        fprintf(f, ",\n  \"device_count\": %u,\n  \"lds_values\": \"%s\",\n  \"command_line\": ", h->device_count,
+                h->lds_values_omitted ? "none" : "full");
         json_str(f, h->command_line);
         fprintf(f, ",\n  \"code_objects\": [");
         for (size_t i = 0; i < nco; i++) {
@@ -543,7 +544,10 @@ static int cmd_info(trc_reader *r, const char *path, const opts *o)
     text_str(f, h->producer_version, 32);
     printf("\nisa target   ");
     text_str(f, h->isa_target, 64);
-    printf("\ndevices      %u\ncommand line ", h->device_count);
+    printf("\ndevices      %u\n", h->device_count);
+    if (h->lds_values_omitted)
+        printf("lds values   none recorded (gcn3-emu --lds-values none: LDS accesses hold addresses only)\n");
+    printf("command line ");
     text_str(f, h->command_line, sizeof h->command_line);
     printf("\ncode objects %zu:", nco);
     for (size_t i = 0; i < nco; i++) {

@@ -41,10 +41,10 @@ extern "C" {
 #endif
 
 /* The format this build writes. It reads every 1.x and 2.x up to this one
- * (2.0 = 1.4 + wave segments, 2.1 = 2.0 + managed allocations,
- * docs/trace-format.md Sec. 5). */
+ * (2.0 = 1.4 + wave segments, 2.1 = 2.0 + managed allocations, 2.2 = 2.1 +
+ * hashed loads, 2.3 = 2.2 + LDS values left out, docs/trace-format.md Sec. 5). */
 #define TRC_FORMAT_MAJOR 2
-#define TRC_FORMAT_MINOR 2
+#define TRC_FORMAT_MINOR 3
 /* The oldest major version this build reads. */
 #define TRC_FORMAT_MAJOR_OLDEST 1
 
@@ -57,6 +57,9 @@ typedef struct trc_header_info {
     uint32_t device_count;  /* GPUs the emulator exposed */
     char command_line[1024];
     uint32_t format_major, format_minor; /* filled by the reader */
+    /* 2.3: 1 when no LDS op carries data values (gcn3-emu --lds-values none,
+     * trc_wg_rec_lds_data); 0 in older traces */
+    uint32_t lds_values_omitted;
 } trc_header_info;
 
 typedef enum trc_mem_kind {
@@ -282,6 +285,14 @@ void trc_wg_rec_stream(trc_wg_rec *g, trc_writer *w);
  * memory does not need them; they are most of an -O0 program's data. Call
  * after trc_wg_rec_begin. */
 void trc_wg_rec_scratch_data(trc_wg_rec *g, int keep);
+/* Format 2.3: whether the data values of LDS (TRC_MO_LDS) memory ops are
+ * recorded (1, what trc_wg_rec_begin sets) or left out (0: their load_len and
+ * store_len are 0 and they are never hashed; gcn3-emu --lds-values none,
+ * docs/trace-format.md Sec. 3.5). The LDS is private to a workgroup, so the
+ * replay's timing does not depend on its values; it loses the check of LDS
+ * loads. The trace's header must say so (trc_header_info.lds_values_omitted).
+ * Call after trc_wg_rec_begin. */
+void trc_wg_rec_lds_data(trc_wg_rec *g, int keep);
 /* Format 2.2: whether plain loads keep their values (0, what
  * trc_wg_rec_begin sets) or carry only a 64-bit hash of them (1:
  * gcn3-emu --load-values=hash; docs/trace-format.md Sec. 3.5 "Hashed loads").

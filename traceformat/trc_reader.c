@@ -667,6 +667,7 @@ trc_reader *trc_reader_open(const char *path, char *err, size_t errlen)
     copy_str(r->hdr.isa_target, sizeof r->hdr.isa_target, hm->isa_target);
     copy_str(r->hdr.command_line, sizeof r->hdr.command_line, hm->command_line);
     r->hdr.device_count = hm->device_count;
+    r->hdr.lds_values_omitted = hm->lds_values_omitted;
     r->hdr.format_major = major;
     r->hdr.format_minor = minor;
 

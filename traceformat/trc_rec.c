@@ -69,6 +69,7 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
     memcpy(g->wg_id, wg_id, sizeof g->wg_id);
     g->wr = NULL;
     g->no_scratch_data = 0;
+    g->no_lds_data = 0;
     g->hash_loads = 0;
     g->segs.n = 0;
     g->bad = 0;
@@ -108,6 +109,7 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
 }
 
 void trc_wg_rec_scratch_data(trc_wg_rec *g, int keep) { g->no_scratch_data = !keep; }
+void trc_wg_rec_lds_data(trc_wg_rec *g, int keep) { g->no_lds_data = !keep; }
 void trc_wg_rec_hash_loads(trc_wg_rec *g, int on) { g->hash_loads = on != 0; }
 
 uint64_t trc_load_hash(const void *data, size_t n)
@@ -336,6 +338,8 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
     }
     if ((flags & TRC_MO_SCRATCH) && g->no_scratch_data)
         load_data = store_data = NULL; /* private memory: addresses only */
+    if ((flags & TRC_MO_LDS) && g->no_lds_data)
+        load_data = store_data = NULL; /* --lds-values none: addresses only */
     uint64_t buf[64];
     const uint64_t *a;
     uint32_t n;

@@ -361,6 +361,7 @@ trc_writer *trc_writer_open_ex(const char *path, const trc_header_info *h, int b
     m.isa_target = isa;
     m.device_count = h->device_count;
     m.command_line = cmd;
+    m.lds_values_omitted = h->lds_values_omitted != 0;
 
     if (write_all(w, fh, sizeof fh) < 0 ||
         write_msg(w, TRC_CHUNK_HEADER, &m.base, &w->header_off) < 0 || flush_wbuf(w) < 0) {

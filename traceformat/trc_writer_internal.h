@@ -136,6 +136,7 @@ struct trc_wg_rec {
     trc_writer *wr;
     size_t seg_rec_lim, seg_dat_lim;
     int no_scratch_data;          /* trc_wg_rec_scratch_data(g, 0) */
+    int no_lds_data;              /* trc_wg_rec_lds_data(g, 0) */
     int hash_loads;               /* trc_wg_rec_hash_loads(g, 1): mflags carry TRC_REC_KEEP_VALUES */
     segv segs;                    /* spilled so far, in spill order */
     u8v se_rec, se_dat, sz_rec, sz_dat; /* segment encoding / compression scratch */

@@ -59,6 +59,10 @@ typedef struct gcn_machine_config {
      * (GCN3EMU_LOAD_VALUES=hash, gcn3-emu --load-values hash; trace format
      * 2.2), see trc_wg_rec_hash_loads */
     int hash_loads;
+    /* 1: LDS loads and stores record their addresses only, no values
+     * (GCN3EMU_LDS_VALUES=none, gcn3-emu --lds-values none; trace format 2.3,
+     * whose header must then say so), see trc_wg_rec_lds_data; 0: values too */
+    int no_lds_values;
     /* 1: kernels that may wait on other workgroups (gcn_program_sync_reasons)
      * run on every worker too (GCN3EMU_PARALLEL_WAITS=1, gcn3-emu
      * --parallel-waits): faster, but their interleaving and so their traces

@@ -248,6 +248,7 @@ static gcn_wg_slot *slot_start(sched *s, uint32_t wg_lin)
         trc_wg_rec_stream(g->rec, job->m->cfg.trace); /* long waves stream out in segments */
         trc_wg_rec_scratch_data(g->rec, job->m->cfg.scratch_data);
         trc_wg_rec_hash_loads(g->rec, job->m->cfg.hash_loads);
+        trc_wg_rec_lds_data(g->rec, !job->m->cfg.no_lds_values);
     }
     /* gcn_wave_init_state places waves in the worker's storage: point it at the slot's */
     uint32_t(*save_v)[GCN_WAVE_LANES] = wk->vgprs;

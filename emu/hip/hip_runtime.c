@@ -155,6 +155,12 @@ static void do_init(void)
     const char *q = getenv("GCN3EMU_QUIET");
     rt.quiet = q && *q && strcmp(q, "0") != 0;
     hip_tl_open(getenv("GCN3EMU_TIMELINE"));
+    const char *ldv = getenv("GCN3EMU_LDS_VALUES");
+    if (ldv && *ldv && strcmp(ldv, "full") && strcmp(ldv, "none")) {
+        snprintf(rt.init_error, sizeof rt.init_error, "GCN3EMU_LDS_VALUES=%s: expected full or none", ldv);
+        goto fail;
+    }
+    int lds_none = ldv && !strcmp(ldv, "none");
     const char *rec = getenv("GCN3EMU_RECORD");
     if (rec && *rec) {
         rt.trace_path = strdup(rec);
@@ -167,6 +173,7 @@ static void do_init(void)
         snprintf(h.isa_target, sizeof h.isa_target, "amdgcn-amd-amdhsa--gfx803");
         h.device_count = gpus;
         read_cmdline(h.command_line, sizeof h.command_line);
+        h.lds_values_omitted = (uint32_t)lds_none;
         char err[512] = "";
         rt.trace = trc_writer_open(rec, &h, err, sizeof err);
         if (!rt.trace) {
@@ -188,6 +195,7 @@ static void do_init(void)
         goto fail;
     }
     cfg.hash_loads = lv && !strcmp(lv, "hash");
+    cfg.no_lds_values = lds_none;
     const char *pw = getenv("GCN3EMU_PARALLEL_WAITS");
     cfg.parallel_waits = pw && *pw && strcmp(pw, "0") != 0;
     cfg.progress_tty = isatty(STDERR_FILENO);

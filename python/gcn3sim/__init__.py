@@ -220,6 +220,8 @@ class Trace:
         self.header = {
             "producer": h.producer, "producer_version": h.producer_version, "isa_target": h.isa_target,
             "device_count": h.device_count, "command_line": h.command_line, "format": self.format,
+            # format 2.3: True when no LDS access carries values (gcn3-emu --lds-values none)
+            "lds_values_omitted": bool(h.lds_values_omitted),
         }
         self.events = [self._event(i, off) for i, off in enumerate(ix.event_offset)]
         launches = {e["kernel_id"]: e for e in self.events if e["kind"] == "launch"}

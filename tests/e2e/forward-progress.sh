@@ -133,6 +133,18 @@ for mode in producer lds; do
     else bad "$mode replay $topo (exit $rc): loads $lm atomics $am lds $dm d2h $hm walk $we spins ${sp:-?} $(why "$OUT/aw-$mode-$topo.err")"; fi
   done
 done
+# An LDS wait recorded without LDS values (gcn3-emu --lds-values none, trace 2.3): the replay
+# has no flag value to poll, so the wait ends as recorded: same kernel time, no give-ups.
+timeout 120 "$EMU" --quiet --threads 1 --lds-values none --record "$OUT/aw-ldsnone.gtrace" -- "$BIN" lds \
+  >"$OUT/aw-rec.out" 2>"$OUT/aw-rec.err" || bad "lds record --lds-values none: $(why "$OUT/aw-rec.err" "$OUT/aw-rec.out")"
+timeout 120 "$REPLAY" --topo r9nano --stats "$OUT/aw-ldsnone.json" "$OUT/aw-ldsnone.gtrace" >"$OUT/aw-ldsnone.out" 2>"$OUT/aw-ldsnone.err"
+rc=$?
+sp=$(jget "$OUT/aw-ldsnone.json" spin_iterations); gu=$(jget "$OUT/aw-ldsnone.json" await_give_ups)
+c0=$(awk '$1 == "0" {print $4}' "$OUT/aw-lds-r9nano.out"); c1=$(awk '$1 == "0" {print $4}' "$OUT/aw-ldsnone.out")
+if [ $rc = 0 ] && [ "${sp:-0}" -gt 0 ] && [ "${gu:-1}" = 0 ] && [ -n "$c0" ] && [ "$c0" = "$c1" ] &&
+   grep -q "^not checked: the LDS" "$OUT/aw-ldsnone.out"; then
+  ok "lds wait without LDS values: ends as recorded ($sp wait iterations polled, 0 give-ups, $c1 cycles as with values)"
+else bad "lds wait --lds-values none (exit $rc): spins ${sp:-?} give-ups ${gu:-?} cycles ${c1:-?} vs ${c0:-?} $(why "$OUT/aw-ldsnone.err")"; fi
 s1=$(jget "$OUT/aw-producer-r9nano.json" spin_iterations); s4=$(jget "$OUT/aw-producer-u-mgpu.json" spin_iterations)
 c1=$(jget "$OUT/aw-producer-r9nano.json" wait_cycles); c4=$(jget "$OUT/aw-producer-u-mgpu.json" wait_cycles)
 if [ "${s1:-0}" -gt 0 ] && [ "${s4:-0}" -gt "${s1:-0}" ] && [ "${c1:-0}" -gt 0 ] && [ "${c4:-0}" -gt "${c1:-0}" ]; then

@@ -105,5 +105,47 @@ PY
     pass=$((pass+1)); echo "  ok   GCN3EMU_LOAD_VALUES=fast refused (exit $rc)"
   else fail=$((fail+1)); echo "  FAIL GCN3EMU_LOAD_VALUES=fast: exit $rc: $(head -n 2 "$OUT/lv-env.err" | tr '\n' ' ')"; fi
 else fail=$((fail+1)); echo "  FAIL $bin or $REPLAY is not built"; fi
+echo "== --lds-values none: LDS accesses record their addresses only (trace 2.3, issue 16 scope 3)"
+bin=$BUILD/bench/reduction
+if [ -x "$bin" ] && [ -x "$REPLAY" ]; then
+  "$EMU" --quiet --threads 2 --record "$OUT/red-lfull.gtrace" -- "$bin" >/dev/null 2>&1 &&
+  "$EMU" --quiet --threads 2 --lds-values none --record "$OUT/red-lnone.gtrace" -- "$bin" >/dev/null 2>&1 &&
+  "$TRACE" verify "$OUT/red-lnone.gtrace" >"$OUT/red-lnone.verify" 2>&1 &&
+  "$TRACE" info "$OUT/red-lnone.gtrace" >"$OUT/red-lnone.info" 2>&1 &&
+  "$REPLAY" --topo r9nano --stats "$OUT/red-lfull.json" "$OUT/red-lfull.gtrace" >"$OUT/red-lfull.txt" 2>&1 &&
+  "$REPLAY" --topo r9nano --stats "$OUT/red-lnone.json" "$OUT/red-lnone.gtrace" >"$OUT/red-lnone.txt" 2>&1
+  rc=$?
+  res=$(python3 - "$OUT/red-lfull.gtrace" "$OUT/red-lnone.gtrace" "$OUT/red-lfull.json" "$OUT/red-lnone.json" <<'PY'
+import json, os, sys
+full, none = os.path.getsize(sys.argv[1]), os.path.getsize(sys.argv[2])
+a, b = (json.load(open(p)) for p in sys.argv[3:5])
+ca, cb = a["check"], b["check"]
+t = lambda j: sum(k["end_ps"] - k["start_ps"] for k in j["kernels"])
+# the same timing (the LDS's values never steer it), the global loads checked alike, the LDS not at all
+ok = none < 0.7 * full and t(a) == t(b) and a["kernels"] == b["kernels"]
+ok = ok and "lds_values_recorded" not in ca and cb.get("lds_values_recorded") is False
+ok = ok and ca["lds_checked"] > 0 and cb["lds_checked"] == 0 and cb["lds_unchecked"] > 0
+ok = ok and ca["loads_checked"] == cb["loads_checked"] and cb["load_mismatches"] == 0 and cb["d2h_mismatches"] == 0
+print("trace %d bytes without LDS values, %d with; same kernels (%d ps); %d LDS loads checked with values, "
+      "%d LDS accesses unchecked without" % (none, full, t(b), ca["lds_checked"], cb["lds_unchecked"]))
+sys.exit(0 if ok else 1)
+PY
+  )
+  prc=$?
+  if [ $rc = 0 ] && [ $prc = 0 ] && [ -n "$res" ] && grep -q "^not checked: the LDS" "$OUT/red-lnone.txt" &&
+     ! grep -q "^not checked: the LDS" "$OUT/red-lfull.txt" && grep -q "^lds values   none recorded" "$OUT/red-lnone.info"; then
+    pass=$((pass+1)); echo "  ok   reduction: $res"
+  else fail=$((fail+1)); echo "  FAIL reduction --lds-values none: ${res:-record, verify or replay failed (exit $rc): $(tail -n 2 "$OUT/red-lnone.txt" "$OUT/red-lnone.verify" 2>/dev/null | tr '\n' ' ')}"; fi
+  "$EMU" --lds-values hash -- "$bin" >"$OUT/ldv-bad.out" 2>"$OUT/ldv-bad.err"
+  rc=$?
+  if [ $rc = 2 ] && head -n 1 "$OUT/ldv-bad.err" | grep -q "expected full or none" && ! grep -q PASS "$OUT/ldv-bad.out"; then
+    pass=$((pass+1)); echo "  ok   --lds-values hash refused: $(head -n 1 "$OUT/ldv-bad.err")"
+  else fail=$((fail+1)); echo "  FAIL --lds-values hash: exit $rc: $(head -n 2 "$OUT/ldv-bad.err" | tr '\n' ' ')"; fi
+  GCN3EMU_LDS_VALUES=some "$EMU" -- "$bin" >"$OUT/ldv-env.out" 2>"$OUT/ldv-env.err"
+  rc=$?
+  if [ $rc != 0 ] && grep -q "GCN3EMU_LDS_VALUES=some: expected full or none" "$OUT/ldv-env.err"; then
+    pass=$((pass+1)); echo "  ok   GCN3EMU_LDS_VALUES=some refused (exit $rc)"
+  else fail=$((fail+1)); echo "  FAIL GCN3EMU_LDS_VALUES=some: exit $rc: $(head -n 2 "$OUT/ldv-env.err" | tr '\n' ' ')"; fi
+else fail=$((fail+1)); echo "  FAIL $bin or $REPLAY is not built"; fi
 echo "isa-opt: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -699,6 +699,71 @@ static void test_managed(void **state)
     }
 }
 
+/* Format 2.3, gcn3-emu --lds-values none: a recorder told to leave out LDS
+ * values (trc_wg_rec_lds_data(g, 0)) keeps the LDS ops' addresses and the
+ * other ops' values, and the header says so; a default header says 0. */
+static void test_lds_values(void **state)
+{
+    (void)state;
+    char err[512];
+    for (int omit = 0; omit < 2; omit++) {
+        trc_header_info h;
+        fill_header(&h);
+        h.lds_values_omitted = (uint32_t)omit;
+        trc_writer *w = trc_writer_open(path, &h, err, sizeof err);
+        assert_non_null(w);
+        trc_launch l = mk_launch(0);
+        assert_int_equal(trc_writer_begin_kernel(w, &l), 0);
+        trc_wg_rec *g = trc_wg_rec_create();
+        uint32_t id[3] = {0, 0, 0};
+        trc_wg_rec_begin(g, l.kernel_id, id, 1);
+        trc_wg_rec_lds_data(g, !omit);
+        uint64_t addr[64];
+        uint32_t vals[64];
+        for (int i = 0; i < 64; i++) {
+            addr[i] = 4u * (unsigned)i;
+            vals[i] = 0x1000u + (unsigned)i;
+        }
+        trc_rec_mem(g, 0, TRC_MO_STORE | TRC_MO_LDS, 4, ~0ull, addr, NULL, vals);
+        trc_rec_mem(g, 0, TRC_MO_LOAD | TRC_MO_LDS, 4, 0xffull, addr, vals, NULL);
+        for (int i = 0; i < 64; i++) addr[i] = 0x7f0000000000ull + 4u * (unsigned)i;
+        trc_rec_mem(g, 0, TRC_MO_STORE, 4, ~0ull, addr, NULL, vals);
+        trc_rec_wave_end(g, 0, 10);
+        assert_int_equal(trc_wg_commit(w, g), 0);
+        trc_wg_rec_destroy(g);
+        assert_int_equal(trc_writer_end_kernel(w, l.kernel_id), 0);
+        if (trc_writer_close(w) != 0) fail_msg("close: %s", trc_writer_error(w));
+        trc_writer_destroy(w);
+
+        trc_reader *r = trc_reader_open(path, err, sizeof err);
+        if (!r) fail_msg("%s", err);
+        assert_int_equal(trc_reader_header(r)->lds_values_omitted, (uint32_t)omit);
+        assert_int_equal(trc_reader_header(r)->format_minor, TRC_WRITE_FORMAT_MINOR);
+        trc_wg *wg = trc_reader_load_wg(r, 0, 0, err, sizeof err);
+        if (!wg) fail_msg("%s", err);
+        assert_int_equal(wg->n_waves, 1);
+        const trc_wave *v = &wg->waves[0];
+        assert_int_equal(v->n_mem, 3);
+        /* addresses always; LDS values only when kept; the global store's always */
+        assert_int_equal(trc_mo_addr(&v->mem[0], 63), 252);
+        assert_int_equal(trc_mo_addr(&v->mem[1], 7), 28);
+        if (omit) {
+            assert_null(v->mem[0].store_data);
+            assert_null(v->mem[1].load_data);
+            assert_int_equal(v->mem[1].load_hash, 0);
+        } else {
+            assert_non_null(v->mem[0].store_data);
+            assert_memory_equal(v->mem[0].store_data, vals, sizeof vals);
+            assert_non_null(v->mem[1].load_data);
+            assert_memory_equal(v->mem[1].load_data, vals, 8 * 4);
+        }
+        assert_non_null(v->mem[2].store_data);
+        assert_memory_equal(v->mem[2].store_data, vals, sizeof vals);
+        trc_wg_free(wg);
+        trc_reader_close(r);
+    }
+}
+
 static void test_misuse(void **state)
 {
     (void)state;
@@ -875,6 +940,7 @@ int main(void)
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_stream_wait),
         cmocka_unit_test(test_managed),
+        cmocka_unit_test(test_lds_values),
         cmocka_unit_test(test_frame_cache),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

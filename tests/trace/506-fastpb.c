@@ -77,7 +77,8 @@ static void test_golden_files(void **state)
 {
     (void)state;
     static const char *names[] = {"golden-1.0.gtrace", "golden-1.1.gtrace", "golden-1.2.gtrace", "golden-1.3.gtrace",
-                                  "golden-1.4.gtrace", "golden-2.0.gtrace", "golden-2.1.gtrace", "golden-2.2.gtrace"};
+                                  "golden-1.4.gtrace", "golden-2.0.gtrace", "golden-2.1.gtrace", "golden-2.2.gtrace",
+                                  "golden-2.3.gtrace"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         uint64_t a = content(golden(names[i]), 1), b = content(golden(names[i]), 0);
         if (a != b)
@@ -355,7 +356,7 @@ static void test_left_to_protobuf_c(void **state)
 static void test_compact_strided(void **state)
 {
     (void)state;
-    static const char *names[] = {"golden-1.0.gtrace", "golden-2.0.gtrace", "golden-2.2.gtrace"};
+    static const char *names[] = {"golden-1.0.gtrace", "golden-2.0.gtrace", "golden-2.2.gtrace", "golden-2.3.gtrace"};
     for (size_t f = 0; f < sizeof names / sizeof *names; f++) {
         char err[512];
         trc_reader *full = trc_reader_open(golden(names[f]), err, sizeof err);

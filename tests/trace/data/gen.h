@@ -340,6 +340,9 @@ static inline uint64_t gen_content_hash(trc_reader *r, size_t nco, size_t ne, si
     h = gen_fnv(h, hd->isa_target, strlen(hd->isa_target));
     h = gen_fnv(h, hd->command_line, strlen(hd->command_line));
     GEN_H(h, hd->device_count);
+    /* format 2.3's LDS values left out, hashed only when set: older files'
+     * content hashes are what they were */
+    if (hd->lds_values_omitted) GEN_H(h, hd->lds_values_omitted);
     for (size_t i = 0; i < trc_reader_n_code_objects(r) && i < nco; i++) {
         size_t len;
         const uint8_t *b = trc_reader_code_object(r, i, &len);
