@@ -109,6 +109,7 @@ def metric_dirs(w):
         ("emu", "minstr_per_s_nthr"): +1,
         ("emu", "record_overhead"): -1,
         ("emu", "record_overhead_hash"): -1,
+        ("emu", "record_overhead_lean"): -1,
         ("emu", "peak_rss_mib"): -1,
         ("emu", "peak_rss_mib_record"): -1,
         ("trace", "bytes_per_instr"): -1,
@@ -207,7 +208,7 @@ class Bench:
         self.par_threads = parallel_threads(a.parallel_threads)
         self.failures = []  # parallel-replay failures (the workload's other results stay)
 
-    def emu_run(self, prog, args, threads, record=None, gpus=1, tag="run", load_values=None):
+    def emu_run(self, prog, args, threads, record=None, gpus=1, tag="run", load_values=None, lds_values=None):
         cmd = [self.emu, "--threads", str(threads)]
         if gpus != 1:
             cmd += ["--gpus", str(gpus)]
@@ -215,6 +216,8 @@ class Bench:
             cmd += ["--record", record]
         if load_values:
             cmd += ["--load-values", load_values]
+        if lds_values:
+            cmd += ["--lds-values", lds_values]
         cmd += ["--", os.path.join(self.build, "bench", prog)] + args
         base = os.path.join(self.work, f"{prog}-{tag}")
         st, wall, rss, out, err = run(cmd, base + ".out", base + ".err")
@@ -224,8 +227,8 @@ class Bench:
         n, ksec = kernel_sums(err)
         return {"wall": wall, "rss": rss, "instr": n, "ksec": ksec, "out": out.strip()}
 
-    def best(self, prog, args, threads, record=None, tag="run", load_values=None):
-        runs = [self.emu_run(prog, args, threads, record, tag=tag, load_values=load_values)
+    def best(self, prog, args, threads, record=None, tag="run", load_values=None, lds_values=None):
+        runs = [self.emu_run(prog, args, threads, record, tag=tag, load_values=load_values, lds_values=lds_values)
                 for _ in range(self.a.repeat)]
         return {"wall": min(r["wall"] for r in runs), "ksec": min(r["ksec"] for r in runs),
                 "rss": max(r["rss"] for r in runs), "instr": runs[-1]["instr"], "out": runs[-1]["out"]}
@@ -431,6 +434,12 @@ class Bench:
         erh = self.best(prog, a1, self.nthr, record=t1h, tag="rech", load_values="hash")
         size_h = self.trace_info(t1h)[0]
         os.unlink(t1h)
+        # leanest: hashed loads and no LDS values (--lds-values none, trace 2.3)
+        t1l = os.path.join(self.work, f"{prog}.1gpu-lean.gtrace")
+        log(f"{prog}: emulation, {self.nthr} threads, recording with --load-values hash --lds-values none")
+        erl = self.best(prog, a1, self.nthr, record=t1l, tag="recl", load_values="hash", lds_values="none")
+        size_l = self.trace_info(t1l)[0]
+        os.unlink(t1l)
         n = e1["instr"]
         r["output"] = e1["out"]
         r["wavefront_instructions"] = n
@@ -447,6 +456,8 @@ class Bench:
             "record_overhead": round(er["wall"] / en["wall"], 2),
             "wall_s_nthr_record_hash": round(erh["wall"], 3),
             "record_overhead_hash": round(erh["wall"] / en["wall"], 2),
+            "wall_s_nthr_record_lean": round(erl["wall"], 3),
+            "record_overhead_lean": round(erl["wall"] / en["wall"], 2),
             "peak_rss_mib": round(en["rss"], 1),
             "peak_rss_mib_record": round(er["rss"], 1),
         }
@@ -460,6 +471,7 @@ class Bench:
             "bytes_per_instr_no_data": round((size - data) / n, 3) if n else None,
             "record_bytes_per_instr": round(rec / n, 3) if n else None,
             "bytes_hash": size_h,
+            "bytes_lean": size_l,
         }
         r["replay"] = {}
         log(f"{prog}: replay r9nano ({n} wavefront instructions)")
@@ -768,28 +780,32 @@ def markdown(res, regs, changes, prev_name):
     L.append("Kernel seconds are summed over gcn3-emu's per-kernel lines (host code excluded); rates in "
              "M wavefront-instructions/s. Recording overhead = program wall time with `--record` / without "
              f"({res['threads']} threads; includes compressing and writing the trace); hashed: recorded with "
-             "`--load-values hash` (a 64-bit hash per plain load instead of its values). Trace sizes from "
+             "`--load-values hash` (a 64-bit hash per plain load instead of its values); lean: with "
+             "`--load-values hash --lds-values none` (LDS accesses without values: no LDS check). Trace sizes from "
              "`gcn3-trace info --json`: B/instr = the whole file; no data = the file less the load/store "
              "data stream; wave records = the per-wavefront records alone (paths, EXEC, addresses). Peak "
              "memory: ru_maxrss of the emulated program (of mgpu-replay below), through GNU time (results "
              "before 2026-11-28 read about 37 MiB for every small program: the bench script's own size).")
     L.append("")
     L.append(f"| workload | wavefront instr | M instr/s 1 thr | M instr/s {res['threads']} thr | scaling | "
-             f"wall s | wall s + record | record overhead | record overhead hashed | trace MB | trace MB hashed | "
-             "B/instr | B/instr no data | B/instr wave records | peak MiB | peak MiB record |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+             f"wall s | wall s + record | record overhead | record overhead hashed | record overhead lean | trace MB | "
+             "trace MB hashed | trace MB lean | B/instr | B/instr no data | B/instr wave records | peak MiB | "
+             "peak MiB record |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, w in res["workloads"].items():
         if "error" in w:
-            L.append(f"| {name} | error: {w['error'][:160]} |" + " |" * 14)
+            L.append(f"| {name} | error: {w['error'][:160]} |" + " |" * 16)
             continue
         e, t = w["emu"], w["trace"]
-        th = t.get("bytes_hash")
+        th, tl = t.get("bytes_hash"), t.get("bytes_lean")
         L.append(f"| {name} | {w['wavefront_instructions']} | {fmt(e['minstr_per_s_1thr'], '{:.1f}')} | "
                  f"{fmt(e['minstr_per_s_nthr'], '{:.1f}')} | {fmt(e['scaling'])}x | {e['wall_s_nthr']:.3f} | "
                  f"{e['wall_s_nthr_record']:.3f} | {fmt(e['record_overhead'])}x | "
                  f"{fmt(e.get('record_overhead_hash'))}{'x' if e.get('record_overhead_hash') else ''} | "
+                 f"{fmt(e.get('record_overhead_lean'))}{'x' if e.get('record_overhead_lean') else ''} | "
                  f"{t['bytes'] / 1e6:.1f} | "
                  f"{fmt(th / 1e6 if th is not None else None, '{:.1f}')} | "
+                 f"{fmt(tl / 1e6 if tl is not None else None, '{:.1f}')} | "
                  f"{fmt(t['bytes_per_instr'])} | {fmt(t['bytes_per_instr_no_data'])} | "
                  f"{fmt(t['record_bytes_per_instr'], '{:.3f}')} | "
                  f"{e['peak_rss_mib']:.0f} | {e['peak_rss_mib_record']:.0f} |")
