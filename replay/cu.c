@@ -214,12 +214,6 @@ static void lds_done(rp_event *ev, rp_engine *e)
         rp_engine_schedule(e, ev, cu->lds_head->done);
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* Bank-conflict cycles of an LDS access (GCN3 ISA manual Sec. 11: 32 banks
  * of 4 bytes; a wavefront's access is processed in halves of 32 lanes, lanes
  * 0-31 then 32-63): per half with an active lane, the largest number of
@@ -255,36 +249,26 @@ static uint32_t lds_cycles(const trc_mem_op *op, const rp_access *a, uint32_t ba
          * (32 banks): no 64-bit division per dword */
         uint64_t bmask = (nb & (nb - 1)) == 0 ? nb - 1 : 0;
         memset(cnt, 0, nb * sizeof cnt[0]);
-        if (nd <= 64) {
-            /* the usual 32-64 dwords: distinct ones found with a small hash
-             * set (equal dwords are broadcast: counted once) */
-            uint64_t hv[128];
-            uint8_t used[128];
-            memset(used, 0, sizeof used);
-            for (uint32_t i = 0; i < nd; i++) {
-                uint64_t x = dw[i];
-                uint32_t h = (uint32_t)(x * 0x9e3779b97f4a7c15ull >> 57);
-                while (used[h] && hv[h] != x)
-                    h = (h + 1) & 127;
-                if (used[h])
-                    continue; /* broadcast */
-                used[h] = 1;
-                hv[h] = x;
-                nu++;
-                uint32_t b = (uint32_t)(bmask ? x & bmask : x % nb);
-                if (++cnt[b] > worst)
-                    worst = cnt[b];
-            }
-        } else {
-            qsort(dw, nd, sizeof dw[0], cmp_u64);
-            for (uint32_t i = 0; i < nd; i++) {
-                if (i && dw[i] == dw[i - 1])
-                    continue; /* broadcast */
-                nu++;
-                uint32_t b = (uint32_t)(bmask ? dw[i] & bmask : dw[i] % nb);
-                if (++cnt[b] > worst)
-                    worst = cnt[b];
-            }
+        /* distinct dwords (equal ones are broadcast: counted once) found
+         * with a hash set at most half full: nd <= 256 (32 lanes, two
+         * elements of up to four dwords) */
+        uint64_t hv[512];
+        uint8_t used[512];
+        uint32_t hbits = nd <= 64 ? 7 : 9, hmask = (1u << hbits) - 1;
+        memset(used, 0, (size_t)hmask + 1);
+        for (uint32_t i = 0; i < nd; i++) {
+            uint64_t x = dw[i];
+            uint32_t h = (uint32_t)(x * 0x9e3779b97f4a7c15ull >> (64 - hbits));
+            while (used[h] && hv[h] != x)
+                h = (h + 1) & hmask;
+            if (used[h])
+                continue; /* broadcast */
+            used[h] = 1;
+            hv[h] = x;
+            nu++;
+            uint32_t b = (uint32_t)(bmask ? x & bmask : x % nb);
+            if (++cnt[b] > worst)
+                worst = cnt[b];
         }
         /* a half moves at most `banks` dwords per cycle */
         uint32_t uniq_min = (nu + nb - 1) / nb;
