@@ -260,6 +260,15 @@ void trc_writer_host_gap(trc_writer *w, uint64_t ns);
 /* Start a kernel: fills l->kernel_id. Its workgroups are committed with
  * trc_wg_commit() (from any threads) before trc_writer_end_kernel(). */
 int trc_writer_begin_kernel(trc_writer *w, trc_launch *l);
+/* End a kernel: its last frames are sealed and its kernel-end chunk queued
+ * behind them; background compressors finish them while the program goes
+ * on (events written meanwhile wait in program order behind them: the file
+ * is the same as if the call had waited). Returns once the previous
+ * kernel's end is in the file (written and flushed), so at most one ended
+ * kernel is not yet there; trc_writer_close writes everything. With no
+ * background compressor (one CPU) the kernel's end is in the file on
+ * return. -1 when the writer has failed (a failure while finishing this
+ * kernel shows at a later call or at close). */
 int trc_writer_end_kernel(trc_writer *w, uint32_t kernel_id);
 
 /* Per-workgroup recording buffer, owned by one emulator thread; reusable. */

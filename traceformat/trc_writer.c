@@ -22,8 +22,15 @@
  * in sequence order. Frame
  * boundaries therefore depend only on the recorded content, so a race-free
  * program gives the same bytes for any emulator thread count. At the
- * kernel's end a kernel-end chunk (its KernelIndex) is written and the write
- * buffer flushed, so a cut file keeps every ended kernel (trc_salvage).
+ * kernel's end its open batch is sealed and a kernel-end item queued behind
+ * it; when the item's turn comes the appender writes the kernel-end chunk
+ * (its KernelIndex) and flushes the write buffer, so a cut file keeps every
+ * kernel whose end is in (trc_salvage). trc_writer_end_kernel waits only for
+ * the previous kernel's end: compressing a kernel's last frames overlaps the
+ * program's next steps (the next kernel). Host chunks (events, code objects)
+ * written while sealed items are still waiting join the same sequence, so
+ * they land where a writer that waited at every kernel end would put them:
+ * the file does not depend on timing.
  *
  * Chunks are staged in a write buffer (w->wbuf, TRC_WBUF_SIZE bytes) and
  * written with one write() per buffer-full; the buffer is flushed when full,
@@ -37,7 +44,9 @@
  *    message; nothing is written afterwards.
  *  - a batch is on exactly one of: a kernel's open slot, the compress queue,
  *    a compressor's hands, the done list, the free list; w->inflight counts
- *    sealed batches not yet appended. Batches are appended in seq order.
+ *    sealed frame batches not yet appended. Sequenced items (frame batches,
+ *    kernel ends, queued host chunks: batch.kind) are appended in seq order;
+ *    app_seq == next_seq when nothing sealed waits for the file.
  *  - memory: the reorder lists hold at most one piece per emulator thread
  *    beyond the oldest unfinished workgroup (workgroups are handed out in
  *    grid order); committers wait while more than TRC_MAX_INFLIGHT(n_bg)
@@ -103,6 +112,11 @@ struct trc_writer {
     size_t nk, capk;
     /* event-side scratch (event calls come from one thread at a time) */
     ZSTD_CCtx *cctx, *cctx_data;
+    /* the appender's (under mu): kernel-end chunks, built when their turn comes */
+    ZSTD_CCtx *cz_end;
+    u8v pack_end, z_end;
+    uint64_t last_end_seq;   /* seq of the latest kernel-end item (0: none); under mu */
+    size_t queued_host;      /* compressed bytes of host chunks waiting for their turn; under mu */
     ZSTD_CCtx *cz_rec, *cz_dat; /* frames compressed by the event thread (inline mode) */
     u8v pack, z, shuf;
     /* workgroup pipeline (see the top of the file); under mu */
@@ -275,6 +289,79 @@ static int write_msg(trc_writer *w, uint32_t type, const ProtobufCMessage *msg, 
     return write_msg_c(w, w->cctx, type, msg, off);
 }
 
+static void append_ready(trc_writer *w);
+
+/* A batch for a sequenced item (from the free list); NULL out of memory.
+ * Caller holds w->mu. */
+static batch *new_batch_locked(trc_writer *w, int kind)
+{
+    batch *b = w->b_free;
+    if (b) w->b_free = b->next;
+    else if (!(b = calloc(1, sizeof *b))) return NULL;
+    b->next = NULL;
+    b->kind = kind;
+    return b;
+}
+
+/* Host chunks queued behind unwritten frames, in compressed bytes, beyond
+ * which the event thread waits for the file to catch up (bounded memory
+ * when a program copies much while the compressors are behind). */
+#define TRC_MAX_QUEUED_HOST ((size_t)64 << 20)
+
+/* Packs, compresses (c: the event thread's context) and appends one host
+ * chunk in program order: at once when nothing sealed before it is still
+ * waiting for the file, else as the next item of the sequenced stream (the
+ * appender writes it after everything sealed before it: the file is the
+ * same either way). Its offset goes to offv->p[index]; returns the index
+ * (offv->n before the call), or -1. Called from the event thread. */
+static int64_t put_msg(trc_writer *w, ZSTD_CCtx *c, uint32_t type, const ProtobufCMessage *msg, u64v *offv)
+{
+    const char *why = NULL;
+    if (!pack_compress(c, msg, &w->pack, &w->z, &why)) {
+        wfail_locked(w, "cannot encode record: %s", why);
+        return -1;
+    }
+    pthread_mutex_lock(&w->mu);
+    while (!w->failed && w->queued_host > TRC_MAX_QUEUED_HOST && w->app_seq < w->next_seq)
+        pthread_cond_wait(&w->cv_app, &w->mu);
+    int64_t idx = -1;
+    if (w->failed) {
+        /* first error already recorded */
+    } else if (grow((void **)&offv->p, &offv->cap, offv->n + 1, 8) < 0) {
+        wfail(w, "%s", "out of memory");
+    } else if (w->app_seq == w->next_seq) {
+        uint64_t off;
+        if (append_chunk(w, type, w->z.p, w->z.n, &off) == 0) {
+            idx = (int64_t)offv->n;
+            offv->p[offv->n++] = off;
+        }
+    } else {
+        batch *b = new_batch_locked(w, TRC_BATCH_CHUNK);
+        if (!b || grow((void **)&b->zr.p, &b->zr.cap, w->z.n + 1, 1) < 0) {
+            if (b) {
+                b->next = w->b_free;
+                w->b_free = b;
+            }
+            wfail(w, "%s", "out of memory (queued host chunk)");
+        } else {
+            memcpy(b->zr.p, w->z.p, w->z.n);
+            b->zr.n = w->z.n;
+            b->chunk_type = type;
+            b->offv = offv;
+            b->off_idx = offv->n;
+            idx = (int64_t)offv->n;
+            offv->p[offv->n++] = 0; /* set when appended */
+            w->queued_host += b->zr.n;
+            b->seq = w->next_seq++;
+            b->next = w->done;
+            w->done = b;
+            append_ready(w);
+        }
+    }
+    pthread_mutex_unlock(&w->mu);
+    return idx;
+}
+
 static void copy_str(char *dst, size_t cap, const char *src)
 {
     size_t n = strnlen(src, cap - 1);
@@ -311,6 +398,7 @@ trc_writer *trc_writer_open_ex(const char *path, const trc_header_info *h, int b
     w->cctx_data = trc_new_cctx(TRC_ZSTD_LEVEL_DATA);
     w->cz_rec = trc_new_cctx(TRC_ZSTD_LEVEL_REC);
     w->cz_dat = trc_new_cctx(TRC_ZSTD_LEVEL_DATA);
+    w->cz_end = trc_new_cctx(TRC_ZSTD_LEVEL);
     w->wbuf.p = malloc(TRC_WBUF_SIZE);
     w->wbuf.cap = w->wbuf.p ? TRC_WBUF_SIZE : 0;
     if (w->cctx_data) {
@@ -321,7 +409,7 @@ trc_writer *trc_writer_open_ex(const char *path, const trc_header_info *h, int b
         if (cpus > 1)
             (void)ZSTD_CCtx_setParameter(w->cctx_data, ZSTD_c_nbWorkers, cpus > 4 ? 4 : (int)cpus);
     }
-    if (!w->cctx || !w->cctx_data || !w->cz_rec || !w->cz_dat || !w->wbuf.p) {
+    if (!w->cctx || !w->cctx_data || !w->cz_rec || !w->cz_dat || !w->cz_end || !w->wbuf.p) {
         if (err && errlen) snprintf(err, errlen, "%s: cannot create zstd context", path);
         trc_writer_destroy(w);
         return NULL;
@@ -404,13 +492,9 @@ int trc_writer_code_object(trc_writer *w, const void *elf, size_t len, uint64_t 
     m.elf.data = (uint8_t *)elf;
     m.elf.len = elf ? len : 0;
     m.load_addr = load_addr;
-    uint64_t off;
-    if (grow((void **)&w->code_off.p, &w->code_off.cap, w->code_off.n + 1, 8) < 0) {
-        wfail_locked(w, "%s", "out of memory");
-        return -1;
-    }
-    if (write_msg(w, TRC_CHUNK_CODE_OBJECT, &m.base, &off) < 0) return -1;
-    w->code_off.p[w->code_off.n++] = off;
+    int64_t id = put_msg(w, w->cctx, TRC_CHUNK_CODE_OBJECT, &m.base, &w->code_off);
+    if (id < 0) return -1;
+    assert(id == (int64_t)m.id);
     return (int)m.id;
 }
 
@@ -474,16 +558,7 @@ static int64_t put_event(trc_writer *w, const trc_event *ev)
         l.kernarg.len = a->kernarg_size;
         m.launch = &l;
     }
-    if (grow((void **)&w->event_off.p, &w->event_off.cap, w->event_off.n + 1, 8) < 0) {
-        wfail_locked(w, "%s", "out of memory");
-        return -1;
-    }
-    uint64_t off;
-    if (write_msg_c(w, data_chunk ? w->cctx_data : w->cctx, TRC_CHUNK_EVENT, &m.base, &off) < 0) return -1;
-    /* event_off is also read by trc_writer_close only; the event thread
-     * owns it, so no lock. */
-    w->event_off.p[w->event_off.n] = off;
-    return (int64_t)w->event_off.n++;
+    return put_msg(w, data_chunk ? w->cctx_data : w->cctx, TRC_CHUNK_EVENT, &m.base, &w->event_off);
 }
 
 void trc_writer_host_gap(trc_writer *w, uint64_t ns)
@@ -721,30 +796,71 @@ static int drain_kernel(trc_writer *w, uint32_t kernel_id)
     return rc;
 }
 
+/* Appends kernel kernel_id's kernel-end chunk (its frames are all in: the
+ * item comes after its last batch) and flushes the write buffer, so that a
+ * file cut afterwards keeps the kernel. Caller holds w->mu. */
+static void append_kernel_end(trc_writer *w, uint32_t kernel_id)
+{
+    if (w->failed) return;
+    wkernel *k = &w->k[kernel_id];
+    Gtrace__KernelIndex t;
+    kernel_index_of(k, kernel_id, &t);
+    const char *why = NULL;
+    if (!pack_compress(w->cz_end, &t.base, &w->pack_end, &w->z_end, &why)) {
+        wfail(w, "cannot encode record: %s", why);
+        return;
+    }
+    uint64_t off;
+    if (append_chunk(w, TRC_CHUNK_KERNEL_END, w->z_end.p, w->z_end.n, &off) < 0) return;
+    k->end_off = off;
+    flush_wbuf(w);
+}
+
+/* Seals the kernel's last batch and queues its kernel-end chunk behind it;
+ * the compressors and the appender finish them while the program goes on.
+ * Returns once the previous kernel's end is in the file: at most one ended
+ * kernel is not yet there (trc.h). With no background compressor this
+ * thread compresses the kernel's batches: the end is written on return. */
 int trc_writer_end_kernel(trc_writer *w, uint32_t kernel_id)
 {
     if (fail_fast(w)) return -1;
+    batch *mine = NULL;
     pthread_mutex_lock(&w->mu);
-    int bad = 0;
     if (kernel_id >= w->nk) {
         wfail(w, "end of kernel %u that was never begun", kernel_id);
-        bad = 1;
-    } else if (w->k[kernel_id].ended) {
+        pthread_mutex_unlock(&w->mu);
+        return -1;
+    }
+    if (w->k[kernel_id].ended) {
         wfail(w, "kernel %u ended twice", kernel_id);
-        bad = 1;
+        pthread_mutex_unlock(&w->mu);
+        return -1;
+    }
+    wkernel *k = &w->k[kernel_id];
+    flush_kernel_locked(w, k, &mine);
+    k->ended = 1; /* no commit after this (trc_wg_commit refuses them) */
+    uint64_t prev = w->last_end_seq;
+    batch *e = new_batch_locked(w, TRC_BATCH_END);
+    if (!e) {
+        wfail(w, "%s", "out of memory (kernel end)");
+    } else {
+        e->kernel_id = kernel_id;
+        e->seq = w->next_seq++;
+        w->last_end_seq = e->seq;
+        e->next = w->done;
+        w->done = e;
+        append_ready(w);
     }
     pthread_mutex_unlock(&w->mu);
-    if (bad || drain_kernel(w, kernel_id) < 0) return -1;
-    /* The kernel's frames are all in; nothing else touches k now. */
-    wkernel *k = &w->k[kernel_id];
-    k->ended = 1;
-    Gtrace__KernelIndex t;
-    kernel_index_of(k, kernel_id, &t);
-    uint64_t off;
-    if (write_msg(w, TRC_CHUNK_KERNEL_END, &t.base, &off) < 0) return -1;
-    k->end_off = off;
+    while (mine) {
+        batch *b = mine;
+        mine = b->next;
+        compress_batch(w, b, w->cz_rec, w->cz_dat);
+    }
     pthread_mutex_lock(&w->mu);
-    int rc = flush_wbuf(w);
+    while (!w->failed && w->app_seq <= prev)
+        pthread_cond_wait(&w->cv_app, &w->mu);
+    int rc = w->failed ? -1 : 0;
     pthread_mutex_unlock(&w->mu);
     return rc;
 }
@@ -757,6 +873,11 @@ int trc_writer_close(trc_writer *w)
      * missing end is reported below). */
     for (size_t i = 0; i < w->nk && !w->failed; i++)
         if (!w->k[i].ended) drain_kernel(w, (uint32_t)i);
+    /* every sequenced item (frames, kernel ends, host chunks) in the file */
+    pthread_mutex_lock(&w->mu);
+    while (!w->failed && w->app_seq < w->next_seq)
+        pthread_cond_wait(&w->cv_app, &w->mu);
+    pthread_mutex_unlock(&w->mu);
     bg_stop(w);
     w->closed = 1;
     int rc = w->failed ? -1 : 0;
@@ -875,6 +996,9 @@ void trc_writer_destroy(trc_writer *w)
     ZSTD_freeCCtx(w->cctx_data);
     ZSTD_freeCCtx(w->cz_rec);
     ZSTD_freeCCtx(w->cz_dat);
+    ZSTD_freeCCtx(w->cz_end);
+    free(w->pack_end.p);
+    free(w->z_end.p);
     pthread_cond_destroy(&w->cv_job);
     pthread_cond_destroy(&w->cv_space);
     pthread_cond_destroy(&w->cv_app);
@@ -932,6 +1056,27 @@ static void append_ready(trc_writer *w)
                 break;
             }
         if (!b) break;
+        if (b->kind != TRC_BATCH_FRAMES) {
+            if (b->kind == TRC_BATCH_END) {
+                append_kernel_end(w, b->kernel_id);
+            } else {
+                uint64_t off;
+                if (!w->failed && append_chunk(w, b->chunk_type, b->zr.p, b->zr.n, &off) == 0)
+                    b->offv->p[b->off_idx] = off;
+                w->queued_host -= b->zr.n;
+                if (b->zr.cap > TRC_WBUF_SIZE) { /* a large copy's payload: not kept for reuse */
+                    free(b->zr.p);
+                    b->zr.p = NULL;
+                    b->zr.cap = 0;
+                }
+                b->zr.n = 0;
+            }
+            b->kind = TRC_BATCH_FRAMES;
+            b->next = w->b_free;
+            w->b_free = b;
+            w->app_seq++;
+            continue;
+        }
         wkernel *k = &w->k[b->kernel_id];
         uint64_t o1, o2;
         size_t need = k->wg_frame.n + b->n;

@@ -110,7 +110,16 @@ typedef struct wgview {
 
 /* Consecutive workgroups of one kernel that become one record frame and one
  * data frame. */
+/* What a sequenced item of the writer's append stream holds (batch.kind). */
+enum { TRC_BATCH_FRAMES = 0, /* a group of workgroups: one record frame and one data frame */
+       TRC_BATCH_CHUNK,      /* a host chunk (event, code object), compressed already: in zr */
+       TRC_BATCH_END };      /* kernel kernel_id's kernel-end chunk, built when its turn comes */
+
 typedef struct batch {
+    int kind;                /* TRC_BATCH_* */
+    uint32_t chunk_type;     /* TRC_BATCH_CHUNK: its chunk type */
+    u64v *offv;              /* TRC_BATCH_CHUNK: where its offset goes (offv->p[off_idx]) */
+    size_t off_idx;
     uint32_t kernel_id;
     uint64_t seq;            /* append order, from 1 */
     piece *head, *tail;

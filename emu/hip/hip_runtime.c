@@ -83,6 +83,19 @@ static void read_cmdline(char *buf, size_t cap)
             buf[i] = ' ';
 }
 
+/* The one line saying the recording failed (msg: the writer's error), then
+ * what the program does (what_now). */
+static void trace_failed_msg(const char *msg, const char *what_now)
+{
+    const char *path = rt.trace_path ? rt.trace_path : "?";
+    if (!strncmp(msg, "trace: ", 7))
+        msg += 7;
+    if (strstr(msg, path)) /* the writer's messages name the file */
+        fprintf(stderr, "gcn3-emu: recording failed: %s; recording stopped, %s\n", msg, what_now);
+    else
+        fprintf(stderr, "gcn3-emu: recording %s failed: %s; recording stopped, %s\n", path, msg, what_now);
+}
+
 static void at_exit(int status, void *arg)
 {
     (void)arg;
@@ -91,9 +104,10 @@ static void at_exit(int status, void *arg)
     int bad = 0;
     if (rt.trace) {
         if (trc_writer_close(rt.trace) != 0) {
+            /* a write error while the compressors finished the last kernels
+             * (trc_writer_end_kernel returns before they are in the file) */
             if (!rt.trace_failed)
-                fprintf(stderr, "gcn3-emu: trace %s: %s\n", rt.trace_path,
-                        trc_writer_error(rt.trace));
+                trace_failed_msg(trc_writer_error(rt.trace), "the program ran to its end");
             bad = 1;
         } else if (rt.trace_failed) {
             bad = 1;
@@ -279,16 +293,8 @@ int hip_current_device(void)
 
 void hip_trace_failed(const char *msg)
 {
-    const char *path = rt.trace_path ? rt.trace_path : "?";
-    if (!strncmp(msg, "trace: ", 7))
-        msg += 7;
-    if (!rt.trace_failed) {
-        if (strstr(msg, path)) /* the writer's messages name the file */
-            fprintf(stderr, "gcn3-emu: recording failed: %s; recording stopped, the program goes on\n", msg);
-        else
-            fprintf(stderr, "gcn3-emu: recording %s failed: %s; recording stopped, the program goes on\n", path,
-                    msg);
-    }
+    if (!rt.trace_failed)
+        trace_failed_msg(msg, "the program goes on");
     rt.trace_failed = 1;
 }
 

@@ -9,8 +9,10 @@
 #  - --gpus takes a number (no "4x", no 0, no negatives);
 #  - a sweep of more than 10,000 points needs --yes;
 #  - gcn3-emu --record of a program that makes no HIP call says so;
-#  - a full disk while recording stops the recording, not the program, and the
-#    trace written so far is salvaged and replays.
+#  - a full disk while recording stops the recording, not the program, with one
+#    message naming the file and byte (at the next HIP call, or at the program's
+#    end when it happened while the last kernels' frames were being written),
+#    and the trace written so far is salvaged and replays.
 set -uo pipefail
 BUILD=${BUILD:-build}
 EMU=$BUILD/bin/gcn3-emu
@@ -109,7 +111,7 @@ cas=$BUILD/programs/cas_own
 if [ -x "$cas" ]; then
   rm -f "$OUT/full.gtrace"
   (ulimit -f 24; trap '' XFSZ; exec "$EMU" --quiet --record "$OUT/full.gtrace" -- "$cas") >"$OUT/full.out" 2>"$OUT/full.err"; rc=$?
-  if [ $rc = 0 ] && grep -q PASS "$OUT/full.out" && grep -q 'recording stopped, the program goes on' "$OUT/full.err"; then
+  if [ $rc = 0 ] && grep -q PASS "$OUT/full.out" && grep -qE 'recording failed: .*write error at byte [0-9]+: File too large; recording stopped' "$OUT/full.err"; then
     ok "recording stops, the program runs to its end (exit 0, PASS)"
   else bad "disk full: exit $rc: $(tr '\n' ' ' <"$OUT/full.err" | cut -c1-200)"; fi
   "$BUILD/bin/gcn3-trace" salvage "$OUT/full.gtrace" "$OUT/full-salv.gtrace" >"$OUT/salv.out" 2>&1; rc=$?
