@@ -314,6 +314,13 @@ void trc_wg_rec_hash_loads(trc_wg_rec *g, int on);
 /* trc_rec_mem flag (never stored): keep this op's load values even when
  * loads are hashed (a glc load: a volatile or atomic load may be a poll). */
 #define TRC_REC_KEEP_VALUES (1u << 31)
+/* trc_rec_mem flag (never stored): the caller guarantees that every active
+ * lane l's address is addr[first] + 4 * (l - first) (first: the lowest
+ * active lane); with active lanes that are contiguous the recorder then
+ * stores the op as strided by 4 without testing the addresses (the same
+ * record the test gives: a speed hint only). A wrong hint records wrong
+ * addresses. */
+#define TRC_REC_LINEAR4 (1u << 30)
 /* The hash of a hashed load (format 2.2): XXH3_64bits with seed 0 of the
  * op's n * bytes_per_lane load bytes (what load_data would hold), 1 where
  * that is 0 (0 means "not hashed"). */

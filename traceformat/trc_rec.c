@@ -327,7 +327,8 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
     /* hashed loads: which ops keep their values is marked in mflags until
      * trc_hash_loads runs (a glc load; the way out of a WAIT await) */
     uint32_t keep = g->hash_loads && ((flags & TRC_REC_KEEP_VALUES) || v->await_state == 2) ? TRC_REC_KEEP_VALUES : 0;
-    flags &= ~TRC_REC_KEEP_VALUES;
+    int linear = (flags & TRC_REC_LINEAR4) != 0;
+    flags &= ~(TRC_REC_KEEP_VALUES | TRC_REC_LINEAR4);
     if (flags & ~TRC_MO_KNOWN) {
         trc_rec_bad(g, "memory op with unknown flag bits", wave);
         return;
@@ -346,10 +347,15 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
     if (exec == ~0ull) {
         a = addr;
         n = 64;
+    } else if (exec && ((exec >> __builtin_ctzll(exec)) & ((exec >> __builtin_ctzll(exec)) + 1)) == 0) {
+        /* contiguous active lanes: their addresses in place (no gather) */
+        a = addr + __builtin_ctzll(exec);
+        n = (uint32_t)__builtin_popcountll(exec);
     } else {
         n = 0;
         for (uint64_t m = exec; m; m &= m - 1) buf[n++] = addr[__builtin_ctzll(m)];
         a = buf;
+        linear = 0; /* lanes with gaps: not strided by 4 once packed */
     }
     if (reserve_mem_op(g, wave, v) < 0) return;
     size_t j = v->mflags.n;
@@ -360,7 +366,9 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
     v->abase.p[j] = (int64_t)(base - v->last_base);
     v->last_base = base;
     uint32_t kind = GTRACE__ADDR_KIND__ADDR_STRIDED;
-    if (n >= 2) {
+    if (n >= 2 && linear) {
+        PUSH(g, wave, v->astride, (int64_t)4); /* the caller's guarantee (TRC_REC_LINEAR4) */
+    } else if (n >= 2) {
         uint64_t s = a[1] - a[0], diff = 0;
         uint32_t k = 2;
 #ifdef __SSE2__

@@ -66,6 +66,8 @@ static void rec_mem(void *ctx, uint32_t wave, uint32_t flags, uint32_t bpl, uint
     }
     if (flags & GCN_MO_GLC) /* a glc load keeps its values under --load-values=hash */
         flags = (flags & ~(uint32_t)GCN_MO_GLC) | TRC_REC_KEEP_VALUES;
+    if (flags & GCN_MO_LINEAR4) /* lane-linear dword addresses (gcn_wave.h) */
+        flags = (flags & ~(uint32_t)GCN_MO_LINEAR4) | TRC_REC_LINEAR4;
     trc_rec_mem(ctx, wave, flags, bpl, exec, addr, load, store);
 }
 static void rec_wave_end(void *ctx, uint32_t wave, uint64_t n) { trc_rec_wave_end(ctx, wave, n); }

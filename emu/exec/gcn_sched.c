@@ -333,6 +333,7 @@ static void pr_mem(void *ctx, uint32_t wave, uint32_t flags, uint32_t bpl, uint6
     (void)load;
     (void)store;
     probe *p = ctx;
+    flags &= ~(uint32_t)GCN_MO_LINEAR4; /* a hint, not what the op is */
     if (!(flags & (GCN_MO_LOAD | GCN_MO_ATOMIC)) || !exec)
         return;
     uint64_t a = (flags & GCN_MO_SMEM) ? addr[0] : addr[__builtin_ctzll(exec)];

@@ -1495,7 +1495,8 @@ static int flat_fast_aperture(gcn_wave *w, const gcn_insn *in, uint64_t ex, cons
             ta[l] = tb + o;
         }
         kstride = 256;
-        kind_flags = GCN_MO_SCRATCH;
+        /* every lane at the same private offset: lane l's dword at tb + mn + 4l */
+        kind_flags = GCN_MO_SCRATCH | (mn == mx ? GCN_MO_LINEAR4 : 0);
     }
     *kstride_out = kstride;
     *kind_out = kind_flags;
@@ -1528,7 +1529,8 @@ static int flat_fast_global(gcn_wave *w, const gcn_insn *in, uint64_t ex, const 
             if (wr) memcpy(p0, r = vreg(w, in, in->src[1], 1), 4u * GCN_WAVE_LANES);
             else memcpy(r = vreg(w, in, in->dst[0], 1), p0, 4u * GCN_WAVE_LANES);
             if (w->rec.ops)
-                w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in), 4, ex, ta, wr ? NULL : r, wr ? r : NULL);
+                w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in) | GCN_MO_LINEAR4, 4, ex, ta, wr ? NULL : r,
+                                wr ? r : NULL);
             return 2;
         }
     }
@@ -1855,8 +1857,8 @@ static void mubuf_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, 
                 mr->addr[l] = row + l * 4;
                 memcpy(&data[k++], &q[l], 4);
             }
-            w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in) | (scratch ? GCN_MO_SCRATCH : 0), n, ex, mr->addr,
-                        wr ? NULL : mr->load, wr ? mr->store : NULL);
+            w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in) | (scratch ? GCN_MO_SCRATCH : 0) | GCN_MO_LINEAR4,
+                            n, ex, mr->addr, wr ? NULL : mr->load, wr ? mr->store : NULL);
         }
         return;
     }

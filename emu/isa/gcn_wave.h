@@ -107,6 +107,14 @@ enum {
      * atomic load: it may poll another wave's progress). Under
      * --load-values=hash it keeps its values (trc_wg_rec_hash_loads). */
     GCN_MO_GLC     = 1u << 8,
+    /* Not a trace flag: a hint that every active lane l's address is
+     * addr[first] + 4 * (l - first) (first: the lowest active lane), as the
+     * caller computed it (a unit-stride dword block, a private-segment
+     * access where every lane uses the same offset). The trace recorder then
+     * skips its own stride test (TRC_REC_LINEAR4); a wrong hint records wrong
+     * addresses, so set it only where the address formula guarantees it
+     * (tests/emu/3xx_wave_harness.h checks every hinted op). */
+    GCN_MO_LINEAR4 = 1u << 9,
 };
 
 /* Scalar operand codes of special registers (index into gcn_wave.s). */

@@ -176,6 +176,8 @@ static void test_mubuf_scratch(void **state)
     assert_int_equal(g_log.mem_flags[0], GCN_MO_STORE | GCN_MO_SCRATCH);
     assert_int_equal(g_log.mem_addr0[0], (uint64_t)(uintptr_t)scratch_at(16, 0));
     assert_int_equal(g_log.mem_flags[1], GCN_MO_LOAD | GCN_MO_SCRATCH);
+    /* the private-segment dword fast path says its addresses are lane-linear */
+    assert_true(g_log.mem_linear[0] && g_log.mem_linear[1]);
     wave_fini(&h);
 }
 
@@ -215,6 +217,9 @@ static void test_flat_apertures(void **state)
     assert_int_equal(g_log.mem_addr0[0], 0);
     assert_int_equal(g_log.mem_flags[2], GCN_MO_STORE | GCN_MO_SCRATCH);
     assert_int_equal(g_log.mem_addr0[2], (uint64_t)(uintptr_t)scratch_at(8, 0));
+    /* every lane at private offset 8: lane-linear; the LDS op is not hinted */
+    assert_true(g_log.mem_linear[2] && g_log.mem_linear[4]);
+    assert_false(g_log.mem_linear[0]);
     wave_fini(&h);
 }
 

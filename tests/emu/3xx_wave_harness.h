@@ -82,7 +82,8 @@ typedef struct rec_log {
     int n_exec;
     uint64_t exec_at[64], exec_val[64];
     int n_mem;
-    uint32_t mem_flags[64], mem_bytes[64];
+    uint32_t mem_flags[64], mem_bytes[64]; /* flags without GCN_MO_LINEAR4 (a hint: mem_linear) */
+    uint8_t mem_linear[64];                /* the op came with GCN_MO_LINEAR4 (checked true in log_mem) */
     uint64_t mem_exec[64], mem_addr0[64];
     uint8_t mem_load[64][64], mem_store[64][64];
     int ended;
@@ -113,7 +114,16 @@ static void log_mem(void *g, uint32_t wave, uint32_t flags, uint32_t bpl, uint64
 {
     (void)g; (void)wave;
     int i = g_log.n_mem++;
+    if (flags & GCN_MO_LINEAR4) {
+        /* the hint must hold: every active lane at the first one's address + 4 per lane */
+        unsigned f = exec ? (unsigned)__builtin_ctzll(exec) : 0;
+        for (unsigned l = 0; l < 64; l++)
+            if ((exec >> l) & 1)
+                assert_int_equal(addr[l], addr[f] + 4ull * (l - f));
+    }
     if (i >= 64) return;
+    g_log.mem_linear[i] = (flags & GCN_MO_LINEAR4) != 0;
+    flags &= ~(uint32_t)GCN_MO_LINEAR4;
     g_log.mem_flags[i] = flags;
     g_log.mem_bytes[i] = bpl;
     g_log.mem_exec[i] = exec;
