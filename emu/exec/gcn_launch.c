@@ -175,8 +175,9 @@ void gcn_wave_init_state(gcn_worker *wk, const struct gcn_launch_job *job, gcn_w
                (uint64_t)((wg_lin / 16u) % 2u) << 12 | (uint64_t)((wg_lin / 32u) % 4u) << 13 |
                (uint64_t)(wg_lin % 16u) << 16;
     w->rec = job->recording && wk->rec
-                 ? (gcn_recorder){job->m->cfg.no_awaits ? &plain_recorder : &trace_recorder, wk->rec}
-                 : (gcn_recorder){NULL, NULL};
+                 ? (gcn_recorder){job->m->cfg.no_awaits ? &plain_recorder : &trace_recorder, wk->rec,
+                                  job->m->cfg.scratch_data}
+                 : (gcn_recorder){NULL, NULL, 0};
     w->wg = wg;
     w->mem_cache = &wk->cache;
     w->err[0] = 0;

@@ -360,7 +360,7 @@ static void probe_wave(gcn_wave *w, probe *p)
     uint64_t pc = w->pc;
     uint32_t status = w->status;
     uint8_t stuck = w->stuck;
-    w->rec = (gcn_recorder){&probe_ops, p};
+    w->rec = (gcn_recorder){&probe_ops, p, 0};
     for (int i = 0; i < 2 && (w->status == GCN_WAVE_SPIN || w->status == GCN_WAVE_SLEEP); i++) {
         w->status = GCN_WAVE_RUNNING;
         w->slice_end = w->n_instr + 4096;

@@ -1850,15 +1850,23 @@ static void mubuf_access(gcn_wave *w, const gcn_insn *in, int sext, int atomic, 
             LANES memcpy(&d[l], &q[l], 4);
         }
         if (mr) {
+            /* private data the recorder drops (gcn_recorder.scratch_data) is not gathered */
+            int keep = !scratch || w->rec.scratch_data;
             uint32_t *data = (uint32_t *)(void *)(wr ? mr->store : mr->load);
-            size_t k = 0;
-            LANES
-            {
-                mr->addr[l] = row + l * 4;
-                memcpy(&data[k++], &q[l], 4);
+            if (ex == ~0ull) {
+                for (unsigned l = 0; l < GCN_WAVE_LANES; l++) mr->addr[l] = row + l * 4;
+                if (keep) memcpy(data, q, 4u * GCN_WAVE_LANES);
+            } else {
+                size_t k = 0;
+                LANES
+                {
+                    mr->addr[l] = row + l * 4;
+                    if (keep) memcpy(&data[k++], &q[l], 4);
+                }
             }
+            const void *ld = keep && !wr ? mr->load : NULL, *st = keep && wr ? mr->store : NULL;
             w->rec.ops->mem(w->rec.ctx, w->wave_in_wg, rec_flags(in) | (scratch ? GCN_MO_SCRATCH : 0) | GCN_MO_LINEAR4,
-                            n, ex, mr->addr, wr ? NULL : mr->load, wr ? mr->store : NULL);
+                            n, ex, mr->addr, ld, st);
         }
         return;
     }

@@ -84,6 +84,10 @@ typedef struct gcn_recorder_ops {
 typedef struct gcn_recorder {
     const gcn_recorder_ops *ops; /* NULL: not recording */
     void *ctx;
+    /* the recorder keeps the data values of private (GCN_MO_SCRATCH) ops
+     * (gcn3-emu --scratch-data); 0: it drops them, so a caller may pass
+     * NULL data for such ops without gathering it */
+    int scratch_data;
 } gcn_recorder;
 
 /* Flags of a recorded memory op. The values are those of the trace format's

@@ -177,7 +177,7 @@ static void wave_init_(harness *h, const uint32_t *code, size_t nwords, int reco
     w->lds_size = 8192;
     w->scratch_base = (uint64_t)(uintptr_t)g_scratch;
     w->scratch_wave_offset = 0;
-    w->rec = record ? (gcn_recorder){&g_log_ops, &g_log} : (gcn_recorder){NULL, NULL};
+    w->rec = record ? (gcn_recorder){&g_log_ops, &g_log, 1} : (gcn_recorder){NULL, NULL, 0};
     gcn_set_exec(w, ~0ull);
 }
 #define WAVE_INIT(h, prog, rec) wave_init_(h, prog, sizeof(prog) / 4, rec)
