@@ -110,6 +110,8 @@ def metric_dirs(w):
         ("emu", "record_overhead"): -1,
         ("emu", "record_overhead_hash"): -1,
         ("emu", "record_overhead_lean"): -1,
+        ("emu_O0", "record_overhead"): -1,
+        ("emu_O0", "record_overhead_lean"): -1,
         ("emu", "peak_rss_mib"): -1,
         ("emu", "peak_rss_mib_record"): -1,
         ("trace", "bytes_per_instr"): -1,
@@ -414,6 +416,30 @@ class Bench:
             self.failures.append(f"{prog} {preset}: {e}")
             return {"trace": TRACE_OF_PRESET[preset], "error": str(e)}
 
+    def record_o0(self, prog, a1):
+        """Recording overhead of the -O0 build (issue 16: <= 1.5x at -O2 and -O0): the program's wall
+        time with --record (and with --load-values hash --lds-values none) over the run without, n threads,
+        best of --repeat; None when the -O0 program was not built."""
+        p0 = f"{prog}-O0"
+        if not os.access(os.path.join(self.build, "bench", p0), os.X_OK):
+            log(f"{prog}: no {p0} (make programs): -O0 recording not measured")
+            return None
+        log(f"{p0}: emulation, {self.nthr} threads")
+        en = self.best(p0, a1, self.nthr, tag=f"t{self.nthr}")
+        t = os.path.join(self.work, f"{p0}.gtrace")
+        log(f"{p0}: emulation, {self.nthr} threads, recording")
+        er = self.best(p0, a1, self.nthr, record=t, tag="rec")
+        size = self.trace_info(t)[0]
+        log(f"{p0}: emulation, {self.nthr} threads, recording with --load-values hash --lds-values none")
+        erl = self.best(p0, a1, self.nthr, record=t, tag="recl", load_values="hash", lds_values="none")
+        size_l = self.trace_info(t)[0]
+        os.unlink(t)
+        return {"wavefront_instructions": en["instr"], "wall_s_nthr": round(en["wall"], 3),
+                "wall_s_nthr_record": round(er["wall"], 3), "record_overhead": round(er["wall"] / en["wall"], 2),
+                "wall_s_nthr_record_lean": round(erl["wall"], 3),
+                "record_overhead_lean": round(erl["wall"] / en["wall"], 2),
+                "bytes": size, "bytes_lean": size_l}
+
     def workload(self, prog, a1, a4, ad, small):
         binp = os.path.join(self.build, "bench", prog)
         if not os.access(binp, os.X_OK):
@@ -473,6 +499,12 @@ class Bench:
             "bytes_hash": size_h,
             "bytes_lean": size_l,
         }
+        o0 = self.record_o0(prog, a1)
+        if o0:
+            r["emu_O0"] = o0
+        if self.a.record_only:
+            os.unlink(t1)
+            return r
         r["replay"] = {}
         log(f"{prog}: replay r9nano ({n} wavefront instructions)")
         r["replay"]["r9nano"] = self.replay_run(prog, "r9nano", t1)
@@ -756,6 +788,27 @@ def markdown_parallel(res):
     return L
 
 
+def markdown_o0(res):
+    """The -O0 recording table (rows of workloads with an emu_O0 section)."""
+    rows = [(n, w["emu_O0"]) for n, w in res["workloads"].items() if isinstance(w.get("emu_O0"), dict)]
+    if not rows:
+        return []
+    L = ["## Recording at -O0", "",
+         "The same programs built with `hipcc -O0` (`build/bench/*-O0`: every value spilled to private memory, "
+         "most memory ops private): program wall time with `--record` / without, and with `--load-values hash "
+         f"--lds-values none` (lean), {res['threads']} threads, best of {res['repeat']}. Private (scratch) data "
+         "values are not recorded (the default: `gcn3-emu --scratch-data` records them).", "",
+         "| workload | wavefront instr | wall s | wall s + record | record overhead | wall s + record lean | "
+         "record overhead lean | trace MB | trace MB lean |",
+         "|---|---|---|---|---|---|---|---|---|"]
+    for n, o in rows:
+        L.append(f"| {n} | {o['wavefront_instructions']} | {o['wall_s_nthr']:.3f} | {o['wall_s_nthr_record']:.3f} | "
+                 f"{fmt(o['record_overhead'])}x | {o['wall_s_nthr_record_lean']:.3f} | "
+                 f"{fmt(o['record_overhead_lean'])}x | {o['bytes'] / 1e6:.1f} | {o['bytes_lean'] / 1e6:.1f} |")
+    L.append("")
+    return L
+
+
 def markdown(res, regs, changes, prev_name):
     h = res["host"]
     L = []
@@ -767,14 +820,22 @@ def markdown(res, regs, changes, prev_name):
         L.append("")
         L += markdown_parallel(res)
         return "\n".join(L) + "\n"
-    L.append(f"# Benchmark results ({res['date']}, {h['cpus']} CPUs: {h['cpu_model']})")
-    L.append("")
-    L.append(f"`make bench` (benchmarks/bench.py), build `{res['build']}`, commit `{res['commit']}`, "
-             f"{res['elapsed_s']:.0f} s in all. Emulation timings are the best of {res['repeat']} runs; "
-             "replays run once. Sizes: MGSim Table II (1 GPU) for the emulation rows and r9nano; "
-             "the 4x problem (Table II's 4-GPU column) for m-sgpu and u-mgpu (one-GPU trace) and "
-             "d-mgpu (trace of `gcn3-emu --gpus 4 -- prog --gpus 4`).")
-    L.append("")
+    if res.get("record_only"):
+        L.append(f"# Emulation and recording results ({res['date']}, {h['cpus']} CPUs: {h['cpu_model']})")
+        L.append("")
+        L.append(f"`benchmarks/bench.py --record-only`, build `{res['build']}`, commit `{res['commit']}`, "
+                 f"{res['elapsed_s']:.0f} s in all. Timings are the best of {res['repeat']} runs; sizes: MGSim "
+                 "Table II (1 GPU).")
+        L.append("")
+    else:
+        L.append(f"# Benchmark results ({res['date']}, {h['cpus']} CPUs: {h['cpu_model']})")
+        L.append("")
+        L.append(f"`make bench` (benchmarks/bench.py), build `{res['build']}`, commit `{res['commit']}`, "
+                 f"{res['elapsed_s']:.0f} s in all. Emulation timings are the best of {res['repeat']} runs; "
+                 "replays run once. Sizes: MGSim Table II (1 GPU) for the emulation rows and r9nano; "
+                 "the 4x problem (Table II's 4-GPU column) for m-sgpu and u-mgpu (one-GPU trace) and "
+                 "d-mgpu (trace of `gcn3-emu --gpus 4 -- prog --gpus 4`).")
+        L.append("")
     L.append("## Emulation and trace")
     L.append("")
     L.append("Kernel seconds are summed over gcn3-emu's per-kernel lines (host code excluded); rates in "
@@ -810,6 +871,9 @@ def markdown(res, regs, changes, prev_name):
                  f"{fmt(t['record_bytes_per_instr'], '{:.3f}')} | "
                  f"{e['peak_rss_mib']:.0f} | {e['peak_rss_mib_record']:.0f} |")
     L.append("")
+    L += markdown_o0(res)
+    if res.get("record_only"):
+        return "\n".join(L) + "\n"
     L.append("## Replay")
     L.append("")
     L.append("Per preset: wavefront instructions replayed, wall seconds, rate (M wavefront-instr/s), simulated "
@@ -922,6 +986,8 @@ def result_stem(a):
     """Results file name without .json / .md."""
     if a.parallel_only:
         return "parallel-small" if a.small else "parallel"
+    if getattr(a, "record_only", False):
+        return "record-small" if a.small else "record"
     return "small" if a.small else "latest"
 
 
@@ -1032,6 +1098,9 @@ def main():
     ap.add_argument("--parallel-only", action="store_true",
                     help="only the parallel replays (mgpu-replay --threads T on u-mgpu and d-mgpu; records "
                     "the two traces, no emulation timings); writes OUT/parallel.{json,md}")
+    ap.add_argument("--record-only", action="store_true",
+                    help="only the emulation and recording rows (-O2 and -O0: speed, recording overhead, trace "
+                    "size; no replay); writes OUT/record.{json,md}, compares nothing")
     ap.add_argument("--no-parallel", dest="parallel", action="store_false",
                     help="skip the parallel replays")
     ap.add_argument("--parallel-threads", default="",
@@ -1050,6 +1119,10 @@ def main():
     a = ap.parse_args()
     if a.parallel_only and not a.parallel:
         ap.error("--parallel-only and --no-parallel exclude each other")
+    if a.record_only and a.parallel_only:
+        ap.error("--record-only and --parallel-only exclude each other")
+    if a.record_only:
+        a.parallel = a.sampled = False
     if a.parallel_repeat < 1:
         ap.error("--parallel-repeat: expected at least 1")
     if a.render:
@@ -1058,7 +1131,7 @@ def main():
             res = json.load(f)
         prevf = os.path.join(a.out, "small-previous.json" if a.small else "previous.json")
         prev_name = None
-        if a.parallel_only:
+        if a.parallel_only or a.record_only:
             prevf = ""
         if os.path.exists(prevf):
             with open(prevf) as f:
@@ -1096,6 +1169,8 @@ def main():
            "host": {"cpus": os.cpu_count(), "cpu_model": model}, "workloads": {}}
     if a.parallel_only:
         res["parallel_only"] = True
+    if a.record_only:
+        res["record_only"] = True
     if a.parallel:
         res["parallel"] = {"threads": b.par_threads, "repeat": a.parallel_repeat,
                            "presets": PARALLEL_PRESETS, "cut_settings": CUT_SETTINGS,
@@ -1115,7 +1190,7 @@ def main():
             log(f"{prog}: FAILED: {e}")
             res["workloads"][prog] = {"error": str(e)}
             failed += 1
-    if a.sampled and not a.small and not a.parallel_only and not only:
+    if a.sampled and not a.small and not a.parallel_only and not a.record_only and not only:
         res["sampled_large"] = {}
         for label, prog, args in SAMPLED_LARGE:
             log(f"{label}: sampled replay r9nano against the full one (large size)")
@@ -1136,7 +1211,7 @@ def main():
     latest = os.path.join(a.out, f"{stem}.json")
     prevf = os.path.join(a.out, "previous.json" if not a.small else "small-previous.json")
     prev, prev_name = None, None
-    if a.parallel_only:
+    if a.parallel_only or a.record_only:
         pass  # partial results: latest.json / previous.json are left alone, nothing compared
     elif os.path.exists(latest):
         try:
