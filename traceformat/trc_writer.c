@@ -117,6 +117,8 @@ struct trc_writer {
     u8v pack_end, z_end;
     uint64_t last_end_seq;   /* seq of the latest kernel-end item (0: none); under mu */
     size_t queued_host;      /* compressed bytes of host chunks waiting for their turn; under mu */
+    uint64_t n_queued;       /* host chunks that waited (trc_writer_test_queued); under mu */
+    int hold;                /* trc_writer_test_hold: compressors take no batch; under mu */
     ZSTD_CCtx *cz_rec, *cz_dat; /* frames compressed by the event thread (inline mode) */
     u8v pack, z, shuf;
     /* workgroup pipeline (see the top of the file); under mu */
@@ -352,6 +354,7 @@ static int64_t put_msg(trc_writer *w, ZSTD_CCtx *c, uint32_t type, const Protobu
             idx = (int64_t)offv->n;
             offv->p[offv->n++] = 0; /* set when appended */
             w->queued_host += b->zr.n;
+            w->n_queued++;
             b->seq = w->next_seq++;
             b->next = w->done;
             w->done = b;
@@ -1225,7 +1228,7 @@ static void *bg_main(void *arg)
     if (!c_rec || !c_dat) wfail_locked(w, "%s", "cannot create zstd context for the background compressor");
     pthread_mutex_lock(&w->mu);
     for (;;) {
-        while (!w->q_head && !w->stop) pthread_cond_wait(&w->cv_job, &w->mu);
+        while (!w->stop && (!w->q_head || w->hold)) pthread_cond_wait(&w->cv_job, &w->mu);
         if (!w->q_head) break; /* stopping and drained */
         batch *b = w->q_head;
         w->q_head = b->next;
@@ -1253,6 +1256,22 @@ static void bg_start(trc_writer *w, int req)
         if (pthread_create(&w->bg[i], NULL, bg_main, w) != 0) break;
         w->n_bg++;
     }
+}
+
+void trc_writer_test_hold(trc_writer *w, int on)
+{
+    pthread_mutex_lock(&w->mu);
+    w->hold = on;
+    pthread_cond_broadcast(&w->cv_job);
+    pthread_mutex_unlock(&w->mu);
+}
+
+uint64_t trc_writer_test_queued(trc_writer *w)
+{
+    pthread_mutex_lock(&w->mu);
+    uint64_t n = w->n_queued;
+    pthread_mutex_unlock(&w->mu);
+    return n;
 }
 
 static void bg_stop(trc_writer *w)

@@ -179,6 +179,14 @@ int trc_hash_loads(wave_rec *v); /* trc_rec.c */
  * them. Returns 0 or -1 with *why. */
 int trc_encode_batch(batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat, const char **why);
 
+/* Tests only (tests/trace/504-golden.c test_async_end): hold (on = 1) or
+ * release the background compressors, so that sealed batches stay unwritten
+ * while a test writes kernel ends and events behind them; and how many host
+ * chunks (events, code objects) so far waited in the sequence instead of
+ * being written at once. */
+void trc_writer_test_hold(trc_writer *w, int on);
+uint64_t trc_writer_test_queued(trc_writer *w);
+
 /* trc_writer.c */
 /* A compression context at `level` with checksums and content sizes (every
  * frame of the format has both); NULL when out of memory. */

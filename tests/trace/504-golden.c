@@ -44,6 +44,7 @@
 #include <cmocka.h>
 
 #include "tests/trace/data/gen.h"
+#include "traceformat/trc_writer_internal.h"
 
 #define GOLDEN_NAME "golden-2.3.gtrace"
 #define GOLDEN_FILE_FNV 0xc987fa934809cef4ull
@@ -497,6 +498,83 @@ static void test_golden_awaits(void **state)
     trc_reader_close(r);
 }
 
+/* Writes a small trace whose events follow kernel 0's end at once: with
+ * hold, the background compressor is held from before kernel 0 until those
+ * events are written, so kernel 0's frames and kernel-end chunk are not in
+ * the file yet when they come (trc_writer_end_kernel does not wait for
+ * them) and the events wait in the sequence behind them. *queued: how many
+ * host chunks waited. 0 or -1 with err. */
+static int write_async(const char *path, int bg, int hold, uint64_t *queued, char *err, size_t errlen)
+{
+    trc_header_info h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.producer, sizeof h.producer, "trc-504-async");
+    snprintf(h.isa_target, sizeof h.isa_target, "amdgcn-amd-amdhsa--gfx803");
+    h.device_count = 2;
+    trc_writer *w = trc_writer_open_ex(path, &h, bg, err, errlen);
+    if (!w) return -1;
+    uint8_t co[96], d[256];
+    gen_bytes(co, sizeof co, 0xa5);
+    memcpy(co, "\177ELF", 4);
+    gen_bytes(d, sizeof d, 0xd7);
+    int rc = trc_writer_code_object(w, co, sizeof co, 0x200000) != 0;
+    rc |= gen_event(w, TRC_EV_ALLOC, 0, 0, 0x10000, 0, 0x10000, TRC_MEM_DEVICE, 0, 0, NULL);
+    if (hold) trc_writer_test_hold(w, 1);
+    rc |= gen_kernel(w, 0, 1, 5); /* returns at once: no earlier kernel end to wait for */
+    rc |= gen_event(w, TRC_EV_SYNC, 0, 0, 0, 0, 0, 0, 0, 0, NULL);
+    rc |= gen_event(w, TRC_EV_COPY, 0, 0, 0x7f1000, 0x10000, sizeof d, 0, TRC_COPY_D2H, 0, d);
+    rc |= trc_writer_code_object(w, co, sizeof co - 9, 0x201000) != 1;
+    *queued = trc_writer_test_queued(w);
+    if (hold) trc_writer_test_hold(w, 0);
+    rc |= gen_kernel(w, 1, 1, 5); /* its end waits for kernel 0's */
+    rc |= gen_event(w, TRC_EV_COPY, 0, 0, 0x7f2000, 0x10000, 100, 0, TRC_COPY_D2H, 0, d + 3);
+    rc |= gen_kernel(w, 2, 1, 5);
+    if (rc || trc_writer_close(w) != 0) {
+        snprintf(err, errlen, "%s", trc_writer_error(w));
+        trc_writer_destroy(w);
+        return -1;
+    }
+    trc_writer_destroy(w);
+    return 0;
+}
+
+/* A kernel's end does not wait for its last frames: the events after it wait
+ * in the sequence behind them, and the file is byte for byte the one a
+ * writer without background compressors (every end in the file on return)
+ * writes; it reads back whole. */
+static void test_async_end(void **state)
+{
+    (void)state;
+    char p0[600], p1[600], err[512];
+    snprintf(p0, sizeof p0, "%s/trc504-%d-async0.gtrace", tmpdir, (int)getpid());
+    snprintf(p1, sizeof p1, "%s/trc504-%d-async1.gtrace", tmpdir, (int)getpid());
+    uint64_t q0 = 0, q1 = 0;
+    if (write_async(p0, 0, 0, &q0, err, sizeof err) != 0) fail_msg("%s", err);
+    if (write_async(p1, 1, 1, &q1, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_int_equal(q0, 0); /* inline: kernel 0 was in the file when its end returned */
+    assert_int_equal(q1, 3); /* the SYNC, the copy and the code object waited behind it */
+    size_t n0, n1;
+    uint8_t *b0 = slurp(p0, &n0), *b1 = slurp(p1, &n1);
+    if (n0 != n1 || memcmp(b0, b1, n0) != 0)
+        fail_msg("the trace written behind a held compressor differs from the inline writer's (%zu vs %zu bytes)",
+                 n1, n0);
+    free(b0);
+    free(b1);
+    trc_reader *r = trc_reader_open(p1, err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    assert_int_equal(trc_reader_n_kernels(r), 3);
+    assert_int_equal(trc_reader_n_code_objects(r), 2);
+    assert_int_equal(trc_reader_n_events(r), 7); /* alloc, 3 launches, sync, 2 copies */
+    for (uint32_t k = 0; k < 3; k++) {
+        trc_wg *g = trc_reader_load_wg(r, k, 0, err, sizeof err);
+        if (!g) fail_msg("kernel %u: %s", k, err);
+        trc_wg_free(g);
+    }
+    trc_reader_close(r);
+    unlink(p0);
+    unlink(p1);
+}
+
 /* Same bytes for any commit order, committing thread count and compressor
  * mode. */
 static void test_deterministic(void **state)
@@ -548,6 +626,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_async_end),
         cmocka_unit_test(test_golden_1_0),
         cmocka_unit_test(test_golden_1_1),
         cmocka_unit_test(test_golden_1_2),
