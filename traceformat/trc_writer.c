@@ -799,6 +799,23 @@ static int drain_kernel(trc_writer *w, uint32_t kernel_id)
     return rc;
 }
 
+/* A thread that would wait for the compressors (a kernel's end, a commit
+ * held back) compresses the oldest queued batch itself instead, with its
+ * own zstd contexts (c_rec, c_dat: the levels of the background ones, so
+ * the bytes are the same whoever compresses). Caller holds w->mu; returns
+ * with it held; 1 if it compressed one, 0 when the queue is empty. */
+static int help_locked(trc_writer *w, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat)
+{
+    batch *b = w->q_head;
+    if (!b || w->hold || !c_rec || !c_dat) return 0;
+    w->q_head = b->next;
+    if (!w->q_head) w->q_tail = NULL;
+    pthread_mutex_unlock(&w->mu);
+    compress_batch(w, b, c_rec, c_dat);
+    pthread_mutex_lock(&w->mu);
+    return 1;
+}
+
 /* Appends kernel kernel_id's kernel-end chunk (its frames are all in: the
  * item comes after its last batch) and flushes the write buffer, so that a
  * file cut afterwards keeps the kernel. Caller holds w->mu. */
@@ -862,7 +879,8 @@ int trc_writer_end_kernel(trc_writer *w, uint32_t kernel_id)
     }
     pthread_mutex_lock(&w->mu);
     while (!w->failed && w->app_seq <= prev)
-        pthread_cond_wait(&w->cv_app, &w->mu);
+        if (!help_locked(w, w->cz_rec, w->cz_dat))
+            pthread_cond_wait(&w->cv_app, &w->mu);
     int rc = w->failed ? -1 : 0;
     pthread_mutex_unlock(&w->mu);
     return rc;
@@ -1375,9 +1393,10 @@ int trc_wg_commit(trc_writer *w, trc_wg_rec *g)
             }
         }
     }
-    /* Back-pressure: wait while the compressors are behind. */
+    /* Back-pressure: while the compressors are behind, help them or wait. */
     while (w->n_bg && !w->failed && w->inflight > TRC_MAX_INFLIGHT(w->n_bg))
-        pthread_cond_wait(&w->cv_space, &w->mu);
+        if (!help_locked(w, g->cctx, g->cctx_data))
+            pthread_cond_wait(&w->cv_space, &w->mu);
     pthread_mutex_unlock(&w->mu);
     while (mine) {
         batch *b = mine;
