@@ -120,7 +120,7 @@ struct trc_writer {
     uint64_t n_queued;       /* host chunks that waited (trc_writer_test_queued); under mu */
     int hold;                /* trc_writer_test_hold: compressors take no batch; under mu */
     ZSTD_CCtx *cz_rec, *cz_dat; /* frames compressed by the event thread (inline mode) */
-    u8v pack, z, shuf;
+    u8v pack, z;
     /* workgroup pipeline (see the top of the file); under mu */
     piece *p_free;
     batch *b_free, *q_head, *q_tail, *done;
@@ -246,17 +246,10 @@ ZSTD_CCtx *trc_new_cctx(int level)
     return c;
 }
 
-/* Packs msg into pack and compresses it into z (both reused). Returns the
+/* Compresses the packed message in pack into z (reused). Returns the
  * compressed size, or 0 with *why set. */
-static size_t pack_compress(ZSTD_CCtx *c, const ProtobufCMessage *msg, u8v *pack, u8v *z,
-                            const char **why)
+static size_t compress_packed(ZSTD_CCtx *c, const u8v *pack, u8v *z, const char **why)
 {
-    size_t len = protobuf_c_message_get_packed_size(msg);
-    if (grow((void **)&pack->p, &pack->cap, len + 1, 1) < 0) {
-        *why = "out of memory packing a record";
-        return 0;
-    }
-    pack->n = protobuf_c_message_pack(msg, pack->p);
     size_t bound = ZSTD_compressBound(pack->n);
     if (grow((void **)&z->p, &z->cap, bound, 1) < 0) {
         *why = "out of memory compressing a record";
@@ -269,6 +262,20 @@ static size_t pack_compress(ZSTD_CCtx *c, const ProtobufCMessage *msg, u8v *pack
     }
     z->n = zn;
     return zn;
+}
+
+/* Packs msg into pack and compresses it into z (both reused). Returns the
+ * compressed size, or 0 with *why set. */
+static size_t pack_compress(ZSTD_CCtx *c, const ProtobufCMessage *msg, u8v *pack, u8v *z,
+                            const char **why)
+{
+    size_t len = protobuf_c_message_get_packed_size(msg);
+    if (grow((void **)&pack->p, &pack->cap, len + 1, 1) < 0) {
+        *why = "out of memory packing a record";
+        return 0;
+    }
+    pack->n = protobuf_c_message_pack(msg, pack->p);
+    return compress_packed(c, pack, z, why);
 }
 
 /* Packs, compresses and appends one message from the event thread. */
@@ -310,8 +317,8 @@ static batch *new_batch_locked(trc_writer *w, int kind)
  * when a program copies much while the compressors are behind). */
 #define TRC_MAX_QUEUED_HOST ((size_t)64 << 20)
 
-/* Packs, compresses (c: the event thread's context) and appends one host
- * chunk in program order: at once when nothing sealed before it is still
+/* Packs (msg; NULL: w->pack holds it packed already), compresses (c: the
+ * event thread's context) and appends one host chunk in program order: at once when nothing sealed before it is still
  * waiting for the file, else as the next item of the sequenced stream (the
  * appender writes it after everything sealed before it: the file is the
  * same either way). Its offset goes to offv->p[index]; returns the index
@@ -319,7 +326,7 @@ static batch *new_batch_locked(trc_writer *w, int kind)
 static int64_t put_msg(trc_writer *w, ZSTD_CCtx *c, uint32_t type, const ProtobufCMessage *msg, u64v *offv)
 {
     const char *why = NULL;
-    if (!pack_compress(c, msg, &w->pack, &w->z, &why)) {
+    if (!(msg ? pack_compress(c, msg, &w->pack, &w->z, &why) : compress_packed(c, &w->pack, &w->z, &why))) {
         wfail_locked(w, "cannot encode record: %s", why);
         return -1;
     }
@@ -523,17 +530,46 @@ static int64_t put_event(trc_writer *w, const trc_event *ev)
     m.managed = ev->managed != 0; /* 2.1 */
     m.host_gap_ns = w->host_gap_ns; /* trc_writer_host_gap: carried by the next event */
     w->host_gap_ns = 0;
-    int data_chunk = 0;
-    if (ev->kind == TRC_EV_COPY && ev->data) {
+    if (ev->kind == TRC_EV_COPY && ev->data && ev->size) {
+        /* The copy's bytes, byte-plane shuffled, go straight into the packed
+         * message (no staging copy): proto3 packs fields in number order, so
+         * the message is the fields before data_shuf4 (13), that field, then
+         * host_gap_ns (18), the only later field a COPY sets; protobuf-c
+         * packs the same bytes (504-golden pins them). */
+        uint64_t hg = m.host_gap_ns;
         m.has_data = 1;
-        if (ev->size > SIZE_MAX - 1 ||
-            grow((void **)&w->shuf.p, &w->shuf.cap, (size_t)ev->size + 1, 1) < 0) {
+        m.host_gap_ns = 0;
+        size_t pre = protobuf_c_message_get_packed_size(&m.base), n = (size_t)ev->size;
+        uint8_t hdr[16], tail[16];
+        size_t nh = 0, nt = 0;
+        hdr[nh++] = 13u << 3 | 2u; /* data_shuf4: length-delimited */
+        for (uint64_t v = ev->size; ; v >>= 7) {
+            hdr[nh++] = (uint8_t)(v & 0x7f) | (v >> 7 ? 0x80 : 0);
+            if (!(v >> 7)) break;
+        }
+        if (hg) {
+            tail[nt++] = (uint8_t)(18u << 3 | 0x80); /* host_gap_ns: varint, tag 144 in two bytes */
+            tail[nt++] = 1;
+            for (uint64_t v = hg; ; v >>= 7) {
+                tail[nt++] = (uint8_t)(v & 0x7f) | (v >> 7 ? 0x80 : 0);
+                if (!(v >> 7)) break;
+            }
+        }
+        if (ev->size > SIZE_MAX - pre - nh - nt - 1 ||
+            grow((void **)&w->pack.p, &w->pack.cap, pre + nh + n + nt + 1, 1) < 0) {
             wfail_locked(w, "%s", "out of memory staging copy data");
             return -1;
         }
-        trc_shuf4(w->shuf.p, ev->data, (size_t)ev->size);
-        m.data_shuf4.data = w->shuf.p;
-        m.data_shuf4.len = ev->size;
+        size_t at = protobuf_c_message_pack(&m.base, w->pack.p);
+        memcpy(w->pack.p + at, hdr, nh);
+        trc_shuf4(w->pack.p + at + nh, ev->data, n);
+        memcpy(w->pack.p + at + nh + n, tail, nt);
+        w->pack.n = at + nh + n + nt;
+        return put_msg(w, w->cctx_data, TRC_CHUNK_EVENT, NULL, &w->event_off);
+    }
+    int data_chunk = 0;
+    if (ev->kind == TRC_EV_COPY && ev->data) {
+        m.has_data = 1; /* an empty copy: data_shuf4 stays empty */
         data_chunk = 1;
     }
     if (ev->kind == TRC_EV_LAUNCH) {
@@ -1011,7 +1047,6 @@ void trc_writer_destroy(trc_writer *w)
     free(w->event_off.p);
     free(w->pack.p);
     free(w->z.p);
-    free(w->shuf.p);
     free(w->wbuf.p);
     ZSTD_freeCCtx(w->cctx);
     ZSTD_freeCCtx(w->cctx_data);
