@@ -233,7 +233,38 @@ static uint8_t *enc_workgroup_data(uint8_t *q, const wgview *g, uint8_t **body)
 /* Compresses the pieces' messages (field `which`: 0 records, 1 data) as one
  * frame into z, streaming them through zstd without concatenating them.
  * Returns 0 or -1 with *why. */
-static int compress_pieces(ZSTD_CCtx *c, const batch *b, int which, uint64_t total, u8v *z,
+/* The zstd level of a data frame of `total` bytes (trc_internal.h): the
+ * fast level when the frame's first TRC_ZSTD_PROBE_BYTES compress at it to at
+ * most TRC_ZSTD_FAST_LOSS percent more than at TRC_ZSTD_LEVEL_DATA. Frames too
+ * small for the probes to pay, and a probe that fails, keep
+ * TRC_ZSTD_LEVEL_DATA. b->zp is the scratch. */
+static int data_level(ZSTD_CCtx *c, batch *b, uint64_t total)
+{
+    const size_t np = TRC_ZSTD_PROBE_BYTES;
+    if (total < 4 * (uint64_t)np)
+        return TRC_ZSTD_LEVEL_DATA;
+    size_t bound = ZSTD_compressBound(np);
+    if (grow((void **)&b->zp.p, &b->zp.cap, np + bound, 1) < 0)
+        return TRC_ZSTD_LEVEL_DATA;
+    size_t n = 0;
+    for (const piece *p = b->head; p && n < np; p = p->next) {
+        size_t k = p->edat.n < np - n ? p->edat.n : np - n;
+        memcpy(b->zp.p + n, p->edat.p, k);
+        n += k;
+    }
+    const int lv[2] = {TRC_ZSTD_LEVEL_DATA_FAST, TRC_ZSTD_LEVEL_DATA};
+    size_t z[2];
+    for (int i = 0; i < 2; i++) {
+        if (ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, lv[i])))
+            return TRC_ZSTD_LEVEL_DATA;
+        z[i] = ZSTD_compress2(c, b->zp.p + np, bound, b->zp.p, n);
+        if (ZSTD_isError(z[i]))
+            return TRC_ZSTD_LEVEL_DATA;
+    }
+    return z[0] * 100 <= z[1] * (100 + TRC_ZSTD_FAST_LOSS) ? TRC_ZSTD_LEVEL_DATA_FAST : TRC_ZSTD_LEVEL_DATA;
+}
+
+static int compress_pieces(ZSTD_CCtx *c, batch *b, int which, uint64_t total, u8v *z,
                            const char **why)
 {
     size_t bound = ZSTD_compressBound((size_t)total);
@@ -241,7 +272,10 @@ static int compress_pieces(ZSTD_CCtx *c, const batch *b, int which, uint64_t tot
         *why = "out of memory compressing a frame";
         return -1;
     }
-    size_t r = ZSTD_CCtx_reset(c, ZSTD_reset_session_only);
+    size_t r = 0;
+    if (which) /* every data frame sets its level: the context's last one must not leak in */
+        r = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, data_level(c, b, total));
+    if (!ZSTD_isError(r)) r = ZSTD_CCtx_reset(c, ZSTD_reset_session_only);
     if (!ZSTD_isError(r)) r = ZSTD_CCtx_setPledgedSrcSize(c, total); /* content size in the header */
     ZSTD_outBuffer out = {z->p, z->cap, 0};
     for (const piece *p = b->head; p && !ZSTD_isError(r); p = p->next) {
@@ -254,6 +288,8 @@ static int compress_pieces(ZSTD_CCtx *c, const batch *b, int which, uint64_t tot
     while (!ZSTD_isError(r) && (r = ZSTD_compressStream2(c, &out, &none, ZSTD_e_end)) != 0 &&
            !ZSTD_isError(r) && out.pos < out.size) {
     }
+    if (which) /* back to the data level: wave segments share this context (compress_one) */
+        (void)ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, TRC_ZSTD_LEVEL_DATA);
     if (ZSTD_isError(r) || r != 0) {
         *why = ZSTD_isError(r) ? ZSTD_getErrorName(r) : "compressed frame larger than its bound";
         return -1;

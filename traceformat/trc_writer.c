@@ -1001,7 +1001,7 @@ static void free_batch(batch *b)
         b->head = p->next;
         trc_free_piece(p);
     }
-    free(b->zr.p); free(b->zd.p);
+    free(b->zr.p); free(b->zd.p); free(b->zp.p);
     free(b->roff.p); free(b->rlen.p); free(b->doff.p); free(b->dlen.p);
     free(b);
 }

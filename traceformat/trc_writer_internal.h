@@ -128,6 +128,7 @@ typedef struct batch {
     int failed;
     uint64_t raw_rec, raw_dat; /* decompressed frame sizes */
     u8v zr, zd;              /* compressed frames */
+    u8v zp;                  /* data frame level probe (trc_encode.c data_level): its input, then output */
     u32v roff, rlen, doff, dlen; /* per workgroup: message offsets/lengths */
     struct batch *next;
 } batch;
