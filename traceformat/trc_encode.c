@@ -22,19 +22,6 @@
  * helpers never check. Length-delimited submessages are written with a
  * 5-byte length hole that is closed up afterwards (sizes < 2^35). */
 
-static inline uint8_t *put_varint(uint8_t *q, uint64_t v)
-{
-    while (v >= 0x80) {
-        *q++ = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    *q++ = (uint8_t)v;
-    return q;
-}
-static inline uint8_t *put_tag(uint8_t *q, uint32_t field, uint32_t wt)
-{
-    return put_varint(q, (uint64_t)field << 3 | wt);
-}
 static inline uint8_t *put_u64(uint8_t *q, uint32_t field, uint64_t v)
 {
     return v ? put_varint(put_tag(q, field, 0), v) : q;
@@ -230,14 +217,12 @@ static uint8_t *enc_workgroup_data(uint8_t *q, const wgview *g, uint8_t **body)
     return q;
 }
 
-/* Compresses the pieces' messages (field `which`: 0 records, 1 data) as one
- * frame into z, streaming them through zstd without concatenating them.
- * Returns 0 or -1 with *why. */
 /* The zstd level of a data frame of `total` bytes (trc_internal.h): the
  * fast level when the frame's first TRC_ZSTD_PROBE_BYTES compress at it to at
  * most TRC_ZSTD_FAST_LOSS percent more than at TRC_ZSTD_LEVEL_DATA. Frames too
  * small for the probes to pay, and a probe that fails, keep
- * TRC_ZSTD_LEVEL_DATA. b->zp is the scratch. */
+ * TRC_ZSTD_LEVEL_DATA. b->zp is the scratch. Leaves c at some level:
+ * compress_pieces sets the chosen one and puts TRC_ZSTD_LEVEL_DATA back. */
 static int data_level(ZSTD_CCtx *c, batch *b, uint64_t total)
 {
     const size_t np = TRC_ZSTD_PROBE_BYTES;
@@ -264,6 +249,9 @@ static int data_level(ZSTD_CCtx *c, batch *b, uint64_t total)
     return z[0] * 100 <= z[1] * (100 + TRC_ZSTD_FAST_LOSS) ? TRC_ZSTD_LEVEL_DATA_FAST : TRC_ZSTD_LEVEL_DATA;
 }
 
+/* Compresses the pieces' messages (field `which`: 0 records, 1 data) as one
+ * frame into z, streaming them through zstd without concatenating them.
+ * Returns 0 or -1 with *why. */
 static int compress_pieces(ZSTD_CCtx *c, batch *b, int which, uint64_t total, u8v *z,
                            const char **why)
 {

@@ -83,7 +83,6 @@ typedef struct wkernel {
     uint64_t next_lin;       /* lowest linear id not yet taken into a batch */
     piece *pending;          /* committed ahead of next_lin, sorted by lin */
     batch *open;
-    uint64_t last_seq;       /* seq of the kernel's last sealed batch (0: none) */
     u64v frame_off, dframe_off;
     u32v wg_frame, rec_off, rec_len, data_off, data_len;
     uint64_t n_instr, n_mem, wg_bytes, data_bytes, n_waves, raw_rec, raw_data;
@@ -278,12 +277,12 @@ static size_t pack_compress(ZSTD_CCtx *c, const ProtobufCMessage *msg, u8v *pack
     return compress_packed(c, pack, z, why);
 }
 
-/* Packs, compresses and appends one message from the event thread. */
-static int write_msg_c(trc_writer *w, ZSTD_CCtx *c, uint32_t type, const ProtobufCMessage *msg,
-                       uint64_t *off)
+/* Packs, compresses (level TRC_ZSTD_LEVEL) and appends one message at once:
+ * the header at open, the index at close (nothing else waits then). */
+static int write_msg(trc_writer *w, uint32_t type, const ProtobufCMessage *msg, uint64_t *off)
 {
     const char *why = NULL;
-    if (!pack_compress(c, msg, &w->pack, &w->z, &why)) {
+    if (!pack_compress(w->cctx, msg, &w->pack, &w->z, &why)) {
         wfail_locked(w, "cannot encode record: %s", why);
         return -1;
     }
@@ -291,11 +290,6 @@ static int write_msg_c(trc_writer *w, ZSTD_CCtx *c, uint32_t type, const Protobu
     int rc = append_chunk(w, type, w->z.p, w->z.n, off);
     pthread_mutex_unlock(&w->mu);
     return rc;
-}
-
-static int write_msg(trc_writer *w, uint32_t type, const ProtobufCMessage *msg, uint64_t *off)
-{
-    return write_msg_c(w, w->cctx, type, msg, off);
 }
 
 static void append_ready(trc_writer *w);
@@ -318,8 +312,9 @@ static batch *new_batch_locked(trc_writer *w, int kind)
 #define TRC_MAX_QUEUED_HOST ((size_t)64 << 20)
 
 /* Packs (msg; NULL: w->pack holds it packed already), compresses (c: the
- * event thread's context) and appends one host chunk in program order: at once when nothing sealed before it is still
- * waiting for the file, else as the next item of the sequenced stream (the
+ * event thread's context) and appends one host chunk in program order: at
+ * once when nothing sealed before it is still waiting for the file, else as
+ * the next item of the sequenced stream (the
  * appender writes it after everything sealed before it: the file is the
  * same either way). Its offset goes to offv->p[index]; returns the index
  * (offv->n before the call), or -1. Called from the event thread. */
@@ -532,39 +527,35 @@ static int64_t put_event(trc_writer *w, const trc_event *ev)
     w->host_gap_ns = 0;
     if (ev->kind == TRC_EV_COPY && ev->data && ev->size) {
         /* The copy's bytes, byte-plane shuffled, go straight into the packed
-         * message (no staging copy): proto3 packs fields in number order, so
-         * the message is the fields before data_shuf4 (13), that field, then
-         * host_gap_ns (18), the only later field a COPY sets; protobuf-c
-         * packs the same bytes (504-golden pins them). */
-        uint64_t hg = m.host_gap_ns;
+         * message (no staging copy). proto3 packs fields in number order: the
+         * message is its fields below data_shuf4 (13), that field, then its
+         * fields above it, each part packed by protobuf-c (504-golden pins
+         * the bytes). */
+        Gtrace__Event hi = GTRACE__EVENT__INIT;
+        hi.until_event = m.until_event, m.until_event = 0;
+        hi.stream_wait = m.stream_wait, m.stream_wait = 0;
+        hi.wait_stream = m.wait_stream, m.wait_stream = 0;
+        hi.stream_nonblocking = m.stream_nonblocking, m.stream_nonblocking = 0;
+        hi.host_gap_ns = m.host_gap_ns, m.host_gap_ns = 0;
+        hi.managed = m.managed, m.managed = 0;
+        /* a field added to Event (gtrace.proto) must be split here too */
+        assert(gtrace__event__descriptor.n_fields == 19);
         m.has_data = 1;
-        m.host_gap_ns = 0;
-        size_t pre = protobuf_c_message_get_packed_size(&m.base), n = (size_t)ev->size;
-        uint8_t hdr[16], tail[16];
-        size_t nh = 0, nt = 0;
-        hdr[nh++] = 13u << 3 | 2u; /* data_shuf4: length-delimited */
-        for (uint64_t v = ev->size; ; v >>= 7) {
-            hdr[nh++] = (uint8_t)(v & 0x7f) | (v >> 7 ? 0x80 : 0);
-            if (!(v >> 7)) break;
-        }
-        if (hg) {
-            tail[nt++] = (uint8_t)(18u << 3 | 0x80); /* host_gap_ns: varint, tag 144 in two bytes */
-            tail[nt++] = 1;
-            for (uint64_t v = hg; ; v >>= 7) {
-                tail[nt++] = (uint8_t)(v & 0x7f) | (v >> 7 ? 0x80 : 0);
-                if (!(v >> 7)) break;
-            }
-        }
-        if (ev->size > SIZE_MAX - pre - nh - nt - 1 ||
-            grow((void **)&w->pack.p, &w->pack.cap, pre + nh + n + nt + 1, 1) < 0) {
+        size_t lo_n = protobuf_c_message_get_packed_size(&m.base), hi_n = protobuf_c_message_get_packed_size(&hi.base);
+        size_t n = (size_t)ev->size;
+        uint8_t hdr[16];
+        size_t nh = (size_t)(put_varint(put_tag(hdr, 13, 2), ev->size) - hdr);
+        if (ev->size > SIZE_MAX - lo_n - nh - hi_n - 1 ||
+            grow((void **)&w->pack.p, &w->pack.cap, lo_n + nh + n + hi_n + 1, 1) < 0) {
             wfail_locked(w, "%s", "out of memory staging copy data");
             return -1;
         }
-        size_t at = protobuf_c_message_pack(&m.base, w->pack.p);
-        memcpy(w->pack.p + at, hdr, nh);
-        trc_shuf4(w->pack.p + at + nh, ev->data, n);
-        memcpy(w->pack.p + at + nh + n, tail, nt);
-        w->pack.n = at + nh + n + nt;
+        uint8_t *q = w->pack.p + protobuf_c_message_pack(&m.base, w->pack.p);
+        memcpy(q, hdr, nh);
+        trc_shuf4(q + nh, ev->data, n);
+        q += nh + n;
+        q += protobuf_c_message_pack(&hi.base, q);
+        w->pack.n = (size_t)(q - w->pack.p);
         return put_msg(w, w->cctx_data, TRC_CHUNK_EVENT, NULL, &w->event_off);
     }
     int data_chunk = 0;
@@ -811,12 +802,12 @@ static void kernel_index_of(const wkernel *k, uint32_t i, Gtrace__KernelIndex *t
     t->seg_bytes = k->seg_bytes;
 }
 
-/* Puts everything kernel k has committed into the file: pending pieces (in
- * grid order, across gaps left by workgroups never committed) and the open
- * batch are sealed; batches this thread must compress itself (no background
- * threads) are compressed here; then waits until all are appended. Called
- * without w->mu. Returns -1 if the writer has failed. */
-static int drain_kernel(trc_writer *w, uint32_t kernel_id)
+/* Seals everything a kernel that was never ended has committed: pending
+ * pieces (in grid order, across gaps left by workgroups never committed) and
+ * the open batch; batches this thread must compress itself (no background
+ * threads) are compressed here. trc_writer_close then waits for the file to
+ * take them with everything else. Called without w->mu. */
+static void seal_unended_kernel(trc_writer *w, uint32_t kernel_id)
 {
     batch *mine = NULL;
     pthread_mutex_lock(&w->mu);
@@ -827,12 +818,6 @@ static int drain_kernel(trc_writer *w, uint32_t kernel_id)
         mine = b->next;
         compress_batch(w, b, w->cz_rec, w->cz_dat);
     }
-    pthread_mutex_lock(&w->mu);
-    while (!w->failed && w->app_seq <= w->k[kernel_id].last_seq)
-        pthread_cond_wait(&w->cv_app, &w->mu);
-    int rc = w->failed ? -1 : 0;
-    pthread_mutex_unlock(&w->mu);
-    return rc;
 }
 
 /* A thread that would wait for the compressors (a kernel's end, a commit
@@ -929,7 +914,7 @@ int trc_writer_close(trc_writer *w)
     /* Kernels begun but not ended still get their workgroups written (the
      * missing end is reported below). */
     for (size_t i = 0; i < w->nk && !w->failed; i++)
-        if (!w->k[i].ended) drain_kernel(w, (uint32_t)i);
+        if (!w->k[i].ended) seal_unended_kernel(w, (uint32_t)i);
     /* every sequenced item (frames, kernel ends, host chunks) in the file */
     pthread_mutex_lock(&w->mu);
     while (!w->failed && w->app_seq < w->next_seq)
@@ -1214,7 +1199,6 @@ static void seal_locked(trc_writer *w, wkernel *k, batch **mine)
     if (!b) return;
     k->open = NULL;
     b->seq = w->next_seq++;
-    k->last_seq = b->seq;
     w->inflight++;
     b->next = NULL;
     if (w->n_bg) {

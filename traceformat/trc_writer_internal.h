@@ -110,6 +110,22 @@ typedef struct wgview {
 
 /* Consecutive workgroups of one kernel that become one record frame and one
  * data frame. */
+/* proto3 wire format: a varint, and a field's tag (wire type wt), at q;
+ * return the end (trc_encode.c's encoder, the writer's copy events). */
+static inline uint8_t *put_varint(uint8_t *q, uint64_t v)
+{
+    while (v >= 0x80) {
+        *q++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *q++ = (uint8_t)v;
+    return q;
+}
+static inline uint8_t *put_tag(uint8_t *q, uint32_t field, uint32_t wt)
+{
+    return put_varint(q, (uint64_t)field << 3 | wt);
+}
+
 /* What a sequenced item of the writer's append stream holds (batch.kind). */
 enum { TRC_BATCH_FRAMES = 0, /* a group of workgroups: one record frame and one data frame */
        TRC_BATCH_CHUNK,      /* a host chunk (event, code object), compressed already: in zr */
