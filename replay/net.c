@@ -410,6 +410,8 @@ int rp_net_partition(rp_sim *s)
         else if (i < n->g + n->n_sw)
             gpu = (i - n->g) * n->spec.gpus_per_switch;  /* a switch: its first GPU's */
         np[i] = s->gpus[gpu < s->n_gpus ? gpu : 0].part;
+        if (i >= n->g + n->n_sw && s->net_part)
+            np[i] = s->net_part;                         /* the hubs' own partition (parallel.c) */
         n->nodes[i].eng = &np[i]->eng;
     }
     for (uint32_t i = 0; i < n->n_links; i++) {

@@ -8,10 +8,11 @@
  * through links whose latency is at least the lookahead W:
  *   - interconnect links between nodes of different partitions (net.c: a
  *     GPU's router is in its partition, a PCIe switch in the partition of
- *     its first GPU, the root complex and the PCIe bus arbiter in partition
- *     0; the shared bus is split into a pure-latency half from each GPU to
- *     the arbiter and the serialising half after it, which gives the same
- *     arrival times as one shared link);
+ *     its first GPU, the root complex and the PCIe bus's arbiter and exit
+ *     in a partition of their own, the last; the shared bus is split into
+ *     a pure-latency half from each GPU to the arbiter and the serialising
+ *     half after it, which gives the same arrival times as one shared
+ *     link);
  *   - U-MGPU's dispatcher on GPU 0 and the other GPUs' CUs and L2 banks
  *     (WG_ASSIGN, WG_DONE, FLUSH, FLUSH_ACK cross the interconnect: latency
  *     max(cu.dispatch_latency, W));
@@ -95,7 +96,16 @@ int rp_sim_partition(rp_sim *s)
      * between the GPUs (rp_um.h): one partition */
     bool one = rp_um_moves(rp_um_policy_parse(s->cfg.um_policy));
     uint32_t gparts = s->n_gpus > 1 && hop > 0 && !one ? s->n_gpus : 1;
-    s->n_parts = gparts * per;
+    /* The interconnect's hubs, which every message between GPUs crosses (the
+     * PCIe bus's arbiter and exit, a PCIe tree's root complex), take a
+     * partition of their own after the GPUs' when the GPUs are partitions:
+     * in GPU 0's they made it the slowest (u-mgpu, bitonic at the 4x size:
+     * 18.5 M events against 10.2 M in each other GPU's). Their links have
+     * the hop latency (net_hop_ps): at least the lookahead. */
+    uint32_t kind = 0;
+    bool hubs = !rp_net_kind_parse(s->cfg.net_kind, &kind) && (kind == RP_NET_PCIE_BUS || kind == RP_NET_PCIE_TREE);
+    uint32_t net_parts = gparts > 1 && hubs ? 1 : 0;
+    s->n_parts = gparts * per + net_parts;
     s->ctx.n_parts = s->n_parts;
     s->ctx.gpu_cut = per > 1;
     s->lookahead_ps = s->notify_ps;
@@ -153,6 +163,7 @@ int rp_sim_partition(rp_sim *s)
         }
         pt->res = (rp_res){&pt->pool, &pt->check, pt->out};
     }
+    s->net_part = net_parts ? &s->parts[s->n_parts - 1] : NULL;
     for (uint32_t g = 0; g < s->n_gpus; g++) {
         rp_gpu *gp = &s->gpus[g];
         uint32_t base = (gparts > 1 ? g : 0) * per;
@@ -193,6 +204,10 @@ int rp_sim_partition(rp_sim *s)
 uint32_t rp_part_holds(const rp_sim *s, uint32_t p, char *buf, size_t n)
 {
     const rp_part *pt = &s->parts[p];
+    if (pt == s->net_part) {
+        snprintf(buf, n, "interconnect hubs");
+        return UINT32_MAX;
+    }
     for (uint32_t g = 0; g < s->n_gpus; g++) {
         const rp_gpu *gp = &s->gpus[g];
         if (pt == gp->part) {

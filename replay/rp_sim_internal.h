@@ -278,8 +278,8 @@ struct rp_part {
 extern _Thread_local rp_part *rp_part_tls;
 
 /* What partition p holds, in words ("all", "GPU", "memory side", "shader
- * arrays 0-3", "DRAM channels") into buf; returns its GPU (0 when it holds
- * every GPU). parallel.c */
+ * arrays 0-3", "DRAM channels", "interconnect hubs") into buf; returns its
+ * GPU (0 when it holds every GPU, UINT32_MAX for the hubs'). parallel.c */
 uint32_t rp_part_holds(const rp_sim *s, uint32_t p, char *buf, size_t n);
 static inline rp_msg_pool *rp_pool(rp_sim *s);
 static inline rp_check *rp_chk(rp_sim *s);
@@ -348,6 +348,8 @@ struct rp_sim {
     /* partitions (parallel.c) */
     rp_part *parts;
     uint32_t n_parts;
+    rp_part *net_part;        /* the interconnect's hubs (PCIe bus arbiter and exit, root complex) when they
+                               * have a partition of their own (parallel.c), else NULL (in GPU 0's) */
     uint32_t threads;         /* worker threads for rp_sim_run (>= 1) */
     rp_time lookahead_ps;     /* synchronisation window: smallest latency of a link between partitions */
     rp_time notify_ps;        /* kernel completion seen by the host this long after the end */

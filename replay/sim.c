@@ -1524,7 +1524,8 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     for (uint32_t p = 0; p < s->n_parts; p++) {
         char holds[96];
         json_t *o = json_object();
-        json_object_set_new(o, "gpu", json_integer(rp_part_holds(s, p, holds, sizeof holds)));
+        uint32_t g = rp_part_holds(s, p, holds, sizeof holds);
+        json_object_set_new(o, "gpu", g == UINT32_MAX ? json_null() : json_integer(g));
         json_object_set_new(o, "holds", json_string(holds));
         json_object_set_new(o, "events", json_integer((json_int_t)s->parts[p].eng.n_events));
         json_array_append_new(pev, o);
