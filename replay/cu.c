@@ -96,8 +96,9 @@ static void wave_finish(rp_wave *w, rp_engine *e)
     RP_HOOK_FIRE(w->cu->x->hooks, RP_HOOK_WAVE_RETIRE, e->now, w->cu->gpu, w->cu->id, w, NULL, w->cu->x->owner);
     /* per wave, not per instruction: a U-MGPU kernel's waves run in several partitions
      * (instructions a sampled replay skipped are not replayed: sample.c counts them) */
-    __atomic_add_fetch(&w->wg->k->n_instr, w->walk.dyn + w->walk.dyn_extra - w->walk.dyn_skipped - w->smp_skipped,
-                       __ATOMIC_RELAXED);
+    uint64_t ran = w->walk.dyn + w->walk.dyn_extra - w->walk.dyn_skipped - w->smp_skipped;
+    __atomic_add_fetch(&w->wg->k->n_instr, ran, __ATOMIC_RELAXED);
+    w->wg->instr_done += ran; /* its workgroup's waves all run on its CU: this partition */
     if (w->cu->x->cfg->sample_enable && w->cu->x->cfg->sample_waves)
         w->cu->x->sample_wave_end(w->cu->x->owner, w, e->now);
     if (w->walk.aw_gave_up) {
@@ -125,6 +126,7 @@ static void wave_finish(rp_wave *w, rp_engine *e)
     }
     if (w->walk.aw_iters) {
         __atomic_add_fetch(&w->wg->k->spin_iterations, w->walk.aw_iters, __ATOMIC_RELAXED);
+        w->wg->spins_done += w->walk.aw_iters;
         rp_ctx_chk(w->cu->x)->spin_iterations += w->walk.aw_iters;
     }
     if (w->wait_since) /* ended inside an await's loop */

@@ -286,6 +286,8 @@ static void disp_in(rp_port *p, rp_engine *e)
                 wg->live_next->live_prev = wg->live_prev;
             rp_kernel *k = wg->k;
             k->wgs_done++;
+            k->wg_instr_done += wg->instr_done;
+            k->wg_spins_done += wg->spins_done;
             free(wg);
             if (d->x->sample_wg_done(d->x->owner, k, e->now)) {
                 rp_msg_free(rp_ctx_pool(d->x), m);

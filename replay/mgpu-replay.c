@@ -410,10 +410,11 @@ static int replay_one(const char *argv0, const char *topo, const char *stats, co
          * output stays the same for every --threads) */
         rp_sim_summary pre;
         rp_sim_get_summary(s, &pre);
-        if (cfg.sample_enable)
+        if (cfg.sample_enable && pre.threads <= 1)
             fprintf(stderr,
-                    "mgpu-replay: note: --threads %ld: a sampled replay runs on one thread; %ld more decode the "
-                    "workgroups it fast-forwards and apply them beside it, each its share of the L2 banks\n",
+                    "mgpu-replay: note: --threads %ld: a sampled replay runs on one thread (unless one GPU is cut "
+                    "into partitions: --set sim.gpu_partitions=5); %ld more decode the workgroups it "
+                    "fast-forwards and apply them beside it, each its share of the L2 banks\n",
                     threads, threads - 1);
         else if (pre.partitions == 1)
             fprintf(stderr,

@@ -164,6 +164,11 @@ int rp_sim_partition(rp_sim *s)
         pt->res = (rp_res){&pt->pool, &pt->check, pt->out};
     }
     s->net_part = net_parts ? &s->parts[s->n_parts - 1] : NULL;
+    /* A sampled replay may run such partitions on several threads when what a
+     * fast-forward changes (the L2 banks and the functional memory) is all in
+     * the dispatcher's partition, which decides it: one GPU, its banks on the
+     * memory side (sample.c "Partitions") */
+    s->smp_parts = s->cfg.sample_enable && s->n_parts > 1 && s->n_gpus == 1 && !slices;
     for (uint32_t g = 0; g < s->n_gpus; g++) {
         rp_gpu *gp = &s->gpus[g];
         uint32_t base = (gparts > 1 ? g : 0) * per;
@@ -411,9 +416,10 @@ void rp_parts_fini(rp_sim *s)
 
 void rp_sim_set_threads(rp_sim *s, uint32_t threads)
 {
-    /* sampled replay: one thread replays; the others decode what it
+    /* sampled replay: one thread replays (the partitions of a GPU cut into
+     * several, s->smp_parts: all threads); the others decode what it
      * fast-forwards and apply it with it, by L2 bank (sample.c) */
-    s->threads = threads && !s->cfg.sample_enable ? threads : 1;
+    s->threads = threads && (!s->cfg.sample_enable || s->smp_parts) ? threads : 1;
     s->smp_threads = s->cfg.sample_enable && threads ? threads : 1;
 }
 

@@ -137,6 +137,9 @@ struct rp_wg {
     uint8_t simd_of[64];      /* SIMD of each wave (dispatcher's choice) */
     uint8_t *lds;             /* functional LDS image, group_segment_size bytes */
     uint32_t lds_size;
+    /* its waves' replayed wavefront instructions and await polls, added as each
+     * ends (on its CU's partition): what the dispatcher learns with WG_DONE */
+    uint64_t instr_done, spins_done;
 };
 
 struct rp_cu {

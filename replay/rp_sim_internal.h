@@ -183,6 +183,8 @@ struct rp_kernel {
     uint64_t n_instr;         /* wavefront instructions replayed */
     uint64_t mismatches, atomic_mismatches, walk_errors;
     uint64_t spin_iterations; /* wait iterations polled (awaits, trace 1.2: the model's waiting) */
+    uint64_t wg_instr_done, wg_spins_done; /* the same two summed over the workgroups whose WG_DONE the
+                               * dispatcher handled (disp.c): what its partition knows at that time (sample.c) */
     uint64_t wait_ps;         /* time its waves spent in awaits (polling), summed over waves */
     uint8_t cas_seen;         /* a compare-and-swap was performed (perform.c): its order is the recording's
                                * (cache.c), which a fast-forward cannot keep, so it is not sampled */
@@ -327,6 +329,10 @@ struct rp_sim {
     uint64_t smp_skipped;     /* wavefront instructions skipped so far, every kernel (workgroup, kernel and wave level) */
     uint32_t smp_threads;     /* --threads of a sampled replay: the replay's thread and smp_threads - 1 helpers that
                                * decode fast-forwarded workgroups (sample.c) */
+    bool smp_parts;           /* a sampled replay of one GPU cut into partitions (sim.gpu_partitions, its L2
+                               * banks on the memory side): they run on --threads threads; the workgroup level
+                               * decides from what the dispatcher's partition knows, the wave level is off
+                               * (parallel.c rp_sim_partition, sample.c) */
     struct rp_ffpool *ffpool; /* those helpers, made at the first fast-forward (NULL: none) */
     size_t n_kernels, cap_kernels;
     /* unified memory (um.c): um_on when um.policy places governed memory

@@ -47,6 +47,19 @@
  * thread; with --threads T, T - 1 helpers decode the workgroups a
  * fast-forward skips and apply them with the replay's thread, each thread
  * the L2 banks of its lane (ff_range).
+ *
+ * Partitions. One GPU cut into partitions (sim.gpu_partitions, optionally
+ * sim.dram_partition; not sim.l2_partitions) runs them on --threads threads
+ * (rp_sim.smp_parts, parallel.c): the workgroup and kernel levels decide in
+ * the dispatcher, on the memory side, and a fast-forward changes only what
+ * is there (the L2 banks, the functional memory; the DRAM partition holds no
+ * data), while the shader arrays' partitions run their window beside it. What
+ * the decision reads must not depend on how far those have got: the
+ * instructions of the workgroups whose WG_DONE the dispatcher handled
+ * (rp_kernel.wg_instr_done) stand for the kernel's, and their polls for its
+ * polls, so the windows' rates are those of whole workgroups (a model
+ * variant: T = 1 gives the same result). The wave level is off: a wave's
+ * skip would apply its stores from its CU's partition.
  */
 #include "rp_sim_internal.h"
 
@@ -624,6 +637,12 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
     rp_kernel *k = w->wg->k;
     const trc_wave *tw = w->walk.tw;
     uint64_t n = tw->n_instr, dyn = w->walk.dyn;
+    if (s->smp_parts) {
+        /* off: a skip's stores would reach the L2 banks from the CU's
+         * partition while the memory side's runs (see "Partitions") */
+        w->smp_state = WS_OFF;
+        return 0;
+    }
     switch (w->smp_state) {
     case WS_FIRST:
         if (!k->smp.waves_started++) { /* the launch's first wave: what holds for all of them */
@@ -740,9 +759,9 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
 
 void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t)
 {
-    (void)s;
     rp_kernel *k = w->wg->k;
-    k->smp.wave_life_ps += (double)(t - w->wg->start);
+    if (!s->smp_parts) /* (the wave level is off there: nothing reads it, and waves end in several partitions) */
+        k->smp.wave_life_ps += (double)(t - w->wg->start);
     free(w->smp_data);
     w->smp_data = NULL;
 }
@@ -781,7 +800,12 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     const rp_config *c = &s->cfg;
     if (!c->sample_enable || m->off || m->whole || k->next_wg >= k->n_wg)
         return 0;
-    if (k->spin_iterations || k->gws_cap || k->cas_seen) {
+    /* The kernel's instructions so far and whether its waves polled: with
+     * the GPU cut into partitions (s->smp_parts), those of the workgroups
+     * whose end this dispatcher has seen (the CUs' partitions add theirs
+     * concurrently); the same for any --threads */
+    uint64_t ni = s->smp_parts ? k->wg_instr_done : k->n_instr;
+    if ((s->smp_parts ? k->wg_spins_done : k->spin_iterations) || k->gws_cap || k->cas_seen) {
         m->off = true; /* its time depends on other workgroups: replayed in full */
         return 0;
     }
@@ -791,7 +815,7 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     if (!m->lat) { /* the first window starts with the kernel's first workgroup done */
         m->lat = now > k->start ? now - k->start : 1;
         m->win_t0 = m->cum_t0 = now;
-        m->win_i0 = m->cum_i0 = k->n_instr;
+        m->win_i0 = m->cum_i0 = ni;
         return 0;
     }
     /* Windows of sample.window rounds: a round is as many workgroups done
@@ -805,11 +829,11 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
         memmove(m->w_ps, m->w_ps + 1, (RP_SAMPLE_WINDOWS - 1) * sizeof *m->w_ps);
         m->n_rate--;
     }
-    m->w_instr[m->n_rate] = k->n_instr - m->win_i0;
+    m->w_instr[m->n_rate] = ni - m->win_i0;
     m->w_ps[m->n_rate++] = now - m->win_t0;
     m->n_seen++;
     m->win_t0 = now;
-    m->win_i0 = k->n_instr;
+    m->win_i0 = ni;
     uint32_t st = c->sample_stable;
     if (k->n_wg - k->next_wg < 2 * m->peak || m->n_seen <= c->sample_warmup)
         return 0; /* less than two rounds of workgroups left, or still warming up */
@@ -903,7 +927,7 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
      * distance from the rate it checked), plus the distance of their rate
      * from the rate of all detailed work so far, plus how far the rate moved
      * over the last stretch, scaled to this one; summed over the stretches */
-    double cum = now > m->cum_t0 ? (double)(k->n_instr - m->cum_i0) / (double)(now - m->cum_t0) : mean;
+    double cum = now > m->cum_t0 ? (double)(ni - m->cum_i0) / (double)(now - m->cum_t0) : mean;
     double rel = (dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0) + drift +
                  (cum > mean ? cum - mean : mean - cum) / mean + moved;
     m->bound_ps += (rp_time)((double)sp * rel);
@@ -915,7 +939,7 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     m->n_seen = 0;
     m->win_done = 0;
     m->win_t0 = now;
-    m->win_i0 = k->n_instr;
+    m->win_i0 = ni;
     return 0;
 }
 

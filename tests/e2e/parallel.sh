@@ -11,6 +11,9 @@
 # partitions); with the DRAM channels in a partition of their own as well
 # (sim.dram_partition=1) on r9nano and d-mgpu (4 or 16 partitions), and with the L2
 # banks in two partitions of their own besides (sim.l2_partitions=2: 6 or 24).
+# A sampled replay (--sample) of r9nano with the cut and the DRAM partition runs
+# its partitions on the threads too: identical JSON for T = 1, 2, 3, and on km
+# something must have been fast-forwarded (sample.c "Partitions").
 # Bad --threads values are refused with a one-line message; the
 # barrier modes (MGPU_REPLAY_BARRIER=spin|sleep) give the same JSON. The critical path in
 # events (totals.critical_path_events) lies between the busiest partition's events and
@@ -61,9 +64,10 @@ for prog in $WORKLOADS; do
   fi
   for cfg in "d-mgpu" "u-mgpu" "u-mgpu:p2p-ring" "d-mgpu:pcie-tree" "r9nano" \
              "r9nano+cut" "m-sgpu+cut" "u-mgpu+cut" "d-mgpu+cut" "r9nano+dram" "d-mgpu+dram" \
-             "r9nano+l2" "d-mgpu+l2"; do
-    cut=0; per=3
+             "r9nano+l2" "d-mgpu+l2" "r9nano+smp"; do
+    cut=0; per=3; smp=0
     case $cfg in
+      *+smp) cut=1; per=4; smp=1; cfg=${cfg%+smp} ;;
       *+cut) cut=1; cfg=${cfg%+cut} ;;
       *+dram) cut=1; per=4; cfg=${cfg%+dram} ;;
       *+l2) cut=1; per=6; cfg=${cfg%+l2} ;;
@@ -74,6 +78,7 @@ for prog in $WORKLOADS; do
     [ $cut = 1 ] && set_args+=(--set sim.gpu_partitions=3)
     [ $per -ge 4 ] && set_args+=(--set sim.dram_partition=1)
     [ $per = 6 ] && set_args+=(--set sim.l2_partitions=2)
+    [ $smp = 1 ] && set_args+=(--sample)
     # one GPU without the cut (a single partition: threads change nothing) and
     # the cut inside a GPU on two programs only
     case "$cut:$cfg:$prog" in
@@ -81,6 +86,7 @@ for prog in $WORKLOADS; do
       *) continue ;;
     esac
     name=$prog-${cfg/:/-}; [ $cut = 1 ] && name=$name-cut; [ $per = 4 ] && name=$name-dram; [ $per = 6 ] && name=$name-l2
+    [ $smp = 1 ] && name=$name-sampled
     good=1
     for t in 1 2 3; do
       if ! "$REPLAY" --topo "$topo" "${set_args[@]}" --threads $t --stats "$OUT/$name-t$t.json" "$tr" \
@@ -111,6 +117,14 @@ for prog in $WORKLOADS; do
       ok "$name: $parts partition(s), data check OK, critical path within its bounds"
     else
       bad "$name: partitions $parts (want $want), data check and critical path ok=$okd"
+    fi
+    if [ $smp = 1 ] && [ $prog = km ]; then
+      skipped=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sampled"]["skipped_wavefront_instructions"])' "$OUT/$name-t1.json" 2>/dev/null)
+      if [ "${skipped:-0}" -gt 0 ] && grep -q "^replay: .*(3 thread(s)" "$OUT/$name-t3.out"; then
+        ok "$name: $skipped wavefront instructions fast-forwarded, 3 threads replayed"
+      else
+        bad "$name: sampled replay skipped ${skipped:-nothing} or did not run on 3 threads ($(grep '^replay: ' "$OUT/$name-t3.out"))"
+      fi
     fi
   done
 done

@@ -69,6 +69,14 @@ if [ -x "$TSAN_BUILD/bin/mgpu-replay" ]; then
       nr=$(grep -c 'WARNING: ThreadSanitizer' "$OUT/sample_deep-replay.out")
       if [ $rc = 0 ] && [ "$nr" = 0 ]; then pass=$((pass+1)); echo "  ok   sample_deep: sampled replay with 3 threads, no ThreadSanitizer report"
       else fail=$((fail+1)); echo "  FAIL sample_deep sampled replay (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/sample_deep-replay.out" | grep -m1 '#0')"; fi
+      # the same with the GPU cut into partitions: they run on the 3 threads
+      # beside the fast-forward's helpers (sample.c "Partitions")
+      TSAN_OPTIONS="halt_on_error=0" timeout 600 "$TSAN_BUILD/bin/mgpu-replay" --topo r9nano --sample --threads 3 --quiet \
+        --set sim.gpu_partitions=5 --set sim.dram_partition=1 "$OUT/sample_deep.gtrace" >"$OUT/sample_deep-cut.out" 2>&1
+      rc=$?
+      nr=$(grep -c 'WARNING: ThreadSanitizer' "$OUT/sample_deep-cut.out")
+      if [ $rc = 0 ] && [ "$nr" = 0 ]; then pass=$((pass+1)); echo "  ok   sample_deep: sampled replay of 6 partitions on 3 threads, no ThreadSanitizer report"
+      else fail=$((fail+1)); echo "  FAIL sample_deep sampled replay, cut (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/sample_deep-cut.out" | grep -m1 '#0')"; fi
     else fail=$((fail+1)); echo "  FAIL sample_deep: recording failed: $(tail -n 2 "$OUT/sample_deep.out" | tr '\n' ' ')"; fi
   else fail=$((fail+1)); echo "  FAIL $BUILD/programs/sample_deep or $BUILD/bin/gcn3-emu missing (make programs)"; fi
 else fail=$((fail+1)); echo "  FAIL $TSAN_BUILD/bin/mgpu-replay missing (make test-tsan builds it)"; fi
