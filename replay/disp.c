@@ -288,8 +288,18 @@ static void disp_in(rp_port *p, rp_engine *e)
             k->wgs_done++;
             k->wg_instr_done += wg->instr_done;
             k->wg_spins_done += wg->spins_done;
+            if (d->x->sample_wg_end)
+                d->x->sample_wg_end(d->x->owner, k, wg);
             free(wg);
             if (d->x->sample_wg_done(d->x->owner, k, e->now)) {
+                rp_msg_free(rp_ctx_pool(d->x), m);
+                return;
+            }
+        } else if (m->type == RP_MSG_FF_APPLY) {
+            /* a skipped wave's stores (sample.c "Partitions"): the memory side is this partition */
+            void *batch = m->ctx;
+            m->ctx = NULL;
+            if (d->x->sample_apply(d->x->owner, batch)) {
                 rp_msg_free(rp_ctx_pool(d->x), m);
                 return;
             }

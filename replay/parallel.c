@@ -709,6 +709,8 @@ static void flush_out(rp_sim *s, rp_part *p)
 /* Serial point: what the partitions noted during the last window. */
 static void serial_point(rp_sim *s)
 {
+    if (s->smp_parts)
+        rp_sample_publish(s); /* what waves may read of their kernels in the next window */
     for (uint32_t p = 0; p < s->n_parts; p++) {
         flush_out(s, &s->parts[p]);
         rp_lbufs_return(&s->parts[p].lbufs);

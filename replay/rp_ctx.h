@@ -27,6 +27,7 @@
 typedef struct rp_access rp_access;
 typedef struct rp_kernel rp_kernel;
 typedef struct rp_wave rp_wave;
+typedef struct rp_wg rp_wg;
 
 /* The resources of a partition (parallel.c), or of the host timeline at a
  * serial point: where messages come from, where data-check counters go,
@@ -71,6 +72,10 @@ typedef struct rp_ctx {
      * reported it); and w ended at t */
     int (*sample_wave)(void *owner, rp_wave *w, rp_engine *e, rp_time t, rp_time *resume);
     void (*sample_wave_end)(void *owner, rp_wave *w, rp_time t);
+    /* at the dispatcher (its partition): workgroup wg of k ended (WG_DONE, before it is
+     * freed), and an RP_MSG_FF_APPLY batch arrived (applied and freed) */
+    void (*sample_wg_end)(void *owner, rp_kernel *k, const rp_wg *wg);
+    int (*sample_apply)(void *owner, void *batch);
     /* address translation (rp_tlb.h): log2 of the page size of addr (0: addr
      * needs no translation, as if always in the TLBs), and whether GPU gpu's
      * walk of it also needs the IOMMU (host memory; a peer GPU's memory in

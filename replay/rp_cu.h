@@ -140,6 +140,12 @@ struct rp_wg {
     /* its waves' replayed wavefront instructions and await polls, added as each
      * ends (on its CU's partition): what the dispatcher learns with WG_DONE */
     uint64_t instr_done, spins_done;
+    /* its waves' wave-level counters with the GPU cut into partitions (sample.c),
+     * added to the kernel's by the dispatcher at WG_DONE */
+    struct rp_wg_smp {
+        uint64_t skips, instr, measured, crossed, shorts;
+        double sleep_ps, err_ps, life_ps;
+    } smp;
 };
 
 struct rp_cu {

@@ -189,6 +189,8 @@ enum rp_msg_type {
     RP_MSG_WG_ASSIGN, RP_MSG_WG_DONE, /* dispatcher <-> CU */
     RP_MSG_GWS_ARRIVE, RP_MSG_GWS_RELEASE, /* grid barrier of a kernel over partitions (cu.c gws_arrive) */
     RP_MSG_XLATE, RP_MSG_XLATE_RSP,  /* L1 TLB <-> L2 TLB: addr = page, lane_mask = log2 page size (tlb.c) */
+    RP_MSG_FF_APPLY,                 /* CU -> dispatcher: a skipped wave's stores for the memory side (ctx:
+                                      * sample.c's batch; sampled replay with the GPU cut into partitions) */
 };
 
 struct rp_access; /* what the requester wants done functionally (rp_gpu.h) */

@@ -144,6 +144,12 @@ typedef struct rp_ksample {
     /* wave level (rp_sample_wave) */
     bool wave_off;            /* a wave of it polls (awaits): no wave skips */
     uint64_t waves_started;   /* waves that began (skips wait for all of them) */
+    /* the wave level with the GPU cut into partitions (rp_sim.smp_parts): what a wave may
+     * read of its kernel, written only at the serial points between windows (parallel.c
+     * rp_sample_publish), so that it is the same for every --threads */
+    uint8_t off_req;          /* a wave that polls began (set atomically by its partition) */
+    uint8_t pub_off;          /* no wave skips: wave_off, off_req, polls, compare-and-swaps or a grid barrier */
+    uint8_t pub_all_out;      /* every workgroup was handed out (stands for waves_started) */
     uint64_t wave_skips;      /* skips made */
     uint64_t wave_instr;      /* recorded wavefront instructions skipped */
     double wave_sleep_ps, wave_err_ps; /* their predicted time, and that times each wave's spread, summed */
@@ -331,8 +337,8 @@ struct rp_sim {
                                * decode fast-forwarded workgroups (sample.c) */
     bool smp_parts;           /* a sampled replay of one GPU cut into partitions (sim.gpu_partitions, its L2
                                * banks on the memory side): they run on --threads threads; the workgroup level
-                               * decides from what the dispatcher's partition knows, the wave level is off
-                               * (parallel.c rp_sim_partition, sample.c) */
+                               * decides from what the dispatcher's partition knows, the wave level from what
+                               * the serial points publish (parallel.c rp_sim_partition, sample.c) */
     struct rp_ffpool *ffpool; /* those helpers, made at the first fast-forward (NULL: none) */
     size_t n_kernels, cap_kernels;
     /* unified memory (um.c): um_on when um.policy places governed memory
@@ -535,6 +541,16 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
 /* Wave w of a sampled replay ended at t: its lifetime counts for its
  * kernel's bound (rp_sample_kernel_end). */
 void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t);
+/* With the GPU cut into partitions (rp_sim.smp_parts; sample.c
+ * "Partitions"), at the dispatcher: workgroup wg of k ended (its waves'
+ * wave-level counters join k's), and a skipped wave's batch of stores,
+ * atomics and load allocations arrived (RP_MSG_FF_APPLY): applied to the L2
+ * banks and the functional memory, then freed (0, or -1 after rp_sim_fail).
+ * At a serial point between windows: what the kernels' waves may read of
+ * them (rp_ksample.pub_*) is brought up to date. */
+void rp_sample_wg_end(rp_sim *s, rp_kernel *k, const rp_wg *wg);
+int rp_sample_apply(rp_sim *s, void *batch);
+void rp_sample_publish(rp_sim *s);
 /* Sampled replay, kernel level (sample.c), when the dispatcher starts k:
  * once sample.kernels launches alike (same kernel, grid and workgroup size)
  * ran in full with times per instruction that agree within

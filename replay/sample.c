@@ -58,8 +58,14 @@
  * instructions of the workgroups whose WG_DONE the dispatcher handled
  * (rp_kernel.wg_instr_done) stand for the kernel's, and their polls for its
  * polls, so the windows' rates are those of whole workgroups (a model
- * variant: T = 1 gives the same result). The wave level is off: a wave's
- * skip would apply its stores from its CU's partition.
+ * variant: T = 1 gives the same result). At the wave level a wave reads of
+ * its kernel only what the serial points between windows publish
+ * (rp_sample_publish: off, or every workgroup handed out, which stands for
+ * "every wave started"), counts in its workgroup what the dispatcher adds to
+ * the kernel at WG_DONE, and sends what its skip stores, atomically updates
+ * and loads to the dispatcher (RP_MSG_FF_APPLY over its CU's link there,
+ * the lookahead's latency or more), which applies it when it arrives
+ * instead of at once.
  */
 #include "rp_sim_internal.h"
 
@@ -578,11 +584,74 @@ static int mark_measured(rp_wave *w)
     return 0;
 }
 
+/* A skipped wave's actions when the GPU is cut into partitions ("Partitions"
+ * above): its CU's partition lists them and sends them to the dispatcher,
+ * on the memory side, which applies them (rp_sample_apply) in the order
+ * they arrive (the CUs' links to it are FIFOs, with the lookahead's latency
+ * at least: a model variant, the same for every --threads). The bytes its
+ * stores write are copied: the record may be gone by then. */
+typedef struct ff_batch {
+    rp_kernel *k;
+    ff_list l;
+    uint8_t *bytes;
+} ff_batch;
+
+static void ff_batch_free(ff_batch *b)
+{
+    if (!b)
+        return;
+    free(b->l.a);
+    free(b->bytes);
+    free(b);
+}
+
+/* Send b (wave w's skip at t) to w's dispatcher: 0, or -1 after rp_sim_fail
+ * (b not sent: the caller frees it). */
+static int send_batch(rp_sim *s, rp_wave *w, ff_batch *b, rp_time t)
+{
+    size_t nb = 0;
+    for (size_t i = 0; i < b->l.n; i++)
+        if (b->l.a[i].src)
+            nb += b->l.a[i].n;
+    if (nb && !(b->bytes = malloc(nb))) {
+        rp_sim_fail(s, "sampled replay: out of memory");
+        return -1;
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < b->l.n; i++)
+        if (b->l.a[i].src) {
+            memcpy(b->bytes + at, b->l.a[i].src, b->l.a[i].n);
+            b->l.a[i].src = b->bytes + at;
+            at += b->l.a[i].n;
+        }
+    b->k = w->wg->k;
+    rp_msg *m = rp_msg_alloc(rp_pool(s));
+    if (!m) {
+        rp_sim_fail(s, "sampled replay: out of memory");
+        return -1;
+    }
+    m->type = RP_MSG_FF_APPLY;
+    m->ctx = b;
+    rp_link_send(w->cu->done_link, m, t);
+    return 0;
+}
+
+int rp_sample_apply(rp_sim *s, void *batch)
+{
+    ff_batch *b = batch;
+    int rc = ff_apply(s, b->k->gpu, &b->l);
+    ff_batch_free(b);
+    if (rc)
+        rp_sim_fail(s, "sampled replay: out of memory");
+    return rc ? -1 : 0;
+}
+
 /* Walk wk (wave w's walk or a copy) past the instructions a skip may take:
  * skippable ones its measurement ran, leaving the wave's last `tail`; each
- * memory op applied (ff_op) when apply. The count walked, or
+ * memory op applied (ff_op) when apply, or, with `into`, listed there for
+ * the memory side (rp_sample_apply). The count walked, or
  * -1: a walk error (wk->err), or out of memory (rp_sim_fail). */
-static int64_t skip_walk(rp_sim *s, rp_wave *w, gcn_walk *wk, uint64_t tail, bool apply)
+static int64_t skip_walk(rp_sim *s, rp_wave *w, gcn_walk *wk, uint64_t tail, bool apply, ff_list *into)
 {
     rp_kernel *k = w->wg->k;
     uint64_t n = wk->tw->n_instr, d0 = wk->dyn;
@@ -597,7 +666,14 @@ static int64_t skip_walk(rp_sim *s, rp_wave *w, gcn_walk *wk, uint64_t tail, boo
         const trc_mem_op *op = NULL;
         if (gcn_walk_is_mem(in) && gcn_walk_mem(wk, in, &op) < 0)
             return -1;
-        if (apply && ff_op(s, k, in, op)) {
+        int rc = 0;
+        if (apply && into) {
+            ff_route rt = {s, k->gpu, 1, into, true};
+            rc = ff_collect(&rt, in, op);
+        } else if (apply) {
+            rc = ff_op(s, k, in, op);
+        }
+        if (rc) {
             rp_sim_fail(s, "sampled replay: kernel %u: out of memory", k->launch.kernel_id);
             return -1;
         }
@@ -612,22 +688,34 @@ static int64_t skip_walk(rp_sim *s, rp_wave *w, gcn_walk *wk, uint64_t tail, boo
  * would be predicted from a rate that averages over what it leaves out).
  * The count skipped (0: none; w->smp_next is then past the stretch), or -1
  * (walk error reported, or rp_sim_fail). */
-static int64_t skip_ahead(rp_sim *s, rp_wave *w, uint64_t tail)
+static int64_t skip_ahead(rp_sim *s, rp_wave *w, uint64_t tail, rp_time t)
 {
     gcn_walk trial = w->walk;
-    int64_t len = skip_walk(s, w, &trial, tail, false);
+    int64_t len = skip_walk(s, w, &trial, tail, false, NULL);
     if (len < 0) {
         rp_walk_error(w, NULL);
         return -1;
     }
     if ((uint64_t)len < 2 * (w->smp_imid - w->smp_i0)) {
-        w->wg->k->smp.wave_short++;
+        if (s->smp_parts)
+            w->wg->smp.shorts++;
+        else
+            w->wg->k->smp.wave_short++;
         w->smp_next = w->walk.dyn + (uint64_t)len + 1; /* look again after what stopped it */
         return 0;
     }
-    int64_t done = skip_walk(s, w, &w->walk, tail, true);
+    ff_batch *b = NULL;
+    if (s->smp_parts && !(b = calloc(1, sizeof *b))) {
+        rp_sim_fail(s, "sampled replay: out of memory");
+        return -1;
+    }
+    int64_t done = skip_walk(s, w, &w->walk, tail, true, b ? &b->l : NULL);
     if (done < 0 && !s->failed)
         rp_walk_error(w, NULL);
+    if (b && (done < 0 || send_batch(s, w, b, t) < 0)) {
+        ff_batch_free(b);
+        return -1;
+    }
     return done;
 }
 
@@ -637,15 +725,17 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
     rp_kernel *k = w->wg->k;
     const trc_wave *tw = w->walk.tw;
     uint64_t n = tw->n_instr, dyn = w->walk.dyn;
-    if (s->smp_parts) {
-        /* off: a skip's stores would reach the L2 banks from the CU's
-         * partition while the memory side's runs (see "Partitions") */
-        w->smp_state = WS_OFF;
-        return 0;
-    }
+    /* with the GPU cut into partitions ("Partitions" above) a wave reads of
+     * its kernel only what the serial points publish, and counts in its
+     * workgroup what the dispatcher adds to the kernel at its end */
+    bool parts = s->smp_parts;
+    struct rp_wg_smp *ws = &w->wg->smp;
     switch (w->smp_state) {
     case WS_FIRST:
-        if (!k->smp.waves_started++) { /* the launch's first wave: what holds for all of them */
+        if (parts) { /* (what the first wave decides here, rp_sample_kernel_start decided) */
+            if (tw->n_await)
+                __atomic_store_n(&k->smp.off_req, 1, __ATOMIC_RELAXED);
+        } else if (!k->smp.waves_started++) { /* the launch's first wave: what holds for all of them */
             /* workgroups that may observe each other (glc loads, returning atomics, s_sleep:
              * gcn/gcn_sync.c): a skipped wave's early stores would change what they see */
             if (gcn_program_sync_reasons(k->prog, k->prog->insn[k->entry_idx].pc, NULL))
@@ -655,7 +745,7 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
                 (uint64_t)(k->gpu_count ? k->gpu_count : 1) * c->shader_arrays * c->cus_per_sa * c->simds)
                 k->smp.wave_off = true;
         }
-        if (tw->n_await)
+        if (tw->n_await && !parts)
             k->smp.wave_off = true; /* its waves wait for each other: their time is the model's */
         if (n < c->sample_wave_min || tw->n_await) {
             w->smp_state = WS_OFF;
@@ -689,7 +779,10 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
         if (r < 0)
             return -1;
         if (r > 0) { /* measured across a barrier or an LDS access: measure the next stretch */
-            k->smp.wave_crossed++;
+            if (parts)
+                ws->crossed++;
+            else
+                k->smp.wave_crossed++;
             w->smp_state = dyn + 2 * (w->smp_imid - w->smp_i0) + n * c->sample_wave_tail / 100 < n ? WS_WARM : WS_OFF;
             w->smp_next = dyn;
             return 0;
@@ -697,7 +790,10 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
         double h1 = (double)(w->smp_tmid - w->smp_t0) / (double)(w->smp_imid - w->smp_i0);
         double h2 = (double)(t - w->smp_tmid) / (double)(dyn - w->smp_imid);
         w->smp_cpi = (double)(t - w->smp_t0) / (double)(dyn - w->smp_i0);
-        k->smp.wave_measured++;
+        if (parts)
+            ws->measured++;
+        else
+            k->smp.wave_measured++;
         double d = w->smp_cpi > 0 ? (h1 > h2 ? h1 - h2 : h2 - h1) / w->smp_cpi : 0;
         w->smp_rel = d > c->sample_tolerance / 200.0 ? d : c->sample_tolerance / 200.0;
         w->smp_state = WS_SKIP;
@@ -705,13 +801,13 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
         /* fall through */
     case WS_SKIP: {
         uint64_t tail = n * c->sample_wave_tail / 100;
-        if (k->smp.wave_off || k->cas_seen || k->gws_cap || k->spin_iterations || dyn + tail + 1 >= n ||
-            w->smp_cpi <= 0) {
+        bool off = parts ? k->smp.pub_off : k->smp.wave_off || k->cas_seen || k->gws_cap || k->spin_iterations;
+        if (off || dyn + tail + 1 >= n || w->smp_cpi <= 0) {
             w->smp_state = WS_OFF;
             return 0;
         }
         uint64_t all = (uint64_t)k->n_wg * (k->launch.waves_per_wg ? k->launch.waves_per_wg : w->wg->n_waves);
-        if (k->smp.waves_started < all) {
+        if (parts ? !k->smp.pub_all_out : k->smp.waves_started < all) {
             w->smp_next = dyn + 16; /* workgroups are still to start: look again later */
             return 0;
         }
@@ -719,18 +815,25 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
             w->smp_next = dyn + 1; /* at a point where none of its accesses is in flight */
             return 0;
         }
-        int64_t skipped = skip_ahead(s, w, tail);
+        int64_t skipped = skip_ahead(s, w, tail, t);
         if (skipped < 0)
             return -1;
         if (!skipped)
             return 0; /* runs this stretch in detail */
         double sleep = (double)skipped * w->smp_cpi;
         w->smp_skipped += (uint64_t)skipped;
-        k->smp.wave_skips++;
-        k->smp.wave_instr += (uint64_t)skipped;
-        s->smp_skipped += (uint64_t)skipped;
-        k->smp.wave_sleep_ps += sleep;
-        k->smp.wave_err_ps += sleep * w->smp_rel;
+        if (parts) {
+            ws->skips++;
+            ws->instr += (uint64_t)skipped;
+            ws->sleep_ps += sleep;
+            ws->err_ps += sleep * w->smp_rel;
+        } else {
+            k->smp.wave_skips++;
+            k->smp.wave_instr += (uint64_t)skipped;
+            s->smp_skipped += (uint64_t)skipped;
+            k->smp.wave_sleep_ps += sleep;
+            k->smp.wave_err_ps += sleep * w->smp_rel;
+        }
         w->smp_until = t + (rp_time)sleep;
         w->smp_state = WS_ASLEEP;
         w->smp_next = w->walk.dyn;
@@ -760,10 +863,41 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
 void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t)
 {
     rp_kernel *k = w->wg->k;
-    if (!s->smp_parts) /* (the wave level is off there: nothing reads it, and waves end in several partitions) */
+    if (s->smp_parts)
+        w->wg->smp.life_ps += (double)(t - w->wg->start); /* (the dispatcher adds it at the workgroup's end) */
+    else
         k->smp.wave_life_ps += (double)(t - w->wg->start);
     free(w->smp_data);
     w->smp_data = NULL;
+}
+
+void rp_sample_wg_end(rp_sim *s, rp_kernel *k, const rp_wg *wg)
+{
+    if (!s->smp_parts)
+        return;
+    const struct rp_wg_smp *ws = &wg->smp;
+    rp_ksample *m = &k->smp;
+    m->wave_skips += ws->skips;
+    m->wave_instr += ws->instr;
+    s->smp_skipped += ws->instr;
+    m->wave_sleep_ps += ws->sleep_ps;
+    m->wave_err_ps += ws->err_ps;
+    m->wave_life_ps += ws->life_ps;
+    m->wave_measured += ws->measured;
+    m->wave_crossed += ws->crossed;
+    m->wave_short += ws->shorts;
+}
+
+void rp_sample_publish(rp_sim *s)
+{
+    for (uint32_t g = 0; g < s->n_gpus; g++)
+        for (rp_kernel *k = s->gpus[g].disp.active; k; k = k->next) {
+            rp_ksample *m = &k->smp;
+            m->pub_off = m->wave_off || __atomic_load_n(&m->off_req, __ATOMIC_RELAXED) ||
+                         __atomic_load_n(&k->cas_seen, __ATOMIC_RELAXED) || k->gws_cap ||
+                         __atomic_load_n(&k->spin_iterations, __ATOMIC_RELAXED);
+            m->pub_all_out = k->next_wg >= k->n_wg;
+        }
 }
 
 /* Mean of v[0..n) and the largest relative deviation from it (0 when the
@@ -1024,6 +1158,15 @@ static struct rp_sgroup *group_of(rp_sim *s, const rp_kernel *k)
 int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
 {
     const rp_config *c = &s->cfg;
+    if (c->sample_enable && s->smp_parts && k->prog) {
+        /* what rp_sample_wave's first wave decides on one partition: the
+         * waves, in several, read it once a serial point published it */
+        if (gcn_program_sync_reasons(k->prog, k->prog->insn[k->entry_idx].pc, NULL))
+            k->smp.wave_off = true;
+        if ((uint64_t)k->n_wg * (k->launch.waves_per_wg ? k->launch.waves_per_wg : 1) <
+            (uint64_t)(k->gpu_count ? k->gpu_count : 1) * c->shader_arrays * c->cus_per_sa * c->simds)
+            k->smp.wave_off = true;
+    }
     if (!c->sample_enable || !c->sample_kernels || !k->n_instr_traced)
         return 0;
     struct rp_sgroup *g = group_of(s, k);

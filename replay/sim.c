@@ -607,6 +607,8 @@ static int ctx_sample_wave(void *o, rp_wave *w, rp_engine *e, rp_time t, rp_time
     return rp_sample_wave(o, w, e, t, resume);
 }
 static void ctx_sample_wave_end(void *o, rp_wave *w, rp_time t) { rp_sample_wave_end(o, w, t); }
+static void ctx_sample_wg_end(void *o, rp_kernel *k, const rp_wg *wg) { rp_sample_wg_end(o, k, wg); }
+static int ctx_sample_apply(void *o, void *batch) { return rp_sample_apply(o, batch); }
 
 void rp_ctx_fail(const rp_ctx *x, const char *fmt, ...)
 {
@@ -656,7 +658,8 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
                       .route_l2 = ctx_route_l2, .gpu_of = ctx_gpu_of, .kernel_note = ctx_kernel_note,
                       .flush_l2 = ctx_flush_l2, .sample_kernel_start = ctx_sample_kernel_start,
                       .sample_kernel_end = ctx_sample_kernel_end, .sample_wg_done = ctx_sample_wg_done,
-                      .sample_wave = ctx_sample_wave, .sample_wave_end = ctx_sample_wave_end, .page_of = ctx_page_of};
+                      .sample_wave = ctx_sample_wave, .sample_wave_end = ctx_sample_wave_end,
+                      .sample_wg_end = ctx_sample_wg_end, .sample_apply = ctx_sample_apply, .page_of = ctx_page_of};
     s->n_gpus = cfg->topo_kind == RP_TOPO_SINGLE ? 1 : cfg->gpus;
     if (cfg->topo_kind == RP_TOPO_SINGLE && cfg->gpus > 1) {
         /* M-SGPU (MGSim paper Sec. IV-C): one monolithic GPU with N times the

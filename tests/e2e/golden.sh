@@ -4,7 +4,8 @@
 # preset (r9nano, m-sgpu, u-mgpu, d-mgpu), with the cut inside the GPU
 # (sim.gpu_partitions=5, sim.dram_partition=1, sim.l2_partitions=2, --threads 2)
 # on r9nano, m-sgpu and d-mgpu, and sampled (--sample, km at 16384 points for 4
-# iterations: wave and kernel level; one and two threads). Each replay's fingerprint (simulated ps,
+# iterations: wave and kernel level; one and two threads; also with the cut,
+# whose two lines must be equal). Each replay's fingerprint (simulated ps,
 # events, per-kernel cycles, a hash of every counter of the stats JSON) must
 # equal the line in tests/e2e/golden/replay.txt.
 #
@@ -50,12 +51,14 @@ EOF
 
 # trace name | program and its arguments | emulated GPUs | replays (name|options ...)
 CUT="--threads 2 --set sim.gpu_partitions=5 --set sim.dram_partition=1 --set sim.l2_partitions=2"
+# sampled with the cut (its partitions on the threads; the wave level's stores sent to the memory side)
+SCUT="--set sim.gpu_partitions=5 --set sim.dram_partition=1"
 TRACES=(
   "vectoradd|vectoradd 65536|1|r9nano|--topo r9nano;m-sgpu|--topo m-sgpu;u-mgpu|--topo u-mgpu;d-mgpu|--topo d-mgpu;r9nano-cut|--topo r9nano $CUT"
   "km|km --small|1|r9nano|--topo r9nano;m-sgpu|--topo m-sgpu;u-mgpu|--topo u-mgpu;r9nano-cut|--topo r9nano $CUT"
   "bitonic|bitonic --small|1|r9nano|--topo r9nano;m-sgpu|--topo m-sgpu;u-mgpu|--topo u-mgpu;m-sgpu-cut|--topo m-sgpu $CUT"
   "km4gpu|km --small --gpus 4|4|d-mgpu|--topo d-mgpu;u-mgpu|--topo u-mgpu;d-mgpu-cut|--topo d-mgpu $CUT"
-  "km-iters|km --size 16384 --iters 4|1|r9nano-sampled|--topo r9nano --sample;r9nano-sampled-t2|--topo r9nano --sample --threads 2"
+  "km-iters|km --size 16384 --iters 4|1|r9nano-sampled|--topo r9nano --sample;r9nano-sampled-t2|--topo r9nano --sample --threads 2;r9nano-cut-sampled|--topo r9nano --sample $SCUT;r9nano-cut-sampled-t2|--topo r9nano --sample --threads 2 $SCUT"
 )
 new=()
 for t in "${TRACES[@]}"; do

@@ -70,7 +70,17 @@ if [ -x "$TSAN_BUILD/bin/mgpu-replay" ]; then
       if [ $rc = 0 ] && [ "$nr" = 0 ]; then pass=$((pass+1)); echo "  ok   sample_deep: sampled replay with 3 threads, no ThreadSanitizer report"
       else fail=$((fail+1)); echo "  FAIL sample_deep sampled replay (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/sample_deep-replay.out" | grep -m1 '#0')"; fi
       # the same with the GPU cut into partitions: they run on the 3 threads
-      # beside the fast-forward's helpers (sample.c "Partitions")
+      # beside the fast-forward's helpers (sample.c "Partitions"); km at 16384
+      # points samples at the wave level too (its skips' stores sent to the memory side)
+      if [ -x "$BUILD/bench/km" ] && "$BUILD/bin/gcn3-emu" --quiet --record "$OUT/km-iters.gtrace" -- "$BUILD/bench/km" --size 16384 --iters 4 >"$OUT/km-iters.rec" 2>&1; then
+        TSAN_OPTIONS="halt_on_error=0" timeout 900 "$TSAN_BUILD/bin/mgpu-replay" --topo r9nano --sample --threads 3 \
+          --set sim.gpu_partitions=5 --set sim.dram_partition=1 "$OUT/km-iters.gtrace" >"$OUT/km-iters-cut.out" 2>&1
+        rc=$?
+        nr=$(grep -c 'WARNING: ThreadSanitizer' "$OUT/km-iters-cut.out")
+        if [ $rc = 0 ] && [ "$nr" = 0 ] && grep -q '^sampled: .*[1-9][0-9]* at the wave level' "$OUT/km-iters-cut.out"; then
+          pass=$((pass+1)); echo "  ok   km --size 16384 --iters 4: sampled (wave level) on 6 partitions, 3 threads, no ThreadSanitizer report"
+        else fail=$((fail+1)); echo "  FAIL km sampled replay, cut (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/km-iters-cut.out" | grep -m1 '#0')$(grep -m1 '^sampled' "$OUT/km-iters-cut.out")"; fi
+      else fail=$((fail+1)); echo "  FAIL km --size 16384 --iters 4: $BUILD/bench/km missing or its recording failed"; fi
       TSAN_OPTIONS="halt_on_error=0" timeout 600 "$TSAN_BUILD/bin/mgpu-replay" --topo r9nano --sample --threads 3 --quiet \
         --set sim.gpu_partitions=5 --set sim.dram_partition=1 "$OUT/sample_deep.gtrace" >"$OUT/sample_deep-cut.out" 2>&1
       rc=$?
