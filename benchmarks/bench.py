@@ -308,6 +308,10 @@ class Bench:
         runs = [("full", []), ("sampled", ["--sample"])]
         if self.nthr > 1:  # helpers decode and apply what is fast-forwarded: the same JSON, sooner
             runs.append(("sampled_t", ["--sample", "--threads", str(self.nthr)]))
+            # the GPU cut into partitions (CUT_SETTINGS), which the threads run beside the helpers: a
+            # model variant of its own (docs/timing-model.md "Sampled replay"), timed only
+            cut = [a for kv in CUT_SETTINGS for a in ("--set", kv)]
+            runs.append(("sampled_cut_t", ["--sample", "--threads", str(self.nthr)] + cut))
         for tag, extra in runs:
             stats = os.path.join(self.work, f"{prog}-smp-{tag}.json")
             cmd = [self.replay, "--quiet", "--topo", "r9nano"] + extra + ["--stats", stats, trace]
@@ -333,6 +337,10 @@ class Bench:
             r["wall_s_sampled_threads"] = out["sampled_t"][0]
             r["speedup_threads"] = (round(out["full"][0] / out["sampled_t"][0], 2)
                                     if out["sampled_t"][0] > 0 else None)
+        if "sampled_cut_t" in out:
+            r["wall_s_sampled_cut_threads"] = out["sampled_cut_t"][0]
+            r["speedup_cut_threads"] = (round(out["full"][0] / out["sampled_cut_t"][0], 2)
+                                        if out["sampled_cut_t"][0] > 0 else None)
         for tag in out:
             os.unlink(out[tag][1])
         return r
@@ -927,7 +935,10 @@ def markdown(res, regs, changes, prev_name):
                  "each, run once); last, the large size (bench.py SAMPLED_LARGE, recorded with hashed loads). "
                  + (f"T thr: `--sample --threads {nt}` (its other threads decode and apply, by L2 bank, the fast-forwarded workgroups; "
                     "its JSON is identical to one thread's, checked), against the same full replay (r9nano is one "
-                    "partition: --threads does not speed it). " if nt else "") +
+                    "partition: --threads does not speed it). Cut, T thr: the same with the GPU cut into "
+                    "partitions (" + ", ".join(CUT_SETTINGS) + "), which the threads replay (a model variant of its "
+                    "own, timed only: its errors against its own full replay are in docs/timing-model.md, "
+                    "\"Sampled replay\"); speedup against the full replay on one partition. " if nt else "") +
                  "Kernel time: the sum of the kernels' times, sampled against full. Inside bound: "
                  "sampled kernels whose time is within their printed bound of the full replay's. Detailed after "
                  "skips: kernels replayed in detail after skipped work (no bound: the skips changed the machine "
@@ -937,19 +948,23 @@ def markdown(res, regs, changes, prev_name):
                  "few rounds for the workgroup level with the wave level unable to skip, rate unstable within "
                  "the tolerance).")
         L.append("")
-        L.append("| workload | full s | sampled s | speedup | sampled s, T thr | speedup, T thr | kernels sampled | "
+        L.append("| workload | full s | sampled s | speedup | sampled s, T thr | speedup, T thr | sampled s, cut, T thr | "
+                 "speedup, cut, T thr | kernels sampled | "
                  "instr skipped | kernel time error | worst kernel | inside bound | detailed after skips | worst of those | "
                  "data check | in full, why |")
-        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for name, r in rows + large:
             if "error" in r:
-                L.append(f"| {name} | error: {r['error'][:160]} |" + " |" * 13)
+                L.append(f"| {name} | error: {r['error'][:160]} |" + " |" * 15)
                 continue
             why = ", ".join(f"{v} {k}" for k, v in sorted(r.get("in_full_why", {}).items())) or "-"
             wt = r.get("wall_s_sampled_threads")
+            wc = r.get("wall_s_sampled_cut_threads")
             L.append(f"| {name} | {r['wall_s_full']:.2f} | {r['wall_s_sampled']:.2f} | {fmt(r['speedup'])}x | "
                      f"{f'{wt:.2f}' if wt is not None else '-'} | "
                      f"{fmt(r.get('speedup_threads'))}{'x' if r.get('speedup_threads') else ''} | "
+                     f"{f'{wc:.2f}' if wc is not None else '-'} | "
+                     f"{fmt(r.get('speedup_cut_threads'))}{'x' if r.get('speedup_cut_threads') else ''} | "
                      f"{r['sampled_kernels']} of {r['kernels']} | "
                      f"{fmt(r.get('skipped_instr_pct'))}{'%' if r.get('skipped_instr_pct') is not None else ''} | "
                      f"{fmt(r['kernel_time_error_pct'], '{:+.2f}')}% | "
