@@ -605,10 +605,14 @@ static void ff_batch_free(ff_batch *b)
     free(b);
 }
 
-/* Send b (wave w's skip at t) to w's dispatcher: 0, or -1 after rp_sim_fail
- * (b not sent: the caller frees it). */
+/* Send b (wave w's skip at t) to w's dispatcher (an empty one is freed):
+ * 0, or -1 after rp_sim_fail (b not sent: the caller frees it). */
 static int send_batch(rp_sim *s, rp_wave *w, ff_batch *b, rp_time t)
 {
+    if (!b->l.n) { /* nothing to apply (a stretch without global memory ops) */
+        ff_batch_free(b);
+        return 0;
+    }
     size_t nb = 0;
     for (size_t i = 0; i < b->l.n; i++)
         if (b->l.a[i].src)
@@ -1209,6 +1213,8 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
 {
     const rp_config *c = &s->cfg;
     rp_ksample *m = &k->smp;
+    if (m->off_req)
+        m->wave_off = true; /* (a wave that polls, with the GPU cut into partitions: rp_sample_why_full) */
     m->after_skips = s->smp_skipped > m->skipped_instr + m->wave_instr;
     if (m->wave_skips && !m->wave_bound_ps && m->wave_life_ps > 0 && k->end > k->start) {
         /* the wave level's bound: each skip's predicted time times its
