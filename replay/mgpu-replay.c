@@ -43,7 +43,8 @@ static void usage(FILE *f)
             "  --progress        a progress line on stderr (default: when stderr is a terminal)\n"
             "  --sample[=TOL]    sampled replay: each kernel in detail until its rate is stable within TOL percent\n"
             "                    (default 2), the rest fast-forwarded with its time predicted (sample.*; one thread\n"
-            "                    replays, the others of --threads decode and apply what it fast-forwards)\n");
+            "                    replays, or --threads when one GPU is cut into partitions; the others of --threads\n"
+            "                    decode and apply what it fast-forwards)\n");
 }
 
 /* Transparent huge pages for the heap. The replay touches a few hundred MiB
