@@ -66,8 +66,9 @@ uint64_t rp_net_bytes(const rp_net *n);
 /* Build s->net from s->cfg (net.c). 0 or -1 (message in s->err). */
 int rp_net_build(rp_sim *s);
 /* Put each network node in its partition (a GPU's router in the GPU's, a
- * PCIe switch in its first GPU's, the root complex and the bus arbiter in
- * partition 0): links deliver on their destination node's engine and cross
+ * PCIe switch in its first GPU's, the root complex and the bus's arbiter and
+ * exit in the hubs' own partition, s->net_part, or GPU 0's when there is
+ * none): links deliver on their destination node's engine and cross
  * partitions where their ends differ. 0 or -1. */
 int rp_net_partition(rp_sim *s);
 /* Refresh the network's injected totals ("link.messages"/"link.bytes")
