@@ -309,8 +309,9 @@ class Bench:
         if self.nthr > 1:  # helpers decode and apply what is fast-forwarded: the same JSON, sooner
             runs.append(("sampled_t", ["--sample", "--threads", str(self.nthr)]))
             # the GPU cut into partitions (CUT_SETTINGS), which the threads run beside the helpers: a
-            # model variant of its own (docs/timing-model.md "Sampled replay"), timed only
+            # model variant of its own (docs/timing-model.md "Sampled replay"), against its own full replay
             cut = [a for kv in CUT_SETTINGS for a in ("--set", kv)]
+            runs.append(("full_cut_t", ["--threads", str(self.nthr)] + cut))
             runs.append(("sampled_cut_t", ["--sample", "--threads", str(self.nthr)] + cut))
         for tag, extra in runs:
             stats = os.path.join(self.work, f"{prog}-smp-{tag}.json")
@@ -341,6 +342,14 @@ class Bench:
             r["wall_s_sampled_cut_threads"] = out["sampled_cut_t"][0]
             r["speedup_cut_threads"] = (round(out["full"][0] / out["sampled_cut_t"][0], 2)
                                         if out["sampled_cut_t"][0] > 0 else None)
+            r["wall_s_full_cut_threads"] = out["full_cut_t"][0]
+            st3, _, _, cj, cerr = run([sys.executable, os.path.abspath(__file__), "--compare-sampled",
+                                       out["full_cut_t"][1], out["sampled_cut_t"][1]])
+            if st3 != 0:
+                raise RunError(f"comparing {out['full_cut_t'][1]} and {out['sampled_cut_t'][1]}: {cerr.strip()[-300:]}")
+            c = json.loads(cj)
+            r["cut"] = {k: c[k] for k in ("kernel_time_error_pct", "worst_kernel_error_pct", "inside_bound",
+                                          "sampled_kernels", "skipped_instr_pct", "data_check")}
         for tag in out:
             os.unlink(out[tag][1])
         return r
@@ -937,8 +946,9 @@ def markdown(res, regs, changes, prev_name):
                     "its JSON is identical to one thread's, checked), against the same full replay (r9nano is one "
                     "partition: --threads does not speed it). Cut, T thr: the same with the GPU cut into "
                     "partitions (" + ", ".join(CUT_SETTINGS) + "), which the threads replay (a model variant of its "
-                    "own, timed only: its errors against its own full replay are in docs/timing-model.md, "
-                    "\"Sampled replay\"); speedup against the full replay on one partition. " if nt else "") +
+                    "own); speedup against the full replay on one partition; cut error: its kernel time against "
+                    "the full replay of the same cut (`--threads` T), its worst kernel, and its sampled kernels "
+                    "inside their bound. " if nt else "") +
                  "Kernel time: the sum of the kernels' times, sampled against full. Inside bound: "
                  "sampled kernels whose time is within their printed bound of the full replay's. Detailed after "
                  "skips: kernels replayed in detail after skipped work (no bound: the skips changed the machine "
@@ -949,14 +959,17 @@ def markdown(res, regs, changes, prev_name):
                  "the tolerance).")
         L.append("")
         L.append("| workload | full s | sampled s | speedup | sampled s, T thr | speedup, T thr | sampled s, cut, T thr | "
-                 "speedup, cut, T thr | kernels sampled | "
+                 "speedup, cut, T thr | cut error | kernels sampled | "
                  "instr skipped | kernel time error | worst kernel | inside bound | detailed after skips | worst of those | "
                  "data check | in full, why |")
-        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for name, r in rows + large:
             if "error" in r:
-                L.append(f"| {name} | error: {r['error'][:160]} |" + " |" * 15)
+                L.append(f"| {name} | error: {r['error'][:160]} |" + " |" * 16)
                 continue
+            cu = r.get("cut")
+            cut_err = (f"{fmt(cu['kernel_time_error_pct'], '{:+.2f}')}%, worst {fmt(cu['worst_kernel_error_pct'])}%, "
+                       f"{cu['inside_bound']} of {cu['sampled_kernels']} inside" if cu else "-")
             why = ", ".join(f"{v} {k}" for k, v in sorted(r.get("in_full_why", {}).items())) or "-"
             wt = r.get("wall_s_sampled_threads")
             wc = r.get("wall_s_sampled_cut_threads")
@@ -964,7 +977,7 @@ def markdown(res, regs, changes, prev_name):
                      f"{f'{wt:.2f}' if wt is not None else '-'} | "
                      f"{fmt(r.get('speedup_threads'))}{'x' if r.get('speedup_threads') else ''} | "
                      f"{f'{wc:.2f}' if wc is not None else '-'} | "
-                     f"{fmt(r.get('speedup_cut_threads'))}{'x' if r.get('speedup_cut_threads') else ''} | "
+                     f"{fmt(r.get('speedup_cut_threads'))}{'x' if r.get('speedup_cut_threads') else ''} | {cut_err} | "
                      f"{r['sampled_kernels']} of {r['kernels']} | "
                      f"{fmt(r.get('skipped_instr_pct'))}{'%' if r.get('skipped_instr_pct') is not None else ''} | "
                      f"{fmt(r['kernel_time_error_pct'], '{:+.2f}')}% | "
