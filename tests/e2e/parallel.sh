@@ -47,7 +47,10 @@ t = d['totals']
 ev = [p['events'] for p in t['partition_events']]
 crit = t['critical_path_events']
 okd = okd and len(ev) == t['partitions'] and max(ev) <= crit <= sum(ev) and (len(ev) > 1 or crit == ev[0])
-print(t['partitions'], int(okd))
+# the interconnect's hubs, when they have a partition, are the last one and belong to no GPU
+hubs = [i for i, p in enumerate(t['partition_events']) if p['holds'] == 'interconnect hubs']
+okd = okd and all(t['partition_events'][i]['gpu'] is None for i in hubs) and hubs in ([], [len(ev) - 1])
+print(t['partitions'], int(okd), len(hubs))
 EOF
 }
 
@@ -108,15 +111,16 @@ for prog in $WORKLOADS; do
     else
       bad "$name: text output differs between thread counts"
     fi
-    read -r parts okd < <(jsum "$OUT/$name-t1.json")
+    read -r parts okd hubs < <(jsum "$OUT/$name-t1.json")
     want=4; case $topo in r9nano|m-sgpu) want=1 ;; esac
     [ $cut = 1 ] && want=$((want * per))
     # the PCIe bus's or tree's hubs in a partition of their own (not with p2p links)
-    case $cfg in u-mgpu|d-mgpu|d-mgpu:pcie-tree) want=$((want + 1)) ;; esac
-    if [ "$parts" = "$want" ] && [ "$okd" = 1 ]; then
-      ok "$name: $parts partition(s), data check OK, critical path within its bounds"
+    want_hubs=0
+    case $cfg in u-mgpu|d-mgpu|d-mgpu:pcie-tree) want=$((want + 1)); want_hubs=1 ;; esac
+    if [ "$parts" = "$want" ] && [ "$okd" = 1 ] && [ "$hubs" = "$want_hubs" ]; then
+      ok "$name: $parts partition(s) ($hubs of the interconnect's hubs), data check OK, critical path within its bounds"
     else
-      bad "$name: partitions $parts (want $want), data check and critical path ok=$okd"
+      bad "$name: partitions $parts (want $want), hubs' $hubs (want $want_hubs), data check, critical path and hubs ok=$okd"
     fi
     if [ $smp = 1 ] && [ $prog = km ]; then
       skipped=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sampled"]["skipped_wavefront_instructions"])' "$OUT/$name-t1.json" 2>/dev/null)
