@@ -286,8 +286,6 @@ static void disp_in(rp_port *p, rp_engine *e)
                 wg->live_next->live_prev = wg->live_prev;
             rp_kernel *k = wg->k;
             k->wgs_done++;
-            k->wg_instr_done += wg->instr_done;
-            k->wg_spins_done += wg->spins_done;
             if (d->x->sample_wg_end)
                 d->x->sample_wg_end(d->x->owner, k, wg);
             free(wg);

@@ -879,6 +879,8 @@ void rp_sample_wg_end(rp_sim *s, rp_kernel *k, const rp_wg *wg)
 {
     if (!s->smp_parts)
         return;
+    k->wg_instr_done += wg->instr_done;
+    k->wg_spins_done += wg->spins_done;
     const struct rp_wg_smp *ws = &wg->smp;
     rp_ksample *m = &k->smp;
     m->wave_skips += ws->skips;
