@@ -19,6 +19,7 @@ when the JSON differ (without --allow-diff) or a run fails, 2 on bad usage.
 import argparse
 import filecmp
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -27,17 +28,18 @@ import tempfile
 
 def timed(binary, args, trace, stats):
     """One replay; returns its CPU seconds (user + sys of the waited-for
-    child, from os.times()). Raises RuntimeError naming the binary when the
+    child, from getrusage(RUSAGE_CHILDREN): microseconds, where os.times()
+    counts 10 ms clock ticks and a tiny trace's replay could read 0 s). Raises RuntimeError naming the binary when the
     replay fails."""
     cmd = [binary, "--quiet", "--stats", stats] + args + [trace]
-    before = os.times()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(os.devnull, "wb") as null:
         p = subprocess.run(cmd, stdout=null, stderr=subprocess.PIPE)
-    after = os.times()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
         msg = p.stderr.decode(errors="replace").strip().splitlines()
         raise RuntimeError(f"{binary}: exit status {p.returncode}: {msg[-1] if msg else 'no message'}")
-    return (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main():
@@ -68,17 +70,20 @@ def main():
                         ta.append(timed(a.old, a.args, a.trace, sa))
                     else:
                         tb.append(timed(a.new, a.args + a.b_arg, a.trace, sb))
-                print(f"pair {i + 1}: old {ta[-1]:.3f} s, new {tb[-1]:.3f} s, new/old {tb[-1] / ta[-1]:.3f}",
-                      flush=True)
+                ratio = f"{tb[-1] / ta[-1]:.3f}" if ta[-1] > 0 else "n/a (old took no measurable time)"
+                print(f"pair {i + 1}: old {ta[-1]:.3f} s, new {tb[-1]:.3f} s, new/old {ratio}", flush=True)
         except RuntimeError as e:
             print(f"replay_ab: {e}", file=sys.stderr)
             return 1
         ratios = [y / x for x, y in zip(ta, tb) if x > 0]
         print(f"old: min {min(ta):.3f} s, median {statistics.median(ta):.3f} s")
         print(f"new: min {min(tb):.3f} s, median {statistics.median(tb):.3f} s")
-        if ratios:
+        if not ratios:
+            print("new/old: no pair whose old run took measurable time")
+        else:
+            minima = f"{min(tb) / min(ta):.3f}" if min(ta) > 0 else "n/a"
             print(f"new/old: median of pairs {statistics.median(ratios):.3f} "
-                  f"(range {min(ratios):.3f}-{max(ratios):.3f}), ratio of minima {min(tb) / min(ta):.3f}")
+                  f"(range {min(ratios):.3f}-{max(ratios):.3f}), ratio of minima {minima}")
         same = filecmp.cmp(sa, sb, shallow=False)
         print("stats JSON: identical" if same else "stats JSON: differ")
         if not same and not a.allow_diff and not a.b_arg:
