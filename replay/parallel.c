@@ -167,8 +167,12 @@ int rp_sim_partition(rp_sim *s)
     /* A sampled replay may run such partitions on several threads when what a
      * fast-forward changes (the L2 banks and the functional memory) is all in
      * the dispatcher's partition, which decides it: one GPU, its banks on the
-     * memory side (sample.c "Partitions") */
-    s->smp_parts = s->cfg.sample_enable && s->n_parts > 1 && s->n_gpus == 1 && !slices;
+     * memory side; or, with a unified multi-GPU topology of one partition per
+     * GPU (one dispatcher), when what a fast-forward changes in other
+     * partitions waits for the next serial point (smp_defer; sample.c
+     * "Partitions") */
+    s->smp_defer = s->cfg.sample_enable && gparts > 1 && per == 1 && s->cfg.topo_kind == RP_TOPO_UNIFIED;
+    s->smp_parts = s->cfg.sample_enable && s->n_parts > 1 && ((s->n_gpus == 1 && !slices) || s->smp_defer);
     for (uint32_t g = 0; g < s->n_gpus; g++) {
         rp_gpu *gp = &s->gpus[g];
         uint32_t base = (gparts > 1 ? g : 0) * per;
@@ -420,7 +424,7 @@ void rp_sim_set_threads(rp_sim *s, uint32_t threads)
      * several, s->smp_parts: all threads); the others decode what it
      * fast-forwards and apply it with it, by L2 bank (sample.c) */
     s->threads = threads && (!s->cfg.sample_enable || s->smp_parts) ? threads : 1;
-    s->smp_threads = s->cfg.sample_enable && threads ? threads : 1;
+    s->smp_threads = s->cfg.sample_enable && threads && !s->smp_defer ? threads : 1; /* (smp_defer: no helpers) */
 }
 
 void rp_sim_set_progress(rp_sim *s, void (*fn)(void *arg, const rp_progress *p), void *arg, double every_s)
@@ -710,7 +714,9 @@ static void flush_out(rp_sim *s, rp_part *p)
 static void serial_point(rp_sim *s)
 {
     if (s->smp_parts)
-        rp_sample_publish(s); /* what waves may read of their kernels in the next window */
+        rp_sample_publish(s); /* what waves may read of their kernels in the next window (and, with one
+                               * partition per GPU, what fast-forwards did to other partitions' L2 banks;
+                               * a failure is s->failed) */
     for (uint32_t p = 0; p < s->n_parts; p++) {
         flush_out(s, &s->parts[p]);
         rp_lbufs_return(&s->parts[p].lbufs);

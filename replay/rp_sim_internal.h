@@ -150,6 +150,8 @@ typedef struct rp_ksample {
     uint8_t off_req;          /* a wave that polls began (set atomically by its partition) */
     uint8_t pub_off;          /* no wave skips: wave_off, off_req, polls, compare-and-swaps or a grid barrier */
     uint8_t pub_all_out;      /* every workgroup was handed out (stands for waves_started) */
+    uint8_t pub_cas;          /* k->cas_seen at the last serial point (the workgroup level with one
+                               * partition per GPU, rp_sim.smp_defer: another GPU's L2 may set it) */
     uint64_t wave_skips;      /* skips made */
     uint64_t wave_instr;      /* recorded wavefront instructions skipped */
     double wave_sleep_ps, wave_err_ps; /* their predicted time, and that times each wave's spread, summed */
@@ -279,6 +281,7 @@ struct rp_part {
                                * slice i (sim.l2_partitions); UINT32_MAX none */
     uint64_t ev_mark;         /* eng.n_events at the end of the last window */
     uint64_t load;            /* events per window, a moving average (x 64): its share when dealt to threads */
+    struct rp_ffpool *ffpool; /* sampled replay with rp_sim.smp_defer: its fast-forwards' state (sample.c) */
     char pad[64];             /* keep partitions' hot fields on separate cache lines */
 };
 
@@ -340,6 +343,9 @@ struct rp_sim {
                                * banks on the memory side): they run on --threads threads; the workgroup level
                                * decides from what the dispatcher's partition knows, the wave level from what
                                * the serial points publish (parallel.c rp_sim_partition, sample.c) */
+    bool smp_defer;           /* with smp_parts: a sampled replay of a unified multi-GPU topology, one
+                               * partition per GPU; a fast-forward applies what belongs to another
+                               * partition's L2 banks at the next serial point (sample.c "Partitions") */
     struct rp_ffpool *ffpool; /* those helpers, made at the first fast-forward (NULL: none) */
     size_t n_kernels, cap_kernels;
     /* unified memory (um.c): um_on when um.policy places governed memory
@@ -548,10 +554,12 @@ void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t);
  * atomics and load allocations arrived (RP_MSG_FF_APPLY): applied to the L2
  * banks and the functional memory, then freed (0, or -1 after rp_sim_fail).
  * At a serial point between windows: what the kernels' waves may read of
- * them (rp_ksample.pub_*) is brought up to date. */
+ * them (rp_ksample.pub_*) is brought up to date, after, with one partition
+ * per GPU (rp_sim.smp_defer), what the partitions' fast-forwards deferred for
+ * other partitions' L2 banks was applied (0, or -1 after rp_sim_fail). */
 void rp_sample_wg_end(rp_sim *s, rp_kernel *k, const rp_wg *wg);
 int rp_sample_apply(rp_sim *s, void *batch);
-void rp_sample_publish(rp_sim *s);
+int rp_sample_publish(rp_sim *s);
 /* Sampled replay, kernel level (sample.c), when the dispatcher starts k:
  * once sample.kernels launches alike (same kernel, grid and workgroup size)
  * ran in full with times per instruction that agree within

@@ -66,6 +66,24 @@
  * and loads to the dispatcher (RP_MSG_FF_APPLY over its CU's link there,
  * the lookahead's latency or more), which applies it when it arrives
  * instead of at once.
+ *
+ * A unified multi-GPU topology with a partition per GPU (u-mgpu; not with
+ * the cut inside the GPUs) runs them on --threads threads the same way
+ * (rp_sim.smp_defer): its one dispatcher, on GPU 0, decides the workgroup and
+ * kernel levels from the workgroups whose end it saw, and the waves, on
+ * every GPU, from what the serial points publish (a compare-and-swap seen by
+ * any GPU's L2 stops the workgroup level at the next serial point,
+ * rp_ksample.pub_cas). A fast-forward is applied where it runs (the
+ * dispatcher's workgroup and kernel levels, a wave's skip on its own GPU's
+ * partition): what it does to that partition's L2 banks at once, and what it
+ * does to another partition's (a line another GPU's L2 holds: three lines of
+ * four with u-mgpu's interleaved pages) at the next serial point, each
+ * partition's in order, partitions in order (its pool's defer list, bytes
+ * copied). Between, the GPUs' detailed work may not see those lines: it
+ * reads what skipped workgroups of the same kernel wrote only if workgroups
+ * observe each other, which the sampler does not skip. A model variant: the
+ * same result for every T, not that of one partition. No helpers decode
+ * (each partition has its own pool, used by its own thread).
  */
 #include "rp_sim_internal.h"
 
@@ -89,11 +107,15 @@
 
 typedef struct ff_act {
     uint64_t addr;       /* load: its line; store: the first byte of a run inside one line; atomic: the lane's address */
-    const uint8_t *src;  /* store: the run's bytes (inside the workgroup's record) */
-    uint64_t asrc, acmp; /* atomic: operand and compare value */
+    const uint8_t *src;  /* store: the run's bytes (inside the workgroup's record; deferred: FF_DEFERRED_BYTES) */
+    uint64_t asrc, acmp; /* atomic: operand and compare value; a deferred store: its bytes' offset (ff_defer) */
     uint32_t n;          /* store: run bytes; atomic: 4 or 8 bytes; load: 0 */
     uint8_t aop;         /* atomic: its gcn_atomic_op; GCN_AT_NONE otherwise */
+    uint16_t gpu;        /* deferred: the GPU whose side applies it (ff_apply's g) */
 } ff_act;
+
+/* A deferred store's src: its bytes are in its partition's pool (rp_ffpool.dbytes) at asrc */
+#define FF_DEFERRED_BYTES ((const uint8_t *)1)
 
 typedef struct ff_list {
     ff_act *a;
@@ -225,18 +247,33 @@ static int ff_collect(const ff_route *rt, const gcn_insn *in, const trc_mem_op *
     return 0;
 }
 
-/* Apply l's actions from GPU g's side, in order. 0, or -1 out of memory. */
-static int ff_apply(rp_sim *s, uint32_t g, const ff_list *l)
+/* Apply action a from GPU g's side. 0, or -1 out of memory. */
+static int ff_apply_one(rp_sim *s, uint32_t g, const ff_act *a)
 {
+    if (a->aop != GCN_AT_NONE)
+        return rp_mem_functional(s, g, a->addr, NULL, a->n, a->aop, a->asrc, a->acmp);
+    if (a->src)
+        return rp_mem_functional(s, g, a->addr, a->src, a->n, GCN_AT_NONE, 0, 0);
+    return rp_mem_functional(s, g, a->addr, NULL, 1, GCN_AT_NONE, 0, 0);
+}
+
+static int ff_defer(struct rp_ffpool *p, uint32_t g, const ff_act *a);
+
+/* Apply l's actions from GPU g's side, in order. With one partition per GPU
+ * (s->smp_defer; "Partitions" above), an action whose line is in another
+ * partition's L2 bank waits in this partition's pool (p) for the next serial
+ * point. 0, or -1 out of memory. */
+static int ff_apply(rp_sim *s, uint32_t g, const ff_list *l, struct rp_ffpool *p)
+{
+    const rp_part *me = s->smp_defer ? rp_part_tls : NULL;
+    uint64_t lmask = ~(uint64_t)(s->cfg.l1v_line - 1);
     int rc = 0;
     for (size_t i = 0; i < l->n && !rc; i++) {
         const ff_act *a = &l->a[i];
-        if (a->aop != GCN_AT_NONE)
-            rc = rp_mem_functional(s, g, a->addr, NULL, a->n, a->aop, a->asrc, a->acmp);
-        else if (a->src)
-            rc = rp_mem_functional(s, g, a->addr, a->src, a->n, GCN_AT_NONE, 0, 0);
+        if (me && s->gpus[rp_gpu_of(s, a->addr & lmask, g)].part != me)
+            rc = ff_defer(p, g, a);
         else
-            rc = rp_mem_functional(s, g, a->addr, NULL, 1, GCN_AT_NONE, 0, 0);
+            rc = ff_apply_one(s, g, a);
     }
     return rc;
 }
@@ -326,7 +363,59 @@ struct rp_ffpool {
     bool stop;
     ff_wgd *slot;
     ff_list one; /* ff_op's */
+    /* with s->smp_defer (a pool per partition): what its fast-forwards do in
+     * other partitions' L2 banks, applied at the next serial point
+     * (rp_sample_publish), and the bytes of its stores */
+    ff_list defer;
+    uint8_t *dbytes;
+    size_t dn, dcap;
 };
+
+/* Keep a for the next serial point (a store's bytes copied: its record may
+ * be gone by then). 0, or -1 out of memory. */
+static int ff_defer(struct rp_ffpool *p, uint32_t g, const ff_act *a)
+{
+    ff_act *d = ff_push(&p->defer);
+    if (!d)
+        return -1;
+    *d = *a;
+    d->gpu = (uint16_t)g;
+    if (a->src && a->aop == GCN_AT_NONE) {
+        if (p->dn + a->n > p->dcap) {
+            size_t nc = p->dcap ? 2 * p->dcap : 4096;
+            while (nc < p->dn + a->n)
+                nc *= 2;
+            uint8_t *b = realloc(p->dbytes, nc);
+            if (!b) {
+                p->defer.n--;
+                return -1;
+            }
+            p->dbytes = b;
+            p->dcap = nc;
+        }
+        memcpy(p->dbytes + p->dn, a->src, a->n);
+        d->src = FF_DEFERRED_BYTES;
+        d->asrc = p->dn;
+        p->dn += a->n;
+    }
+    return 0;
+}
+
+/* At a serial point: apply what p's partition deferred, in order. 0, or -1
+ * out of memory. */
+static int ff_apply_deferred(rp_sim *s, struct rp_ffpool *p)
+{
+    int rc = 0;
+    for (size_t i = 0; i < p->defer.n && !rc; i++) {
+        ff_act a = p->defer.a[i];
+        if (a.src == FF_DEFERRED_BYTES)
+            a.src = p->dbytes + a.asrc;
+        rc = ff_apply_one(s, a.gpu, &a);
+    }
+    p->defer.n = 0;
+    p->dn = 0;
+    return rc;
+}
 
 /* Under p->mu: one step of lane's work, or false when there is none now.
  * Applies its next job if decoded, else decodes the next unclaimed job if
@@ -343,7 +432,7 @@ static bool ff_step(struct rp_ffpool *p, uint32_t lane)
         int rc = 0; /* 1: cannot be decoded; 2: out of memory */
         if (!d->g)
             rc = 1;
-        else if (d->oom || ff_apply(p->s, k->gpu, &d->acts[lane]))
+        else if (d->oom || ff_apply(p->s, k->gpu, &d->acts[lane], p))
             rc = 2;
         pthread_mutex_lock(&p->mu);
         p->busy--;
@@ -403,11 +492,13 @@ static void *ff_helper(void *arg)
 
 /* The fast-forward's state, made at the first fast-forward, with
  * s->smp_threads - 1 helpers (fewer when not all could be started: slower,
- * the same result). NULL out of memory. */
+ * the same result); with s->smp_defer, one per partition, without helpers.
+ * NULL out of memory. */
 static struct rp_ffpool *ff_pool(rp_sim *s)
 {
-    if (s->ffpool)
-        return s->ffpool;
+    struct rp_ffpool **where = s->smp_defer && rp_part_tls ? &rp_part_tls->ffpool : &s->ffpool;
+    if (*where)
+        return *where;
     struct rp_ffpool *p = calloc(1, sizeof *p);
     uint32_t n = s->smp_threads > 1 ? s->smp_threads - 1 : 0;
     if (!p)
@@ -442,7 +533,7 @@ static struct rp_ffpool *ff_pool(rp_sim *s)
     if (p->n_th && !s->fail_lock)
         s->fail_lock = &p->fail_mu; /* a helper's apply may fail (out of memory) beside the replay's thread */
     pthread_mutex_unlock(&p->mu);
-    s->ffpool = p;
+    *where = p;
     return p;
 }
 
@@ -455,12 +546,11 @@ static int ff_op(rp_sim *s, rp_kernel *k, const gcn_insn *in, const trc_mem_op *
         return -1;
     p->one.n = 0;
     ff_route rt = {s, k->gpu, 1, &p->one, true};
-    return ff_collect(&rt, in, op) || ff_apply(s, k->gpu, &p->one) ? -1 : 0;
+    return ff_collect(&rt, in, op) || ff_apply(s, k->gpu, &p->one, p) ? -1 : 0;
 }
 
-void rp_sample_fini(rp_sim *s)
+static void pool_free(rp_sim *s, struct rp_ffpool *p)
 {
-    struct rp_ffpool *p = s->ffpool;
     if (!p)
         return;
     pthread_mutex_lock(&p->mu);
@@ -478,6 +568,8 @@ void rp_sample_fini(rp_sim *s)
         free(p->slot[i].acts);
     }
     free(p->one.a);
+    free(p->defer.a);
+    free(p->dbytes);
     pthread_mutex_destroy(&p->mu);
     pthread_mutex_destroy(&p->fail_mu);
     pthread_cond_destroy(&p->cv);
@@ -485,7 +577,16 @@ void rp_sample_fini(rp_sim *s)
     free(p->th);
     free(p->next);
     free(p);
+}
+
+void rp_sample_fini(rp_sim *s)
+{
+    pool_free(s, s->ffpool);
     s->ffpool = NULL;
+    for (uint32_t i = 0; s->parts && i < s->n_parts; i++) {
+        pool_free(s, s->parts[i].ffpool);
+        s->parts[i].ffpool = NULL;
+    }
 }
 
 /* Fast-forward workgroups [first, first + count) of k: every global store
@@ -643,7 +744,7 @@ static int send_batch(rp_sim *s, rp_wave *w, ff_batch *b, rp_time t)
 int rp_sample_apply(rp_sim *s, void *batch)
 {
     ff_batch *b = batch;
-    int rc = ff_apply(s, b->k->gpu, &b->l);
+    int rc = ff_apply(s, b->k->gpu, &b->l, NULL);
     ff_batch_free(b);
     if (rc)
         rp_sim_fail(s, "sampled replay: out of memory");
@@ -708,8 +809,8 @@ static int64_t skip_ahead(rp_sim *s, rp_wave *w, uint64_t tail, rp_time t)
         w->smp_next = w->walk.dyn + (uint64_t)len + 1; /* look again after what stopped it */
         return 0;
     }
-    ff_batch *b = NULL;
-    if (s->smp_parts && !(b = calloc(1, sizeof *b))) {
+    ff_batch *b = NULL; /* with the GPU cut: sent to the memory side (with one partition per GPU: ff_op) */
+    if (s->smp_parts && !s->smp_defer && !(b = calloc(1, sizeof *b))) {
         rp_sim_fail(s, "sampled replay: out of memory");
         return -1;
     }
@@ -894,8 +995,15 @@ void rp_sample_wg_end(rp_sim *s, rp_kernel *k, const rp_wg *wg)
     m->wave_short += ws->shorts;
 }
 
-void rp_sample_publish(rp_sim *s)
+int rp_sample_publish(rp_sim *s)
 {
+    /* what the partitions' fast-forwards did to other partitions' L2 banks,
+     * in partition order (the same for any --threads) */
+    for (uint32_t i = 0; s->smp_defer && i < s->n_parts; i++)
+        if (s->parts[i].ffpool && s->parts[i].ffpool->defer.n && ff_apply_deferred(s, s->parts[i].ffpool)) {
+            rp_sim_fail(s, "sampled replay: out of memory");
+            return -1;
+        }
     for (uint32_t g = 0; g < s->n_gpus; g++)
         for (rp_kernel *k = s->gpus[g].disp.active; k; k = k->next) {
             rp_ksample *m = &k->smp;
@@ -903,7 +1011,9 @@ void rp_sample_publish(rp_sim *s)
                          __atomic_load_n(&k->cas_seen, __ATOMIC_RELAXED) || k->gws_cap ||
                          __atomic_load_n(&k->spin_iterations, __ATOMIC_RELAXED);
             m->pub_all_out = k->next_wg >= k->n_wg;
+            m->pub_cas = __atomic_load_n(&k->cas_seen, __ATOMIC_RELAXED);
         }
+    return 0;
 }
 
 /* Mean of v[0..n) and the largest relative deviation from it (0 when the
@@ -945,7 +1055,8 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
      * whose end this dispatcher has seen (the CUs' partitions add theirs
      * concurrently); the same for any --threads */
     uint64_t ni = s->smp_parts ? k->wg_instr_done : k->n_instr;
-    if ((s->smp_parts ? k->wg_spins_done : k->spin_iterations) || k->gws_cap || k->cas_seen) {
+    if ((s->smp_parts ? k->wg_spins_done : k->spin_iterations) || k->gws_cap ||
+        (s->smp_defer ? k->smp.pub_cas : k->cas_seen)) {
         m->off = true; /* its time depends on other workgroups: replayed in full */
         return 0;
     }

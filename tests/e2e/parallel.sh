@@ -13,7 +13,10 @@
 # banks in two partitions of their own besides (sim.l2_partitions=2: 6 or 24).
 # A sampled replay (--sample) of r9nano with the cut and the DRAM partition runs
 # its partitions on the threads too: identical JSON for T = 1, 2, 3, and on km
-# something must have been fast-forwarded (sample.c "Partitions").
+# something must have been fast-forwarded (sample.c "Partitions"); so does one
+# of u-mgpu (a partition per GPU: km's launches fast-forwarded whole, and the
+# sample programs' workgroup level, on GPUs of 4 shader arrays, and wave level,
+# whose fast-forwards reach the other GPUs' L2 banks at the serial points).
 # Bad --threads values are refused with a one-line message; the
 # barrier modes (MGPU_REPLAY_BARRIER=spin|sleep) give the same JSON. The critical path in
 # events (totals.critical_path_events) lies between the busiest partition's events and
@@ -67,10 +70,11 @@ for prog in $WORKLOADS; do
   fi
   for cfg in "d-mgpu" "u-mgpu" "u-mgpu:p2p-ring" "d-mgpu:pcie-tree" "r9nano" \
              "r9nano+cut" "m-sgpu+cut" "u-mgpu+cut" "d-mgpu+cut" "r9nano+dram" "d-mgpu+dram" \
-             "r9nano+l2" "d-mgpu+l2" "r9nano+smp"; do
+             "r9nano+l2" "d-mgpu+l2" "r9nano+smp" "u-mgpu+smpu"; do
     cut=0; per=3; smp=0
     case $cfg in
       *+smp) cut=1; per=4; smp=1; cfg=${cfg%+smp} ;;
+      *+smpu) smp=1; cfg=${cfg%+smpu} ;;
       *+cut) cut=1; cfg=${cfg%+cut} ;;
       *+dram) cut=1; per=4; cfg=${cfg%+dram} ;;
       *+l2) cut=1; per=6; cfg=${cfg%+l2} ;;
@@ -84,8 +88,8 @@ for prog in $WORKLOADS; do
     [ $smp = 1 ] && set_args+=(--sample)
     # one GPU without the cut (a single partition: threads change nothing) and
     # the cut inside a GPU on two programs only
-    case "$cut:$cfg:$prog" in
-      0:r9nano:bitonic|0:r9nano:km|0:d-mgpu*|0:u-mgpu*|1:*:bitonic|1:*:km) ;;
+    case "$smp:$cut:$cfg:$prog" in
+      1:0:u-mgpu:km|0:0:r9nano:bitonic|0:0:r9nano:km|0:0:d-mgpu*|0:0:u-mgpu*|*:1:*:bitonic|*:1:*:km) ;;
       *) continue ;;
     esac
     name=$prog-${cfg/:/-}; [ $cut = 1 ] && name=$name-cut; [ $per = 4 ] && name=$name-dram; [ $per = 6 ] && name=$name-l2
@@ -131,6 +135,46 @@ for prog in $WORKLOADS; do
       fi
     fi
   done
+done
+
+# Sampled u-mgpu on the sample programs (when built): the workgroup level
+# (sample_deep, on GPUs of 4 shader arrays: enough rounds) and the wave level
+# (sample_waves: 1,024 waves, one per SIMD of the 4 GPUs) on 1, 2 and 3
+# threads, identical, something skipped at that level, the data check clean.
+for spec in "sample_deep:workgroup_level:--set:gpu.shader_arrays=4" "sample_waves:wave_level"; do
+  IFS=: read -r -a f <<<"$spec"
+  prog=${f[0]}; level=${f[1]}; extra=("${f[@]:2}")
+  [ -x "$BUILD/programs/$prog" ] || continue
+  tr=$OUT/$prog.gtrace name=$prog-u-mgpu-sampled good=1
+  if ! "$EMU" --quiet --record "$tr" -- "$BUILD/programs/$prog" >"$OUT/$prog.rec.out" 2>"$OUT/$prog.rec.err"; then
+    bad "$prog: record failed: $(tail -n 2 "$OUT/$prog.rec.err" | tr '\n' ' ')"
+    continue
+  fi
+  for t in 1 2 3; do
+    if ! "$REPLAY" --topo u-mgpu "${extra[@]}" --sample --threads $t --stats "$OUT/$name-t$t.json" "$tr" \
+         >"$OUT/$name-t$t.out" 2>"$OUT/$name-t$t.err"; then
+      bad "$name: replay with --threads $t failed: $(tail -n 2 "$OUT/$name-t$t.err" | tr '\n' ' ')"
+      good=0
+      break
+    fi
+  done
+  [ $good = 1 ] || continue
+  res=$(python3 - "$level" "$OUT/$name-t1.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[2]))
+c, sm = d['check'], d['sampled']
+ok = c['load_mismatches'] == 0 and c['d2h_mismatches'] == 0 and c['d2h_checked'] > 0 and c['walk_errors'] == 0
+ok = ok and sm[sys.argv[1]] >= 1 and sm['skipped_wavefront_instructions'] > 0 and d['totals']['partitions'] == 5
+print(sm['skipped_wavefront_instructions'], int(ok))
+EOF
+)
+  read -r skipped okd <<<"$res"
+  if cmp -s "$OUT/$name-t1.json" "$OUT/$name-t2.json" && cmp -s "$OUT/$name-t1.json" "$OUT/$name-t3.json" &&
+     [ "$okd" = 1 ] && grep -q "^replay: .*(3 thread(s), 5 partition(s)" "$OUT/$name-t3.out"; then
+    ok "$name: ${level/_/ } skipped $skipped wavefront instructions, data check clean, JSON identical for --threads 1, 2, 3"
+  else
+    bad "$name: ${level/_/ }: skipped ${skipped:-?}, ok=${okd:-?}, JSON $(cmp "$OUT/$name-t1.json" "$OUT/$name-t2.json" | head -1) $(grep '^replay: ' "$OUT/$name-t3.out")"
+  fi
 done
 
 # Bad values: one line naming the option, exit status 2.

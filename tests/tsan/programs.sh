@@ -87,6 +87,16 @@ if [ -x "$TSAN_BUILD/bin/mgpu-replay" ]; then
       nr=$(grep -c 'WARNING: ThreadSanitizer' "$OUT/sample_deep-cut.out")
       if [ $rc = 0 ] && [ "$nr" = 0 ]; then pass=$((pass+1)); echo "  ok   sample_deep: sampled replay of 6 partitions on 3 threads, no ThreadSanitizer report"
       else fail=$((fail+1)); echo "  FAIL sample_deep sampled replay, cut (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/sample_deep-cut.out" | grep -m1 '#0')"; fi
+      # u-mgpu, a partition per GPU, GPUs of 4 shader arrays (enough rounds for the
+      # workgroup level): what a fast-forward does to other GPUs' L2 banks waits
+      # for the serial points (sample.c "Partitions")
+      TSAN_OPTIONS="halt_on_error=0" timeout 600 "$TSAN_BUILD/bin/mgpu-replay" --topo u-mgpu --set gpu.shader_arrays=4 --sample \
+        --threads 3 "$OUT/sample_deep.gtrace" >"$OUT/sample_deep-u-mgpu.out" 2>&1
+      rc=$?
+      nr=$(grep -c 'WARNING: ThreadSanitizer' "$OUT/sample_deep-u-mgpu.out")
+      if [ $rc = 0 ] && [ "$nr" = 0 ] && grep -q '^sampled: .* 1 at the workgroup level' "$OUT/sample_deep-u-mgpu.out"; then
+        pass=$((pass+1)); echo "  ok   sample_deep: sampled replay on u-mgpu (5 partitions) with 3 threads, no ThreadSanitizer report"
+      else fail=$((fail+1)); echo "  FAIL sample_deep sampled replay, u-mgpu (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/sample_deep-u-mgpu.out" | grep -m1 '#0')$(grep -m1 '^sampled' "$OUT/sample_deep-u-mgpu.out")"; fi
     else fail=$((fail+1)); echo "  FAIL sample_deep: recording failed: $(tail -n 2 "$OUT/sample_deep.out" | tr '\n' ' ')"; fi
   else fail=$((fail+1)); echo "  FAIL $BUILD/programs/sample_deep or $BUILD/bin/gcn3-emu missing (make programs)"; fi
 else fail=$((fail+1)); echo "  FAIL $TSAN_BUILD/bin/mgpu-replay missing (make test-tsan builds it)"; fi
