@@ -301,11 +301,18 @@ class Bench:
             res.update({k: s[k] for k in ("um_faults", "um_migrations", "um_bytes")})
         return res, wall, stats, s
 
-    def sampled(self, prog, trace):
+    def sampled(self, prog, trace, um=False):
         """r9nano in full and with --sample on one trace: wall seconds, the sampled kernels, the error of
-        the kernel time against the full replay, and how many kernels fell inside their bound."""
+        the kernel time against the full replay, and how many kernels fell inside their bound. um: also
+        u-mgpu (a partition per GPU) in full and sampled on one and on self.nthr threads (r["u-mgpu"])."""
         out = {}
         runs = [("full", []), ("sampled", ["--sample"])]
+        if um:
+            runs.append(("um_full", ["--topo", "u-mgpu"]))
+            runs.append(("um_sampled", ["--topo", "u-mgpu", "--sample"]))
+            if self.nthr > 1:
+                runs.append(("um_full_t", ["--topo", "u-mgpu", "--threads", str(self.nthr)]))
+                runs.append(("um_sampled_t", ["--topo", "u-mgpu", "--sample", "--threads", str(self.nthr)]))
         if self.nthr > 1:  # helpers decode and apply what is fast-forwarded: the same JSON, sooner
             runs.append(("sampled_t", ["--sample", "--threads", str(self.nthr)]))
             # the GPU cut into partitions (CUT_SETTINGS), which the threads run beside the helpers: a
@@ -315,7 +322,7 @@ class Bench:
             runs.append(("sampled_cut_t", ["--sample", "--threads", str(self.nthr)] + cut))
         for tag, extra in runs:
             stats = os.path.join(self.work, f"{prog}-smp-{tag}.json")
-            cmd = [self.replay, "--quiet", "--topo", "r9nano"] + extra + ["--stats", stats, trace]
+            cmd = [self.replay, "--quiet", "--topo", "r9nano"] + extra + ["--stats", stats, trace]  # (a later --topo wins)
             st, wall, rss, o, err = run(cmd, os.path.join(self.work, f"{prog}-smp-{tag}.txt"))
             if st != 0:
                 tail = " | ".join((o.strip().splitlines() + err.strip().splitlines())[-3:])
@@ -350,6 +357,26 @@ class Bench:
             c = json.loads(cj)
             r["cut"] = {k: c[k] for k in ("kernel_time_error_pct", "worst_kernel_error_pct", "inside_bound",
                                           "sampled_kernels", "skipped_instr_pct", "data_check")}
+        if "um_sampled" in out:
+            st4, _, _, uj, uerr = run([sys.executable, os.path.abspath(__file__), "--compare-sampled",
+                                       out["um_full"][1], out["um_sampled"][1]])
+            if st4 != 0:
+                raise RunError(f"comparing {out['um_full'][1]} and {out['um_sampled'][1]}: {uerr.strip()[-300:]}")
+            u = json.loads(uj)
+            u = {k: u[k] for k in ("kernel_time_error_pct", "worst_kernel_error_pct", "inside_bound", "sampled_kernels",
+                                   "kernels", "skipped_instr_pct", "data_check", "in_full_why")}
+            u["wall_s_full"], u["wall_s_sampled"] = out["um_full"][0], out["um_sampled"][0]
+            u["speedup"] = round(out["um_full"][0] / out["um_sampled"][0], 2) if out["um_sampled"][0] > 0 else None
+            if "um_sampled_t" in out:
+                with open(out["um_sampled"][1], "rb") as a, open(out["um_sampled_t"][1], "rb") as b:
+                    if a.read() != b.read():
+                        raise RunError(f"u-mgpu --sample --threads {self.nthr}: {out['um_sampled_t'][1]} differs "
+                                       f"from the one-thread {out['um_sampled'][1]} (it must not)")
+                u["threads"] = self.nthr
+                u["wall_s_full_threads"], u["wall_s_sampled_threads"] = out["um_full_t"][0], out["um_sampled_t"][0]
+                u["speedup_threads"] = (round(out["um_full"][0] / out["um_sampled_t"][0], 2)
+                                        if out["um_sampled_t"][0] > 0 else None)
+            r["u-mgpu"] = u
         for tag in out:
             os.unlink(out[tag][1])
         return r
@@ -552,7 +579,7 @@ class Bench:
         if self.a.sampled:
             log(f"{prog}: sampled replay r9nano against the full one (4x problem)")
             try:
-                r["sampled"] = self.sampled(prog, t4)
+                r["sampled"] = self.sampled(prog, t4, um=True)
             except RunError as e:
                 r["sampled"] = {"error": str(e)}
                 log(f"{prog}: sampled replay FAILED: {e}")
@@ -984,6 +1011,31 @@ def markdown(res, regs, changes, prev_name):
                      f"{fmt(r['worst_kernel_error_pct'])}% | {r['inside_bound']} of {r['sampled_kernels']} | "
                      f"{r.get('detailed_after_skips', '-')} | {fmt(r.get('worst_detailed_after_skips_pct'))}% | "
                      f"{r['data_check']} | {why} |")
+        L.append("")
+    um = [(n, r["u-mgpu"]) for n, r in rows if "u-mgpu" in r]
+    if um:
+        nt = next((u.get("threads") for _, u in um if u.get("threads")), None)
+        L.append("## Sampled replay on u-mgpu (4 GPUs, a partition per GPU)")
+        L.append("")
+        L.append("The same 4x trace on u-mgpu in full and with `--sample`, on one thread"
+                 + (f" and on {nt} (the GPUs' partitions on the threads, fast-forwards into other GPUs' L2 banks "
+                    "applied at the serial points; the JSON of both is identical, checked)" if nt else "")
+                 + "; speedups against the full replay on one thread, errors as above against the full u-mgpu replay.")
+        L.append("")
+        L.append("| workload | full s | full s, T thr | sampled s | speedup | sampled s, T thr | speedup, T thr | "
+                 "kernels sampled | instr skipped | kernel time error | worst kernel | inside bound | data check | "
+                 "in full, why |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for name, u in um:
+            why = ", ".join(f"{v} {k}" for k, v in sorted(u.get("in_full_why", {}).items())) or "-"
+            ft, wt = u.get("wall_s_full_threads"), u.get("wall_s_sampled_threads")
+            L.append(f"| {name} | {u['wall_s_full']:.2f} | {f'{ft:.2f}' if ft is not None else '-'} | "
+                     f"{u['wall_s_sampled']:.2f} | {fmt(u['speedup'])}x | {f'{wt:.2f}' if wt is not None else '-'} | "
+                     f"{fmt(u.get('speedup_threads'))}{'x' if u.get('speedup_threads') else ''} | "
+                     f"{u['sampled_kernels']} of {u['kernels']} | "
+                     f"{fmt(u.get('skipped_instr_pct'))}{'%' if u.get('skipped_instr_pct') is not None else ''} | "
+                     f"{fmt(u['kernel_time_error_pct'], '{:+.2f}')}% | {fmt(u['worst_kernel_error_pct'])}% | "
+                     f"{u['inside_bound']} of {u['sampled_kernels']} | {u['data_check']} | {why} |")
         L.append("")
     L.append(f"## Compared with {prev_name or 'the previous results'}")
     L.append("")
