@@ -284,8 +284,8 @@ static const param params[] = {
     {"sample.enable", PT_UINT, F(sample_enable), "0", 0, 1, "0 or 1",
      "sampled replay (mgpu-replay --sample): each kernel runs in detail until its rate is stable, the rest of "
      "its workgroups is fast-forwarded (stores applied, time predicted with an error bound); one thread replays "
-     "(all --threads when one GPU is cut into partitions: sim.gpu_partitions, or with u-mgpu's partition per GPU), "
-     "the others of --threads decode and apply (by L2 bank) the fast-forwarded workgroups"},
+     "(all --threads when one GPU is cut into partitions: sim.gpu_partitions, or with a partition per GPU: u-mgpu, "
+     "d-mgpu), the others of --threads decode and apply (by L2 bank) the fast-forwarded workgroups"},
     {"sample.tolerance", PT_UINT, F(sample_tolerance), "2", 1, 50, "percent",
      "sampled replay: a kernel's rate is stable when its last sample.stable windows are within this much "
      "of their mean (model choice)"},

@@ -43,8 +43,8 @@ static void usage(FILE *f)
             "  --progress        a progress line on stderr (default: when stderr is a terminal)\n"
             "  --sample[=TOL]    sampled replay: each kernel in detail until its rate is stable within TOL percent\n"
             "                    (default 2), the rest fast-forwarded with its time predicted (sample.*; one thread\n"
-            "                    replays, or --threads when one GPU is cut into partitions or on u-mgpu; the others\n"
-            "                    of --threads decode and apply what it fast-forwards)\n");
+            "                    replays, or --threads when one GPU is cut into partitions or on u-mgpu and d-mgpu;\n"
+            "                    the others of --threads decode and apply what it fast-forwards)\n");
 }
 
 /* Transparent huge pages for the heap. The replay touches a few hundred MiB
@@ -414,7 +414,7 @@ static int replay_one(const char *argv0, const char *topo, const char *stats, co
         if (cfg.sample_enable && pre.threads <= 1)
             fprintf(stderr,
                     "mgpu-replay: note: --threads %ld: a sampled replay runs on one thread (unless one GPU is cut "
-                    "into partitions: --set sim.gpu_partitions=5, or u-mgpu's GPUs are); %ld more decode the "
+                    "into partitions: --set sim.gpu_partitions=5, or u-mgpu's or d-mgpu's GPUs are); %ld more decode the "
                     "workgroups it fast-forwards and apply them beside it, each its share of the L2 banks\n",
                     threads, threads - 1);
         else if (pre.partitions == 1)

@@ -167,11 +167,14 @@ int rp_sim_partition(rp_sim *s)
     /* A sampled replay may run such partitions on several threads when what a
      * fast-forward changes (the L2 banks and the functional memory) is all in
      * the dispatcher's partition, which decides it: one GPU, its banks on the
-     * memory side; or, with a unified multi-GPU topology of one partition per
-     * GPU (one dispatcher), when what a fast-forward changes in other
-     * partitions waits for the next serial point (smp_defer; sample.c
-     * "Partitions") */
-    s->smp_defer = s->cfg.sample_enable && gparts > 1 && per == 1 && s->cfg.topo_kind == RP_TOPO_UNIFIED;
+     * memory side; or, with a multi-GPU topology of one partition per GPU,
+     * when what a fast-forward changes in other partitions waits for the next
+     * serial point (smp_defer; sample.c "Partitions") */
+    s->smp_defer = s->cfg.sample_enable && gparts > 1 && per == 1 &&
+                   (s->cfg.topo_kind == RP_TOPO_UNIFIED || s->cfg.topo_kind == RP_TOPO_DISCRETE);
+    /* with a dispatcher per GPU (discrete), each in its partition, the kernel
+     * level's groups (shared by all) change only at serial points */
+    s->smp_serial_groups = s->smp_defer && s->cfg.topo_kind == RP_TOPO_DISCRETE;
     s->smp_parts = s->cfg.sample_enable && s->n_parts > 1 && ((s->n_gpus == 1 && !slices) || s->smp_defer);
     for (uint32_t g = 0; g < s->n_gpus; g++) {
         rp_gpu *gp = &s->gpus[g];
@@ -731,6 +734,8 @@ static void serial_point(rp_sim *s)
             if (k->snap0)
                 rp_stats_snapshot_part(&s->stats, k->snap0, (int32_t)p, false, n->end);
             rp_ksum_take(s, k, n->end ? &k->sum1 : &k->sum0, (int32_t)p, false);
+            if (s->smp_serial_groups)
+                rp_sample_note(s, k, n->end);
             if (n->end)
                 rp_host_kernel_done(s, k);
         }

@@ -282,6 +282,8 @@ struct rp_part {
     uint64_t ev_mark;         /* eng.n_events at the end of the last window */
     uint64_t load;            /* events per window, a moving average (x 64): its share when dealt to threads */
     struct rp_ffpool *ffpool; /* sampled replay with rp_sim.smp_defer: its fast-forwards' state (sample.c) */
+    uint64_t smp_skipped;     /* with rp_sim.smp_serial_groups: wavefront instructions it skipped since the
+                               * last serial point (then added to rp_sim.smp_skipped) */
     char pad[64];             /* keep partitions' hot fields on separate cache lines */
 };
 
@@ -343,9 +345,13 @@ struct rp_sim {
                                * banks on the memory side): they run on --threads threads; the workgroup level
                                * decides from what the dispatcher's partition knows, the wave level from what
                                * the serial points publish (parallel.c rp_sim_partition, sample.c) */
-    bool smp_defer;           /* with smp_parts: a sampled replay of a unified multi-GPU topology, one
-                               * partition per GPU; a fast-forward applies what belongs to another
-                               * partition's L2 banks at the next serial point (sample.c "Partitions") */
+    bool smp_defer;           /* with smp_parts: a sampled replay of a multi-GPU topology, one partition
+                               * per GPU; a fast-forward applies what belongs to another partition's L2
+                               * banks at the next serial point (sample.c "Partitions") */
+    bool smp_serial_groups;   /* with smp_defer, a discrete topology (a dispatcher per GPU, each in its GPU's
+                               * partition): the kernel level's groups change only at serial points
+                               * (rp_sample_note), and each partition counts its skips in rp_part.smp_skipped
+                               * until the next one */
     struct rp_ffpool *ffpool; /* those helpers, made at the first fast-forward (NULL: none) */
     size_t n_kernels, cap_kernels;
     /* unified memory (um.c): um_on when um.policy places governed memory
@@ -560,6 +566,12 @@ void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t);
 void rp_sample_wg_end(rp_sim *s, rp_kernel *k, const rp_wg *wg);
 int rp_sample_apply(rp_sim *s, void *batch);
 int rp_sample_publish(rp_sim *s);
+/* With rp_sim.smp_serial_groups, at a serial point, for each kernel note in
+ * partition order: a launch that started joins its group of launches alike
+ * (made now if it is the first), one that ended adds its time to it (what
+ * rp_sample_kernel_start and rp_sample_kernel_end do at once otherwise). 0, or
+ * -1 after rp_sim_fail (out of memory). */
+int rp_sample_note(rp_sim *s, rp_kernel *k, int end);
 /* Sampled replay, kernel level (sample.c), when the dispatcher starts k:
  * once sample.kernels launches alike (same kernel, grid and workgroup size)
  * ran in full with times per instruction that agree within

@@ -83,7 +83,14 @@
  * reads what skipped workgroups of the same kernel wrote only if workgroups
  * observe each other, which the sampler does not skip. A model variant: the
  * same result for every T, not that of one partition. No helpers decode
- * (each partition has its own pool, used by its own thread).
+ * (each partition has its own pool, used by its own thread). A discrete
+ * multi-GPU topology (d-mgpu) runs the same way, with a dispatcher per GPU in
+ * its GPU's partition: the kernel level's groups, which all share, are only
+ * read during a window; a launch joins its group, and adds its time to it,
+ * at the serial point that handles its start and end notes
+ * (rp_sim.smp_serial_groups, rp_sample_note), in partition order; each
+ * partition counts what it skipped until the next serial point (whether a
+ * kernel ran after skipped work: skip_seen).
  */
 #include "rp_sim_internal.h"
 
@@ -589,6 +596,24 @@ void rp_sample_fini(rp_sim *s)
     }
 }
 
+/* Count n skipped wavefront instructions: in rp_sim.smp_skipped, or, with a
+ * dispatcher per GPU in partitions (smp_serial_groups), in the running
+ * partition's count until the next serial point. */
+static void skip_add(rp_sim *s, uint64_t n)
+{
+    if (s->smp_serial_groups && rp_part_tls)
+        rp_part_tls->smp_skipped += n;
+    else
+        s->smp_skipped += n;
+}
+
+/* The skipped instructions a kernel ending now has seen: every partition's
+ * until the last serial point and its own partition's since. */
+static uint64_t skip_seen(const rp_sim *s)
+{
+    return s->smp_skipped + (s->smp_serial_groups && rp_part_tls ? rp_part_tls->smp_skipped : 0);
+}
+
 /* Fast-forward workgroups [first, first + count) of k: every global store
  * and atomic reaches the memory and every load allocates its lines, each L2
  * bank's in grid order and wave order (the replay's thread and the helpers
@@ -632,7 +657,7 @@ static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, boo
         rc = -1;
     } else {
         *instr += p->instr;
-        s->smp_skipped += p->instr;
+        skip_add(s, p->instr);
     }
     p->k = NULL;
     pthread_mutex_unlock(&p->mu);
@@ -986,7 +1011,7 @@ void rp_sample_wg_end(rp_sim *s, rp_kernel *k, const rp_wg *wg)
     rp_ksample *m = &k->smp;
     m->wave_skips += ws->skips;
     m->wave_instr += ws->instr;
-    s->smp_skipped += ws->instr;
+    skip_add(s, ws->instr);
     m->wave_sleep_ps += ws->sleep_ps;
     m->wave_err_ps += ws->err_ps;
     m->wave_life_ps += ws->life_ps;
@@ -999,11 +1024,14 @@ int rp_sample_publish(rp_sim *s)
 {
     /* what the partitions' fast-forwards did to other partitions' L2 banks,
      * in partition order (the same for any --threads) */
-    for (uint32_t i = 0; s->smp_defer && i < s->n_parts; i++)
+    for (uint32_t i = 0; s->smp_defer && i < s->n_parts; i++) {
         if (s->parts[i].ffpool && s->parts[i].ffpool->defer.n && ff_apply_deferred(s, s->parts[i].ffpool)) {
             rp_sim_fail(s, "sampled replay: out of memory");
             return -1;
         }
+        s->smp_skipped += s->parts[i].smp_skipped;
+        s->parts[i].smp_skipped = 0;
+    }
     for (uint32_t g = 0; g < s->n_gpus; g++)
         for (rp_kernel *k = s->gpus[g].disp.active; k; k = k->next) {
             rp_ksample *m = &k->smp;
@@ -1256,13 +1284,22 @@ static bool ff_loads_matter(rp_sim *s, const rp_kernel *k)
     return false;
 }
 
-/* The group of launches alike k; NULL out of memory. */
-static struct rp_sgroup *group_of(rp_sim *s, const rp_kernel *k)
+/* The group of launches alike k, NULL when there is none yet. */
+static struct rp_sgroup *group_find(rp_sim *s, const rp_kernel *k)
 {
     for (size_t i = 0; i < s->n_sgroups; i++) {
         if (alike(s->sgroups[i].first, k))
             return &s->sgroups[i];
     }
+    return NULL;
+}
+
+/* The group of launches alike k, made if there is none; NULL out of memory. */
+static struct rp_sgroup *group_of(rp_sim *s, const rp_kernel *k)
+{
+    struct rp_sgroup *g = group_find(s, k);
+    if (g)
+        return g;
     struct rp_sgroup *v = realloc(s->sgroups, (s->n_sgroups + 1) * sizeof *v);
     if (!v)
         return NULL;
@@ -1286,12 +1323,17 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
     }
     if (!c->sample_enable || !c->sample_kernels || !k->n_instr_traced)
         return 0;
-    struct rp_sgroup *g = group_of(s, k);
+    /* (with a dispatcher per GPU in partitions, groups are made and joined at
+     * the serial points, rp_sample_note: here they are only read) */
+    struct rp_sgroup *g = s->smp_serial_groups ? group_find(s, k) : group_of(s, k);
     if (!g) {
+        if (s->smp_serial_groups)
+            return 0; /* the first launch of its kind: runs in full */
         rp_sim_fail(s, "sampled replay: out of memory");
         return -1;
     }
-    k->smp.group = (size_t)(g - s->sgroups) + 1; /* its end adds it to the group */
+    if (!s->smp_serial_groups)
+        k->smp.group = (size_t)(g - s->sgroups) + 1; /* its end adds it to the group */
     double mean, dev;
     if (!group_decided(s, g, &mean, &dev)) {
         if (!g->off && g->n_detailed >= c->sample_kernels && mean > 0)
@@ -1322,13 +1364,14 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
     return 0;
 }
 
+static void group_end(rp_sim *s, rp_kernel *k);
+
 void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
 {
-    const rp_config *c = &s->cfg;
     rp_ksample *m = &k->smp;
     if (m->off_req)
         m->wave_off = true; /* (a wave that polls, with the GPU cut into partitions: rp_sample_why_full) */
-    m->after_skips = s->smp_skipped > m->skipped_instr + m->wave_instr;
+    m->after_skips = skip_seen(s) > m->skipped_instr + m->wave_instr;
     if (m->wave_skips && !m->wave_bound_ps && m->wave_life_ps > 0 && k->end > k->start) {
         /* the wave level's bound: each skip's predicted time times its
          * wave's spread, over the waves' mean concurrency (their lifetimes
@@ -1336,6 +1379,34 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
         m->wave_bound_ps = (rp_time)(m->wave_err_ps * (double)(k->end - k->start) / m->wave_life_ps);
         m->bound_ps += m->wave_bound_ps;
     }
+    if (!s->smp_serial_groups)
+        group_end(s, k);
+}
+
+int rp_sample_note(rp_sim *s, rp_kernel *k, int end)
+{
+    const rp_config *c = &s->cfg;
+    if (end) {
+        group_end(s, k);
+        return 0;
+    }
+    if (!c->sample_enable || !c->sample_kernels || !k->n_instr_traced || k->smp.whole)
+        return 0;
+    struct rp_sgroup *g = group_of(s, k);
+    if (!g) {
+        rp_sim_fail(s, "sampled replay: out of memory");
+        return -1;
+    }
+    k->smp.group = (size_t)(g - s->sgroups) + 1;
+    return 0;
+}
+
+/* A launch that ended and was not fast-forwarded whole adds its time per
+ * instruction to its group (or turns the group off: its time depended on
+ * other workgroups). */
+static void group_end(rp_sim *s, rp_kernel *k)
+{
+    const rp_config *c = &s->cfg;
     if (!c->sample_enable || !c->sample_kernels || k->smp.whole || !k->n_instr || k->end <= k->start)
         return;
     if (!k->smp.group)

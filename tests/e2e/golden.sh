@@ -5,8 +5,9 @@
 # (sim.gpu_partitions=5, sim.dram_partition=1, sim.l2_partitions=2, --threads 2)
 # on r9nano, m-sgpu and d-mgpu, and sampled (--sample, km at 16384 points for 4
 # iterations: wave and kernel level; one and two threads; also with the cut,
-# whose two lines must be equal; and km --small on four GPUs on u-mgpu, a
-# partition per GPU, one and two threads: equal lines). Each replay's fingerprint (simulated ps,
+# whose two lines must be equal; km --small on four GPUs on u-mgpu, a
+# partition per GPU, and for 6 iterations on d-mgpu, a dispatcher per GPU,
+# one and two threads: equal lines). Each replay's fingerprint (simulated ps,
 # events, per-kernel cycles, a hash of every counter of the stats JSON) must
 # equal the line in tests/e2e/golden/replay.txt.
 #
@@ -59,6 +60,7 @@ TRACES=(
   "km|km --small|1|r9nano|--topo r9nano;m-sgpu|--topo m-sgpu;u-mgpu|--topo u-mgpu;r9nano-cut|--topo r9nano $CUT"
   "bitonic|bitonic --small|1|r9nano|--topo r9nano;m-sgpu|--topo m-sgpu;u-mgpu|--topo u-mgpu;m-sgpu-cut|--topo m-sgpu $CUT"
   "km4gpu|km --small --gpus 4|4|d-mgpu|--topo d-mgpu;u-mgpu|--topo u-mgpu;d-mgpu-cut|--topo d-mgpu $CUT;u-mgpu-sampled|--topo u-mgpu --sample;u-mgpu-sampled-t2|--topo u-mgpu --sample --threads 2"
+  "km6gpu|km --small --gpus 4 --iters 6|4|d-mgpu-sampled|--topo d-mgpu --sample;d-mgpu-sampled-t2|--topo d-mgpu --sample --threads 2"
   "km-iters|km --size 16384 --iters 4|1|r9nano-sampled|--topo r9nano --sample;r9nano-sampled-t2|--topo r9nano --sample --threads 2;r9nano-cut-sampled|--topo r9nano --sample $SCUT;r9nano-cut-sampled-t2|--topo r9nano --sample --threads 2 $SCUT"
 )
 new=()

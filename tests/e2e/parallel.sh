@@ -16,7 +16,9 @@
 # something must have been fast-forwarded (sample.c "Partitions"); so does one
 # of u-mgpu (a partition per GPU: km's launches fast-forwarded whole, and the
 # sample programs' workgroup level, on GPUs of 4 shader arrays, and wave level,
-# whose fast-forwards reach the other GPUs' L2 banks at the serial points).
+# whose fast-forwards reach the other GPUs' L2 banks at the serial points), and
+# one of d-mgpu (a dispatcher per GPU: the kernel level's groups change at the
+# serial points; km for 6 iterations).
 # Bad --threads values are refused with a one-line message; the
 # barrier modes (MGPU_REPLAY_BARRIER=spin|sleep) give the same JSON. The critical path in
 # events (totals.critical_path_events) lies between the busiest partition's events and
@@ -176,6 +178,44 @@ EOF
     bad "$name: ${level/_/ }: skipped ${skipped:-?}, ok=${okd:-?}, JSON $(cmp "$OUT/$name-t1.json" "$OUT/$name-t2.json" | head -1) $(grep '^replay: ' "$OUT/$name-t3.out")"
   fi
 done
+
+# Sampled d-mgpu (a dispatcher per GPU, each in its GPU's partition: the kernel
+# level's groups change at the serial points) on km over 4 GPUs for 6
+# iterations (launches fast-forwarded whole on every GPU) on 1, 2 and 3
+# threads: identical, something skipped, the data check clean.
+if [ -x "$BUILD/bench/km" ]; then
+  tr=$OUT/km6.gtrace name=km6-d-mgpu-sampled good=1
+  if "$EMU" --quiet --gpus 4 --record "$tr" -- "$BUILD/bench/km" --small --gpus 4 --iters 6 >"$OUT/km6.rec.out" 2>"$OUT/km6.rec.err"; then
+    for t in 1 2 3; do
+      if ! "$REPLAY" --topo d-mgpu --sample --threads $t --stats "$OUT/$name-t$t.json" "$tr" >"$OUT/$name-t$t.out" 2>"$OUT/$name-t$t.err"; then
+        bad "$name: replay with --threads $t failed: $(tail -n 2 "$OUT/$name-t$t.err" | tr '\n' ' ')"
+        good=0
+        break
+      fi
+    done
+    if [ $good = 1 ]; then
+      res=$(python3 - "$OUT/$name-t1.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c, sm = d['check'], d['sampled']
+ok = c['load_mismatches'] == 0 and c['d2h_mismatches'] == 0 and c['d2h_checked'] > 0 and c['walk_errors'] == 0
+gpus = {k['gpu'] for k in d['kernels'] if 'sampled' in k}
+ok = ok and sm['whole'] >= 4 and len(gpus) == 4 and d['totals']['partitions'] == 5
+print(sm['whole'], int(ok))
+EOF
+)
+      read -r whole okd <<<"$res"
+      if cmp -s "$OUT/$name-t1.json" "$OUT/$name-t2.json" && cmp -s "$OUT/$name-t1.json" "$OUT/$name-t3.json" &&
+         [ "$okd" = 1 ] && grep -q "^replay: .*(3 thread(s), 5 partition(s)" "$OUT/$name-t3.out"; then
+        ok "$name: $whole launches fast-forwarded whole on all 4 GPUs, data check clean, JSON identical for --threads 1, 2, 3"
+      else
+        bad "$name: whole ${whole:-?}, ok=${okd:-?}, JSON $(cmp "$OUT/$name-t1.json" "$OUT/$name-t2.json" | head -1) $(grep '^replay: ' "$OUT/$name-t3.out")"
+      fi
+    fi
+  else
+    bad "km6: record failed: $(tail -n 2 "$OUT/km6.rec.err" | tr '\n' ' ')"
+  fi
+fi
 
 # Bad values: one line naming the option, exit status 2.
 any=$OUT/bitonic.gtrace

@@ -97,6 +97,18 @@ if [ -x "$TSAN_BUILD/bin/mgpu-replay" ]; then
       if [ $rc = 0 ] && [ "$nr" = 0 ] && grep -q '^sampled: .* 1 at the workgroup level' "$OUT/sample_deep-u-mgpu.out"; then
         pass=$((pass+1)); echo "  ok   sample_deep: sampled replay on u-mgpu (5 partitions) with 3 threads, no ThreadSanitizer report"
       else fail=$((fail+1)); echo "  FAIL sample_deep sampled replay, u-mgpu (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/sample_deep-u-mgpu.out" | grep -m1 '#0')$(grep -m1 '^sampled' "$OUT/sample_deep-u-mgpu.out")"; fi
+      # d-mgpu, a dispatcher per GPU in its partition: the kernel level's groups
+      # change at the serial points (km on 4 GPUs for 6 iterations: launches
+      # fast-forwarded whole on every GPU)
+      if [ -x "$BUILD/bench/km" ] && "$BUILD/bin/gcn3-emu" --quiet --gpus 4 --record "$OUT/km6.gtrace" -- "$BUILD/bench/km" --small --gpus 4 --iters 6 >"$OUT/km6.rec" 2>&1; then
+        TSAN_OPTIONS="halt_on_error=0" timeout 600 "$TSAN_BUILD/bin/mgpu-replay" --topo d-mgpu --sample --threads 3 \
+          "$OUT/km6.gtrace" >"$OUT/km6-d-mgpu.out" 2>&1
+        rc=$?
+        nr=$(grep -c 'WARNING: ThreadSanitizer' "$OUT/km6-d-mgpu.out")
+        if [ $rc = 0 ] && [ "$nr" = 0 ] && grep -q '^sampled: .*([1-9][0-9]* whole' "$OUT/km6-d-mgpu.out"; then
+          pass=$((pass+1)); echo "  ok   km on 4 GPUs: sampled replay on d-mgpu (5 partitions) with 3 threads, no ThreadSanitizer report"
+        else fail=$((fail+1)); echo "  FAIL km sampled replay, d-mgpu (exit $rc): $nr reports; $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$OUT/km6-d-mgpu.out" | grep -m1 '#0')$(grep -m1 '^sampled' "$OUT/km6-d-mgpu.out")"; fi
+      else fail=$((fail+1)); echo "  FAIL km --gpus 4 --iters 6: $BUILD/bench/km missing or its recording failed"; fi
     else fail=$((fail+1)); echo "  FAIL sample_deep: recording failed: $(tail -n 2 "$OUT/sample_deep.out" | tr '\n' ' ')"; fi
   else fail=$((fail+1)); echo "  FAIL $BUILD/programs/sample_deep or $BUILD/bin/gcn3-emu missing (make programs)"; fi
 else fail=$((fail+1)); echo "  FAIL $TSAN_BUILD/bin/mgpu-replay missing (make test-tsan builds it)"; fi
