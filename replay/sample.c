@@ -268,8 +268,9 @@ static int ff_defer(struct rp_ffpool *p, uint32_t g, const ff_act *a);
 
 /* Apply l's actions from GPU g's side, in order. With one partition per GPU
  * (s->smp_defer; "Partitions" above), an action whose line is in another
- * partition's L2 bank waits in this partition's pool (p) for the next serial
- * point. 0, or -1 out of memory. */
+ * partition's L2 bank waits in this partition's pool (p; NULL: nothing waits,
+ * as on the memory side of a cut) for the next serial point. 0, or -1 out of
+ * memory. */
 static int ff_apply(rp_sim *s, uint32_t g, const ff_list *l, struct rp_ffpool *p)
 {
     const rp_part *me = s->smp_defer ? rp_part_tls : NULL;
@@ -277,7 +278,7 @@ static int ff_apply(rp_sim *s, uint32_t g, const ff_list *l, struct rp_ffpool *p
     int rc = 0;
     for (size_t i = 0; i < l->n && !rc; i++) {
         const ff_act *a = &l->a[i];
-        if (me && s->gpus[rp_gpu_of(s, a->addr & lmask, g)].part != me)
+        if (me && p && s->gpus[rp_gpu_of(s, a->addr & lmask, g)].part != me)
             rc = ff_defer(p, g, a);
         else
             rc = ff_apply_one(s, g, a);
