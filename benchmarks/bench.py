@@ -301,17 +301,19 @@ class Bench:
             res.update({k: s[k] for k in ("um_faults", "um_migrations", "um_bytes")})
         return res, wall, stats, s
 
-    def sampled(self, prog, trace, um=False):
+    def sampled(self, prog, trace, um=False, um_full=None, um_full_t=None):
         """r9nano in full and with --sample on one trace: wall seconds, the sampled kernels, the error of
         the kernel time against the full replay, and how many kernels fell inside their bound. um: also
-        u-mgpu (a partition per GPU) in full and sampled on one and on self.nthr threads (r["u-mgpu"])."""
+        u-mgpu (a partition per GPU) sampled on one and on self.nthr threads, against its full replay
+        (r["u-mgpu"]): um_full = (wall s, stats path) of the one already made on this trace (else made
+        here), um_full_t its wall on self.nthr threads (else not reported)."""
         out = {}
         runs = [("full", []), ("sampled", ["--sample"])]
         if um:
-            runs.append(("um_full", ["--topo", "u-mgpu"]))
+            if um_full is None:
+                runs.append(("um_full", ["--topo", "u-mgpu"]))
             runs.append(("um_sampled", ["--topo", "u-mgpu", "--sample"]))
             if self.nthr > 1:
-                runs.append(("um_full_t", ["--topo", "u-mgpu", "--threads", str(self.nthr)]))
                 runs.append(("um_sampled_t", ["--topo", "u-mgpu", "--sample", "--threads", str(self.nthr)]))
         if self.nthr > 1:  # helpers decode and apply what is fast-forwarded: the same JSON, sooner
             runs.append(("sampled_t", ["--sample", "--threads", str(self.nthr)]))
@@ -328,6 +330,9 @@ class Bench:
                 tail = " | ".join((o.strip().splitlines() + err.strip().splitlines())[-3:])
                 raise RunError(f"{' '.join(cmd)}: exit {st}: {tail}")
             out[tag] = (round(wall, 3), stats)
+        made = set(out)  # the stats files this call wrote (deleted at its end)
+        if um and um_full is not None:
+            out["um_full"] = (round(um_full[0], 3), um_full[1])
         st2, _, _, sj, serr = run([sys.executable, os.path.abspath(__file__), "--compare-sampled",
                                    out["full"][1], out["sampled"][1]])
         if st2 != 0:
@@ -373,11 +378,11 @@ class Bench:
                         raise RunError(f"u-mgpu --sample --threads {self.nthr}: {out['um_sampled_t'][1]} differs "
                                        f"from the one-thread {out['um_sampled'][1]} (it must not)")
                 u["threads"] = self.nthr
-                u["wall_s_full_threads"], u["wall_s_sampled_threads"] = out["um_full_t"][0], out["um_sampled_t"][0]
+                u["wall_s_full_threads"], u["wall_s_sampled_threads"] = um_full_t, out["um_sampled_t"][0]
                 u["speedup_threads"] = (round(out["um_full"][0] / out["um_sampled_t"][0], 2)
                                         if out["um_sampled_t"][0] > 0 else None)
             r["u-mgpu"] = u
-        for tag in out:
+        for tag in made:
             os.unlink(out[tag][1])
         return r
 
@@ -557,7 +562,7 @@ class Bench:
         log(f"{prog}: recording the 4x problem on one GPU")
         e4 = self.emu_run(prog, a4, self.nthr, record=t4, tag="4x")
         r["output_4x"] = e4["out"]
-        first = None
+        first = None  # u-mgpu's replay: (wall s, stats path, summary), reused by the parallel and sampled parts
         for p in ("m-sgpu", "u-mgpu"):
             log(f"{prog}: replay {p} ({e4['instr']} wavefront instructions)")
             r["replay"][p], *sample = self.replay_sample(prog, p, t4)
@@ -579,7 +584,10 @@ class Bench:
         if self.a.sampled:
             log(f"{prog}: sampled replay r9nano against the full one (4x problem)")
             try:
-                r["sampled"] = self.sampled(prog, t4, um=True)
+                # u-mgpu's full replays were made above (one thread; --threads in the parallel table)
+                pu = r.get("parallel", {}).get("u-mgpu", {})
+                r["sampled"] = self.sampled(prog, t4, um=True, um_full=first[:2] if first else None,
+                                            um_full_t=pu.get("wall_s", {}).get(str(self.nthr)))
             except RunError as e:
                 r["sampled"] = {"error": str(e)}
                 log(f"{prog}: sampled replay FAILED: {e}")
@@ -1020,7 +1028,8 @@ def markdown(res, regs, changes, prev_name):
         L.append("The same 4x trace on u-mgpu in full and with `--sample`, on one thread"
                  + (f" and on {nt} (the GPUs' partitions on the threads, fast-forwards into other GPUs' L2 banks "
                     "applied at the serial points; the JSON of both is identical, checked)" if nt else "")
-                 + "; speedups against the full replay on one thread, errors as above against the full u-mgpu replay.")
+                 + "; full: the u-mgpu replays of the tables above (T thr: the parallel table's best); speedups "
+                 "against the full replay on one thread, errors as above against the full u-mgpu replay.")
         L.append("")
         L.append("| workload | full s | full s, T thr | sampled s | speedup | sampled s, T thr | speedup, T thr | "
                  "kernels sampled | instr skipped | kernel time error | worst kernel | inside bound | data check | "
