@@ -139,21 +139,28 @@ for prog in $WORKLOADS; do
   done
 done
 
-# Sampled u-mgpu on the sample programs (when built): the workgroup level
-# (sample_deep, on GPUs of 4 shader arrays: enough rounds) and the wave level
-# (sample_waves: 1,024 waves, one per SIMD of the 4 GPUs) on 1, 2 and 3
-# threads, identical, something skipped at that level, the data check clean.
-for spec in "sample_deep:workgroup_level:--set:gpu.shader_arrays=4" "sample_waves:wave_level"; do
-  IFS=: read -r -a f <<<"$spec"
-  prog=${f[0]}; level=${f[1]}; extra=("${f[@]:2}")
-  [ -x "$BUILD/programs/$prog" ] || continue
-  tr=$OUT/$prog.gtrace name=$prog-u-mgpu-sampled good=1
-  if ! "$EMU" --quiet --record "$tr" -- "$BUILD/programs/$prog" >"$OUT/$prog.rec.out" 2>"$OUT/$prog.rec.err"; then
+# Sampled replays of a partition per GPU on 1, 2 and 3 threads: identical JSON,
+# the data check clean, at least MIN kernels sampled at that level, on GPUS
+# distinct GPUs. u-mgpu: the workgroup level (sample_deep, on GPUs of 4 shader
+# arrays: enough rounds) and the wave level (sample_waves: 1,024 waves, one per
+# SIMD of the 4 GPUs); d-mgpu (a dispatcher per GPU: the kernel level's groups
+# change at the serial points): km over 4 GPUs for 6 iterations, launches
+# fast-forwarded whole on every GPU.
+# name|topo|GPUs recorded|level|MIN|GPUS|program and arguments|replay options
+for spec in "sample_deep|u-mgpu|1|workgroup_level|1|1|programs/sample_deep|--set gpu.shader_arrays=4" \
+            "sample_waves|u-mgpu|1|wave_level|1|1|programs/sample_waves|" \
+            "km6|d-mgpu|4|whole|4|4|bench/km --small --gpus 4 --iters 6|"; do
+  IFS='|' read -r prog topo ng level min ngpu cmd extra <<<"$spec"
+  [ -x "$BUILD/${cmd%% *}" ] || continue
+  tr=$OUT/$prog.gtrace name=$prog-$topo-sampled good=1
+  # shellcheck disable=SC2086
+  if ! "$EMU" --quiet --gpus "$ng" --record "$tr" -- $BUILD/$cmd >"$OUT/$prog.rec.out" 2>"$OUT/$prog.rec.err"; then
     bad "$prog: record failed: $(tail -n 2 "$OUT/$prog.rec.err" | tr '\n' ' ')"
     continue
   fi
   for t in 1 2 3; do
-    if ! "$REPLAY" --topo u-mgpu "${extra[@]}" --sample --threads $t --stats "$OUT/$name-t$t.json" "$tr" \
+    # shellcheck disable=SC2086
+    if ! "$REPLAY" --topo "$topo" $extra --sample --threads $t --stats "$OUT/$name-t$t.json" "$tr" \
          >"$OUT/$name-t$t.out" 2>"$OUT/$name-t$t.err"; then
       bad "$name: replay with --threads $t failed: $(tail -n 2 "$OUT/$name-t$t.err" | tr '\n' ' ')"
       good=0
@@ -161,61 +168,26 @@ for spec in "sample_deep:workgroup_level:--set:gpu.shader_arrays=4" "sample_wave
     fi
   done
   [ $good = 1 ] || continue
-  res=$(python3 - "$level" "$OUT/$name-t1.json" <<'EOF'
+  res=$(python3 - "$level" "$min" "$ngpu" "$OUT/$name-t1.json" <<'EOF'
 import json, sys
-d = json.load(open(sys.argv[2]))
-c, sm = d['check'], d['sampled']
-ok = c['load_mismatches'] == 0 and c['d2h_mismatches'] == 0 and c['d2h_checked'] > 0 and c['walk_errors'] == 0
-ok = ok and sm[sys.argv[1]] >= 1 and sm['skipped_wavefront_instructions'] > 0 and d['totals']['partitions'] == 5
-print(sm['skipped_wavefront_instructions'], int(ok))
-EOF
-)
-  read -r skipped okd <<<"$res"
-  if cmp -s "$OUT/$name-t1.json" "$OUT/$name-t2.json" && cmp -s "$OUT/$name-t1.json" "$OUT/$name-t3.json" &&
-     [ "$okd" = 1 ] && grep -q "^replay: .*(3 thread(s), 5 partition(s)" "$OUT/$name-t3.out"; then
-    ok "$name: ${level/_/ } skipped $skipped wavefront instructions, data check clean, JSON identical for --threads 1, 2, 3"
-  else
-    bad "$name: ${level/_/ }: skipped ${skipped:-?}, ok=${okd:-?}, JSON $(cmp "$OUT/$name-t1.json" "$OUT/$name-t2.json" | head -1) $(grep '^replay: ' "$OUT/$name-t3.out")"
-  fi
-done
-
-# Sampled d-mgpu (a dispatcher per GPU, each in its GPU's partition: the kernel
-# level's groups change at the serial points) on km over 4 GPUs for 6
-# iterations (launches fast-forwarded whole on every GPU) on 1, 2 and 3
-# threads: identical, something skipped, the data check clean.
-if [ -x "$BUILD/bench/km" ]; then
-  tr=$OUT/km6.gtrace name=km6-d-mgpu-sampled good=1
-  if "$EMU" --quiet --gpus 4 --record "$tr" -- "$BUILD/bench/km" --small --gpus 4 --iters 6 >"$OUT/km6.rec.out" 2>"$OUT/km6.rec.err"; then
-    for t in 1 2 3; do
-      if ! "$REPLAY" --topo d-mgpu --sample --threads $t --stats "$OUT/$name-t$t.json" "$tr" >"$OUT/$name-t$t.out" 2>"$OUT/$name-t$t.err"; then
-        bad "$name: replay with --threads $t failed: $(tail -n 2 "$OUT/$name-t$t.err" | tr '\n' ' ')"
-        good=0
-        break
-      fi
-    done
-    if [ $good = 1 ]; then
-      res=$(python3 - "$OUT/$name-t1.json" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
+level, least, ngpu = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = json.load(open(sys.argv[4]))
 c, sm = d['check'], d['sampled']
 ok = c['load_mismatches'] == 0 and c['d2h_mismatches'] == 0 and c['d2h_checked'] > 0 and c['walk_errors'] == 0
 gpus = {k['gpu'] for k in d['kernels'] if 'sampled' in k}
-ok = ok and sm['whole'] >= 4 and len(gpus) == 4 and d['totals']['partitions'] == 5
-print(sm['whole'], int(ok))
+ok = ok and sm[level] >= least and len(gpus) >= ngpu and sm['skipped_wavefront_instructions'] > 0
+ok = ok and d['totals']['partitions'] == 5
+print(sm[level], sm['skipped_wavefront_instructions'], int(ok))
 EOF
 )
-      read -r whole okd <<<"$res"
-      if cmp -s "$OUT/$name-t1.json" "$OUT/$name-t2.json" && cmp -s "$OUT/$name-t1.json" "$OUT/$name-t3.json" &&
-         [ "$okd" = 1 ] && grep -q "^replay: .*(3 thread(s), 5 partition(s)" "$OUT/$name-t3.out"; then
-        ok "$name: $whole launches fast-forwarded whole on all 4 GPUs, data check clean, JSON identical for --threads 1, 2, 3"
-      else
-        bad "$name: whole ${whole:-?}, ok=${okd:-?}, JSON $(cmp "$OUT/$name-t1.json" "$OUT/$name-t2.json" | head -1) $(grep '^replay: ' "$OUT/$name-t3.out")"
-      fi
-    fi
+  read -r count skipped okd <<<"$res"
+  if cmp -s "$OUT/$name-t1.json" "$OUT/$name-t2.json" && cmp -s "$OUT/$name-t1.json" "$OUT/$name-t3.json" &&
+     [ "$okd" = 1 ] && grep -q "^replay: .*(3 thread(s), 5 partition(s)" "$OUT/$name-t3.out"; then
+    ok "$name: $count kernel(s) sampled (${level/_/ }) on $ngpu+ GPU(s), $skipped wavefront instructions skipped, data check clean, JSON identical for --threads 1, 2, 3"
   else
-    bad "km6: record failed: $(tail -n 2 "$OUT/km6.rec.err" | tr '\n' ' ')"
+    bad "$name: ${level/_/ } ${count:-?} (want >= $min), skipped ${skipped:-?}, ok=${okd:-?}, JSON $(cmp "$OUT/$name-t1.json" "$OUT/$name-t2.json" | head -1) $(grep '^replay: ' "$OUT/$name-t3.out")"
   fi
-fi
+done
 
 # Bad values: one line naming the option, exit status 2.
 any=$OUT/bitonic.gtrace
