@@ -192,7 +192,7 @@ struct rp_kernel {
     uint64_t mismatches, atomic_mismatches, walk_errors;
     uint64_t spin_iterations; /* wait iterations polled (awaits, trace 1.2: the model's waiting) */
     uint64_t wg_instr_done, wg_spins_done; /* the same two summed over the workgroups whose WG_DONE the
-                               * dispatcher handled (rp_sample_wg_end, with the GPU cut into partitions only):
+                               * dispatcher handled (rp_sample_wg_end, in a partitioned sampled replay only):
                                * what its partition knows at that time */
     uint64_t wait_ps;         /* time its waves spent in awaits (polling), summed over waves */
     uint8_t cas_seen;         /* a compare-and-swap was performed (perform.c): its order is the recording's
@@ -554,8 +554,8 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
 /* Wave w of a sampled replay ended at t: its lifetime counts for its
  * kernel's bound (rp_sample_kernel_end). */
 void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t);
-/* With the GPU cut into partitions (rp_sim.smp_parts; sample.c
- * "Partitions"), at the dispatcher: workgroup wg of k ended (its waves' instructions, polls and
+/* In a partitioned sampled replay (rp_sim.smp_parts: the GPU cut into
+ * partitions, or a partition per GPU; sample.c "Partitions"), at the dispatcher: workgroup wg of k ended (its waves' instructions, polls and
  * wave-level counters join k's), and a skipped wave's batch of stores,
  * atomics and load allocations arrived (RP_MSG_FF_APPLY): applied to the L2
  * banks and the functional memory, then freed (0, or -1 after rp_sim_fail).
