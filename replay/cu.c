@@ -222,7 +222,7 @@ static void lds_done(rp_event *ev, rp_engine *e)
  * distinct dwords mapping to one bank (equal dwords are broadcast, so they
  * cost one access). ds_read2/write2 touch two elements per lane (the second
  * at ds2_delta bytes); 64/96/128-bit elements touch consecutive dwords. */
-static uint32_t lds_cycles(const trc_mem_op *op, const rp_access *a, uint32_t banks)
+uint32_t rp_lds_conflict_cycles_exact(const trc_mem_op *op, const rp_access *a, uint32_t banks)
 {
     uint32_t esz = a->ds2 ? a->ds2_esz : op->bytes_per_lane;
     uint32_t dw_el = esz ? (esz + 3) / 4 : 1, n_el = a->ds2 ? 2 : 1, total = 0;
@@ -275,6 +275,74 @@ static uint32_t lds_cycles(const trc_mem_op *op, const rp_access *a, uint32_t ba
         /* a half moves at most `banks` dwords per cycle */
         uint32_t uniq_min = (nu + nb - 1) / nb;
         total += worst > uniq_min ? worst : uniq_min;
+    }
+    return total ? total : 1;
+}
+
+/* ceil(a / b), b > 0 */
+static inline uint32_t div_up(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+/* The cycles of one half of m active lanes (m >= 1) whose dwords are
+ * d_j + e (j < m, e < dw_el) with d_j = d_0 + j t (a strided access, stride
+ * 4 t bytes), and with ds2 also d_j + e + dd, nb banks (a power of two):
+ * the closed forms of rp_lds_conflict_cycles_exact's count, or 0 where none
+ * applies here (the caller counts). */
+static uint32_t lds_half_strided(uint32_t m, int64_t t, uint32_t dw_el, bool ds2, int64_t dd, uint32_t nb)
+{
+    uint64_t at = (uint64_t)(t < 0 ? -t : t);
+    if (!ds2) {
+        if (at == 0) /* one lane's dword(s), broadcast: dw_el <= 4 consecutive dwords, distinct banks when nb >= 4 */
+            return dw_el <= nb ? 1 : 0;
+        if (at == dw_el) /* m dw_el consecutive dwords */
+            return div_up(m * dw_el, nb);
+        if (dw_el == 1) {
+            /* m distinct dwords j t: bank residues repeat every L = nb / gcd(t, nb) lanes */
+            uint32_t g = (uint32_t)(at & (uint64_t)(nb - 1)) ? (uint32_t)(at & -at) : nb;
+            if (g > nb)
+                g = nb;
+            return div_up(m, nb / g);
+        }
+        return 0;
+    }
+    if (dw_el != 1)
+        return 0;
+    uint64_t ad = (uint64_t)(dd < 0 ? -dd : dd);
+    if (ad == 0) /* both elements the same dword: as one */
+        return lds_half_strided(m, t, 1, false, 0, nb);
+    /* the second element's dwords must be other dwords than the first's,
+     * in the same banks (dd a multiple of nb): then every bank's count doubles */
+    if (ad & (uint64_t)(nb - 1))
+        return 0;
+    if (at == 0)
+        return 2;
+    if (ad % at == 0 && ad / at < m)
+        return 0;
+    uint32_t c = lds_half_strided(m, t, 1, false, 0, nb);
+    return c ? 2 * c : 0;
+}
+
+/* Bank-conflict cycles of an LDS access: rp_lds_conflict_cycles_exact's
+ * count, in closed form for the usual strided accesses (unit stride,
+ * broadcast, any dword stride of one-dword elements, read2/write2 of one
+ * dword whose offsets differ by a multiple of the bank count) and by that
+ * function otherwise. tests/replay/730-components.c compares the two. */
+uint32_t rp_lds_conflict_cycles(const trc_mem_op *op, const rp_access *a, uint32_t banks)
+{
+    uint32_t esz = a->ds2 ? a->ds2_esz : op->bytes_per_lane;
+    uint32_t dw_el = esz ? (esz + 3) / 4 : 1;
+    if (!a->strided || (a->stride & 3) || dw_el > 4 || banks == 0 || banks > 1024 || (banks & (banks - 1)) ||
+        (a->ds2 && (a->ds2_delta & 3)))
+        return rp_lds_conflict_cycles_exact(op, a, banks);
+    int64_t t = (int64_t)a->stride / 4, dd = a->ds2 ? a->ds2_delta / 4 : 0;
+    uint32_t total = 0;
+    for (uint32_t half = 0; half < 2; half++) {
+        uint32_t m = trc_popcount64((op->exec >> (32 * half)) & 0xffffffffull);
+        if (!m)
+            continue;
+        uint32_t c = lds_half_strided(m, t, dw_el, a->ds2, dd, banks);
+        if (!c)
+            return rp_lds_conflict_cycles_exact(op, a, banks);
+        total += c;
     }
     return total ? total : 1;
 }
@@ -335,7 +403,7 @@ static bool issue_lds(rp_wave *w, const gcn_insn *in, const trc_mem_op *op, rp_a
         a->ds2_esz = (uint8_t)esz;
         a->ds2_delta = ((int32_t)(in->imm2 & 0xff) - (int32_t)(in->imm & 0xff)) * (int32_t)scale;
     }
-    uint32_t c = lds_cycles(op, a, cfg->lds_banks);
+    uint32_t c = rp_lds_conflict_cycles(op, a, cfg->lds_banks);
     cu->st_lds_conflict_cycles += c;
     rp_time start = cu->lds_busy > now ? cu->lds_busy : now;
     cu->lds_busy = start + c * cyc;

@@ -90,6 +90,16 @@ static inline uint64_t rp_acc_addr(const rp_access *a, uint32_t k)
     return a->strided ? a->base + (uint64_t)k * a->stride : a->addr[k];
 }
 
+/* Bank-conflict cycles of LDS access a of op (replay/cu.c; GCN3 ISA manual
+ * Sec. 11: `banks` banks of 4 bytes, a wavefront processed in halves of 32
+ * lanes): per half with an active lane, the largest number of distinct
+ * dwords in one bank (equal dwords broadcast), at least ceil(distinct /
+ * banks); summed over the halves, at least 1. _exact counts the dwords one
+ * by one; rp_lds_conflict_cycles gives the same in closed form for the usual
+ * strided shapes and calls _exact for the rest. */
+uint32_t rp_lds_conflict_cycles_exact(const trc_mem_op *op, const rp_access *a, uint32_t banks);
+uint32_t rp_lds_conflict_cycles(const trc_mem_op *op, const rp_access *a, uint32_t banks);
+
 enum rp_wave_state { RP_W_RUN = 0, RP_W_WAITCNT, RP_W_BARRIER, RP_W_ENDING, RP_W_DONE, RP_W_FETCH, RP_W_GWS };
 
 struct rp_wave {

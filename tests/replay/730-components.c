@@ -456,6 +456,71 @@ static void test_link_transfer_and_contention(void **state)
     teardown(&b);
 }
 
+/* The LDS bank-conflict count in closed form (strided accesses) equals the
+ * dword-by-dword count, over random strides, element sizes, read2/write2
+ * offsets, EXEC masks and bank counts, and on the shapes kernels use. */
+static void test_lds_conflicts_closed_form(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    static const int64_t strides[] = {0, 4, 8, 12, 16, 20, 32, 64, 128, 132, 256, 260, 1024, -4, -8, -128, 6, 2, 1};
+    static const uint32_t bpls[] = {1, 2, 4, 8, 12, 16};
+    static const int32_t deltas[] = {0, 4, 128, 256, 1024, 4096, -128, -1024, 8, 12, 2};
+    static const uint32_t nbs[] = {32, 16, 64, 1, 24, 2048};
+    uint32_t fast_used = 0;
+    for (uint32_t it = 0; it < 200000; it++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = seed >> 11;
+        trc_mem_op op;
+        memset(&op, 0, sizeof op);
+        switch (r % 5) {
+        case 0: op.exec = ~0ull; break;
+        case 1: op.exec = 0xffffffffull << (32 * (r >> 3 & 1)); break;
+        case 2: op.exec = 1ull << (r >> 4 & 63); break;
+        default: op.exec = (seed * 0xd1342543de82ef95ull) ^ (seed << 7); break;
+        }
+        rp_access a;
+        memset(&a, 0, sizeof a);
+        a.strided = 1;
+        a.base = (r >> 8) % 65536;
+        a.stride = (uint64_t)strides[(r >> 20) % (sizeof strides / sizeof strides[0])];
+        op.bytes_per_lane = bpls[(r >> 28) % (sizeof bpls / sizeof bpls[0])];
+        if ((r >> 33) & 1) {
+            a.ds2 = 1;
+            a.ds2_esz = (uint8_t)(op.bytes_per_lane <= 8 ? op.bytes_per_lane : 4);
+            a.ds2_delta = deltas[(r >> 34) % (sizeof deltas / sizeof deltas[0])];
+        }
+        uint32_t nb = nbs[(r >> 40) % (sizeof nbs / sizeof nbs[0])];
+        uint32_t want = rp_lds_conflict_cycles_exact(&op, &a, nb), got = rp_lds_conflict_cycles(&op, &a, nb);
+        if (want != got)
+            fail_msg("exec %016llx base %llu stride %lld bpl %u ds2 %u delta %d banks %u: closed form %u, exact %u",
+                     (unsigned long long)op.exec, (unsigned long long)a.base, (long long)a.stride, op.bytes_per_lane,
+                     a.ds2, a.ds2_delta, nb, got, want);
+        fast_used += a.stride % 4 == 0;
+    }
+    assert_true(fast_used > 1000);
+    /* the usual shapes, by hand: 64 lanes of dwords at unit stride take one
+     * cycle per half; a stride of 32 dwords puts a half's 32 lanes in one
+     * bank; ds_write2st64_b32 (offsets 64 dwords apart) doubles unit stride */
+    trc_mem_op op;
+    memset(&op, 0, sizeof op);
+    op.exec = ~0ull;
+    op.bytes_per_lane = 4;
+    rp_access a;
+    memset(&a, 0, sizeof a);
+    a.strided = 1;
+    a.stride = 4;
+    assert_int_equal(rp_lds_conflict_cycles(&op, &a, 32), 2);
+    a.stride = 128;
+    assert_int_equal(rp_lds_conflict_cycles(&op, &a, 32), 64);
+    a.stride = 4;
+    a.ds2 = 1;
+    a.ds2_esz = 4;
+    a.ds2_delta = 256;
+    op.bytes_per_lane = 8;
+    assert_int_equal(rp_lds_conflict_cycles(&op, &a, 32), 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
@@ -468,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_chain_l1_hit_l2_hit_dram),
         cmocka_unit_test(test_r9nano_breakdown),
         cmocka_unit_test(test_link_transfer_and_contention),
+        cmocka_unit_test(test_lds_conflicts_closed_form),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
