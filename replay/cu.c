@@ -230,47 +230,48 @@ uint32_t rp_lds_conflict_cycles_exact(const trc_mem_op *op, const rp_access *a, 
         dw_el = 4;
     if (banks == 0)
         banks = 1;
-    uint32_t ord = 0; /* index into op->addr: active lanes in lane order */
+    uint32_t ord = 0; /* index into op->addr: active lanes in lane order (the lanes' own numbers do not matter) */
     for (uint32_t half = 0; half < 2; half++) {
         uint64_t dw[32 * 8];
-        uint32_t nd = 0;
-        for (uint32_t lane = half * 32; lane < half * 32 + 32; lane++) {
-            if (!((op->exec >> lane) & 1))
-                continue;
-            uint64_t base = rp_acc_addr(a, ord++);
-            for (uint32_t el = 0; el < n_el; el++) {
-                uint64_t ad = base + (el ? (uint64_t)(int64_t)a->ds2_delta : 0);
-                for (uint32_t d = 0; d < dw_el; d++)
-                    dw[nd++] = (ad >> 2) + d;
-            }
-        }
-        if (!nd)
+        uint32_t nd = 0, m = trc_popcount64((op->exec >> (32 * half)) & 0xffffffffull);
+        if (!m)
             continue;
-        uint32_t cnt[1024], worst = 1, nb = banks > 1024 ? 1024 : banks, nu = 0;
+        if (n_el == 1 && dw_el == 1) /* one dword per active lane, in lane order */
+            for (uint32_t j = 0; j < m; j++)
+                dw[nd++] = rp_acc_addr(a, ord + j) >> 2;
+        else
+            for (uint32_t j = 0; j < m; j++) {
+                uint64_t base = rp_acc_addr(a, ord + j);
+                for (uint32_t el = 0; el < n_el; el++) {
+                    uint64_t ad = base + (el ? (uint64_t)(int64_t)a->ds2_delta : 0);
+                    for (uint32_t d = 0; d < dw_el; d++)
+                        dw[nd++] = (ad >> 2) + d;
+                }
+            }
+        ord += m;
+        uint32_t worst = 1, nb = banks > 1024 ? 1024 : banks, nu = 0;
         /* the bank of dword x: x mod nb, a mask for the usual power of two
          * (32 banks): no 64-bit division per dword */
         uint64_t bmask = (nb & (nb - 1)) == 0 ? nb - 1 : 0;
-        memset(cnt, 0, nb * sizeof cnt[0]);
-        /* distinct dwords (equal ones are broadcast: counted once) found
-         * with a hash set at most half full: nd <= 256 (32 lanes, two
-         * elements of up to four dwords) */
-        uint64_t hv[512];
-        uint8_t used[512];
-        uint32_t hbits = nd <= 64 ? 7 : 9, hmask = (1u << hbits) - 1;
-        memset(used, 0, (size_t)hmask + 1);
+        /* each bank's distinct dwords on a chain (equal ones are broadcast:
+         * counted once); a new dword's count in its bank is the chain's
+         * length + 1. nd <= 256 (32 lanes, two elements of up to four dwords) */
+        uint16_t head[1024], nxt[32 * 8];
+        memset(head, 0xff, nb * sizeof head[0]);
         for (uint32_t i = 0; i < nd; i++) {
             uint64_t x = dw[i];
-            uint32_t h = (uint32_t)(x * 0x9e3779b97f4a7c15ull >> (64 - hbits));
-            while (used[h] && hv[h] != x)
-                h = (h + 1) & hmask;
-            if (used[h])
+            uint32_t b = (uint32_t)(bmask ? x & bmask : x % nb), c = 0, k = head[b];
+            while (k != 0xffff && dw[k] != x) {
+                k = nxt[k];
+                c++;
+            }
+            if (k != 0xffff)
                 continue; /* broadcast */
-            used[h] = 1;
-            hv[h] = x;
+            nxt[i] = head[b];
+            head[b] = (uint16_t)i;
             nu++;
-            uint32_t b = (uint32_t)(bmask ? x & bmask : x % nb);
-            if (++cnt[b] > worst)
-                worst = cnt[b];
+            if (c + 1 > worst)
+                worst = c + 1;
         }
         /* a half moves at most `banks` dwords per cycle */
         uint32_t uniq_min = (nu + nb - 1) / nb;
@@ -285,11 +286,13 @@ static inline uint32_t div_up(uint32_t a, uint32_t b) { return (a + b - 1) / b; 
 /* The cycles of one half of m active lanes (m >= 1) whose dwords are
  * d_j + e (j < m, e < dw_el) with d_j = d_0 + j t (a strided access, stride
  * 4 t bytes), and with ds2 also d_j + e + dd, nb banks (a power of two):
- * the closed forms of rp_lds_conflict_cycles_exact's count, or 0 where none
- * applies here (the caller counts). */
+ * rp_lds_conflict_cycles_exact's count in closed form for the usual shapes,
+ * else by bank where the dwords are known to be distinct (the count does
+ * not depend on d_0: a shift permutes the banks), or 0 where neither applies
+ * (the caller counts dword by dword). */
 static uint32_t lds_half_strided(uint32_t m, int64_t t, uint32_t dw_el, bool ds2, int64_t dd, uint32_t nb)
 {
-    uint64_t at = (uint64_t)(t < 0 ? -t : t);
+    uint64_t at = (uint64_t)(t < 0 ? -t : t), ad = (uint64_t)(dd < 0 ? -dd : dd);
     if (!ds2) {
         if (at == 0) /* one lane's dword(s), broadcast: dw_el <= 4 consecutive dwords, distinct banks when nb >= 4 */
             return dw_el <= nb ? 1 : 0;
@@ -298,27 +301,35 @@ static uint32_t lds_half_strided(uint32_t m, int64_t t, uint32_t dw_el, bool ds2
         if (dw_el == 1) {
             /* m distinct dwords j t: bank residues repeat every L = nb / gcd(t, nb) lanes */
             uint32_t g = (uint32_t)(at & (uint64_t)(nb - 1)) ? (uint32_t)(at & -at) : nb;
-            if (g > nb)
-                g = nb;
             return div_up(m, nb / g);
         }
-        return 0;
+    } else if (dw_el == 1 && ad != 0 && !(ad & (uint64_t)(nb - 1))) {
+        /* the second element's dwords in the same banks as the first's: when
+         * they are other dwords, every bank's count doubles */
+        if (at == 0)
+            return 2;
+        if (ad % at != 0 || ad / at >= m)
+            return 2 * lds_half_strided(m, t, 1, false, 0, nb);
     }
-    if (dw_el != 1)
-        return 0;
-    uint64_t ad = (uint64_t)(dd < 0 ? -dd : dd);
-    if (ad == 0) /* both elements the same dword: as one */
-        return lds_half_strided(m, t, 1, false, 0, nb);
-    /* the second element's dwords must be other dwords than the first's,
-     * in the same banks (dd a multiple of nb): then every bank's count doubles */
-    if (ad & (uint64_t)(nb - 1))
-        return 0;
+    /* lanes at one address: as one lane (broadcast) */
     if (at == 0)
-        return 2;
-    if (ad % at == 0 && ad / at < m)
+        m = 1;
+    /* distinct dwords: |t| >= dw_el (or one lane), and the second element's span clear of the first's */
+    if ((m > 1 && at < dw_el) || (ds2 && ad < (uint64_t)(m - 1) * at + dw_el) || nb > 1024)
         return 0;
-    uint32_t c = lds_half_strided(m, t, 1, false, 0, nb);
-    return c ? 2 * c : 0;
+    uint32_t cnt[1024], worst = 0, nd = 0, msk = nb - 1;
+    memset(cnt, 0, nb * sizeof cnt[0]);
+    for (uint32_t el = 0; el < (ds2 ? 2u : 1u); el++)
+        for (uint32_t j = 0; j < m; j++) {
+            uint64_t d = (uint64_t)((int64_t)j * t + (el ? dd : 0));
+            for (uint32_t e = 0; e < dw_el; e++, nd++) {
+                uint32_t c = ++cnt[(uint32_t)(d + e) & msk];
+                if (c > worst)
+                    worst = c;
+            }
+        }
+    uint32_t uniq_min = div_up(nd, nb);
+    return worst > uniq_min ? worst : uniq_min;
 }
 
 /* Bank-conflict cycles of an LDS access: rp_lds_conflict_cycles_exact's

@@ -459,13 +459,48 @@ static void test_link_transfer_and_contention(void **state)
 /* The LDS bank-conflict count in closed form (strided accesses) equals the
  * dword-by-dword count, over random strides, element sizes, read2/write2
  * offsets, EXEC masks and bank counts, and on the shapes kernels use. */
+/* The count by its definition (rp_cu.h), dword by dword with a quadratic
+ * search for equal dwords: the reference for both of replay/cu.c's ways. */
+static uint32_t lds_reference(const trc_mem_op *op, const rp_access *a, uint32_t nb)
+{
+    uint32_t esz = a->ds2 ? a->ds2_esz : op->bytes_per_lane, dw_el = esz ? (esz + 3) / 4 : 1, total = 0, k = 0;
+    if (dw_el > 4)
+        dw_el = 4;
+    nb = nb == 0 ? 1 : nb > 1024 ? 1024 : nb;
+    for (uint32_t half = 0; half < 2; half++) {
+        uint64_t dw[256];
+        uint32_t nd = 0, cnt[2048] = {0}, worst = 0;
+        for (uint32_t lane = 32 * half; lane < 32 * half + 32; lane++) {
+            if (!(op->exec >> lane & 1))
+                continue;
+            uint64_t base = a->strided ? a->base + (uint64_t)k * a->stride : a->addr[k];
+            k++;
+            for (uint32_t el = 0; el < (a->ds2 ? 2u : 1u); el++)
+                for (uint32_t d = 0; d < dw_el; d++) {
+                    uint64_t x = ((base + (el ? (uint64_t)(int64_t)a->ds2_delta : 0)) >> 2) + d;
+                    bool seen = false;
+                    for (uint32_t i = 0; i < nd && !seen; i++)
+                        seen = dw[i] == x;
+                    if (seen)
+                        continue;
+                    dw[nd++] = x;
+                    if (++cnt[x % nb] > worst)
+                        worst = cnt[x % nb];
+                }
+        }
+        if (nd)
+            total += worst > (nd + nb - 1) / nb ? worst : (nd + nb - 1) / nb;
+    }
+    return total ? total : 1;
+}
+
 static void test_lds_conflicts_closed_form(void **state)
 {
     (void)state;
     uint64_t seed = 0x9e3779b97f4a7c15ull;
     static const int64_t strides[] = {0, 4, 8, 12, 16, 20, 32, 64, 128, 132, 256, 260, 1024, -4, -8, -128, 6, 2, 1};
     static const uint32_t bpls[] = {1, 2, 4, 8, 12, 16};
-    static const int32_t deltas[] = {0, 4, 128, 256, 1024, 4096, -128, -1024, 8, 12, 2};
+    static const int32_t deltas[] = {0, 4, 128, 256, 1024, 4096, -128, -1024, 8, 12, 2, 64, -64, 40, 200, 68};
     static const uint32_t nbs[] = {32, 16, 64, 1, 24, 2048};
     uint32_t fast_used = 0;
     for (uint32_t it = 0; it < 200000; it++) {
@@ -491,12 +526,24 @@ static void test_lds_conflicts_closed_form(void **state)
             a.ds2_delta = deltas[(r >> 34) % (sizeof deltas / sizeof deltas[0])];
         }
         uint32_t nb = nbs[(r >> 40) % (sizeof nbs / sizeof nbs[0])];
-        uint32_t want = rp_lds_conflict_cycles_exact(&op, &a, nb), got = rp_lds_conflict_cycles(&op, &a, nb);
-        if (want != got)
-            fail_msg("exec %016llx base %llu stride %lld bpl %u ds2 %u delta %d banks %u: closed form %u, exact %u",
+        uint64_t list[64];
+        if ((r >> 44) % 4 == 0) { /* scattered addresses (a gather), some of them equal */
+            uint64_t z = seed;
+            for (uint32_t i = 0; i < 64; i++) {
+                z = z * 6364136223846793005ull + 1442695040888963407ull;
+                list[i] = (z >> 33) % ((r >> 46) % 2 ? 512 : 65536) & ~(uint64_t)((r >> 47) % 2 ? 3 : 0);
+            }
+            a.strided = 0;
+            a.addr = list;
+        }
+        uint32_t want = lds_reference(&op, &a, nb), exact = rp_lds_conflict_cycles_exact(&op, &a, nb),
+                 got = rp_lds_conflict_cycles(&op, &a, nb);
+        if (want != got || want != exact)
+            fail_msg("exec %016llx base %llu stride %lld bpl %u ds2 %u delta %d banks %u: closed form %u, dword by "
+                     "dword %u, reference %u",
                      (unsigned long long)op.exec, (unsigned long long)a.base, (long long)a.stride, op.bytes_per_lane,
-                     a.ds2, a.ds2_delta, nb, got, want);
-        fast_used += a.stride % 4 == 0;
+                     a.ds2, a.ds2_delta, nb, got, exact, want);
+        fast_used += a.strided && a.stride % 4 == 0;
     }
     assert_true(fast_used > 1000);
     /* the usual shapes, by hand: 64 lanes of dwords at unit stride take one
@@ -519,6 +566,11 @@ static void test_lds_conflicts_closed_form(void **state)
     a.ds2_delta = 256;
     op.bytes_per_lane = 8;
     assert_int_equal(rp_lds_conflict_cycles(&op, &a, 32), 4);
+    /* a half of 16 lanes writing two runs of 16 dwords back to back: 32
+     * dwords in 32 banks, one cycle */
+    op.exec = 0xffffull;
+    a.ds2_delta = 64;
+    assert_int_equal(rp_lds_conflict_cycles(&op, &a, 32), 1);
 }
 
 int main(void)
