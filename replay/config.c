@@ -357,6 +357,10 @@ static const param params[] = {
     {"debug.skip_l2_flush", PT_UINT, F(debug_skip_l2_flush), "0", 0, 1, "0 or 1",
      "test hook (injected model bug): 1 = the L2 write-back flush at kernel end and before a device-to-host "
      "copy writes nothing back, so the data check must report D2H mismatches; never set it for results"},
+    {"debug.skip_ds2_write", PT_UINT, F(debug_skip_ds2_write), "0", 0, 1, "0 or 1",
+     "test hook (injected model bug): 1 = the functional LDS drops the second element of every "
+     "ds_write2/ds_write2st64, so the data check must report LDS load mismatches lane by lane; never set it "
+     "for results"},
 };
 #define N_PARAMS (sizeof params / sizeof params[0])
 

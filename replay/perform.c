@@ -372,6 +372,34 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
             rp_chk(s)->lds_unchecked++;
             return;
         }
+        if (load && !a->poll && mask && esz <= 8) {
+            /* the usual case at once: every lane's elements inside the LDS,
+             * gathered in the recorded layout (lane k's at k * bpl, element 1
+             * after element 0; lanes first..last, the inactive ones' bytes
+             * copied from the record) and equal to it: one value of 2 n
+             * elements for the observers; a difference (or an element
+             * outside the LDS) goes lane by lane below, as before */
+            uint32_t first = (uint32_t)__builtin_ctzll(mask), last = 63 - (uint32_t)__builtin_clzll(mask);
+            uint8_t got[64 * 16];
+            bool fits = true;
+            memcpy(got + (size_t)first * bpl, data + (size_t)first * bpl, (size_t)(last - first + 1) * bpl);
+            for (uint64_t m = mask; m && fits; m &= m - 1) {
+                uint32_t k = (uint32_t)__builtin_ctzll(m);
+                uint64_t a0 = trc_mo_addr(op, k), a1 = a0 + (uint64_t)(int64_t)a->ds2_delta;
+                fits = lds_fits(a0, esz, lds_size) && lds_fits(a1, esz, lds_size);
+                if (fits) {
+                    memcpy(got + (size_t)k * bpl, lds + a0, esz);
+                    memcpy(got + (size_t)k * bpl + esz, lds + a1, esz);
+                }
+            }
+            const uint8_t *exp = data + (size_t)first * bpl;
+            uint32_t len = (last - first + 1) * bpl;
+            if (fits && !memcmp(got + (size_t)first * bpl, exp, len)) {
+                value_seen(s, a, RP_VALUE_LDS, trc_mo_addr(op, first), got + (size_t)first * bpl, exp, len, esz,
+                           2 * trc_popcount64(mask));
+                return;
+            }
+        }
         while (mask) {
             uint32_t k = (uint32_t)__builtin_ctzll(mask);
             mask &= mask - 1;
@@ -380,7 +408,7 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
                 const uint8_t *d = data + (size_t)k * bpl + el * esz;
                 if (load)
                     lane_load(s, a, lds, lds_size, addr, d, esz);
-                else
+                else if (!el || !s->cfg.debug_skip_ds2_write)
                     lane_store(s, lds, lds_size, addr, d, esz);
             }
         }

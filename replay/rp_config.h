@@ -100,6 +100,7 @@ typedef struct rp_config {
     uint32_t await_max_polls;     /* sim.await_max_polls: one await's iterations before a wave is stopped */
     uint32_t check_print;
     uint32_t debug_skip_l2_flush; /* test hook: 1 = the L2 write-back flush writes nothing back */
+    uint32_t debug_skip_ds2_write; /* test hook: 1 = the LDS drops ds_write2's second element */
 } rp_config;
 
 /* Set all parameters to their defaults. */

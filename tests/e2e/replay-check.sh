@@ -99,6 +99,27 @@ for t in vectoradd reduction reduction4; do
   fi
 done
 
+echo "== injected bug: debug.skip_ds2_write = 1 must be caught lane by lane"
+# km --small reads with ds_read2st64_b32 what it wrote with ds_write2st64_b32:
+# the replay checks such a load's elements at once when all of them agree and
+# lane by lane when one differs; dropping every second element written must
+# give LDS mismatches at their own addresses, with as many elements checked
+# as in the clean replay.
+if [ -x "$BENCH/km" ] && "$EMU" --quiet --record "$OUT/kmsmall.gtrace" -- "$BENCH/km" --small >"$OUT/kmsmall.rec.out" 2>&1; then
+  replay kmsmall-clean kmsmall r9nano; rc0=$?
+  replay kmsmall-skipds2 kmsmall r9nano --set debug.skip_ds2_write=1; rc=$?
+  c0=$(jget "$OUT/kmsmall-clean.json" lds_checked); m0=$(jget "$OUT/kmsmall-clean.json" lds_mismatches)
+  c1=$(jget "$OUT/kmsmall-skipds2.json" lds_checked); m1=$(jget "$OUT/kmsmall-skipds2.json" lds_mismatches)
+  if [ $rc0 = 0 ] && [ $rc = 1 ] && [ "${m0:-x}" = 0 ] && [ "${m1:-0}" -gt 0 ] && [ -n "$c0" ] && [ "$c0" = "$c1" ] &&
+     grep -q '^mismatch: lds load .*(ds_read2st64_b32) addr 0x' "$OUT/kmsmall-skipds2.out"; then
+    ok "kmsmall-skipds2: $m1 LDS mismatches of $c1 elements checked (clean: 0 of $c0)"
+  else
+    bad "kmsmall-skipds2: exit $rc0/$rc, lds_checked '$c0'/'$c1', lds_mismatches '$m0'/'$m1': $(tail -n 2 "$OUT/kmsmall-skipds2.out" | tr '\n' ' ')"
+  fi
+else
+  bad "record kmsmall: $(tail -n 2 "$OUT/kmsmall.rec.out" 2>/dev/null | tr '\n' ' ')"
+fi
+
 echo "== determinism: same trace + same config -> identical stats JSON"
 for t in reduction reduction4; do
   case $t in reduction) [ $have_red = 1 ] || continue; topo=r9nano;; reduction4) [ $have_red4 = 1 ] || continue; topo=d-mgpu;; esac
