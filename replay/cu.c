@@ -236,16 +236,31 @@ uint32_t rp_lds_conflict_cycles_exact(const trc_mem_op *op, const rp_access *a, 
         uint32_t nd = 0, m = trc_popcount64((op->exec >> (32 * half)) & 0xffffffffull);
         if (!m)
             continue;
+        uint64_t dmax = 0; /* the largest dword index */
         if (n_el == 1 && dw_el == 1) /* one dword per active lane, in lane order */
-            for (uint32_t j = 0; j < m; j++)
-                dw[nd++] = rp_acc_addr(a, ord + j) >> 2;
+            for (uint32_t j = 0; j < m; j++) {
+                uint64_t x = rp_acc_addr(a, ord + j) >> 2;
+                dw[nd++] = x;
+                dmax = x > dmax ? x : dmax;
+            }
+        else if (dw_el == 1) /* ds_read2/write2 of dwords */
+            for (uint32_t j = 0; j < m; j++) {
+                uint64_t base = rp_acc_addr(a, ord + j), x0 = base >> 2,
+                         x1 = (base + (uint64_t)(int64_t)a->ds2_delta) >> 2;
+                dw[nd++] = x0;
+                dw[nd++] = x1;
+                dmax = x0 > dmax ? x0 : dmax;
+                dmax = x1 > dmax ? x1 : dmax;
+            }
         else
             for (uint32_t j = 0; j < m; j++) {
                 uint64_t base = rp_acc_addr(a, ord + j);
                 for (uint32_t el = 0; el < n_el; el++) {
                     uint64_t ad = base + (el ? (uint64_t)(int64_t)a->ds2_delta : 0);
-                    for (uint32_t d = 0; d < dw_el; d++)
+                    for (uint32_t d = 0; d < dw_el; d++) {
                         dw[nd++] = (ad >> 2) + d;
+                        dmax = (ad >> 2) + d > dmax ? (ad >> 2) + d : dmax;
+                    }
                 }
             }
         ord += m;
@@ -253,6 +268,27 @@ uint32_t rp_lds_conflict_cycles_exact(const trc_mem_op *op, const rp_access *a, 
         /* the bank of dword x: x mod nb, a mask for the usual power of two
          * (32 banks): no 64-bit division per dword */
         uint64_t bmask = (nb & (nb - 1)) == 0 ? nb - 1 : 0;
+        if (bmask && dmax < 64 * 1024 / 4) {
+            /* every dword inside a 64 KiB LDS: the distinct ones marked in a
+             * bitmap, counted per bank */
+            uint64_t seen[64 * 1024 / 4 / 64];
+            uint32_t cnt[1024];
+            memset(seen, 0, sizeof seen);
+            memset(cnt, 0, nb * sizeof cnt[0]);
+            for (uint32_t i = 0; i < nd; i++) {
+                uint64_t x = dw[i], bit = 1ull << (x & 63);
+                if (seen[x >> 6] & bit)
+                    continue; /* broadcast */
+                seen[x >> 6] |= bit;
+                nu++;
+                uint32_t c = ++cnt[x & bmask];
+                if (c > worst)
+                    worst = c;
+            }
+            uint32_t uniq_min = (nu + nb - 1) / nb;
+            total += worst > uniq_min ? worst : uniq_min;
+            continue;
+        }
         /* each bank's distinct dwords on a chain (equal ones are broadcast:
          * counted once); a new dword's count in its bank is the chain's
          * length + 1. nd <= 256 (32 lanes, two elements of up to four dwords) */

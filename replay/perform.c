@@ -95,10 +95,22 @@ static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, 
     value_seen(s, a, RP_VALUE_LDS, addr, got, exp, n, n, 1);
 }
 
-static void lane_store(rp_sim *s, uint8_t *lds, uint64_t lds_size, uint64_t addr, const uint8_t *src, uint32_t n)
+/* memcpy of n bytes, inlined for the usual element sizes (a dword, a qword) */
+static inline void copy_small(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+    if (n == 4)
+        memcpy(dst, src, 4);
+    else if (n == 8)
+        memcpy(dst, src, 8);
+    else
+        memcpy(dst, src, n);
+}
+
+static inline void lane_store(rp_sim *s, uint8_t *lds, uint64_t lds_size, uint64_t addr, const uint8_t *src,
+                              uint32_t n)
 {
     if (lds_fits(addr, n, lds_size))
-        memcpy(lds + addr, src, n);
+        copy_small(lds + addr, src, n);
     else
         rp_chk(s)->lds_unchecked++;
 }
@@ -388,8 +400,8 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
                 uint64_t a0 = trc_mo_addr(op, k), a1 = a0 + (uint64_t)(int64_t)a->ds2_delta;
                 fits = lds_fits(a0, esz, lds_size) && lds_fits(a1, esz, lds_size);
                 if (fits) {
-                    memcpy(got + (size_t)k * bpl, lds + a0, esz);
-                    memcpy(got + (size_t)k * bpl + esz, lds + a1, esz);
+                    copy_small(got + (size_t)k * bpl, lds + a0, esz);
+                    copy_small(got + (size_t)k * bpl + esz, lds + a1, esz);
                 }
             }
             const uint8_t *exp = data + (size_t)first * bpl;
