@@ -432,6 +432,31 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
         const uint8_t *data = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
         if (!data)
             return;
+        if (load && !a->poll && mask && bpl <= 16 && (!op->addr_strided || op->addr_stride != bpl)) {
+            /* a gather (table lookups, strides other than the element's):
+             * every lane inside the LDS, gathered in
+             * the recorded layout (lane k's bytes at k * bpl) and equal to it
+             * is one value of n lanes for the observers; a difference (or a
+             * lane outside the LDS) goes run by run below, as before */
+            uint32_t first = (uint32_t)__builtin_ctzll(mask), last = 63 - (uint32_t)__builtin_clzll(mask);
+            uint8_t got[64 * 16];
+            bool fits = true;
+            memcpy(got + (size_t)first * bpl, data + (size_t)first * bpl, (size_t)(last - first + 1) * bpl);
+            for (uint64_t m = mask; m && fits; m &= m - 1) {
+                uint32_t k = (uint32_t)__builtin_ctzll(m);
+                uint64_t ak = trc_mo_addr(op, k);
+                fits = lds_fits(ak, bpl, lds_size);
+                if (fits)
+                    copy_small(got + (size_t)k * bpl, lds + ak, bpl);
+            }
+            const uint8_t *exp = data + (size_t)first * bpl;
+            uint32_t len = (last - first + 1) * bpl;
+            if (fits && !memcmp(got + (size_t)first * bpl, exp, len)) {
+                value_seen(s, a, RP_VALUE_LDS, trc_mo_addr(op, first), got + (size_t)first * bpl, exp, len, bpl,
+                           trc_popcount64(mask));
+                return;
+            }
+        }
         while (mask) {
             uint32_t k = (uint32_t)__builtin_ctzll(mask), j = k + 1;
             uint64_t addr = trc_mo_addr(op, k);
