@@ -273,7 +273,7 @@ uint32_t rp_lds_conflict_cycles_exact(const trc_mem_op *op, const rp_access *a, 
              * bitmap, counted per bank */
             uint64_t seen[64 * 1024 / 4 / 64];
             uint32_t cnt[1024];
-            memset(seen, 0, sizeof seen);
+            memset(seen, 0, ((dmax >> 6) + 1) * sizeof seen[0]); /* the words in use */
             memset(cnt, 0, nb * sizeof cnt[0]);
             for (uint32_t i = 0; i < nd; i++) {
                 uint64_t x = dw[i], bit = 1ull << (x & 63);

@@ -95,15 +95,16 @@ static void lane_load(rp_sim *s, rp_access *a, uint8_t *lds, uint64_t lds_size, 
     value_seen(s, a, RP_VALUE_LDS, addr, got, exp, n, n, 1);
 }
 
-/* memcpy of n bytes, inlined for the usual element sizes (a dword, a qword) */
+/* memcpy of n bytes, inlined for the usual element sizes (a byte to a qword) */
 static inline void copy_small(uint8_t *dst, const uint8_t *src, uint32_t n)
 {
-    if (n == 4)
-        memcpy(dst, src, 4);
-    else if (n == 8)
-        memcpy(dst, src, 8);
-    else
-        memcpy(dst, src, n);
+    switch (n) {
+    case 1: *dst = *src; break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    default: memcpy(dst, src, n); break;
+    }
 }
 
 static inline void lane_store(rp_sim *s, uint8_t *lds, uint64_t lds_size, uint64_t addr, const uint8_t *src,
