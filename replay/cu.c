@@ -492,6 +492,19 @@ static uint32_t coalesce_lines(rp_wave *w, const rp_access *a, const trc_mem_op 
         line[nl] = a0, mask[nl++] = 1;
         for (uint64_t x = a0 + lb; x <= a1 && nl < 128; x += lb)
             line[nl] = x, mask[nl++] = 0;
+    } else if (a->strided && n && (int64_t)a->stride >= 0 && a->stride <= lb && bytes <= lb &&
+               a->base + (uint64_t)(n - 1) * a->stride >= a->base &&
+               a->base + (uint64_t)(n - 1) * a->stride + bytes - 1 >= a->base &&
+               (((a->base + (uint64_t)(n - 1) * a->stride + bytes - 1) & lmask) - (a->base & lmask)) / lb < 128) {
+        /* ascending lanes no more than a line apart, elements of at most a
+         * line: every line from the first lane's to the last lane's end, in
+         * ascending order (what the search below finds, in closed form) */
+        uint64_t l0 = a->base & lmask, end = (a->base + (uint64_t)(n - 1) * a->stride + bytes - 1) & lmask;
+        unsigned sh = (unsigned)__builtin_ctz(lb);
+        for (uint64_t x = l0; x <= end; x += lb)
+            line[nl] = x, mask[nl++] = 0;
+        for (uint32_t k = 0; k < n; k++)
+            mask[(a->base + (uint64_t)k * a->stride - l0) >> sh] |= 1ull << k;
     } else {
         /* Lines in order of first appearance. Lanes are usually sequential,
          * so the newest line is tried first; beyond a few lines (a gather)
