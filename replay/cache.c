@@ -184,6 +184,14 @@ static void respond(rp_cache *c, rp_msg *m, rp_time t, const uint8_t *line)
     rp_link_send(m->reply_link, m, t);
 }
 
+
+/* Line i of c becomes dirty (and its group of 64 lines in dsum). */
+static inline void set_dirty(rp_cache *c, uint64_t i)
+{
+    c->dirty[i] = 1;
+    c->dsum[i >> 12] |= 1ull << ((i >> 6) & 63);
+}
+
 /* Set of a line: shifts and masks when the strides, counts and set count
  * are powers of two (the usual case), else divisions (the same result). */
 static inline uint32_t set_of(const rp_cache *c, uint64_t line)
@@ -224,7 +232,7 @@ uint8_t *rp_cache_line_data_w(rp_cache *c, uint64_t line)
     int64_t s = lookup(c, line);
     if (s < 0)
         return NULL;
-    c->dirty[s] = 1;
+    set_dirty(c, (uint64_t)s);
     return ldata(c, (uint64_t)s);
 }
 
@@ -375,7 +383,7 @@ int rp_cache_functional_write(rp_cache *c, uint64_t addr, const uint8_t *src, ui
     c->age[slot] = ++c->stamp;
     if (src) {
         memcpy(ldata(c, slot) + (addr - line), src, n);
-        c->dirty[slot] = 1;
+        set_dirty(c, (uint64_t)slot);
     }
     return 0;
 }
@@ -554,7 +562,7 @@ static bool top_read(rp_cache *c, rp_msg *m, rp_time now, uint64_t line, int64_t
             if (cas_hold(c, m, now, line, d))
                 return true;
             c->st_atomics++;
-            c->dirty[slot] = 1;
+            set_dirty(c, (uint64_t)slot);
             perform_on(c, m, line, d);
             performed_write(c, m, now, line);
         } else {
@@ -632,7 +640,7 @@ static bool top_write(rp_cache *c, rp_msg *m, rp_time now, uint64_t line, int64_
                 rp_fmem_read(c->mx->mem, line, d, c->spec.line);
         }
         c->age[slot] = ++c->stamp;
-        c->dirty[slot] = 1;
+        set_dirty(c, (uint64_t)slot);
         if (c->held)
             held_kick(c, line, now); /* a held compare-and-swap's value may be here now */
         respond(c, m, now + lat, NULL);
@@ -674,13 +682,19 @@ static bool top_flush(rp_cache *c, rp_msg *m, rp_time now)
     rp_time cyc = c->spec.clk.period_ps;
     uint64_t n = (uint64_t)c->sets * c->spec.assoc, k = 0;
     if (!c->skip_flush)
-        for (uint64_t i = 0; i < n; i++)
-            if (c->tag[i] && c->dirty[i]) {
-                c->dirty[i] = 0;
-                c->st_writebacks++;
-                wb_data(c, i);
-                send_down(c, RP_MSG_WRITE, c->tag[i] - 1, (uint16_t)c->spec.line, FLUSH_TAG, NULL, 0,
-                          now + cyc * (1 + k++));
+        for (uint64_t w = 0; w < (n + 4095) / 4096; w++)
+            for (uint64_t bits = c->dsum[w]; bits; bits &= bits - 1) {
+                /* the groups of 64 lines that may hold a dirty one, in line order */
+                uint64_t i0 = (64 * w + (uint64_t)__builtin_ctzll(bits)) * 64, i1 = i0 + 64 < n ? i0 + 64 : n;
+                for (uint64_t i = i0; i < i1; i++)
+                    if (c->tag[i] && c->dirty[i]) {
+                        c->dirty[i] = 0;
+                        c->st_writebacks++;
+                        wb_data(c, i);
+                        send_down(c, RP_MSG_WRITE, c->tag[i] - 1, (uint16_t)c->spec.line, FLUSH_TAG, NULL, 0,
+                                  now + cyc * (1 + k++));
+                    }
+                c->dsum[w] &= ~(1ull << (i0 / 64 % 64));
             }
     c->flush_pending += k;
     if (c->flush_pending == 0)
@@ -814,7 +828,7 @@ static void handle_fill(rp_cache *c, rp_msg *d, rp_time now)
             if (m->type == RP_MSG_ATOMIC && c->spec.perform_atomic && cas_hold(c, m, now, line, ld))
                 continue;
             if (!ms->noinstall)
-                c->dirty[lookup(c, line)] = 1;
+                set_dirty(c, (uint64_t)lookup(c, line));
             perform_on(c, m, line, ld);
             if (c->spec.perform_atomic)
                 performed_write(c, m, now, line);
@@ -969,10 +983,11 @@ int rp_cache_init(rp_cache *c, rp_engine *e, rp_msg_pool *pool, const rp_mem_ctx
     c->tag = calloc(n, sizeof *c->tag);
     c->age = calloc(n, sizeof *c->age);
     c->dirty = calloc(n, 1);
+    c->dsum = calloc((n + 4095) / 4096, sizeof *c->dsum);
     c->data = calloc(n, spec->line);
     c->mshr = calloc(spec->mshrs, sizeof *c->mshr);
     c->mshr_free = calloc(spec->mshrs, sizeof *c->mshr_free);
-    if (!c->tag || !c->age || !c->dirty || !c->data || !c->mshr || !c->mshr_free || c->sets == 0 ||
+    if (!c->tag || !c->age || !c->dirty || !c->dsum || !c->data || !c->mshr || !c->mshr_free || c->sets == 0 ||
         spec->mshrs > 65535)
         return -1;
     for (uint32_t i = 0; i < spec->mshrs; i++) /* pop order: MSHR 0 first */
@@ -1002,6 +1017,8 @@ void rp_cache_fini(rp_cache *c)
     rp_lbufs_fini(&c->own_lbufs);
     c->tag = c->age = NULL;
     c->dirty = c->data = NULL;
+    free(c->dsum);
+    c->dsum = NULL;
     c->mshr = NULL;
 }
 
@@ -1012,12 +1029,18 @@ uint64_t rp_cache_writeback(rp_cache *c, uint64_t addr, uint64_t n)
     uint64_t ways = (uint64_t)c->sets * c->spec.assoc, done = 0, lb = c->spec.line;
     if (n == UINT64_MAX || n / lb >= ways) {
         uint64_t end = n == UINT64_MAX ? UINT64_MAX : addr + n;
-        for (uint64_t i = 0; i < ways; i++)
-            if (c->tag[i] && c->dirty[i] && c->tag[i] - 1 + lb > addr && c->tag[i] - 1 < end) {
-                wb_data(c, i);
-                c->dirty[i] = 0;
-                c->st_writebacks++;
-                done++;
+        for (uint64_t w = 0; w < (ways + 4095) / 4096; w++)
+            for (uint64_t bits = c->dsum[w]; bits; bits &= bits - 1) {
+                /* the groups of 64 lines that may hold a dirty one (their
+                 * bits stay: lines outside the range may still be dirty) */
+                uint64_t i0 = (64 * w + (uint64_t)__builtin_ctzll(bits)) * 64, i1 = i0 + 64 < ways ? i0 + 64 : ways;
+                for (uint64_t i = i0; i < i1; i++)
+                    if (c->tag[i] && c->dirty[i] && c->tag[i] - 1 + lb > addr && c->tag[i] - 1 < end) {
+                        wb_data(c, i);
+                        c->dirty[i] = 0;
+                        c->st_writebacks++;
+                        done++;
+                    }
             }
         return done;
     }

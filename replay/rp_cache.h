@@ -128,6 +128,9 @@ struct rp_cache {
     uint64_t *tag;           /* sets*assoc: line address + 1, 0 = invalid */
     uint64_t *age;           /* LRU stamps */
     uint8_t *dirty;
+    uint64_t *dsum;          /* bit j of word w: line (64 w + j) * 64 .. + 63 may be dirty (set with
+                              * each dirty bit; cleared by a flush that wrote the group back): the
+                              * flush scans only these groups */
     uint64_t stamp;
     rp_mshr *mshr;
     uint32_t mshr_used;
