@@ -280,10 +280,17 @@ bool rp_perform_line(rp_sim *s, rp_access *a, uint64_t mask, uint64_t line, uint
              * overlap). */
             uint64_t fit = (end - addr) / bpl, want = addr + bpl;
             uint32_t maxj = fit >= 64 - k ? 64 : k + (uint32_t)fit;
-            while (j < maxj && (all >> j & 1) && rp_acc_addr(a, j) == want) {
-                j++;
-                want += bpl;
-            }
+            if (a->strided && a->stride == bpl) {
+                /* unit stride: the run is the lanes of `all` set from k on */
+                uint64_t r = ~(all >> k);
+                j = r ? k + (uint32_t)__builtin_ctzll(r) : 64;
+                if (j > maxj)
+                    j = maxj;
+            } else
+                while (j < maxj && (all >> j & 1) && rp_acc_addr(a, j) == want) {
+                    j++;
+                    want += bpl;
+                }
         }
         all &= j < 64 ? ~((1ull << j) - 1) : 0;
         uint32_t len = (uint32_t)(j > k + 1 ? (uint64_t)(j - k) * bpl : hi - lo);
