@@ -74,7 +74,10 @@ typedef struct rp_mismatch {
  * (RP_HOOK_VALUE). */
 typedef enum rp_value_kind {
     RP_VALUE_LOAD = 0,        /* VMEM/SMEM load: lanes in a row on one cache line (or a part of one lane) */
-    RP_VALUE_LDS,             /* LDS load: lanes in a row (or one element of ds_read2) */
+    RP_VALUE_LDS,             /* LDS load: lanes in a row (or one element of ds_read2); or, when they all
+                               * equal the record, all the op's lanes (ds_read2: both elements of each, lanes
+                               * = elements, stride = element bytes) in the record's layout: addr is then the
+                               * first lane's, the others' are not addr + k x stride (perform.c) */
     RP_VALUE_ATOMIC,          /* an atomic's returned (pre-op) value, one lane */
     RP_VALUE_D2H,             /* a block of a device-to-host copy (item NULL, copy: the event) */
     RP_VALUE_LOAD_HASH,       /* trace 2.2 hashed VMEM load: got/expected are the 8-byte hashes of all
