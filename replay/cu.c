@@ -484,7 +484,7 @@ static bool issue_lds(rp_wave *w, const gcn_insn *in, const trc_mem_op *op, rp_a
 static uint32_t coalesce_lines(rp_wave *w, const rp_access *a, const trc_mem_op *op, uint32_t n, uint32_t lb,
                                uint64_t *line, uint64_t *mask)
 {
-    uint64_t lmask = ~(uint64_t)(lb - 1);
+    uint64_t lmask = ~(uint64_t)(lb - 1), last;
     uint32_t nl = 0;
     uint32_t bytes = op->bytes_per_lane ? op->bytes_per_lane : 4;
     if (op->flags & TRC_MO_SMEM) {
@@ -493,13 +493,13 @@ static uint32_t coalesce_lines(rp_wave *w, const rp_access *a, const trc_mem_op 
         for (uint64_t x = a0 + lb; x <= a1 && nl < 128; x += lb)
             line[nl] = x, mask[nl++] = 0;
     } else if (a->strided && n && (int64_t)a->stride >= 0 && a->stride <= lb && bytes <= lb &&
-               a->base + (uint64_t)(n - 1) * a->stride >= a->base &&
-               a->base + (uint64_t)(n - 1) * a->stride + bytes - 1 >= a->base &&
-               (((a->base + (uint64_t)(n - 1) * a->stride + bytes - 1) & lmask) - (a->base & lmask)) / lb < 128) {
-        /* ascending lanes no more than a line apart, elements of at most a
-         * line: every line from the first lane's to the last lane's end, in
-         * ascending order (what the search below finds, in closed form) */
-        uint64_t l0 = a->base & lmask, end = (a->base + (uint64_t)(n - 1) * a->stride + bytes - 1) & lmask;
+               (last = a->base + (uint64_t)(n - 1) * a->stride + bytes - 1) >= a->base &&
+               ((last & lmask) - (a->base & lmask)) / lb < 128) {
+        /* ascending lanes no more than a line apart (last: the last lane's
+         * last byte, not wrapped around), elements of at most a line: every
+         * line from the first lane's to the last lane's end, in ascending
+         * order (what the search below finds, in closed form) */
+        uint64_t l0 = a->base & lmask, end = last & lmask;
         unsigned sh = (unsigned)__builtin_ctz(lb);
         for (uint64_t x = l0; x <= end; x += lb)
             line[nl] = x, mask[nl++] = 0;

@@ -116,6 +116,45 @@ static inline void lane_store(rp_sim *s, uint8_t *lds, uint64_t lds_size, uint64
         rp_chk(s)->lds_unchecked++;
 }
 
+/* An LDS load checked at once, the usual case: the lanes of mask (a run of
+ * active-lane ordinals), each with n_el elements of esz bytes (the second
+ * delta bytes after the first: ds_read2), all inside the LDS, gathered in
+ * the recorded layout (lane k's elements at k n_el esz) and equal to the
+ * record: one value of n_el x lanes elements for the observers; returns
+ * true. false (nothing reported): a lane differs or lies outside the LDS,
+ * or mask is not one run; the caller then goes lane by lane, each
+ * difference at its own address. n_el esz <= 16. Inlined: n_el is a
+ * constant at each caller. */
+static inline __attribute__((always_inline)) bool lds_load_whole(rp_sim *s, rp_access *a, const uint8_t *lds,
+                                                                 uint64_t lds_size, const uint8_t *data,
+                                                                 uint64_t mask, uint32_t n_el, uint32_t esz,
+                                                                 int32_t delta)
+{
+    const trc_mem_op *op = a->op;
+    if (!mask)
+        return false;
+    uint32_t first = (uint32_t)__builtin_ctzll(mask), bpl = n_el * esz;
+    uint64_t run = mask >> first;
+    if (run & (run + 1))
+        return false;
+    uint32_t n = trc_popcount64(run);
+    uint8_t got[64 * 16];
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t ak = trc_mo_addr(op, first + i);
+        for (uint32_t el = 0; el < n_el; el++) {
+            uint64_t ae = ak + (el ? (uint64_t)(int64_t)delta : 0);
+            if (!lds_fits(ae, esz, lds_size))
+                return false;
+            copy_small(got + (size_t)i * bpl + el * esz, lds + ae, esz);
+        }
+    }
+    const uint8_t *exp = data + (size_t)first * bpl;
+    if (memcmp(got, exp, (size_t)n * bpl))
+        return false;
+    value_seen(s, a, RP_VALUE_LDS, trc_mo_addr(op, first), got, exp, n * bpl, esz, n_el * n);
+    return true;
+}
+
 /* Atomic of active lane k on the w bytes at p (an L2 line or the LDS), with
  * the emulator's arithmetic; checks the returned (old) value. */
 static void lane_atomic(rp_sim *s, rp_access *a, uint8_t *p, uint64_t addr, uint32_t k)
@@ -392,34 +431,8 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
             rp_chk(s)->lds_unchecked++;
             return;
         }
-        if (load && !a->poll && mask && esz <= 8) {
-            /* the usual case at once: every lane's elements inside the LDS,
-             * gathered in the recorded layout (lane k's at k * bpl, element 1
-             * after element 0; lanes first..last, the inactive ones' bytes
-             * copied from the record) and equal to it: one value of 2 n
-             * elements for the observers; a difference (or an element
-             * outside the LDS) goes lane by lane below, as before */
-            uint32_t first = (uint32_t)__builtin_ctzll(mask), last = 63 - (uint32_t)__builtin_clzll(mask);
-            uint8_t got[64 * 16];
-            bool fits = true;
-            memcpy(got + (size_t)first * bpl, data + (size_t)first * bpl, (size_t)(last - first + 1) * bpl);
-            for (uint64_t m = mask; m && fits; m &= m - 1) {
-                uint32_t k = (uint32_t)__builtin_ctzll(m);
-                uint64_t a0 = trc_mo_addr(op, k), a1 = a0 + (uint64_t)(int64_t)a->ds2_delta;
-                fits = lds_fits(a0, esz, lds_size) && lds_fits(a1, esz, lds_size);
-                if (fits) {
-                    copy_small(got + (size_t)k * bpl, lds + a0, esz);
-                    copy_small(got + (size_t)k * bpl + esz, lds + a1, esz);
-                }
-            }
-            const uint8_t *exp = data + (size_t)first * bpl;
-            uint32_t len = (last - first + 1) * bpl;
-            if (fits && !memcmp(got + (size_t)first * bpl, exp, len)) {
-                value_seen(s, a, RP_VALUE_LDS, trc_mo_addr(op, first), got + (size_t)first * bpl, exp, len, esz,
-                           2 * trc_popcount64(mask));
-                return;
-            }
-        }
+        if (load && !a->poll && esz <= 8 && lds_load_whole(s, a, lds, lds_size, data, mask, 2, esz, a->ds2_delta))
+            return;
         while (mask) {
             uint32_t k = (uint32_t)__builtin_ctzll(mask);
             mask &= mask - 1;
@@ -440,31 +453,10 @@ void rp_perform(rp_sim *s, rp_access *a, uint64_t mask)
         const uint8_t *data = load ? op->load_data : (op->flags & TRC_MO_STORE) ? op->store_data : NULL;
         if (!data)
             return;
-        if (load && !a->poll && mask && bpl <= 16 && (!op->addr_strided || op->addr_stride != bpl)) {
-            /* a gather (table lookups, strides other than the element's):
-             * every lane inside the LDS, gathered in
-             * the recorded layout (lane k's bytes at k * bpl) and equal to it
-             * is one value of n lanes for the observers; a difference (or a
-             * lane outside the LDS) goes run by run below, as before */
-            uint32_t first = (uint32_t)__builtin_ctzll(mask), last = 63 - (uint32_t)__builtin_clzll(mask);
-            uint8_t got[64 * 16];
-            bool fits = true;
-            memcpy(got + (size_t)first * bpl, data + (size_t)first * bpl, (size_t)(last - first + 1) * bpl);
-            for (uint64_t m = mask; m && fits; m &= m - 1) {
-                uint32_t k = (uint32_t)__builtin_ctzll(m);
-                uint64_t ak = trc_mo_addr(op, k);
-                fits = lds_fits(ak, bpl, lds_size);
-                if (fits)
-                    copy_small(got + (size_t)k * bpl, lds + ak, bpl);
-            }
-            const uint8_t *exp = data + (size_t)first * bpl;
-            uint32_t len = (last - first + 1) * bpl;
-            if (fits && !memcmp(got + (size_t)first * bpl, exp, len)) {
-                value_seen(s, a, RP_VALUE_LDS, trc_mo_addr(op, first), got + (size_t)first * bpl, exp, len, bpl,
-                           trc_popcount64(mask));
-                return;
-            }
-        }
+        /* a gather (table lookups, strides other than the element's) */
+        if (load && !a->poll && bpl <= 16 && (!op->addr_strided || op->addr_stride != bpl) &&
+            lds_load_whole(s, a, lds, lds_size, data, mask, 1, bpl, 0))
+            return;
         while (mask) {
             uint32_t k = (uint32_t)__builtin_ctzll(mask), j = k + 1;
             uint64_t addr = trc_mo_addr(op, k);
