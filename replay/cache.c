@@ -236,7 +236,15 @@ uint8_t *rp_cache_line_data_w(rp_cache *c, uint64_t line)
     return ldata(c, (uint64_t)s);
 }
 
-static inline uint32_t mshr_hash(const rp_cache *c, uint64_t line) { return (uint32_t)(line >> c->line_shift) & 255; }
+/* Bucket of a line in the MSHR index (mshr_hcnt/mshr_hidx): a Fibonacci
+ * hash of the line number. Its low bits alone collide in an L2 bank, whose
+ * lines share the bank-select bits (km/vectoradd: 16 of 256 buckets used, so
+ * most lookups scanned every MSHR). Which bucket a line lands in never
+ * changes what mshr_find returns, only how fast. */
+static inline uint32_t mshr_hash(const rp_cache *c, uint64_t line)
+{
+    return (uint32_t)(((line >> c->line_shift) * 0x9E3779B97F4A7C15ull) >> 56);
+}
 
 static rp_mshr *mshr_find(rp_cache *c, uint64_t line)
 {
