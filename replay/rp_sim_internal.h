@@ -310,6 +310,8 @@ struct rp_sim {
     rp_engine eng;            /* the host timeline's engine (and everything when not partitioned) */
     rp_msg_pool pool;
     rp_stats stats;
+    struct sum_class *sumcls; /* sim.c summarize: what each of stats.v[] adds to (computed once) */
+    size_t sumcls_n;
     rp_fmem *mem;
     rp_mem_ctx memx;          /* what the caches use of the sim (rp_cache.h): mem, line buffers, the data path */
     rp_ctx ctx;               /* what the CUs, fetch units, dispatchers and RDMA engines use of it (rp_ctx.h) */

@@ -815,6 +815,7 @@ void rp_sim_fini(rp_sim *s)
         free(gp->disp.gpu_flush);
     }
     free(s->gpus);
+    free(s->sumcls);
     rp_um_fini(&s->um);
     for (size_t i = 0; i < s->n_progs; i++)
         gcn_program_free(s->progs[i]);
@@ -988,6 +989,79 @@ static int split_name(const char *n, char *comp, size_t cl, const char **ctr)
     return gpu;
 }
 
+/* What summarize adds a counter to, worked out from its name once per
+ * counter (split_name and the string compares cost ~1,300 instructions a
+ * counter: with thousands of counters, summing every kernel's was most of
+ * a many-kernel replay's time with --stats). */
+enum sum_what {
+    SW_NONE = 0,
+    SW_RH, SW_RM, SW_WH, SW_WM, SW_MSHR_PS, SW_MSHR_ALLOCS, SW_MSHR_STALLS, SW_MSHR_PEAK, /* cache level (lv) */
+    SW_DRAM_RD, SW_DRAM_WR, SW_ROW_HITS, SW_ROW_MISSES, SW_ROW_CONFLICTS,
+    SW_WAVE_PS, SW_STALL, /* CU */
+};
+typedef struct sum_class {
+    int32_t gpu;      /* -1: not a GPU's counter */
+    uint8_t what;     /* enum sum_what */
+    int8_t lv;        /* cache level (LV_*) of SW_RH..SW_MSHR_PEAK */
+    bool link_bytes;  /* an interconnect link's byte counter (is_link_bytes) */
+    const char *ctr;  /* the counter's own name (SW_STALL: the stall's name) */
+} sum_class;
+
+static bool is_link_bytes(const char *n)
+{
+    size_t l = strlen(n);
+    return !strncmp(n, "net.", 4) && l > 6 && !strcmp(n + l - 6, ".bytes");
+}
+
+static sum_class classify(const char *n)
+{
+    const char *ctr;
+    char comp[32];
+    sum_class c = {split_name(n, comp, sizeof comp, &ctr), SW_NONE, -1, is_link_bytes(n), NULL};
+    c.ctr = ctr;
+    int lv = -1;
+    for (int i = 0; i < LV_N; i++)
+        if (!strcmp(comp, lv_name[i]))
+            lv = i;
+    if (lv >= 0) {
+        static const char *const k[] = {"read_hits", "read_misses", "write_hits", "write_misses",
+                                        "mshr_busy_ps", "mshr_allocs", "mshr_stalls", "mshr_peak"};
+        for (int i = 0; i < 8; i++)
+            if (!strcmp(ctr, k[i]))
+                c.what = (uint8_t)(SW_RH + i);
+        if (c.what)
+            c.lv = (int8_t)lv;
+    } else if (!strcmp(comp, "dram")) {
+        static const char *const k[] = {"read_bytes", "write_bytes", "row_hits", "row_misses", "row_conflicts"};
+        for (int i = 0; i < 5; i++)
+            if (!strcmp(ctr, k[i]))
+                c.what = (uint8_t)(SW_DRAM_RD + i);
+    } else if (!strcmp(comp, "cu")) {
+        if (!strcmp(ctr, "wave_ps"))
+            c.what = SW_WAVE_PS;
+        else if (strstr(ctr, "stall"))
+            c.what = SW_STALL;
+    }
+    return c;
+}
+
+/* The classes of s's counters, computed for the counters registered since
+ * the last call; NULL when out of memory (summarize then classifies each
+ * counter on the spot). */
+static const sum_class *sum_classes(rp_sim *s)
+{
+    if (s->sumcls_n < s->stats.n) {
+        sum_class *v = realloc(s->sumcls, s->stats.n * sizeof *v);
+        if (!v)
+            return NULL;
+        s->sumcls = v;
+        for (size_t j = s->sumcls_n; j < s->stats.n; j++)
+            v[j] = classify(s->stats.v[j].name);
+        s->sumcls_n = s->stats.n;
+    }
+    return s->sumcls;
+}
+
 static void summarize(rp_sim *s, const uint64_t *vals, uint32_t gfirst, uint32_t gcount, rp_time span,
                       uint64_t instr, summary *o)
 {
@@ -997,61 +1071,41 @@ static void summarize(rp_sim *s, const uint64_t *vals, uint32_t gfirst, uint32_t
     o->instr = instr;
     for (uint32_t g = gfirst; g < gfirst + gcount && g < s->n_gpus; g++)
         o->cus += s->gpus[g].n_cus;
+    const sum_class *cls = sum_classes(s);
     for (size_t j = 0; j < s->stats.n; j++) {
-        const char *ctr, *n = s->stats.v[j].name;
-        char comp[32];
-        int g = split_name(n, comp, sizeof comp, &ctr);
-        if (g < 0 || (uint32_t)g < gfirst || (uint32_t)g >= gfirst + gcount)
+        sum_class one;
+        const sum_class *c = cls ? &cls[j] : (one = classify(s->stats.v[j].name), &one);
+        if (c->what == SW_NONE || c->gpu < 0 || (uint32_t)c->gpu < gfirst ||
+            (uint32_t)c->gpu >= gfirst + gcount)
             continue;
         uint64_t v = vals[j];
-        int lv = -1;
-        for (int i = 0; i < LV_N; i++)
-            if (!strcmp(comp, lv_name[i]))
-                lv = i;
-        if (lv >= 0) {
-            sum_lv *L = &o->lv[lv];
-            if (!strcmp(ctr, "read_hits")) {
-                L->rh += v;
-                L->n++;
-            } else if (!strcmp(ctr, "read_misses"))
-                L->rm += v;
-            else if (!strcmp(ctr, "write_hits"))
-                L->wh += v;
-            else if (!strcmp(ctr, "write_misses"))
-                L->wm += v;
-            else if (!strcmp(ctr, "mshr_busy_ps"))
-                L->mshr_ps += v;
-            else if (!strcmp(ctr, "mshr_allocs"))
-                L->mshr_allocs += v;
-            else if (!strcmp(ctr, "mshr_stalls"))
-                L->mshr_stalls += v;
-            else if (!strcmp(ctr, "mshr_peak") && v > L->mshr_peak)
-                L->mshr_peak = v;
-        } else if (!strcmp(comp, "dram")) {
-            if (!strcmp(ctr, "read_bytes"))
-                o->dram_rd += v;
-            else if (!strcmp(ctr, "write_bytes"))
-                o->dram_wr += v;
-            else if (!strcmp(ctr, "row_hits")) {
-                o->row_hits += v;
-                o->has_rows = true;
-            } else if (!strcmp(ctr, "row_misses"))
-                o->row_misses += v;
-            else if (!strcmp(ctr, "row_conflicts"))
-                o->row_conflicts += v;
-        } else if (!strcmp(comp, "cu")) {
-            if (!strcmp(ctr, "wave_ps")) {
-                o->wave_ps += v;
-                o->has_wave_ps = true;
-            } else if (strstr(ctr, "stall")) {
-                uint32_t i = 0;
-                while (i < o->n_stall && strcmp(o->stall_name[i], ctr))
-                    i++;
-                if (i == o->n_stall && i < SUM_STALLS)
-                    snprintf(o->stall_name[o->n_stall++], sizeof o->stall_name[0], "%s", ctr);
-                if (i < SUM_STALLS)
-                    o->stall[i] += v;
-            }
+        sum_lv *L = c->lv >= 0 ? &o->lv[c->lv] : NULL;
+        switch ((enum sum_what)c->what) {
+        case SW_NONE: break;
+        case SW_RH: L->rh += v; L->n++; break;
+        case SW_RM: L->rm += v; break;
+        case SW_WH: L->wh += v; break;
+        case SW_WM: L->wm += v; break;
+        case SW_MSHR_PS: L->mshr_ps += v; break;
+        case SW_MSHR_ALLOCS: L->mshr_allocs += v; break;
+        case SW_MSHR_STALLS: L->mshr_stalls += v; break;
+        case SW_MSHR_PEAK: if (v > L->mshr_peak) L->mshr_peak = v; break;
+        case SW_DRAM_RD: o->dram_rd += v; break;
+        case SW_DRAM_WR: o->dram_wr += v; break;
+        case SW_ROW_HITS: o->row_hits += v; o->has_rows = true; break;
+        case SW_ROW_MISSES: o->row_misses += v; break;
+        case SW_ROW_CONFLICTS: o->row_conflicts += v; break;
+        case SW_WAVE_PS: o->wave_ps += v; o->has_wave_ps = true; break;
+        case SW_STALL: {
+            uint32_t i = 0;
+            while (i < o->n_stall && strcmp(o->stall_name[i], c->ctr))
+                i++;
+            if (i == o->n_stall && i < SUM_STALLS)
+                snprintf(o->stall_name[o->n_stall++], sizeof o->stall_name[0], "%s", c->ctr);
+            if (i < SUM_STALLS)
+                o->stall[i] += v;
+            break;
+        }
         }
     }
 }
@@ -1070,12 +1124,6 @@ static double sum_dram_gbps(const summary *o)
 static double sum_mshr_occ(const summary *o, const sum_lv *L)
 {
     return o->span_ps && L->n ? (double)L->mshr_ps / ((double)o->span_ps * (double)L->n) : 0.0;
-}
-
-static bool is_link_bytes(const char *n)
-{
-    size_t l = strlen(n);
-    return !strncmp(n, "net.", 4) && l > 6 && !strcmp(n + l - 6, ".bytes");
 }
 
 /* Kernel time of the whole run: per GPU (whose dispatcher ran the kernels)
@@ -1182,8 +1230,9 @@ static json_t *summary_json(rp_sim *s, const summary *o, const uint64_t *vals, b
     json_object_set_new(j, "dram_row_hit_rate",
                         o->has_rows ? json_real(ratio(o->row_hits, o->row_hits + o->row_misses + o->row_conflicts))
                                     : json_null());
+    const sum_class *cls = sum_classes(s);
     for (size_t k = 0; k < s->stats.n; k++)
-        if (is_link_bytes(s->stats.v[k].name))
+        if (cls ? cls[k].link_bytes : is_link_bytes(s->stats.v[k].name))
             json_object_set_new(ln, s->stats.v[k].name, json_integer((json_int_t)vals[k]));
     json_object_set_new(j, "link_bytes", ln);
     return j;
