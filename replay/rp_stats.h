@@ -40,4 +40,14 @@ void rp_stats_snapshot(const rp_stats *s, uint64_t *out); /* out: s->n values */
 void rp_stats_snapshot_part(const rp_stats *s, uint64_t *out, int32_t part, bool match, bool delta);
 void rp_stats_fini(rp_stats *s);
 
+/* Write a jansson value to the file at path (created or truncated), as
+ * json_dump_file(json, path, flags) writes it, byte for byte, through a
+ * 256 KiB buffer: json_dump_file hands each token to fwrite (4% of a
+ * many-kernel replay with --stats). Returns 0, or -1 when the file cannot
+ * be opened, a write fails or memory runs out (errno set by the failing
+ * call; the file may then be partly written: callers write to a temporary
+ * name and rename it). */
+struct json_t;
+int rp_json_dump_file(const struct json_t *json, const char *path, size_t flags);
+
 #endif

@@ -3,6 +3,8 @@
  */
 #include "rp_stats.h"
 
+#include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,4 +53,46 @@ void rp_stats_list(const rp_stats *s, FILE *f)
 {
     for (size_t i = 0; i < s->n; i++)
         fprintf(f, "%-48s %-12s %s\n", s->v[i].name, s->v[i].unit, s->v[i].desc ? s->v[i].desc : "");
+}
+
+typedef struct jbuf {
+    FILE *f;
+    char *p;
+    size_t n, cap;
+    int failed;
+} jbuf;
+
+static int jbuf_flush(jbuf *b)
+{
+    if (b->n && fwrite(b->p, 1, b->n, b->f) != b->n)
+        b->failed = 1;
+    b->n = 0;
+    return b->failed ? -1 : 0;
+}
+
+static int jbuf_put(const char *buf, size_t size, void *data)
+{
+    jbuf *b = data;
+    if (b->n + size > b->cap && jbuf_flush(b))
+        return -1;
+    if (size > b->cap) {
+        if (fwrite(buf, 1, size, b->f) != size)
+            b->failed = 1;
+        return b->failed ? -1 : 0;
+    }
+    memcpy(b->p + b->n, buf, size);
+    b->n += size;
+    return 0;
+}
+
+int rp_json_dump_file(const struct json_t *json, const char *path, size_t flags)
+{
+    jbuf b = {fopen(path, "w"), malloc(256 << 10), 0, 256 << 10, 0};
+    int r = -1;
+    if (b.f && b.p && json_dump_callback(json, jbuf_put, &b, flags) == 0 && jbuf_flush(&b) == 0)
+        r = 0;
+    free(b.p);
+    if (b.f && fclose(b.f) != 0)
+        r = -1;
+    return r;
 }

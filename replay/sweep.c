@@ -729,7 +729,7 @@ static int write_point_json(runner *R, size_t i, rp_sim *s, const char *path, ch
 #undef PUT
     json_object_set_new(sj, "row", rj);
     json_object_set_new(root, "sweep", sj);
-    int r = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    int r = rp_json_dump_file(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(root);
     if (r || rename(tmp, path)) {
         snprintf(err, errlen, "%.800s: cannot write the stats JSON: %s", path, strerror(errno));

@@ -599,7 +599,7 @@ int rp_sim_write_timeline(rp_sim *s, const char *path)
     json_object_set_new(root, "otherData", od);
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int r = json_dump_file(root, tmp, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    int r = rp_json_dump_file(root, tmp, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(root);
     if (r || rename(tmp, path)) {
         snprintf(s->err, sizeof s->err, "%s: cannot write the timeline: %s", path,
