@@ -50,12 +50,17 @@ static inline uint8_t *len_close(uint8_t *hole, uint8_t *end)
     memcpy(hole, tmp, k);
     return hole + k + len;
 }
+/* arr and n are read once: the byte stores of ENC may alias any object, so
+ * a loop over (arr)[i] and (n) as written reloaded both from the recorder's
+ * column vector at every element (enc_workgroup was 19% of recording aes). */
 #define PUT_PACKED(q, field, arr, n, ENC)                           \
     do {                                                            \
-        if (n) {                                                    \
+        size_t n_ = (n);                                            \
+        if (n_) {                                                   \
+            const __typeof__(*(arr)) *a_ = (arr);                   \
             uint8_t *hole_;                                         \
             uint8_t *b_ = len_open(q, field, &hole_);               \
-            for (size_t i_ = 0; i_ < (n); i_++) b_ = ENC(b_, (arr)[i_]); \
+            for (size_t i_ = 0; i_ < n_; i_++) b_ = ENC(b_, a_[i_]); \
             q = len_close(hole_, b_);                               \
         }                                                           \
     } while (0)
@@ -63,6 +68,22 @@ static inline uint8_t *enc_varint(uint8_t *q, uint64_t v) { return put_varint(q,
 static inline uint8_t *enc_sint(uint8_t *q, int64_t v)
 {
     return put_varint(q, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+/* enc_sint's bytes, for the per-lane address fields: a zigzag value below
+ * 2^14 (LDS and most gathers' lane deltas) is written without a branch on
+ * its length (one or two bytes at random made the varint loop's exit a
+ * misprediction per lane). Writes q[1] even for a one-byte value: only for
+ * PUT_PACKED fields, whose bound (enc_bound_wg) reserves 10 bytes a value. */
+static inline uint8_t *enc_sint_lane(uint8_t *q, int64_t v)
+{
+    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    if (z < 0x4000) {
+        uint64_t two = z >= 0x80;
+        q[0] = (uint8_t)(z | two << 7);
+        q[1] = (uint8_t)(z >> 7);
+        return q + 1 + two;
+    }
+    return put_varint(q, z);
 }
 static inline uint8_t *enc_fixed64(uint8_t *q, uint64_t v)
 {
@@ -125,9 +146,9 @@ static uint8_t *enc_workgroup(uint8_t *q, const wgview *g)
         PUT_PACKED(b, 9, v->mbytes.p, v->mbytes.n, enc_varint);
         PUT_PACKED(b, 10, v->mexec.p, v->mexec.n, enc_fixed64);
         PUT_PACKED(b, 11, v->akind.p, v->akind.n, enc_varint);
-        PUT_PACKED(b, 12, v->abase.p, v->abase.n, enc_sint);
-        PUT_PACKED(b, 13, v->astride.p, v->astride.n, enc_sint);
-        PUT_PACKED(b, 14, v->adelta.p, v->adelta.n, enc_sint);
+        PUT_PACKED(b, 12, v->abase.p, v->abase.n, enc_sint_lane);
+        PUT_PACKED(b, 13, v->astride.p, v->astride.n, enc_sint_lane);
+        PUT_PACKED(b, 14, v->adelta.p, v->adelta.n, enc_sint_lane);
         PUT_PACKED(b, 15, v->await_at_delta.p, v->await_at_delta.n, enc_varint);
         PUT_PACKED(b, 16, v->await_len.p, v->await_len.n, enc_varint);
         PUT_PACKED(b, 17, v->await_pc.p, v->await_pc.n, enc_varint);
