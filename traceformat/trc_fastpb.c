@@ -152,16 +152,19 @@ static inline __attribute__((always_inline)) bool packed_int(int kind, const uin
             }
         }
         uint64_t v = *q;
-        if (v < 0x80) {
-            q++;
-        } else if (end - q >= 10) {
-            /* unrolled, no bounds check: each byte adds its 7 bits (the
-             * continuation bit of the one before subtracted) */
+        if (end - q >= 10) {
+            /* unrolled, no bounds check. One or two bytes (most lane and
+             * address deltas) without a branch on which: a random mix of
+             * the two made that branch a misprediction per element */
             uint64_t b = q[1];
-            v += (b - 1) << 7;
-            if (b < 0x80) {
-                q += 2;
+            if (!(v & b & 0x80)) {
+                uint64_t two = v >> 7; /* then b < 0x80 */
+                v = (v & 0x7f) | ((b << 7) & (0 - two));
+                q += 1 + two;
             } else {
+                /* each byte adds its 7 bits (the continuation bit of the
+                 * one before subtracted) */
+                v += (b - 1) << 7;
                 unsigned i = 2;
                 for (; i < 10; i++) {
                     b = q[i];
@@ -173,6 +176,8 @@ static inline __attribute__((always_inline)) bool packed_int(int kind, const uin
                     return false; /* longer than 10 bytes, or past 64 bits */
                 q += i + 1;
             }
+        } else if (v < 0x80) {
+            q++;
         } else if (!rd_varint(&q, end, &v)) {
             return false;
         }
