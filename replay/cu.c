@@ -616,6 +616,15 @@ static bool issue_mem(rp_wave *w, const gcn_insn *in, rp_time now, rp_time *t_ne
     a->w = w;
     a->in = in;
     rp_access_bind(a, op, n);
+    if (op->load_data) {
+        /* the recorded values the data check compares when the access
+         * completes: the decoded workgroup's buffer, long out of the host's
+         * caches by the time its wave gets here */
+        const char *ld = (const char *)op->load_data;
+        size_t len = (size_t)n * op->bytes_per_lane;
+        for (size_t o = 0; o < len && o < 256; o += 64)
+            __builtin_prefetch(ld + o);
+    }
     /* The wave's next memory op, and its addresses: the reader lays a wave's
      * ops out in one array and their address arrays one after the other (one
      * address for a strided op: mgpu-replay's reader is compact), so the next
