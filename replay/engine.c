@@ -495,6 +495,10 @@ static inline void deliver(rp_link *l, rp_engine *e, bool own)
         else
             __builtin_prefetch(l->head);
         rp_port *p = m->dst && !own ? m->dst : l->dst;
+        /* the receiver serves it at its next clock edge: the requester's
+         * access it will perform (rp_perform_line) was a miss there */
+        if (m->acc)
+            __builtin_prefetch(m->acc);
         m->next = NULL;
         if (p->tail)
             p->tail->next = m;
