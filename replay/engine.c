@@ -251,6 +251,15 @@ static inline void ring_pop(rp_engine *e, uint32_t slot, uint32_t q)
     e->rfree = i;
 }
 
+/* The first non-empty FIFO (slot*NPRIO+prio) of a slot whose bit is set. */
+static inline uint32_t slot_first_q(const rp_engine *e, uint32_t sl)
+{
+    uint32_t q = sl * NPRIO;
+    while (e->rq[q].head == RNONE)
+        q++;
+    return q;
+}
+
 int rp_engine_schedule(rp_engine *e, rp_event *ev, rp_time t)
 {
     if (t < e->now) {
@@ -308,9 +317,7 @@ rp_time rp_engine_next_time(rp_engine *e)
         int64_t slot = ring_first_slot(e);
         if (slot < 0)
             return t;
-        uint32_t sl = (uint32_t)slot, q = sl * NPRIO;
-        while (e->rq[q].head == RNONE)
-            q++;
+        uint32_t sl = (uint32_t)slot, q = slot_first_q(e, sl);
         const rp_rent *r = &e->rent[e->rq[q].head];
         if (!r->ev->pending || r->ev->seq != r->seq) {
             ring_pop(e, sl, q); /* stale */
@@ -335,9 +342,7 @@ static inline void ring_prefetch_next(const rp_engine *e)
     int64_t slot = ring_first_slot(e);
     if (slot < 0)
         return;
-    uint32_t q = (uint32_t)slot * NPRIO;
-    while (e->rq[q].head == RNONE)
-        q++;
+    uint32_t q = slot_first_q(e, (uint32_t)slot);
     __builtin_prefetch(e->rent[e->rq[q].head].ev);
 }
 
@@ -349,9 +354,7 @@ bool rp_engine_step_before(rp_engine *e, rp_time limit)
          * heap entry, live or not, and its event is not touched. */
         int64_t slot = ring_first_slot(e);
         if (slot >= 0) {
-            uint32_t sl = (uint32_t)slot, q = sl * NPRIO;
-            while (e->rq[q].head == RNONE)
-                q++;
+            uint32_t sl = (uint32_t)slot, q = slot_first_q(e, sl);
             const rp_rent *r = &e->rent[e->rq[q].head];
             rp_event *ev = r->ev;
             if (!ev->pending || ev->seq != r->seq) {

@@ -69,12 +69,13 @@ static inline uint8_t *enc_sint(uint8_t *q, int64_t v)
 {
     return put_varint(q, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
-/* enc_sint's bytes, for the per-lane address fields: a zigzag value below
- * 2^14 (LDS and most gathers' lane deltas) is written without a branch on
- * its length (one or two bytes at random made the varint loop's exit a
- * misprediction per lane). Writes q[1] even for a one-byte value: only for
- * PUT_PACKED fields, whose bound (enc_bound_wg) reserves 10 bytes a value. */
-static inline uint8_t *enc_sint_lane(uint8_t *q, int64_t v)
+/* enc_sint's bytes, for the address fields (base deltas, strides, lane
+ * deltas): a zigzag value below 2^14 (LDS and most gathers' lane deltas) is
+ * written without a branch on its length (one or two bytes at random made
+ * the varint loop's exit a misprediction per lane). Writes q[1] even for a
+ * one-byte value: only for PUT_PACKED fields, whose bound (enc_bound_wg)
+ * reserves 10 bytes a value. */
+static inline uint8_t *enc_sint_short(uint8_t *q, int64_t v)
 {
     uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
     if (z < 0x4000) {
@@ -146,9 +147,9 @@ static uint8_t *enc_workgroup(uint8_t *q, const wgview *g)
         PUT_PACKED(b, 9, v->mbytes.p, v->mbytes.n, enc_varint);
         PUT_PACKED(b, 10, v->mexec.p, v->mexec.n, enc_fixed64);
         PUT_PACKED(b, 11, v->akind.p, v->akind.n, enc_varint);
-        PUT_PACKED(b, 12, v->abase.p, v->abase.n, enc_sint_lane);
-        PUT_PACKED(b, 13, v->astride.p, v->astride.n, enc_sint_lane);
-        PUT_PACKED(b, 14, v->adelta.p, v->adelta.n, enc_sint_lane);
+        PUT_PACKED(b, 12, v->abase.p, v->abase.n, enc_sint_short);
+        PUT_PACKED(b, 13, v->astride.p, v->astride.n, enc_sint_short);
+        PUT_PACKED(b, 14, v->adelta.p, v->adelta.n, enc_sint_short);
         PUT_PACKED(b, 15, v->await_at_delta.p, v->await_at_delta.n, enc_varint);
         PUT_PACKED(b, 16, v->await_len.p, v->await_len.n, enc_varint);
         PUT_PACKED(b, 17, v->await_pc.p, v->await_pc.n, enc_varint);
