@@ -587,6 +587,19 @@ typedef struct claim_word {
 /* Windows between two assignments of partitions to threads. */
 #define RP_ASSIGN_EVERY 256
 
+/* A thread that has run its own partitions takes another thread's only when
+ * that partition's load (rp_part.load: 64 x its events per window, moving
+ * average) is at least this: 128 events, about 10 us of work at the 2-core
+ * VM's 80 ns per event. An estimate from measurements (2-core VM, 1x traces,
+ * --threads 2, 2026-12-02): moving a partition costs its working set's cache
+ * misses on the thief's core and again on its owner's in the next window.
+ * Where a window holds ~33 events per partition (r9nano cut into 6
+ * partitions, 4 ns windows) taking them made gd 1.25-1.39 s against
+ * 1.16-1.21 s without, km 3.95-4.35 against 3.77-4.03 s; where it holds
+ * 250-500 (u-mgpu, 250 ns windows) it helped: gd 1.14-1.18 against
+ * 1.23-1.46 s, conv 1.01-1.16 against 1.23-1.29 s. */
+#define RP_STEAL_MIN_LOAD (64u * 128u)
+
 typedef struct run_ctx {
     rp_sim *s;
     barrier bar;
@@ -641,9 +654,11 @@ static inline bool claim(run_ctx *c, uint32_t i)
 
 /* Thread tid's share of a window: its own partitions first (the same ones
  * window after window, so their state stays in that core's caches), heaviest
- * first, then any partition no thread has taken yet, heaviest first (a
- * thread whose partitions were light helps a busy one). Which thread runs a
- * partition, and when, never changes a result. */
+ * first, then any partition no thread has taken yet whose load is at least
+ * RP_STEAL_MIN_LOAD, heaviest first (a thread whose partitions were light
+ * helps a busy one where the work moved is worth the move). Every partition
+ * is on some thread's own list (assign), so every one runs. Which thread
+ * runs a partition, and when, never changes a result. */
 static void run_window(run_ctx *c, uint32_t tid)
 {
     rp_sim *s = c->s;
@@ -651,9 +666,11 @@ static void run_window(run_ctx *c, uint32_t tid)
     for (uint32_t k = 0; k < c->list_n[tid]; k++)
         if (claim(c, own[k]))
             run_part(s, &s->parts[own[k]], c->t_lim);
-    for (uint32_t k = 0; k < s->n_parts; k++)
-        if (claim(c, c->order[k]))
-            run_part(s, &s->parts[c->order[k]], c->t_lim);
+    for (uint32_t k = 0; k < s->n_parts; k++) {
+        rp_part *p = &s->parts[c->order[k]];
+        if (p->load >= RP_STEAL_MIN_LOAD && claim(c, c->order[k]))
+            run_part(s, p, c->t_lim);
+    }
 }
 
 /* At a serial point, every RP_ASSIGN_EVERY windows: the partitions dealt to
