@@ -567,26 +567,26 @@ void rp_link_cross(rp_link *l, rp_engine *src_eng, rp_xq *q)
 /* Sender side of a link crossing partitions: queue (l, m) for the receiver. */
 static void xq_push(rp_xq *q, rp_link *l, rp_msg *m)
 {
-    uint32_t w = q->w;
-    if (q->n[w] == q->cap[w]) {
-        size_t nc = q->cap[w] ? 2 * q->cap[w] : 256;
-        rp_xent *b = realloc(q->buf[w], nc * sizeof *b);
+    rp_xbuf *x = rp_xq_buf(q, q->w);
+    if (x->n == x->cap) {
+        size_t nc = x->cap ? 2 * x->cap : 256;
+        rp_xent *b = realloc(x->buf, nc * sizeof *b);
         if (!b) {
             q->oom = 1;
             if (q->written)
                 q->written->oom = 1;
             return;
         }
-        q->buf[w] = b;
-        q->cap[w] = nc;
+        x->buf = b;
+        x->cap = nc;
     }
-    if (q->n[w] == 0 && q->written && rp_xq_list_push(q->written, q)) {
+    if (x->n == 0 && q->written && rp_xq_list_push(q->written, q)) {
         q->oom = 1; /* the push set written->oom */
         return;
     }
-    if (q->n[w] == 0 || m->arrive < q->min_arrive[w])
-        q->min_arrive[w] = m->arrive;
-    q->buf[w][q->n[w]++] = (rp_xent){l, m};
+    if (x->n == 0 || m->arrive < x->min_arrive)
+        x->min_arrive = m->arrive;
+    x->buf[x->n++] = (rp_xent){l, m};
 }
 
 static void link_append(rp_link *l, rp_msg *m)
@@ -598,18 +598,19 @@ static void link_append(rp_link *l, rp_msg *m)
 
 void rp_xq_drain(rp_xq *q)
 {
-    uint32_t r = q->w ^ 1;
-    for (size_t i = 0; i < q->n[r]; i++)
-        link_append(q->buf[r][i].l, q->buf[r][i].m);
-    q->n[r] = 0;
-    q->min_arrive[r] = RP_TIME_MAX;
+    rp_xbuf *x = rp_xq_buf(q, q->w ^ 1);
+    for (size_t i = 0; i < x->n; i++)
+        link_append(x->buf[i].l, x->buf[i].m);
+    x->n = 0;
+    x->min_arrive = RP_TIME_MAX;
 }
 
 void rp_xq_flip(rp_xq *q)
 {
     q->w ^= 1;
-    q->n[q->w] = 0;
-    q->min_arrive[q->w] = RP_TIME_MAX;
+    rp_xbuf *x = rp_xq_buf(q, q->w);
+    x->n = 0;
+    x->min_arrive = RP_TIME_MAX;
 }
 
 int rp_xq_list_push(rp_xq_list *l, rp_xq *q)
@@ -636,8 +637,8 @@ void rp_xq_list_fini(rp_xq_list *l)
 
 void rp_xq_fini(rp_xq *q)
 {
-    free(q->buf[0]);
-    free(q->buf[1]);
+    free(q->b0.buf);
+    free(q->b1.buf);
     memset(q, 0, sizeof *q);
 }
 

@@ -772,9 +772,9 @@ static rp_time device_next(rp_sim *s)
             rp_sim_fail(s, "out of memory queueing messages between partitions");
         for (size_t i = 0; i < pt->incoming.n; i++) {
             rp_xq *x = pt->incoming.v[i];
-            uint32_t r = x->w ^ 1;
-            if (x->n[r] && x->min_arrive[r] < t)
-                t = x->min_arrive[r];
+            const rp_xbuf *r = rp_xq_buf(x, x->w ^ 1);
+            if (r->n && r->min_arrive < t)
+                t = r->min_arrive;
         }
     }
     return t;

@@ -292,15 +292,29 @@ typedef struct rp_xq_list {
     size_t n, cap;
     int oom;                   /* an append to it, or to one of its queues, failed */
 } rp_xq_list;
+/* One buffer of a queue between partitions. */
+typedef struct rp_xbuf {
+    rp_xent *buf;
+    size_t n, cap;
+    rp_time min_arrive;        /* earliest arrival in the buffer; meaningful only when n > 0 */
+} rp_xbuf;
+/* During a window the sender writes one buffer and the receiver empties the
+ * other, on different cores: 64 bytes (a host cache line) of padding lie
+ * between the buffers, and after the second, so that neither shares a line
+ * with the other (or with the next queue of an array: what they share is
+ * read only). */
 typedef struct rp_xq {
-    rp_xent *buf[2];
-    size_t n[2], cap[2];
-    rp_time min_arrive[2];     /* earliest arrival in each buffer; meaningful only when n[] > 0 */
-    uint32_t w;                /* buffer the sender appends to */
+    rp_xbuf b0;
+    char pad0_[64];
+    rp_xbuf b1;
+    char pad1_[64];
+    uint32_t w;                /* buffer the sender appends to (0: b0, 1: b1) */
     int oom;                   /* an append failed (out of memory) */
     rp_xq_list *written;       /* the sender's list of queues written this window (NULL: none kept) */
     uint32_t to;               /* the receiving partition */
 } rp_xq;
+/* Buffer i (0 or 1) of q. */
+static inline rp_xbuf *rp_xq_buf(rp_xq *q, uint32_t i) { return i ? &q->b1 : &q->b0; }
 /* Deliver the messages of q's drain buffer into their links (receiver side,
  * in send order; each link's FIFO stays ordered by arrival) and empty it. */
 void rp_xq_drain(rp_xq *q);
@@ -317,21 +331,25 @@ void rp_xq_list_fini(rp_xq_list *l);
  * contention. Arrival = max(ready, busy) + size/bandwidth + latency, so
  * arrival times are monotone and the FIFO stays ordered. */
 struct rp_link {
-    /* the receiver's side (delivery) */
+    /* written by the receiver's side (delivery) */
     rp_event ev;
-    rp_engine *eng;        /* engine of the destination (delivery events) */
     rp_msg *head, *tail;
+    /* read only once wired (64 bytes or more: a link that crosses partitions
+     * is written by the sender's core and the receiver's, and the two
+     * written parts never share a host cache line) */
+    rp_engine *eng;        /* engine of the destination (delivery events) */
     rp_port *dst;          /* default destination */
-    /* the sender's side */
     rp_engine *src_eng;    /* engine of the sender (its `now`); == eng unless the link crosses partitions */
     rp_xq *xq;             /* non-NULL: crosses partitions; sends go through this queue */
     rp_time latency_ps;
     uint64_t bytes_per_s;  /* 0 = infinite bandwidth */
-    uint32_t header_bytes; /* added to each message's payload on the wire */
-    rp_time busy_until;
-    uint64_t st_msgs, st_bytes; /* statistics */
     const char *name;      /* set on links a timeline shows as bandwidth (inter-GPU links, DRAM inputs); else NULL */
     struct rp_fan *fan;    /* non-NULL: senders in several partitions, each on its own input (rp_link_fan) */
+    uint32_t header_bytes; /* added to each message's payload on the wire */
+    /* written by the sender's side */
+    rp_time busy_until;
+    uint64_t st_msgs, st_bytes; /* statistics */
+    char pad_[64];         /* apart from the next link's receiver part (links in arrays) */
 };
 
 /* A fan-in (rp_link_fan): n input links with the latency, into an arbiter

@@ -736,12 +736,12 @@ static void test_cross_link_windows(void **state)
         ;
     assert_int_equal(A.now, 9999);
     assert_int_equal(q.w, 0);
-    assert_int_equal(q.n[0], 3);
-    assert_int_equal(q.n[1], 0);
-    assert_int_equal(q.min_arrive[0], 11500);
+    assert_int_equal(q.b0.n, 3);
+    assert_int_equal(q.b1.n, 0);
+    assert_int_equal(q.b0.min_arrive, 11500);
     for (int i = 0; i < 3; i++) {
-        assert_ptr_equal(q.buf[0][i].l, &l);
-        assert_int_equal(q.buf[0][i].m->arrive, x_want[i]);
+        assert_ptr_equal(q.b0.buf[i].l, &l);
+        assert_int_equal(q.b0.buf[i].m->arrive, x_want[i]);
     }
     /* nothing reached B: no event, no delivery, no link activity */
     assert_int_equal(rp_engine_next_time(&B), RP_TIME_MAX);
@@ -751,19 +751,19 @@ static void test_cross_link_windows(void **state)
     assert_null(l.head);
     assert_false(l.ev.pending);
     rp_xq_drain(&q); /* drain buffer (1) is empty: nothing moves */
-    assert_int_equal(q.n[0], 3);
+    assert_int_equal(q.b0.n, 3);
     assert_true(rp_engine_empty(&B));
 
     /* serial point */
     rp_xq_flip(&q);
     assert_int_equal(q.w, 1);
-    assert_int_equal(q.n[0], 3);
-    assert_int_equal(q.n[1], 0);
-    assert_int_equal(q.min_arrive[0], 11500);
+    assert_int_equal(q.b0.n, 3);
+    assert_int_equal(q.b1.n, 0);
+    assert_int_equal(q.b0.min_arrive, 11500);
     rp_time t0 = rp_engine_next_time(&A); /* 11600 */
     assert_int_equal(t0, 11600);
-    if (q.min_arrive[0] < t0)
-        t0 = q.min_arrive[0];
+    if (q.b0.min_arrive < t0)
+        t0 = q.b0.min_arrive;
     assert_int_equal(t0, 11500);
     rp_time lim = t0 + XL; /* window 2: [11500, 21500) */
 
@@ -771,15 +771,15 @@ static void test_cross_link_windows(void **state)
      * and leaves buf[0] (being drained) alone */
     while (rp_engine_step_before(&A, 13000))
         ;
-    assert_int_equal(q.n[1], 1);
-    assert_int_equal(q.min_arrive[1], 22600);
-    assert_int_equal(q.n[0], 3);
-    assert_int_equal(q.min_arrive[0], 11500);
+    assert_int_equal(q.b1.n, 1);
+    assert_int_equal(q.b1.min_arrive, 22600);
+    assert_int_equal(q.b0.n, 3);
+    assert_int_equal(q.b0.min_arrive, 11500);
     /* B: drain, then its whole window */
     rp_xq_drain(&q);
-    assert_int_equal(q.n[0], 0);
-    assert_int_equal(q.min_arrive[0], RP_TIME_MAX);
-    assert_int_equal(q.n[1], 1);
+    assert_int_equal(q.b0.n, 0);
+    assert_int_equal(q.b0.min_arrive, RP_TIME_MAX);
+    assert_int_equal(q.b1.n, 1);
     assert_int_equal(rp_engine_next_time(&B), 11500);
     assert_int_equal(got.n, 0);
     while (rp_engine_step_before(&B, lim))
@@ -791,22 +791,22 @@ static void test_cross_link_windows(void **state)
     while (rp_engine_step_before(&A, lim))
         ;
     assert_int_equal(A.now, 15000);
-    assert_int_equal(q.n[1], 2);
-    assert_int_equal(q.buf[1][1].m->arrive, 26000);
-    assert_int_equal(q.min_arrive[1], 22600);
+    assert_int_equal(q.b1.n, 2);
+    assert_int_equal(q.b1.buf[1].m->arrive, 26000);
+    assert_int_equal(q.b1.min_arrive, 22600);
     assert_int_equal(rp_engine_next_time(&B), RP_TIME_MAX);
 
     /* serial point; window 3 */
     rp_xq_flip(&q);
     assert_int_equal(q.w, 0);
-    assert_int_equal(q.n[0], 0);
-    assert_int_equal(q.min_arrive[0], RP_TIME_MAX);
+    assert_int_equal(q.b0.n, 0);
+    assert_int_equal(q.b0.min_arrive, RP_TIME_MAX);
     assert_int_equal(rp_engine_next_time(&A), RP_TIME_MAX);
-    t0 = q.min_arrive[1];
+    t0 = q.b1.min_arrive;
     assert_int_equal(t0, 22600);
     assert_true(t0 >= lim); /* the lookahead guarantee */
     rp_xq_drain(&q);
-    assert_int_equal(q.n[1], 0);
+    assert_int_equal(q.b1.n, 0);
     while (rp_engine_step_before(&B, t0 + XL))
         ;
     assert_int_equal(got.n, 5);
@@ -841,8 +841,8 @@ static void test_cross_link_windows(void **state)
     }
     rp_engine_fini(&E);
     rp_xq_fini(&q);
-    assert_null(q.buf[0]);
-    assert_null(q.buf[1]);
+    assert_null(q.b0.buf);
+    assert_null(q.b1.buf);
     rp_msg_pool_fini(&pool);
     rp_engine_fini(&A);
     rp_engine_fini(&B);
@@ -932,15 +932,15 @@ static void pp_run(int mode, pp_result *out)
                 t = tb;
             rp_xq *qs[2] = {&qab, &qba};
             for (int k = 0; k < 2; k++) {
-                uint32_t r = qs[k]->w ^ 1;
-                if (qs[k]->n[r]) {
-                    assert_true(qs[k]->min_arrive[r] >= prev_lim);
-                    for (size_t j = 0; j < qs[k]->n[r]; j++)
-                        assert_true(qs[k]->buf[r][j].m->arrive >= qs[k]->min_arrive[r]);
-                    if (qs[k]->min_arrive[r] < t)
-                        t = qs[k]->min_arrive[r];
+                const rp_xbuf *r = rp_xq_buf(qs[k], qs[k]->w ^ 1);
+                if (r->n) {
+                    assert_true(r->min_arrive >= prev_lim);
+                    for (size_t j = 0; j < r->n; j++)
+                        assert_true(r->buf[j].m->arrive >= r->min_arrive);
+                    if (r->min_arrive < t)
+                        t = r->min_arrive;
                 } else if (windows) { /* (a zeroed rp_xq starts with min_arrive 0) */
-                    assert_int_equal(qs[k]->min_arrive[r], RP_TIME_MAX);
+                    assert_int_equal(r->min_arrive, RP_TIME_MAX);
                 }
             }
             if (t == RP_TIME_MAX)
@@ -1039,9 +1039,9 @@ static void test_xq_written_list(void **state)
     assert_int_equal(written.n, 2);
     assert_ptr_equal(written.v[0], &q[2]);
     assert_ptr_equal(written.v[1], &q[0]);
-    assert_int_equal(q[2].n[q[2].w], 3);
-    assert_int_equal(q[0].n[q[0].w], 2);
-    assert_int_equal(q[1].n[q[1].w], 0);
+    assert_int_equal(rp_xq_buf(&q[2], q[2].w)->n, 3);
+    assert_int_equal(rp_xq_buf(&q[0], q[0].w)->n, 2);
+    assert_int_equal(rp_xq_buf(&q[1], q[1].w)->n, 0);
     assert_false(written.oom);
     /* serial point: flip the written ones, clear the list; the next window's
      * first message lists a queue again */
@@ -1050,7 +1050,7 @@ static void test_xq_written_list(void **state)
     written.n = 0;
     rp_xq_drain(&q[2]);
     rp_xq_drain(&q[0]);
-    assert_int_equal(q[2].n[q[2].w ^ 1], 0);
+    assert_int_equal(rp_xq_buf(&q[2], q[2].w ^ 1)->n, 0);
     rp_msg *m = rp_msg_alloc(&pool);
     rp_link_send(&l[1], m, XL);
     assert_int_equal(written.n, 1);
@@ -1059,7 +1059,7 @@ static void test_xq_written_list(void **state)
         ;
     assert_int_equal(got.n, 5); /* the five of the first window reached B */
     rp_xq_drain(&q[1]); /* not flipped: its message stays in the write buffer */
-    assert_int_equal(q[1].n[q[1].w], 1);
+    assert_int_equal(rp_xq_buf(&q[1], q[1].w)->n, 1);
     rp_xq_flip(&q[1]);
     rp_xq_drain(&q[1]);
     while (rp_engine_step_before(&B, RP_TIME_MAX))
