@@ -116,21 +116,47 @@ void rp_lbuf_put(rp_lbufs *p, uint8_t *b)
 {
     if (!b)
         return;
-    void **head = lbuf_maker(b) == p ? &p->free : &p->away;
-    memcpy(b, head, sizeof *head);
-    *head = b;
+    rp_lbufs *m = lbuf_maker(b);
+    if (m == p) {
+        memcpy(b, &p->free, sizeof p->free);
+        p->free = b;
+    } else {
+        if (!p->away) {
+            p->away_tail = b;
+            p->away_maker = m;
+        } else if (p->away_maker != m) {
+            p->away_maker = RP_LBUFS_MIXED;
+        }
+        memcpy(b, &p->away, sizeof p->away);
+        p->away = b;
+    }
     p->live--;
 }
 
+/* Buffers released by another partition's thread were last written on its
+ * core: when they all come from one pool (the usual case: the fills an L2
+ * bank sent to one group's L1s) the list is spliced onto that pool's free
+ * list whole, touching its last buffer only, not walked buffer by buffer at
+ * the serial point. Which buffer a pool hands out next never changes a
+ * result (a buffer's bytes are written before they are read). */
 void rp_lbufs_return(rp_lbufs *p)
 {
-    for (uint8_t *b = p->away, *n; b; b = n) {
-        memcpy(&n, b, sizeof n);
-        rp_lbufs *m = lbuf_maker(b);
-        memcpy(b, &m->free, sizeof m->free);
-        m->free = b;
+    if (!p->away)
+        return;
+    if (p->away_maker != RP_LBUFS_MIXED) {
+        rp_lbufs *m = p->away_maker;
+        memcpy(p->away_tail, &m->free, sizeof m->free);
+        m->free = p->away;
+    } else {
+        for (uint8_t *b = p->away, *n; b; b = n) {
+            memcpy(&n, b, sizeof n);
+            rp_lbufs *m = lbuf_maker(b);
+            memcpy(b, &m->free, sizeof m->free);
+            m->free = b;
+        }
     }
-    p->away = NULL;
+    p->away = p->away_tail = NULL;
+    p->away_maker = NULL;
 }
 
 void rp_lbufs_fini(rp_lbufs *p)

@@ -587,18 +587,24 @@ typedef struct claim_word {
 /* Windows between two assignments of partitions to threads. */
 #define RP_ASSIGN_EVERY 256
 
-/* A thread that has run its own partitions takes another thread's only when
- * that partition's load (rp_part.load: 64 x its events per window, moving
- * average) is at least this: 128 events, about 10 us of work at the 2-core
- * VM's 80 ns per event. An estimate from measurements (2-core VM, 1x traces,
- * --threads 2, 2026-12-02): moving a partition costs its working set's cache
- * misses on the thief's core and again on its owner's in the next window.
- * Where a window holds ~33 events per partition (r9nano cut into 6
- * partitions, 4 ns windows) taking them made gd 1.25-1.39 s against
- * 1.16-1.21 s without, km 3.95-4.35 against 3.77-4.03 s; where it holds
- * 250-500 (u-mgpu, 250 ns windows) it helped: gd 1.14-1.18 against
- * 1.23-1.46 s, conv 1.01-1.16 against 1.23-1.29 s. */
+/* A thread that has run its own partitions takes another thread's (one no
+ * thread has started) only when that partition's load (rp_part.load: 64 x its
+ * events per window, moving average) is at least RP_STEAL_MIN_LOAD, 128
+ * events (about 10 us of work at the 2-core VM's 80 ns per event), or when
+ * there are RP_STEAL_MANY or more partitions per thread (each then a small
+ * share of a thread's state). Moving a partition costs its working set's
+ * cache misses on the thief's core, and again on its owner's in the next
+ * window. Estimates from measurements (2-core VM, --threads 2, 2026-12-02):
+ * where a window holds ~33 events per partition and a thread 3 partitions
+ * (r9nano cut into 6 partitions, 4 ns windows) taking them cost more than it
+ * saved (km 1x 3.50-3.67 s with, 3.24-3.44 s without); where it holds
+ * 250-500 (u-mgpu, 250 ns windows) it helped (gd 1x 1.14-1.18 s with,
+ * 1.23-1.46 s without; conv 1x 1.01-1.16 against 1.23-1.29 s), and where a
+ * thread holds 12 small ones (d-mgpu cut, 25 partitions) too (gd 1x, 4 GPUs:
+ * 3.93-4.19 s taking any, 4.00-4.33 s none, 4.47-4.64 s only the loads of
+ * 128 events or more). */
 #define RP_STEAL_MIN_LOAD (64u * 128u)
+#define RP_STEAL_MANY 4
 
 typedef struct run_ctx {
     rp_sim *s;
@@ -654,9 +660,9 @@ static inline bool claim(run_ctx *c, uint32_t i)
 
 /* Thread tid's share of a window: its own partitions first (the same ones
  * window after window, so their state stays in that core's caches), heaviest
- * first, then any partition no thread has taken yet whose load is at least
- * RP_STEAL_MIN_LOAD, heaviest first (a thread whose partitions were light
- * helps a busy one where the work moved is worth the move). Every partition
+ * first, then any partition no thread has taken yet, heaviest first, where
+ * the work moved is worth the move (RP_STEAL_MIN_LOAD: a thread whose
+ * partitions were light helps a busy one). Every partition
  * is on some thread's own list (assign), so every one runs. Which thread
  * runs a partition, and when, never changes a result. */
 static void run_window(run_ctx *c, uint32_t tid)
@@ -667,8 +673,9 @@ static void run_window(run_ctx *c, uint32_t tid)
         if (claim(c, own[k]))
             run_part(s, &s->parts[own[k]], c->t_lim);
     for (uint32_t k = 0; k < s->n_parts; k++) {
-        rp_part *p = &s->parts[c->order[k]];
-        if (p->load >= RP_STEAL_MIN_LOAD && claim(c, c->order[k]))
+        uint32_t i = c->order[k];
+        rp_part *p = &s->parts[i];
+        if ((p->load >= RP_STEAL_MIN_LOAD || s->n_parts >= RP_STEAL_MANY * c->nt) && claim(c, i))
             run_part(s, p, c->t_lim);
     }
 }

@@ -103,10 +103,13 @@ typedef struct rp_lbufs rp_lbufs;
 struct rp_lbufs {
     void *free;
     void *away;              /* other pools' buffers released here, to return (rp_lbufs_return) */
+    void *away_tail;         /* the last buffer on away (the first released) */
+    rp_lbufs *away_maker;    /* the pool that made every buffer on away; RP_LBUFS_MIXED: several */
     void *all;               /* every buffer block made (header link), for rp_lbufs_fini */
     uint32_t line;           /* data bytes per buffer (0 until first use) */
     uint64_t live;           /* handed out, not yet returned */
 };
+#define RP_LBUFS_MIXED ((rp_lbufs *)1)
 uint8_t *rp_lbuf_get(rp_lbufs *p, uint32_t line); /* NULL only when out of memory */
 void rp_lbuf_put(rp_lbufs *p, uint8_t *b);          /* accepts NULL */
 /* Hand p's `away` buffers back to the pools that made them; only where no

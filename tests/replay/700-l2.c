@@ -281,13 +281,62 @@ static void test_lbufs_return_to_maker(void **state)
     rp_lbufs_fini(&b); /* y is in flight: fini frees what b made all the same */
 }
 
+/* Several buffers of one maker released in another pool go back as one
+ * spliced list (every one of them, none lost); buffers of two makers
+ * released in a third pool go back each to its own maker. */
+static void test_lbufs_return_splice(void **state)
+{
+    (void)state;
+    rp_lbufs a, b, c;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    memset(&c, 0, sizeof c);
+    uint8_t *x[3];
+    for (int i = 0; i < 3; i++)
+        assert_non_null(x[i] = rp_lbuf_get(&a, 64));
+    uint8_t *own = rp_lbuf_get(&a, 64);
+    rp_lbuf_put(&a, own); /* a's free list: own */
+    for (int i = 0; i < 3; i++)
+        rp_lbuf_put(&b, x[i]);
+    assert_ptr_equal(b.away_maker, &a);
+    assert_ptr_equal(b.away_tail, x[0]);
+    rp_lbufs_return(&b);
+    assert_null(b.away);
+    assert_null(b.away_tail);
+    int seen[4] = {0};
+    for (int k = 0; k < 4; k++) {
+        uint8_t *g = rp_lbuf_get(&a, 64);
+        for (int i = 0; i < 3; i++)
+            seen[i] += g == x[i];
+        seen[3] += g == own;
+    }
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(seen[i], 1);
+    assert_null(a.free); /* all four handed out again, none made anew */
+    /* two makers into a third pool */
+    uint8_t *ya = x[0], *yc = rp_lbuf_get(&c, 64);
+    assert_non_null(yc);
+    rp_lbuf_put(&b, ya);
+    rp_lbuf_put(&b, yc);
+    assert_ptr_equal(b.away_maker, RP_LBUFS_MIXED);
+    rp_lbufs_return(&b);
+    assert_null(b.away);
+    assert_ptr_equal(a.free, ya);
+    assert_ptr_equal(c.free, yc);
+    assert_null(b.away_maker);
+    rp_lbufs_fini(&a);
+    rp_lbufs_fini(&b);
+    rp_lbufs_fini(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
         cmocka_unit_test(test_hit_latency), cmocka_unit_test(test_mshr_merge),
         cmocka_unit_test(test_mshr_stall), cmocka_unit_test(test_writeback_flush),
         cmocka_unit_test(test_write_through), cmocka_unit_test(test_functional_write),
-        cmocka_unit_test(test_lbufs_return_to_maker), cmocka_unit_test(test_strip_sets),
+        cmocka_unit_test(test_lbufs_return_to_maker), cmocka_unit_test(test_lbufs_return_splice),
+        cmocka_unit_test(test_strip_sets),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
