@@ -992,19 +992,20 @@ int rp_sim_run(rp_sim *s)
         /* A window with work in one partition only (a program that keeps one
          * GPU busy at a time, a kernel's tail) runs on this thread alone:
          * the workers stay at the barrier (they stop spinning and sleep
-         * after RP_SPIN_US) instead of crossing it twice for nothing. */
+         * after RP_SPIN_US) instead of crossing it twice for nothing. Which
+         * partitions have nothing to do is found once (running one partition
+         * changes no other's: what it sends is delivered at the next window);
+         * the barrier publishes it to the workers. */
         uint32_t busy = 0;
-        for (uint32_t p = 0; p < s->n_parts && busy < 2; p++)
-            busy += !idle(&s->parts[p], c.t_lim);
+        for (uint32_t p = 0; p < s->n_parts; p++)
+            busy += !(c.idle[p] = idle(&s->parts[p], c.t_lim));
         if (c.bar.n == 1 || busy < 2) {
             for (uint32_t p = 0; p < s->n_parts; p++)
-                if (!idle(&s->parts[p], c.t_lim))
+                if (!c.idle[p])
                     run_part(s, &s->parts[p], c.t_lim);
         } else {
             c.window++;
             assign(&c);
-            for (uint32_t p = 0; p < s->n_parts; p++) /* nothing to do (the barrier publishes it) */
-                c.idle[p] = idle(&s->parts[p], c.t_lim);
             barrier_wait(&c.bar, &sense);
             run_window(&c, 0);
             barrier_wait(&c.bar, &sense);
