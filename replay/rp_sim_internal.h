@@ -266,25 +266,34 @@ struct rp_part {
     rp_msg_pool pool;
     rp_lbufs lbufs;
     rp_check check;
-    FILE *out;                /* open_memstream over obuf; NULL when the sim is quiet */
+    /* The coordinator (parallel.c) reads some of what follows between
+     * windows, for every partition: on host cache lines of their own, apart
+     * from the lines the running thread writes all the time (above), and
+     * grouped by who writes them, so that reading a partition that ran on
+     * another core costs about one line. Read mostly: */
+    _Alignas(64) FILE *out;   /* open_memstream over obuf; NULL when the sim is quiet */
     char *obuf;
     size_t olen;
     rp_knote *notes;          /* kernel starts/ends since the last synchronisation point */
     size_t n_notes, cap_notes;
     rp_res res;               /* pool, check, out: what its components use (rp_res_tls in a window) */
     rp_xq *xq;                /* [n_parts]: queues of messages towards each partition */
-    rp_xq_list written;       /* of xq: those written in the current window (in first-write order) */
-    rp_xq_list incoming;      /* queues towards it with messages to drain (in sending-partition order) */
-    rp_time next;             /* earliest pending event after its last window */
     uint32_t id;
     uint32_t fan_slot;        /* its input into fan-in links (rp_link_fan): 0 the memory side, 1 + i L2
                                * slice i (sim.l2_partitions); UINT32_MAX none */
-    uint64_t ev_mark;         /* eng.n_events at the end of the last window */
-    uint64_t load;            /* events per window, a moving average (x 64): its share when dealt to threads */
     struct rp_ffpool *ffpool; /* sampled replay with rp_sim.smp_defer: its fast-forwards' state (sample.c) */
+    /* Written by the thread that runs it, read (and written.n emptied) by
+     * the coordinator after the window: */
+    _Alignas(64) rp_xq_list written; /* of xq: those written in the current window (in first-write order) */
+    rp_time next;             /* earliest pending event after its last window */
+    uint64_t ev_win;          /* events it handled in its last window */
     uint64_t smp_skipped;     /* with rp_sim.smp_serial_groups: wavefront instructions it skipped since the
                                * last serial point (then added to rp_sim.smp_skipped) */
-    char pad[64];             /* keep partitions' hot fields on separate cache lines */
+    bool lb_away;             /* lbufs.away was non-empty at the end of its last window */
+    /* Written by the coordinator, read by the thread that runs it: */
+    _Alignas(64) rp_xq_list incoming; /* queues towards it with messages to drain (in sending-partition order;
+                                       * emptied by the coordinator after the window that drained them) */
+    uint64_t load;            /* events per window, a moving average (x 64): its share when dealt to threads */
 };
 
 /* The partition the calling thread is running (NULL: the host / serial
