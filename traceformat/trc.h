@@ -394,8 +394,19 @@ const trc_event *trc_reader_event(const trc_reader *r, size_t i); /* program ord
 trc_wg *trc_reader_load_wg(trc_reader *r, uint32_t kernel_id, uint32_t i, char *err, size_t errlen);
 void trc_wg_free(trc_wg *wg); /* accepts NULL */
 
-/* Default bound of the decompressed-frame cache, bytes. */
-#define TRC_READER_CACHE_DEFAULT (64u << 20)
+/* Default bound of the decompressed-frame cache, bytes. A replay loads
+ * workgroups in grid order, so it uses each frame (<= 1 MiB of data values,
+ * 128 KiB of records: TRC_FRAME_*_BYTES) for a stretch of consecutive
+ * workgroups and rarely again; the cache needs to hold the frames of the
+ * kernels running at once. Measured (mgpu-replay, 2026-12-02): 16 MiB
+ * decodes every frame as often as 64 MiB did on r9nano (gd, km, aes, conv
+ * 1x), d-mgpu (gd 1x on 4 GPUs) and u-mgpu (gd 4x: 504 frames; 8 MiB: 514,
+ * 4 MiB: 542) and sampled (km 4x), and a smaller cache reuses the memory of
+ * evicted frames instead of touching new pages: peak memory of the r9nano
+ * replays 122 -> 81 MB (gd), 133 -> 81 MB (km), 139 -> 91 MB (conv), wall
+ * time the same or less (gd 1.05-1.36 -> 1.05-1.06 s, km 3.40-3.56 ->
+ * 3.36-3.42 s). An estimate for more concurrent kernels than that. */
+#define TRC_READER_CACHE_DEFAULT (16u << 20)
 /* Bound the cache of decompressed frames to `bytes` (0 = keep no frame after
  * the load that needed it). Frames being decoded from are never evicted, so
  * memory may exceed the bound by the frames in use (one or two per thread
