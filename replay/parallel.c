@@ -139,12 +139,11 @@ int rp_sim_partition(rp_sim *s)
     if (!s->threads)
         s->threads = 1;
     s->parts = aligned_alloc(_Alignof(rp_part), s->n_parts * sizeof *s->parts); /* whole host cache lines */
-    if (s->parts)
-        memset(s->parts, 0, s->n_parts * sizeof *s->parts);
     if (!s->parts) {
         snprintf(s->err, sizeof s->err, "out of memory");
         return -1;
     }
+    memset(s->parts, 0, s->n_parts * sizeof *s->parts);
     for (uint32_t p = 0; p < s->n_parts; p++) {
         rp_part *pt = &s->parts[p];
         pt->id = p;
@@ -1157,7 +1156,7 @@ int rp_sim_run(rp_sim *s)
          * receivers drain them in sending-partition order. The window's
          * critical path: the most events one partition handled. */
         for (uint32_t p = 0; p < s->n_parts; p++)
-            if (!c.idle[p] && s->parts[p].incoming.n)
+            if (!c.idle[p]) /* (an idle partition had nothing incoming) */
                 s->parts[p].incoming.n = 0;
         uint64_t most = 0;
         for (uint32_t p = 0; p < s->n_parts; p++) {
