@@ -306,6 +306,11 @@ static const param params[] = {
      "later ones are fast-forwarded whole; 0 = off"},
     {"sample.stable", PT_UINT, F(sample_stable), "3", 2, 32, "windows",
      "sampled replay: windows whose rates must agree before the rest of a kernel is fast-forwarded"},
+    {"sample.alike_groups", PT_UINT, F(sample_alike_groups), "1", 0, 32, "groups of windows",
+     "sampled replay, workgroup level: a launch whose launches alike (sample.kernels) already had a stretch "
+     "fast-forwarded switches once this many groups of windows after its warm-up agree within sample.tolerance "
+     "with the rate that decided theirs, instead of sample.stable groups agreeing with each other; 0 = off (model "
+     "choice)"},
     {"sample.waves", PT_UINT, F(sample_waves), "1", 0, 1, "0 or 1",
      "sampled replay, wave level: once every workgroup of a kernel has started, a wave that measured its time "
      "per instruction skips ahead (stores applied, the time predicted) to its last sample.wave_tail percent; "

@@ -183,7 +183,10 @@ static void disp_run(rp_event *ev, rp_engine *e)
             nk++;
         else if (!a->flushing && a->wgs_done == a->n_wg) {
             if (a->smp.switched && !a->smp.held) {
-                /* sampled: the fast-forwarded workgroups' predicted time (sample.c) */
+                /* sampled: the fast-forwarded workgroups' predicted time (sample.c),
+                 * the last stretch applied now */
+                if (x->sample_hold && x->sample_hold(x->owner, a))
+                    return;
                 a->smp.held = true;
                 a->smp.hold_until = e->now + a->smp.skip_ps;
             }

@@ -67,6 +67,7 @@ typedef struct rp_ctx {
     int (*sample_kernel_start)(void *owner, rp_kernel *k);         /* sample.c */
     void (*sample_kernel_end)(void *owner, rp_kernel *k);
     int (*sample_wg_done)(void *owner, rp_kernel *k, rp_time now);
+    int (*sample_hold)(void *owner, rp_kernel *k); /* its workgroups done, its predicted time begins */
     /* wave w is at walk.dyn >= w->smp_next, to issue at t: 0 go on, 1 sleep
      * until *resume (it skipped ahead), -1 the walk failed (rp_walk_error
      * reported it); and w ended at t */

@@ -129,6 +129,10 @@ typedef struct rp_ksample {
     uint64_t n_seen;          /* windows since the measurement began (warm-up included) */
     uint32_t merge;           /* windows per group that agreed last (0: none yet) */
     double last_dev;          /* the spread of the groups that agreed last */
+    double first_mean;        /* the rate that decided its first stretch, over groups of first_merge windows */
+    uint32_t first_merge;
+    bool by_group;            /* its first stretch was decided by agreeing with its launches alike's rate
+                               * (sample.alike_groups), not by sample.stable groups of its own */
     bool off;                 /* not sampled (awaits, grid barrier, too few workgroups): replayed in full */
     bool whole;               /* the whole launch was fast-forwarded (kernel level) */
     size_t group;             /* 1 + its index in rp_sim.sgroups (kernel level), 0: none */
@@ -138,6 +142,9 @@ typedef struct rp_ksample {
     uint64_t skipped_instr;   /* wavefront instructions of the skipped workgroups (the trace's) */
     double rate_mean, rate_dev; /* of the windows that decided; dev: largest relative deviation */
     double prev_mean;         /* the rate that predicted the last stretch (0: none yet) */
+    uint32_t defer_first, defer_n; /* the last stretch, fast-forwarded when the workgroups in flight are
+                               * done (rp_sample_hold), at rate defer_mean within defer_rel */
+    double defer_mean, defer_rel;
     uint64_t period_rounds;   /* length of the next stretch, in rounds (sample.period, grown by sample.period_growth) */
     uint32_t stretches;       /* stretches fast-forwarded */
     rp_time t_switch, skip_ps, bound_ps, hold_until;
@@ -347,6 +354,10 @@ struct rp_sim {
         double ps_per_instr[8]; /* of its last launches replayed (in full or sampled at the workgroup level) */
         double rel_bound[8];  /* their own relative error bound (0 for a full replay) */
         bool off;             /* a launch of it polled: never skipped */
+        double wg_rate;       /* the rate (wavefront instructions per ps) that decided the first stretch of its
+                               * last launch sampled at the workgroup level (0: none), over groups of wg_merge
+                               * windows: a later launch may switch on agreeing with it (sample.alike_groups) */
+        uint32_t wg_merge;
     } *sgroups;
     size_t n_sgroups;
     uint64_t smp_skipped;     /* wavefront instructions skipped so far, every kernel (workgroup, kernel and wave level) */
@@ -543,6 +554,13 @@ int rp_mem_functional(rp_sim *s, uint32_t g, uint64_t addr, const uint8_t *src, 
  * handed out (their stores reach the memory, their time is predicted:
  * k->smp). 0, or -1 after rp_sim_fail. */
 int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now);
+/* Sampled replay (rp_ctx.sample_hold), called by the dispatcher once k's
+ * workgroups in flight are done after a switch, before its predicted time
+ * runs: fast-forwards the last stretch, which rp_sample_wg_done left for
+ * then (what the workgroups in flight leave in the L2 comes before what the
+ * later workgroups it skips leave, as in grid order). 0, or -1 after
+ * rp_sim_fail. */
+int rp_sample_hold(rp_sim *s, rp_kernel *k);
 /* Sampled replay, wave level (sample.c; rp_ctx.sample_wave): a wave runs
  * sample.wave_warmup percent of its recorded instructions, then measures
  * its time per instruction over the next sample.wave_measure percent (two

@@ -1073,6 +1073,32 @@ static double windows_rate(const rp_ksample *m, uint32_t from, uint32_t n)
     return ps ? (double)i / (double)ps : 0;
 }
 
+/* Fast-forward the stretch [first, first + n) of k predicted at rate mean
+ * (wavefront instructions per ps) within rel of it: its time and bound
+ * added to k's. 0, or -1 after rp_sim_fail. */
+static int stretch_apply(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t n, double mean, double rel)
+{
+    rp_ksample *m = &k->smp;
+    uint64_t instr = 0;
+    if (ff_range(s, k, first, n, true, &instr))
+        return -1;
+    m->skipped_instr += instr;
+    rp_time sp = (rp_time)((double)instr / mean);
+    m->skip_ps += sp;
+    m->bound_ps += (rp_time)((double)sp * rel);
+    return 0;
+}
+
+int rp_sample_hold(rp_sim *s, rp_kernel *k)
+{
+    rp_ksample *m = &k->smp;
+    if (!m->defer_n)
+        return 0;
+    uint32_t n = m->defer_n;
+    m->defer_n = 0;
+    return stretch_apply(s, k, m->defer_first, n, m->defer_mean, m->defer_rel);
+}
+
 int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
 {
     rp_ksample *m = &k->smp;
@@ -1152,6 +1178,38 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
      * (conv at 2048 x 2048 was +6.3% off, outside its bound, before it). The
      * next stretch is sample.period x f rounds (as long against its
      * measurement as for f = 1). */
+    /* Launches alike measured before (the kernel level's group): this
+     * launch's first stretch is decided once sample.alike_groups groups of
+     * their f windows after its warm-up each agree within the tolerance with
+     * the rate that decided their first stretch (the same code, grid and
+     * arguments at the same point of the launch: theirs showed that the
+     * rate holds still there, sample.stable groups of its own would show
+     * it again). The group's rate is that of its last launch sampled at the
+     * workgroup level (group_end). */
+    const struct rp_sgroup *grp =
+        !found && !m->switched && m->group && c->sample_alike_groups ? &s->sgroups[m->group - 1] : NULL;
+    if (grp && !grp->off && grp->wg_rate > 0) {
+        uint32_t fg = grp->wg_merge ? grp->wg_merge : 1, ng = c->sample_alike_groups;
+        if ((uint64_t)fg * ng <= usable) {
+            double worst = 0;
+            for (uint32_t g = 0; g < ng; g++) {
+                double r = windows_rate(m, m->n_rate - (ng - g) * fg, fg);
+                double d = r > 0 ? (r > grp->wg_rate ? r - grp->wg_rate : grp->wg_rate - r) / grp->wg_rate : 1;
+                if (d > worst)
+                    worst = d;
+            }
+            mean = windows_rate(m, m->n_rate - ng * fg, ng * fg);
+            if (mean > 0 && worst * 100.0 <= c->sample_tolerance) {
+                found = true;
+                f = fg;
+                dev = worst;
+                drift = 0;
+                m->period_rounds = c->sample_period;
+                m->last_dev = dev;
+                m->by_group = true;
+            }
+        }
+    }
     double all = found ? 0 : windows_rate(m, m->n_rate - (uint32_t)usable, (uint32_t)usable);
     if (!found && (uint64_t)f * st <= usable)
         m->tests++;
@@ -1187,21 +1245,18 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     uint64_t per = m->period_rounds * f * m->peak; /* a stretch as long, against its measurement, for any f */
     if (per && per < left && left - per >= ((uint64_t)c->sample_warmup + f + 2) * m->peak)
         chunk = (uint32_t)per;
-    if (!m->switched)
+    if (!m->switched) {
         m->t_switch = now;
+        m->first_mean = mean;
+        m->first_merge = f;
+    }
     m->switched = true;
     m->stretches++;
     m->rate_mean = mean;
     if (dev > m->rate_dev)
         m->rate_dev = dev;
-    uint64_t instr = 0;
-    if (ff_range(s, k, k->next_wg, chunk, true, &instr))
-        return -1;
     m->skipped_wgs += chunk;
     m->detailed_wgs = k->n_wg - m->skipped_wgs;
-    m->skipped_instr += instr;
-    rp_time sp = (rp_time)((double)instr / mean);
-    m->skip_ps += sp;
     /* the bound: the spread of the deciding windows (at least half the
      * tolerance), plus their drift from the first to the last (a check: its
      * distance from the rate it checked), plus the distance of their rate
@@ -1210,7 +1265,17 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     double cum = now > m->cum_t0 ? (double)(ni - m->cum_i0) / (double)(now - m->cum_t0) : mean;
     double rel = (dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0) + drift +
                  (cum > mean ? cum - mean : mean - cum) / mean + moved;
-    m->bound_ps += (rp_time)((double)sp * rel);
+    if (k->next_wg + chunk == k->n_wg) {
+        /* the last stretch: applied once the workgroups in flight are done
+         * (rp_sample_hold), so that what they leave in the caches comes
+         * before what the later workgroups it skips leave, as in grid order */
+        m->defer_first = k->next_wg;
+        m->defer_n = chunk;
+        m->defer_mean = mean;
+        m->defer_rel = rel;
+    } else if (stretch_apply(s, k, k->next_wg, chunk, mean, rel)) {
+        return -1;
+    }
     k->next_wg += chunk;
     k->wgs_done += chunk;
     m->prev_mean = mean;
@@ -1416,6 +1481,10 @@ static void group_end(rp_sim *s, rp_kernel *k)
     if (k->spin_iterations || k->gws_cap || k->cas_seen) {
         g->off = true; /* its time depends on other workgroups */
         return;
+    }
+    if (k->smp.switched && k->smp.first_mean > 0) {
+        g->wg_rate = k->smp.first_mean; /* (rp_sample_wg_done, sample.alike_groups) */
+        g->wg_merge = k->smp.first_merge;
     }
     uint32_t n = c->sample_kernels < 8 ? c->sample_kernels : 8; /* the last n launches replayed in full */
     /* a launch sampled at the workgroup level counts with its predicted time */

@@ -602,6 +602,7 @@ static uint64_t ctx_flush_l2(void *o, uint32_t gpu) { return rp_mem_flush_l2(o, 
 static int ctx_sample_kernel_start(void *o, rp_kernel *k) { return rp_sample_kernel_start(o, k); }
 static void ctx_sample_kernel_end(void *o, rp_kernel *k) { rp_sample_kernel_end(o, k); }
 static int ctx_sample_wg_done(void *o, rp_kernel *k, rp_time now) { return rp_sample_wg_done(o, k, now); }
+static int ctx_sample_hold(void *o, rp_kernel *k) { return rp_sample_hold(o, k); }
 static int ctx_sample_wave(void *o, rp_wave *w, rp_engine *e, rp_time t, rp_time *resume)
 {
     return rp_sample_wave(o, w, e, t, resume);
@@ -658,6 +659,7 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
                       .route_l2 = ctx_route_l2, .gpu_of = ctx_gpu_of, .kernel_note = ctx_kernel_note,
                       .flush_l2 = ctx_flush_l2, .sample_kernel_start = ctx_sample_kernel_start,
                       .sample_kernel_end = ctx_sample_kernel_end, .sample_wg_done = ctx_sample_wg_done,
+                      .sample_hold = ctx_sample_hold,
                       .sample_wave = ctx_sample_wave, .sample_wave_end = ctx_sample_wave_end,
                       .sample_wg_end = ctx_sample_wg_end, .sample_apply = ctx_sample_apply, .page_of = ctx_page_of};
     s->n_gpus = cfg->topo_kind == RP_TOPO_SINGLE ? 1 : cfg->gpus;
@@ -1274,8 +1276,9 @@ void rp_sim_report(rp_sim *s, FILE *f)
                      (unsigned long long)k->order_loads, (unsigned long long)k->adopted_loads);
         if (k->smp.switched)
             snprintf(chk + strlen(chk), sizeof chk - strlen(chk),
-                     " [sampled: %u of %u workgroups in detail, the rest predicted %.3f us +- %.3f us]",
-                     k->smp.detailed_wgs, k->n_wg, (double)k->smp.skip_ps / 1e6, (double)k->smp.bound_ps / 1e6);
+                     " [sampled: %u of %u workgroups in detail%s, the rest predicted %.3f us +- %.3f us]",
+                     k->smp.detailed_wgs, k->n_wg, k->smp.by_group ? " (its rate as its launches alike's)" : "",
+                     (double)k->smp.skip_ps / 1e6, (double)k->smp.bound_ps / 1e6);
         if (k->smp.wave_skips)
             snprintf(chk + strlen(chk), sizeof chk - strlen(chk),
                      " [%s%llu of %llu wavefront instructions skipped in %llu waves, time predicted +- %.3f us]",
@@ -1500,6 +1503,8 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
             json_object_set_new(sm, "skipped_workgroups", json_integer(k->smp.skipped_wgs));
             json_object_set_new(sm, "stretches", json_integer(k->smp.stretches));
             json_object_set_new(sm, "group_windows", json_integer(k->smp.merge));
+            /* the first stretch decided by agreeing with the launches alike's rate (sample.alike_groups) */
+            json_object_set_new(sm, "by_launches_alike", json_boolean(k->smp.by_group));
             if (k->smp.wave_skips) {
                 json_object_set_new(sm, "wave_skips", json_integer((json_int_t)k->smp.wave_skips));
                 json_object_set_new(sm, "wave_skipped_instructions", json_integer((json_int_t)k->smp.wave_instr));

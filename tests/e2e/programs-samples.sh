@@ -343,6 +343,43 @@ sys.exit(0 if ok else 1)' "$OUT/ss-full.json" "$OUT/ss-smp.json"); then
   else bad "sample_swing --sample: ${err:-$res}"; fi
 fi
 
+echo "== sampled replay: a launch decided by its launches alike's rate, the last stretch applied after the workgroups in flight"
+# km at 131,072 points for 2 iterations (hashed loads, no LDS values: a small
+# trace): the second km_partial (kernel 4) switches on one group of windows
+# that agrees with the first one's rate (sample.alike_groups), the second
+# km_update (kernel 5, one workgroup reading the partial sums km_partial left
+# in the L2) runs in detail after it. Before the last stretch waited for the
+# workgroups in flight, those ran over the skipped workgroups' lines and
+# km_update was 37% fast (L2 hits 93% against 54%).
+KM=$BUILD/bench/km
+[ -x "$KM" ] || KM=build/bench/km
+if [ -x "$KM" ]; then
+  tr=$OUT/km-alike.gtrace
+  if "$EMU" --quiet --record "$tr" --load-values hash --lds-values none -- "$KM" --size 131072 --iters 2 >"$OUT/kma.out" 2>&1 \
+     && timeout 300 "$REPLAY" --topo r9nano --quiet --stats "$OUT/kma-full.json" "$tr" >"$OUT/kma-full.out" 2>&1 \
+     && timeout 300 "$REPLAY" --topo r9nano --sample --stats "$OUT/kma-smp.json" "$tr" >"$OUT/kma-smp.out" 2>&1 \
+     && timeout 300 "$REPLAY" --topo r9nano --sample --set sample.alike_groups=0 --stats "$OUT/kma-off.json" "$tr" >"$OUT/kma-off.out" 2>&1 \
+     && res=$("$PY" -c '
+import json, sys
+f, s, o = (json.load(open(p)) for p in sys.argv[1:4])
+dur = lambda k: k["end_ps"] - k["start_ps"]
+err = lambda i, r: (dur(r["kernels"][i]) - dur(f["kernels"][i])) / dur(f["kernels"][i])
+ks, ko = s["kernels"][4], o["kernels"][4]
+sm, so = ks.get("sampled", {}), ko.get("sampled", {})
+ok = len(f["kernels"]) == len(s["kernels"]) == 6 and s["check"]["load_mismatches"] == 0 and s["check"]["d2h_mismatches"] == 0
+# decided by the launches alike: fewer workgroups in detail than on its own, inside its bound
+ok = ok and sm.get("by_launches_alike") is True and so.get("by_launches_alike") is False
+ok = ok and 0 < sm["detailed_workgroups"] < so["detailed_workgroups"]
+ok = ok and abs(dur(ks) - dur(f["kernels"][4])) <= sm["bound_ps"] and abs(err(4, s)) <= 0.03
+# the km_update after it, in detail: as the full replay within 5%
+ok = ok and "sampled" not in s["kernels"][5] and abs(err(5, s)) <= 0.05 and abs(err(5, o)) <= 0.05
+print("kernel 4: %d of %d workgroups in detail (%d deciding on its own), %+.2f%%; kernel 5 (km_update) %+.2f%% against the full replay" % (sm["detailed_workgroups"], ks["workgroups"], so["detailed_workgroups"], 100 * err(4, s), 100 * err(5, s)))
+sys.exit(0 if ok else 1)' "$OUT/kma-full.json" "$OUT/kma-smp.json" "$OUT/kma-off.json") \
+     && grep -q "(its rate as its launches alike's)" "$OUT/kma-smp.out"; then
+    ok "km --iters 2 --sample: $res"
+  else bad "km --iters 2 --sample: ${res:-$(why "$OUT/kma.out" "$OUT/kma-smp.out" "$OUT/kma-full.out" "$OUT/kma-off.out")}"; fi
+else bad "km --iters 2 --sample: $KM missing (make BUILD=$BUILD bench)"; fi
+
 echo "== sampled replay at the wave level (sample.waves, issue 16): one round of long waves"
 if [ -x "$BUILD/programs/sample_waves" ]; then
   if err=$(sampled_pair sample_waves sw) \
