@@ -425,6 +425,11 @@ static int ff_apply_deferred(rp_sim *s, struct rp_ffpool *p)
     return rc;
 }
 
+/* Frames a fast-forward's thread decompresses ahead of the workgroups
+ * claimed, rather than wait for a frame another thread decompresses (the
+ * reference writer's frames: up to 1 MiB of data values, many workgroups) */
+#define FF_WARM_FRAMES 2
+
 /* Under p->mu: one step of lane's work, or false when there is none now.
  * Applies its next job if decoded, else decodes the next unclaimed job if
  * its slot is free. */
@@ -465,6 +470,21 @@ static bool ff_step(struct rp_ffpool *p, uint32_t lane)
         return true;
     }
     if (p->claimed < p->stop_at && p->claimed < p->released + p->q) {
+        /* the next job's frames are being decompressed by another thread:
+         * decompress the next frames instead of waiting (FF_WARM_FRAMES
+         * ahead at most; what is cached changes no result) */
+        uint32_t wg = p->first + p->claimed;
+        if (p->lanes > 1 && trc_reader_wg_busy(p->s->rd, k->launch.kernel_id, wg, 1)) {
+            p->busy++;
+            pthread_mutex_unlock(&p->mu);
+            int rc = trc_reader_warm_after(p->s->rd, k->launch.kernel_id, wg, FF_WARM_FRAMES, 1);
+            pthread_mutex_lock(&p->mu);
+            p->busy--;
+            if (rc > 0) {
+                pthread_cond_broadcast(&p->cv);
+                return true;
+            }
+        }
         uint32_t j2 = p->claimed++;
         ff_wgd *d = &p->slot[j2 % p->q];
         d->job = j2;

@@ -426,6 +426,19 @@ void trc_reader_set_compact_strided(trc_reader *r, int on);
 int trc_reader_prefetch(trc_reader *r, uint32_t kernel_id, uint32_t first, uint32_t n, int with_data,
                         unsigned threads, char *err, size_t errlen);
 
+/* For threads that load workgroups side by side (mgpu-replay's sampled
+ * fast-forward): trc_reader_wg_busy says whether another thread is
+ * decompressing a frame that workgroup i of a kernel needs (its record
+ * frame; with_data, its data frame too), so that loading it now would wait;
+ * trc_reader_warm_after decompresses into the cache, without waiting for
+ * any thread, the frames of the first workgroup at or after i whose frames
+ * are neither cached nor being decompressed, among the `frames` frames
+ * that follow i's own, and returns 1 when it decompressed one, 0 when there
+ * was none to do, -1 on a corrupt frame (not recorded: the load that needs
+ * it reports it). Neither changes what any load returns. */
+int trc_reader_wg_busy(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data);
+int trc_reader_warm_after(trc_reader *r, uint32_t kernel_id, uint32_t i, uint32_t frames, int with_data);
+
 typedef struct trc_reader_cache_stats {
     uint64_t hits, misses;     /* frame lookups served from / not from the cache */
     uint64_t decoded_bytes;    /* decompressed bytes produced, all frames */

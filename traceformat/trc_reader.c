@@ -1422,6 +1422,73 @@ int trc_reader_prefetch(trc_reader *r, uint32_t kernel_id, uint32_t first, uint3
     return 0;
 }
 
+int trc_reader_wg_busy(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data)
+{
+    if (kernel_id >= r->nk || i >= r->k[kernel_id].st.n_wg) return 0;
+    const rkernel *k = &r->k[kernel_id];
+    size_t s = k->slot_base + 2 * (size_t)k->wg_frame[i];
+    pthread_mutex_lock(&r->cmu);
+    int busy = (r->slot[s] && !r->slot[s]->ready) || (with_data && r->slot[s + 1] && !r->slot[s + 1]->ready);
+    pthread_mutex_unlock(&r->cmu);
+    return busy;
+}
+
+/* Decompress frame f (data frame if is_data) of k into the cache unless it
+ * is there or being decompressed: 1 done, 0 nothing to do, -1 error. Never
+ * waits for another thread. */
+static int warm_frame(trc_reader *r, const rkernel *k, uint32_t f, int is_data)
+{
+    size_t s = k->slot_base + 2 * (size_t)f + (is_data ? 1 : 0);
+    pthread_mutex_lock(&r->cmu);
+    if (r->slot[s]) {
+        pthread_mutex_unlock(&r->cmu);
+        return 0;
+    }
+    fentry *e = calloc(1, sizeof *e);
+    if (!e) {
+        pthread_mutex_unlock(&r->cmu);
+        return -1;
+    }
+    e->slot = s;
+    r->slot[s] = e;
+    r->cst.misses++;
+    pthread_mutex_unlock(&r->cmu);
+    uint8_t *raw = NULL;
+    size_t n = 0;
+    int rc = trc_read_chunk_raw(r->fd, r->path, is_data ? k->dframe_off[f] : k->frame_off[f], r->data_end,
+                                is_data ? TRC_CHUNK_WG_DATA : TRC_CHUNK_WORKGROUP, NULL, &raw, &n, NULL, NULL, 0);
+    pthread_mutex_lock(&r->cmu);
+    if (rc < 0) {
+        r->slot[s] = NULL;
+        free(e);
+    } else {
+        e->data = raw;
+        e->len = n;
+        e->ready = 1;
+        r->cst.decoded_bytes += n;
+        r->cst.bytes += n;
+        if (r->cst.bytes > r->cst.peak_bytes) r->cst.peak_bytes = r->cst.bytes;
+        lru_push(r, e);
+        evict(r);
+    }
+    pthread_cond_broadcast(&r->ccv); /* (a thread that found it in progress waits for it) */
+    pthread_mutex_unlock(&r->cmu);
+    return rc < 0 ? -1 : 1;
+}
+
+int trc_reader_warm_after(trc_reader *r, uint32_t kernel_id, uint32_t i, uint32_t frames, int with_data)
+{
+    if (kernel_id >= r->nk || i >= r->k[kernel_id].st.n_wg) return 0;
+    const rkernel *k = &r->k[kernel_id];
+    uint32_t f0 = k->wg_frame[i], last = k->wg_frame[k->st.n_wg - 1];
+    for (uint32_t f = f0 + 1; f <= last && f <= f0 + frames; f++) {
+        int r1 = warm_frame(r, k, f, 0), r2 = with_data ? warm_frame(r, k, f, 1) : 0;
+        if (r1 < 0 || r2 < 0) return -1;
+        if (r1 || r2) return 1;
+    }
+    return 0;
+}
+
 /* ---- loading a workgroup ---------------------------------------------------- */
 
 int trc_fast_decode = 1;

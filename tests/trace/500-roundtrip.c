@@ -927,6 +927,42 @@ static void test_frame_cache(void **state)
     assert_int_equal(cs.misses, m);
     assert_int_equal(trc_reader_prefetch(r, 9, 0, 1, 1, 2, err, sizeof err), -1);
     trc_reader_close(r);
+
+    /* warming ahead (the sampled fast-forward's threads): the frames after a
+     * workgroup's own, `frames` of them at most, one frame (record and data)
+     * per call; nothing is busy on one thread; loads then hit and return what
+     * a cold reader returns */
+    r = trc_reader_open(path, err, sizeof err);
+    assert_non_null(r);
+    trc_reader_kernel_stats(r, 0, &ks);
+    assert_true(ks.n_frames >= 3);
+    assert_int_equal(trc_reader_wg_busy(r, 0, 0, 1), 0);
+    int warmed = 0;
+    while (trc_reader_warm_after(r, 0, 0, 2, 1) == 1)
+        warmed++;
+    assert_int_equal(warmed, 2); /* frames 1 and 2 of kernel 0, not frame 0 nor 3 */
+    trc_reader_get_cache_stats(r, &cs);
+    assert_int_equal(cs.misses, 4);
+    assert_int_equal(trc_reader_warm_after(r, 0, 0, 1, 1), 0); /* frame 1: there already */
+    assert_int_equal(trc_reader_warm_after(r, 0, ks.n_wg - 1, 2, 1), 0); /* the last frame: none after it */
+    assert_int_equal(trc_reader_warm_after(r, 9, 0, 2, 1), 0);            /* no such kernel */
+    assert_int_equal(trc_reader_wg_busy(r, 9, 0, 1), 0);
+    trc_reader *cold = trc_reader_open(path, err, sizeof err);
+    assert_non_null(cold);
+    for (uint32_t i = 0; i < ks.n_wg; i++) {
+        trc_wg *a = trc_reader_load_wg(r, 0, i, err, sizeof err), *b = trc_reader_load_wg(cold, 0, i, err, sizeof err);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_int_equal(a->waves[0].n_instr, b->waves[0].n_instr);
+        assert_int_equal(a->waves[0].n_mem, b->waves[0].n_mem);
+        assert_int_equal(a->waves[0].mem[0].addr[0], b->waves[0].mem[0].addr[0]);
+        trc_wg_free(a);
+        trc_wg_free(b);
+    }
+    trc_reader_get_cache_stats(r, &cs);
+    assert_int_equal(cs.misses, 2 * ks.n_frames); /* the warmed frames were not decoded again */
+    trc_reader_close(cold);
+    trc_reader_close(r);
     unlink(path);
 }
 
