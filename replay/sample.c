@@ -311,7 +311,20 @@ static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d, uint32_t l
     d->instr = 0;
     d->oom = 0;
     d->err[0] = 0;
-    d->g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, 1, d->err, sizeof d->err);
+    /* without the load values (only stores and atomics act), unless a
+     * compare-and-swap needs what it returned (rp_cas_failed_in_recording) */
+    d->g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, TRC_WG_STORES_ONLY, d->err, sizeof d->err);
+    for (uint32_t v = 0; d->g && v < d->g->n_waves; v++) {
+        const trc_wave *tw = &d->g->waves[v];
+        uint32_t m = 0;
+        while (m < tw->n_mem && !(tw->mem[m].flags & TRC_MO_CMPSWAP))
+            m++;
+        if (m < tw->n_mem) {
+            trc_wg_free(d->g);
+            d->g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, 1, d->err, sizeof d->err);
+            break;
+        }
+    }
     if (!d->g) {
         if (!d->err[0])
             snprintf(d->err, sizeof d->err, "cannot be loaded");

@@ -504,7 +504,11 @@ size_t trc_reader_n_kernels(const trc_reader *r);
 int trc_reader_kernel_stats(const trc_reader *r, uint32_t kernel_id, trc_kernel_stats *st);
 /* As trc_reader_load_wg; with_data = 0 skips the data chunk (mem ops then
  * have load_data = store_data = NULL), so a timing-only replay never
- * decompresses data values. */
+ * decompresses data values; with_data = TRC_WG_STORES_ONLY reads the data
+ * chunk but leaves the load values out (load_data NULL, load_hash 0): what
+ * a fast-forward that only applies stores and atomics needs, without
+ * un-shuffling and copying the loads' bytes. */
+#define TRC_WG_STORES_ONLY 2
 trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data,
                               char *err, size_t errlen);
 

@@ -881,7 +881,8 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
     return (int64_t)sz;
 }
 
-static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData *d, int compact, arena *a)
+static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData *d, int compact, int no_loads,
+                      arena *a)
 {
     size_t m = w->n_mem_flags;
     o->wave_in_wg = w->wave_in_wg;
@@ -926,12 +927,14 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
     uint64_t n_addr = 0, nl = 0, ns = 0;
     for (size_t j = 0; j < m; j++) n_addr += addr_slots(w, j, trc_popcount64(w->mem_exec[j]), compact);
     if (d) {
-        nl = d->load_data.len + d->load_data_shuf4.len; /* one of them is 0 (wave_size) */
+        nl = no_loads ? 0 : d->load_data.len + d->load_data_shuf4.len; /* one of them is 0 (wave_size) */
         ns = d->store_data.len + d->store_data_shuf4.len;
     }
     uint64_t *addr = take(a, 8 * n_addr);
     uint8_t *ld = take(a, nl), *sd = take(a, ns);
-    if (d && d->load_data_shuf4.len) trc_unshuf4(ld, d->load_data_shuf4.data, nl);
+    if (!nl) {
+        /* no load values (none recorded, or TRC_WG_STORES_ONLY) */
+    } else if (d->load_data_shuf4.len) trc_unshuf4(ld, d->load_data_shuf4.data, nl);
     else if (nl) memcpy(ld, d->load_data.data, nl);
     if (d && d->store_data_shuf4.len) trc_unshuf4(sd, d->store_data_shuf4.data, ns);
     else if (ns) memcpy(sd, d->store_data.data, ns);
@@ -965,8 +968,8 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
         }
         mo[j].load_data = NULL;
         mo[j].store_data = NULL;
-        mo[j].load_hash = d && d->n_load_hash ? d->load_hash[j] : 0;
-        if (d && d->load_len[j]) {
+        mo[j].load_hash = d && d->n_load_hash && !no_loads ? d->load_hash[j] : 0;
+        if (d && d->load_len[j] && !no_loads) {
             mo[j].load_data = ld;
             ld += d->load_len[j];
         }
@@ -1606,8 +1609,9 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
     out->n_waves = (uint32_t)wg->n_waves;
     out->waves = take(&a, wg->n_waves * sizeof(trc_wave));
     for (size_t j = 0; j < wg->n_waves; j++) {
-        if (mw && mw[j]) wave_fill(&out->waves[j], mw[j], md[j], r->compact_strided, &a);
-        else wave_fill(&out->waves[j], wg->waves[j], wd ? wd->waves[j] : NULL, r->compact_strided, &a);
+        int no_loads = with_data == TRC_WG_STORES_ONLY;
+        if (mw && mw[j]) wave_fill(&out->waves[j], mw[j], md[j], r->compact_strided, no_loads, &a);
+        else wave_fill(&out->waves[j], wg->waves[j], wd ? wd->waves[j] : NULL, r->compact_strided, no_loads, &a);
     }
     goto done;
 

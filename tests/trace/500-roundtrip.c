@@ -957,6 +957,25 @@ static void test_frame_cache(void **state)
         assert_int_equal(a->waves[0].n_mem, b->waves[0].n_mem);
         assert_int_equal(a->waves[0].mem[0].addr[0], b->waves[0].mem[0].addr[0]);
         trc_wg_free(a);
+        /* stores only (the fast-forward's load): the same stores, no load values */
+        a = trc_reader_load_wg_ex(r, 0, i, TRC_WG_STORES_ONLY, err, sizeof err);
+        assert_non_null(a);
+        int loads = 0, stores = 0;
+        for (uint32_t v = 0; v < b->n_waves; v++)
+            for (uint32_t m = 0; m < b->waves[v].n_mem; m++) {
+                const trc_mem_op *x = &a->waves[v].mem[m], *y = &b->waves[v].mem[m];
+                assert_null(x->load_data);
+                assert_int_equal(x->load_hash, 0);
+                loads += y->load_data != NULL;
+                assert_int_equal(x->store_data != NULL, y->store_data != NULL);
+                if (y->store_data) {
+                    stores++;
+                    assert_memory_equal(x->store_data, y->store_data,
+                                        (size_t)trc_popcount64(y->exec) * y->bytes_per_lane);
+                }
+            }
+        assert_true(loads > 0 && stores > 0);
+        trc_wg_free(a);
         trc_wg_free(b);
     }
     trc_reader_get_cache_stats(r, &cs);
