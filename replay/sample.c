@@ -22,7 +22,9 @@
  * Wave level (rp_sample_wave, rp_sim_internal.h): in a kernel's last round
  * (every wave started: one round of long waves, where the workgroup level
  * has nothing to skip), each wave measures its own time per instruction and
- * skips ahead inside the loop it measured, its stores applied, sleeping for
+ * skips ahead inside the loop it measured, its stores applied when it wakes
+ * (one partition, or one per GPU; sent to the memory side at once with the
+ * GPU cut), sleeping for
  * the predicted time.
  *
  * Kernel level: launches alike (same kernel, grid, workgroup size and
@@ -383,7 +385,6 @@ struct rp_ffpool {
     uint64_t instr;            /* the job's applied wavefront instructions (lane 0) */
     bool stop;
     ff_wgd *slot;
-    ff_list one; /* ff_op's */
     /* with s->smp_defer (a pool per partition): what its fast-forwards do in
      * other partitions' L2 banks, applied at the next serial point
      * (rp_sample_publish), and the bytes of its stores */
@@ -578,18 +579,6 @@ static struct rp_ffpool *ff_pool(rp_sim *s)
     return p;
 }
 
-/* Apply one recorded memory op at once (the wave level's skips, on the
- * replay's thread). 0, or -1 out of memory. */
-static int ff_op(rp_sim *s, rp_kernel *k, const gcn_insn *in, const trc_mem_op *op)
-{
-    struct rp_ffpool *p = ff_pool(s);
-    if (!p)
-        return -1;
-    p->one.n = 0;
-    ff_route rt = {s, k->gpu, 1, &p->one, true};
-    return ff_collect(&rt, in, op) || ff_apply(s, k->gpu, &p->one, p) ? -1 : 0;
-}
-
 static void pool_free(rp_sim *s, struct rp_ffpool *p)
 {
     if (!p)
@@ -608,7 +597,6 @@ static void pool_free(rp_sim *s, struct rp_ffpool *p)
             free(p->slot[i].acts[l].a);
         free(p->slot[i].acts);
     }
-    free(p->one.a);
     free(p->defer.a);
     free(p->dbytes);
     pthread_mutex_destroy(&p->mu);
@@ -715,6 +703,7 @@ static bool skippable(const gcn_insn *in)
  * the loop that was measured, and stops where the wave leaves it. */
 struct rp_wsample {
     gcn_walk w0;
+    struct ff_batch *pending; /* the last skip's memory actions, applied when the wave wakes (skip_ahead) */
     uint64_t seen[];
 };
 
@@ -767,12 +756,10 @@ static void ff_batch_free(ff_batch *b)
 
 /* Send b (wave w's skip at t) to w's dispatcher (an empty one is freed):
  * 0, or -1 after rp_sim_fail (b not sent: the caller frees it). */
-static int send_batch(rp_sim *s, rp_wave *w, ff_batch *b, rp_time t)
+/* Copy the bytes b's stores write into b (the record may be gone when it
+ * is applied): 0, or -1 after rp_sim_fail. */
+static int own_bytes(rp_sim *s, ff_batch *b)
 {
-    if (!b->l.n) { /* nothing to apply (a stretch without global memory ops) */
-        ff_batch_free(b);
-        return 0;
-    }
     size_t nb = 0;
     for (size_t i = 0; i < b->l.n; i++)
         if (b->l.a[i].src)
@@ -788,6 +775,17 @@ static int send_batch(rp_sim *s, rp_wave *w, ff_batch *b, rp_time t)
             b->l.a[i].src = b->bytes + at;
             at += b->l.a[i].n;
         }
+    return 0;
+}
+
+static int send_batch(rp_sim *s, rp_wave *w, ff_batch *b, rp_time t)
+{
+    if (!b->l.n) { /* nothing to apply (a stretch without global memory ops) */
+        ff_batch_free(b);
+        return 0;
+    }
+    if (own_bytes(s, b) < 0)
+        return -1;
     b->k = w->wg->k;
     rp_msg *m = rp_msg_alloc(rp_pool(s));
     if (!m) {
@@ -812,10 +810,11 @@ int rp_sample_apply(rp_sim *s, void *batch)
 
 /* Walk wk (wave w's walk or a copy) past the instructions a skip may take:
  * skippable ones its measurement ran, leaving the wave's last `tail`; each
- * memory op applied (ff_op) when apply, or, with `into`, listed there for
- * the memory side (rp_sample_apply). The count walked, or
+ * memory op's actions listed in `into` (NULL: a trial, nothing listed),
+ * applied when the wave wakes or by the memory side (rp_sample_apply). The
+ * count walked, or
  * -1: a walk error (wk->err), or out of memory (rp_sim_fail). */
-static int64_t skip_walk(rp_sim *s, rp_wave *w, gcn_walk *wk, uint64_t tail, bool apply, ff_list *into)
+static int64_t skip_walk(rp_sim *s, rp_wave *w, gcn_walk *wk, uint64_t tail, ff_list *into)
 {
     rp_kernel *k = w->wg->k;
     uint64_t n = wk->tw->n_instr, d0 = wk->dyn;
@@ -830,14 +829,8 @@ static int64_t skip_walk(rp_sim *s, rp_wave *w, gcn_walk *wk, uint64_t tail, boo
         const trc_mem_op *op = NULL;
         if (gcn_walk_is_mem(in) && gcn_walk_mem(wk, in, &op) < 0)
             return -1;
-        int rc = 0;
-        if (apply && into) {
-            ff_route rt = {s, k->gpu, 1, into, true};
-            rc = ff_collect(&rt, in, op);
-        } else if (apply) {
-            rc = ff_op(s, k, in, op);
-        }
-        if (rc) {
+        ff_route rt = {s, k->gpu, 1, into, true};
+        if (into && ff_collect(&rt, in, op)) {
             rp_sim_fail(s, "sampled replay: kernel %u: out of memory", k->launch.kernel_id);
             return -1;
         }
@@ -855,7 +848,7 @@ static int64_t skip_walk(rp_sim *s, rp_wave *w, gcn_walk *wk, uint64_t tail, boo
 static int64_t skip_ahead(rp_sim *s, rp_wave *w, uint64_t tail, rp_time t)
 {
     gcn_walk trial = w->walk;
-    int64_t len = skip_walk(s, w, &trial, tail, false, NULL);
+    int64_t len = skip_walk(s, w, &trial, tail, NULL);
     if (len < 0) {
         rp_walk_error(w, NULL);
         return -1;
@@ -868,15 +861,32 @@ static int64_t skip_ahead(rp_sim *s, rp_wave *w, uint64_t tail, rp_time t)
         w->smp_next = w->walk.dyn + (uint64_t)len + 1; /* look again after what stopped it */
         return 0;
     }
-    ff_batch *b = NULL; /* with the GPU cut: sent to the memory side (with one partition per GPU: ff_op) */
-    if (s->smp_parts && !s->smp_defer && !(b = calloc(1, sizeof *b))) {
+    /* the skipped instructions' memory actions: applied when the wave wakes
+     * (one partition, or one per GPU), or, with the GPU cut, sent now to
+     * the memory side, which applies them when they arrive (a wave that
+     * wakes may go on to a barrier or read what it stored: the actions must
+     * be there before) */
+    bool at_wake = !(s->smp_parts && !s->smp_defer);
+    ff_batch *b = calloc(1, sizeof *b);
+    if (!b) {
         rp_sim_fail(s, "sampled replay: out of memory");
         return -1;
     }
-    int64_t done = skip_walk(s, w, &w->walk, tail, true, b ? &b->l : NULL);
+    int64_t done = skip_walk(s, w, &w->walk, tail, &b->l);
     if (done < 0 && !s->failed)
         rp_walk_error(w, NULL);
-    if (b && (done < 0 || send_batch(s, w, b, t) < 0)) {
+    if (at_wake && done >= 0) {
+        /* what the skipped instructions did comes after what other waves did
+         * meanwhile, as at their end, not before it (the L2 the next kernel
+         * finds: km_partial after a skipped km_assign -2.5% -> -1.0%) */
+        if (own_bytes(s, b) < 0) {
+            ff_batch_free(b);
+            return -1;
+        }
+        w->smp_data->pending = b;
+        return done;
+    }
+    if (done < 0 || send_batch(s, w, b, t) < 0) {
         ff_batch_free(b);
         return -1;
     }
@@ -926,6 +936,7 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
             return -1;
         }
         w->smp_data->w0 = w->walk;
+        w->smp_data->pending = NULL;
         memset(w->smp_data->seen, 0, ((w->walk.prog->n_insn + 63) / 64) * sizeof(uint64_t));
         w->smp_t0 = t;
         w->smp_i0 = dyn;
@@ -1013,6 +1024,17 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
             *resume = r;
             return 1;
         }
+        ff_batch *b = w->smp_data ? w->smp_data->pending : NULL;
+        if (b) {
+            w->smp_data->pending = NULL;
+            struct rp_ffpool *p = ff_pool(s);
+            int rc = !p || ff_apply(s, k->gpu, &b->l, p);
+            ff_batch_free(b);
+            if (rc) {
+                rp_sim_fail(s, "sampled replay: out of memory");
+                return -1;
+            }
+        }
         uint64_t tail = n * c->sample_wave_tail / 100;
         w->smp_state = w->walk.dyn + tail + 1 < n ? WS_SKIP : WS_OFF;
         w->smp_next = w->walk.dyn + 1; /* the instruction that stopped the skip runs in detail */
@@ -1031,6 +1053,8 @@ void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t)
         w->wg->smp.life_ps += (double)(t - w->wg->start); /* (the dispatcher adds it at the workgroup's end) */
     else
         k->smp.wave_life_ps += (double)(t - w->wg->start);
+    if (w->smp_data)
+        ff_batch_free(w->smp_data->pending);
     free(w->smp_data);
     w->smp_data = NULL;
 }
