@@ -878,11 +878,9 @@ static int64_t skip_ahead(rp_sim *s, rp_wave *w, uint64_t tail, rp_time t)
     if (at_wake && done >= 0) {
         /* what the skipped instructions did comes after what other waves did
          * meanwhile, as at their end, not before it (the L2 the next kernel
-         * finds: km_partial after a skipped km_assign -2.5% -> -1.0%) */
-        if (own_bytes(s, b) < 0) {
-            ff_batch_free(b);
-            return -1;
-        }
+         * finds: km_partial after a skipped km_assign -2.5% -> -1.0%); the
+         * stores' bytes stay in the wave's record, which lives as long as
+         * its workgroup */
         w->smp_data->pending = b;
         return done;
     }
