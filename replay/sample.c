@@ -1222,17 +1222,6 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
             }
         }
     }
-    /* Else stable when the last sample.stable groups of f windows agree, and
-     * their rate with the rate of every window since the warm-up, for the
-     * smallest f = 1, 2, 4, ... (from the f that decided before) that the
-     * windows measured so far allow. A kernel's rate can swing with a period
-     * of several rounds (conv at 5120 x 5120: +-13% over about six rounds,
-     * as its workgroups sweep the image's rows), which single rounds never
-     * agree on; groups of rounds longer than the period do. The second test
-     * keeps a few windows that agree at the trough of a swing from deciding
-     * (conv at 2048 x 2048 was +6.3% off, outside its bound, before it). The
-     * next stretch is sample.period x f rounds (as long against its
-     * measurement as for f = 1). */
     /* Launches alike measured before (the kernel level's group): this
      * launch's first stretch is decided once sample.alike_groups groups of
      * their f windows after its warm-up each agree within the tolerance with
@@ -1265,6 +1254,17 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
             }
         }
     }
+    /* Else stable when the last sample.stable groups of f windows agree, and
+     * their rate with the rate of every window since the warm-up, for the
+     * smallest f = 1, 2, 4, ... (from the f that decided before) that the
+     * windows measured so far allow. A kernel's rate can swing with a period
+     * of several rounds (conv at 5120 x 5120: +-13% over about six rounds,
+     * as its workgroups sweep the image's rows), which single rounds never
+     * agree on; groups of rounds longer than the period do. The second test
+     * keeps a few windows that agree at the trough of a swing from deciding
+     * (conv at 2048 x 2048 was +6.3% off, outside its bound, before it). The
+     * next stretch is sample.period x f rounds (as long against its
+     * measurement as for f = 1). */
     double all = found ? 0 : windows_rate(m, m->n_rate - (uint32_t)usable, (uint32_t)usable);
     if (!found && (uint64_t)f * st <= usable)
         m->tests++;
