@@ -194,7 +194,7 @@ asan:
 TSAN_FLAGS := BUILD=build-tsan WERROR=0 CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
 	LDLIBS="$(LDLIBS) -fsanitize=thread"
 TSAN_TESTS := emu/330-atomic emu/400-memory emu/403-launch emu/404-record replay/600-events replay/720-fmem \
-	replay/750-net trace/500-roundtrip trace/504-golden
+	replay/750-net replay/780-wgload trace/500-roundtrip trace/504-golden
 test-tsan:
 	$(MAKE) $(TSAN_FLAGS) all
 	@fail=0; for t in $(TSAN_TESTS); do echo "== build-tsan/tests/$$t"; \

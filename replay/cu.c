@@ -28,6 +28,7 @@
  */
 #include "rp_sim_internal.h"
 #include "rp_tlb.h"
+#include "rp_wgload.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -922,7 +923,7 @@ static void wg_start(rp_cu *cu, rp_wg *wg, rp_engine *e)
             rp_link_send(&cu->l1v_link, m, e->now);
         }
     }
-    wg->tw = trc_reader_load_wg(x->rd, k->launch.kernel_id, wg->index, err, sizeof err);
+    wg->tw = rp_wgload_take(x->wgload, x->rd, k->launch.kernel_id, wg->index, err, sizeof err);
     if (!wg->tw) {
         rp_ctx_fail(x, "%s: %s", cu->name, err);
         return;

@@ -419,9 +419,10 @@ static int replay_one(const char *argv0, const char *topo, const char *stats, co
                     threads, threads - 1);
         else if (pre.partitions == 1)
             fprintf(stderr,
-                    "mgpu-replay: note: --threads %ld: this topology is one partition, so one thread replays it; "
-                    "--set sim.gpu_partitions=5 --set sim.dram_partition=1 cuts each GPU into 6 that threads share "
-                    "(a model variant of its own: docs/timing-model.md)\n",
+                    "mgpu-replay: note: --threads %ld: this topology is one partition, so one thread replays it "
+                    "(another loads its workgroups' records ahead); --set sim.gpu_partitions=5 --set "
+                    "sim.dram_partition=1 cuts each GPU into 6 that threads share (a model variant of its own: "
+                    "docs/timing-model.md)\n",
                     threads);
     }
     static int tty;

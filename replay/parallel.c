@@ -42,6 +42,7 @@
  * for every T (T = 1 runs the same windows on one thread).
  */
 #include "rp_sim_internal.h"
+#include "rp_wgload.h"
 
 #include <pthread.h>
 #include <stdio_ext.h>
@@ -1022,7 +1023,24 @@ static void check_add(rp_check *t, const rp_check *k)
     t->atomic_printed += k->atomic_printed;
 }
 
+static int run_parts(rp_sim *s);
+
 int rp_sim_run(rp_sim *s)
+{
+    /* One partition with --threads 2 or more (a sampled replay's helpers
+     * included): a spare thread loads the workgroup records ahead (wgload.c;
+     * the same records, the same results). GCN3SIM_WGLOAD=0 turns it off. */
+    const char *wl = getenv("GCN3SIM_WGLOAD");
+    uint32_t want = s->threads > s->smp_threads ? s->threads : s->smp_threads;
+    if (s->n_parts == 1 && want >= 2 && !(wl && !strcmp(wl, "0")))
+        s->ctx.wgload = rp_wgload_start(s->rd);
+    int r = run_parts(s);
+    rp_wgload_stop(s->ctx.wgload);
+    s->ctx.wgload = NULL;
+    return r;
+}
+
+static int run_parts(rp_sim *s)
 {
     /* every engine reports to the sim's observation points */
     s->eng.hooks = &s->hooks;

@@ -48,6 +48,7 @@ typedef struct rp_ctx {
     rp_hooks *hooks;          /* observation points */
     void *owner;              /* the sim, opaque: rp_hook_ctx.sim and the services' first argument */
     trc_reader *rd;
+    struct rp_wgload *wgload; /* loads workgroup records ahead (wgload.c; one partition, --threads >= 2), or NULL */
     const rp_res *serial;     /* the host's resources */
     uint32_t n_parts;         /* partitions of the run (set when they are made) */
     bool gpu_cut;             /* sim.gpu_partitions > 1: a GPU's CUs and its dispatcher are in different partitions */
