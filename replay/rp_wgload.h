@@ -18,6 +18,13 @@
  * tens of KiB; 8 keep the helper ahead of a replay that takes one every few
  * hundred microseconds) */
 #define RP_WGLOAD_DEPTH 8
+/* After its first RP_WGLOAD_PROBE records the helper stops when they took it
+ * less than RP_WGLOAD_MIN_NS each on average: handing over small records
+ * (vectoradd's) cost more than loading them (vectoradd at the bench size,
+ * --threads 2 on the 2-core VM: 1.12-1.13 s without the helper, 1.18-1.33 s
+ * with it; km's records take about 250 us each). Estimates. */
+#define RP_WGLOAD_PROBE 64
+#define RP_WGLOAD_MIN_NS 12000
 
 typedef struct rp_wgload rp_wgload;
 

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 
 enum { SL_EMPTY, SL_LOADING, SL_READY };
 
@@ -29,8 +30,13 @@ struct rp_wgload {
     trc_reader *rd;
     pthread_t th;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t cv;      /* the helper waits on it for work */
+    pthread_cond_t done;    /* the replay waits on it for a record the helper is loading */
+    bool helper_idle;       /* the helper waits on cv */
+    bool main_waiting;      /* the replay waits on done */
     bool stop;
+    bool off;           /* records load too fast to be worth a helper (RP_WGLOAD_MIN_NS): the replay loads them */
+    uint64_t load_ns, loads; /* the helper's loading time and count */
     bool active;        /* a kernel to load ahead */
     uint32_t kid;       /* its id */
     uint32_t n_wg;      /* its workgroups */
@@ -59,7 +65,7 @@ static void *helper(void *arg)
     while (!l->stop) {
         slot *f = NULL;
         uint32_t idx = 0;
-        if (l->active)
+        if (l->active && !l->off)
             for (uint32_t j = 0; j < RP_WGLOAD_DEPTH && !f; j++)
                 if (l->s[j].state == SL_EMPTY)
                     f = &l->s[j];
@@ -73,17 +79,26 @@ static void *helper(void *arg)
                 idx--;
         }
         if (!f) {
+            l->helper_idle = true;
             pthread_cond_wait(&l->cv, &l->mu);
+            l->helper_idle = false;
             continue;
         }
         *f = (slot){.kid = l->kid, .idx = idx, .state = SL_LOADING};
         uint32_t kid = f->kid;
         pthread_mutex_unlock(&l->mu);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         trc_wg *g = trc_reader_load_wg(l->rd, kid, idx, NULL, 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
         pthread_mutex_lock(&l->mu);
+        l->load_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+        if (++l->loads == RP_WGLOAD_PROBE && l->load_ns < RP_WGLOAD_PROBE * RP_WGLOAD_MIN_NS)
+            l->off = true; /* (what it holds is still taken) */
         f->g = g;
         f->state = SL_READY;
-        pthread_cond_broadcast(&l->cv);
+        if (l->main_waiting)
+            pthread_cond_broadcast(&l->done);
     }
     pthread_mutex_unlock(&l->mu);
     return NULL;
@@ -97,9 +112,11 @@ rp_wgload *rp_wgload_start(trc_reader *rd)
     l->rd = rd;
     pthread_mutex_init(&l->mu, NULL);
     pthread_cond_init(&l->cv, NULL);
+    pthread_cond_init(&l->done, NULL);
     if (pthread_create(&l->th, NULL, helper, l)) {
         pthread_mutex_destroy(&l->mu);
         pthread_cond_destroy(&l->cv);
+        pthread_cond_destroy(&l->done);
         free(l);
         return NULL;
     }
@@ -117,8 +134,11 @@ trc_wg *rp_wgload_take(rp_wgload *l, trc_reader *rd, uint32_t kernel_id, uint32_
         slot *f = &l->s[j];
         if (f->state == SL_EMPTY || f->kid != kernel_id || f->idx != i)
             continue;
-        while (f->state == SL_LOADING) /* the helper is loading it: wait rather than load it twice */
-            pthread_cond_wait(&l->cv, &l->mu);
+        while (f->state == SL_LOADING) { /* the helper is loading it: wait rather than load it twice */
+            l->main_waiting = true;
+            pthread_cond_wait(&l->done, &l->mu);
+            l->main_waiting = false;
+        }
         g = f->g;
         have = g != NULL;
         *f = (slot){0};
@@ -145,7 +165,13 @@ trc_wg *rp_wgload_take(rp_wgload *l, trc_reader *rd, uint32_t kernel_id, uint32_
         l->hits++;
     else
         l->misses++;
-    pthread_cond_broadcast(&l->cv);
+    /* wake an idle helper once half its slots are free (not at every take:
+     * small records, vectoradd's, are taken faster than a wake-up costs) */
+    uint32_t empty = 0;
+    for (uint32_t j = 0; j < RP_WGLOAD_DEPTH; j++)
+        empty += l->s[j].state == SL_EMPTY;
+    if (l->helper_idle && !l->off && 2 * empty >= RP_WGLOAD_DEPTH)
+        pthread_cond_signal(&l->cv);
     pthread_mutex_unlock(&l->mu);
     return have ? g : trc_reader_load_wg(rd, kernel_id, i, err, errlen);
 }
@@ -174,5 +200,6 @@ void rp_wgload_stop(rp_wgload *l)
         trc_wg_free(l->s[j].g); /* (a LOADING one finished before the join) */
     pthread_mutex_destroy(&l->mu);
     pthread_cond_destroy(&l->cv);
+    pthread_cond_destroy(&l->done);
     free(l);
 }
