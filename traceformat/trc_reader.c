@@ -1270,6 +1270,38 @@ static void evict(trc_reader *r)
     }
 }
 
+/* Decompress frame f (data frame if is_data) of k into e, which the caller
+ * put in its cache slot (not ready) and released cmu: e, ready and in the
+ * LRU list (evicting for room when nobody holds it: e->refs 0), or NULL
+ * with lerr set (the slot emptied). Threads waiting for it are woken. */
+static fentry *fill_frame(trc_reader *r, const rkernel *k, uint32_t f, int is_data, fentry *e, char *lerr,
+                          size_t lerrlen)
+{
+    uint8_t *raw = NULL;
+    size_t n = 0;
+    int rc = trc_read_chunk_raw(r->fd, r->path, is_data ? k->dframe_off[f] : k->frame_off[f],
+                                r->data_end, is_data ? TRC_CHUNK_WG_DATA : TRC_CHUNK_WORKGROUP,
+                                NULL, &raw, &n, NULL, lerr, lerrlen);
+    pthread_mutex_lock(&r->cmu);
+    if (rc < 0) {
+        r->slot[e->slot] = NULL;
+        free(e);
+        e = NULL;
+    } else {
+        e->data = raw;
+        e->len = n;
+        e->ready = 1;
+        r->cst.decoded_bytes += n;
+        r->cst.bytes += n;
+        if (r->cst.bytes > r->cst.peak_bytes) r->cst.peak_bytes = r->cst.bytes;
+        lru_push(r, e);
+        if (!e->refs) evict(r);
+    }
+    pthread_cond_broadcast(&r->ccv);
+    pthread_mutex_unlock(&r->cmu);
+    return e;
+}
+
 /* Returns frame f (data frame if is_data) of kernel k decompressed, with a
  * reference taken (release with put_frame), or NULL with lerr set. */
 static fentry *get_frame(trc_reader *r, const rkernel *k, uint32_t f, int is_data, char *lerr,
@@ -1302,29 +1334,7 @@ static fentry *get_frame(trc_reader *r, const rkernel *k, uint32_t f, int is_dat
     r->slot[s] = e;
     r->cst.misses++;
     pthread_mutex_unlock(&r->cmu);
-
-    uint8_t *raw = NULL;
-    size_t n = 0;
-    int rc = trc_read_chunk_raw(r->fd, r->path, is_data ? k->dframe_off[f] : k->frame_off[f],
-                                r->data_end, is_data ? TRC_CHUNK_WG_DATA : TRC_CHUNK_WORKGROUP,
-                                NULL, &raw, &n, NULL, lerr, lerrlen);
-    pthread_mutex_lock(&r->cmu);
-    if (rc < 0) {
-        r->slot[s] = NULL;
-        free(e);
-        e = NULL;
-    } else {
-        e->data = raw;
-        e->len = n;
-        e->ready = 1;
-        r->cst.decoded_bytes += n;
-        r->cst.bytes += n;
-        if (r->cst.bytes > r->cst.peak_bytes) r->cst.peak_bytes = r->cst.bytes;
-        lru_push(r, e);
-    }
-    pthread_cond_broadcast(&r->ccv);
-    pthread_mutex_unlock(&r->cmu);
-    return e;
+    return fill_frame(r, k, f, is_data, e, lerr, lerrlen);
 }
 
 static void put_frame(trc_reader *r, fentry *e)
@@ -1453,30 +1463,10 @@ static int warm_frame(trc_reader *r, const rkernel *k, uint32_t f, int is_data)
         return -1;
     }
     e->slot = s;
-    r->slot[s] = e;
+    r->slot[s] = e; /* (no reference: evictable once ready) */
     r->cst.misses++;
     pthread_mutex_unlock(&r->cmu);
-    uint8_t *raw = NULL;
-    size_t n = 0;
-    int rc = trc_read_chunk_raw(r->fd, r->path, is_data ? k->dframe_off[f] : k->frame_off[f], r->data_end,
-                                is_data ? TRC_CHUNK_WG_DATA : TRC_CHUNK_WORKGROUP, NULL, &raw, &n, NULL, NULL, 0);
-    pthread_mutex_lock(&r->cmu);
-    if (rc < 0) {
-        r->slot[s] = NULL;
-        free(e);
-    } else {
-        e->data = raw;
-        e->len = n;
-        e->ready = 1;
-        r->cst.decoded_bytes += n;
-        r->cst.bytes += n;
-        if (r->cst.bytes > r->cst.peak_bytes) r->cst.peak_bytes = r->cst.bytes;
-        lru_push(r, e);
-        evict(r);
-    }
-    pthread_cond_broadcast(&r->ccv); /* (a thread that found it in progress waits for it) */
-    pthread_mutex_unlock(&r->cmu);
-    return rc < 0 ? -1 : 1;
+    return fill_frame(r, k, f, is_data, e, NULL, 0) ? 1 : -1;
 }
 
 int trc_reader_warm_after(trc_reader *r, uint32_t kernel_id, uint32_t i, uint32_t frames, int with_data)
