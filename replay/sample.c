@@ -487,7 +487,7 @@ static bool ff_step(struct rp_ffpool *p, uint32_t lane)
         /* the next job's frames are being decompressed by another thread:
          * decompress the next frames instead of waiting (FF_WARM_FRAMES
          * ahead at most; what is cached changes no result) */
-        uint32_t wg = p->first + p->claimed;
+        uint32_t c0 = p->claimed, wg = p->first + c0;
         if (p->lanes > 1 && trc_reader_wg_busy(p->s->rd, k->launch.kernel_id, wg, 1)) {
             p->busy++;
             pthread_mutex_unlock(&p->mu);
@@ -498,6 +498,11 @@ static bool ff_step(struct rp_ffpool *p, uint32_t lane)
                 pthread_cond_broadcast(&p->cv);
                 return true;
             }
+            /* unlocked, others may have claimed jobs (up to the last free
+             * slot) or stopped the job: look again rather than claim a
+             * slot a lane has still to apply */
+            if (p->claimed != c0 || c0 >= p->stop_at)
+                return true;
         }
         uint32_t j2 = p->claimed++;
         ff_wgd *d = &p->slot[j2 % p->q];
