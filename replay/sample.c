@@ -95,6 +95,7 @@
  * kernel ran after skipped work: skip_seen).
  */
 #include "rp_sim_internal.h"
+#include "rp_lanes.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -294,9 +295,6 @@ typedef struct ff_wgd {
     ff_list *acts;  /* one list per lane */
     uint64_t instr; /* its wavefront instructions */
     int oom;        /* out of memory collecting */
-    int ready;      /* decoded (under the pool's lock) */
-    uint32_t job;   /* which job of the pool's it holds (under the pool's lock) */
-    uint32_t lanes_done; /* lanes that applied it (under the pool's lock) */
     char err[256];  /* the reader's message when it could not be loaded */
 } ff_wgd;
 
@@ -361,27 +359,23 @@ static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d, uint32_t l
 }
 
 /* The fast-forward's threads: the replay's thread (lane 0) and helpers
- * (lanes 1..n_th). A job is workgroups [first, first + count) of k; job
+ * (lanes 1..n_th). A run is workgroups [first, first + count) of k; job
  * index j is workgroup first + j, decoded into slot j % q. Each lane
- * applies its actions of job 0, 1, 2, ... in turn (next[lane]); a slot is
- * reused once every lane has applied its job (released). A job that cannot
- * be decoded or applied stops every lane there (stop_at); the replay's
- * thread reports the first such job in grid order. */
+ * applies its actions of job 0, 1, 2, ... in turn; a slot is reused once
+ * every lane has applied its job; a job that cannot be decoded or applied
+ * stops every lane there: the schedule (ls, rp_lanes.h, under mu). The
+ * replay's thread reports the first such job in grid order. */
 struct rp_ffpool {
     rp_sim *s;
     pthread_t *th;
     uint32_t n_th, lanes, q;
     pthread_mutex_t mu, fail_mu;
     pthread_cond_t cv;
-    rp_kernel *k;              /* the job (NULL: none) */
+    rp_kernel *k;              /* the run's kernel (NULL: none) */
     bool loads;                /* its loads allocate their lines (ff_loads_matter) */
     uint32_t first, count;     /* its workgroups */
-    uint32_t claimed;          /* decoding started */
-    uint32_t released;         /* slots of jobs [0, released) are free again */
-    uint32_t busy;             /* threads decoding or applying outside the lock */
-    uint32_t *next;            /* per lane: the next job it applies */
-    uint32_t stop_at;          /* lanes apply no job from here on (a failure; else count) */
-    char err[300];             /* the message for job stop_at */
+    rp_lanes ls;               /* the schedule */
+    char err[300];             /* the message for job ls.stop_at */
     uint64_t instr;            /* the job's applied wavefront instructions (lane 0) */
     bool stop;
     ff_wgd *slot;
@@ -444,79 +438,55 @@ static int ff_apply_deferred(rp_sim *s, struct rp_ffpool *p)
  * reference writer's frames: up to 1 MiB of data values, many workgroups) */
 #define FF_WARM_FRAMES 2
 
-/* Under p->mu: one step of lane's work, or false when there is none now.
- * Applies its next job if decoded, else decodes the next unclaimed job if
- * its slot is free. */
+/* Would decoding job wait for a frame another thread decompresses? */
+static bool ff_would_wait(void *ctx, uint32_t job)
+{
+    struct rp_ffpool *p = ctx;
+    return trc_reader_wg_busy(p->s->rd, p->k->launch.kernel_id, p->first + job, 1);
+}
+
+/* Under p->mu: one step of lane's work (rp_lanes_pick), or false when there
+ * is none now. A decoding step whose frame another thread decompresses
+ * decompresses the next frames instead of waiting (FF_WARM_FRAMES ahead at
+ * most; what is cached changes no result). */
 static bool ff_step(struct rp_ffpool *p, uint32_t lane)
 {
     rp_kernel *k = p->k;
-    uint32_t j = p->next[lane];
-    /* (a lane ahead of the others finds its slot still holding job j - q) */
-    if (j < p->stop_at && p->slot[j % p->q].ready && p->slot[j % p->q].job == j) {
-        ff_wgd *d = &p->slot[j % p->q];
-        p->busy++;
+    rp_lanes_step st = rp_lanes_pick(&p->ls, lane, p->lanes > 1 ? ff_would_wait : NULL, p);
+    if (st.kind == RP_LANES_NONE)
+        return false;
+    if (st.kind == RP_LANES_WARM) {
         pthread_mutex_unlock(&p->mu);
-        int rc = 0; /* 1: cannot be decoded; 2: out of memory */
-        if (!d->g)
-            rc = 1;
-        else if (d->oom || ff_apply(p->s, k->gpu, &d->acts[lane], p))
-            rc = 2;
+        int rc = trc_reader_warm_after(p->s->rd, k->launch.kernel_id, p->first + st.job, FF_WARM_FRAMES, 1);
         pthread_mutex_lock(&p->mu);
-        p->busy--;
-        p->next[lane] = j + 1;
-        if (rc && j < p->stop_at) {
-            p->stop_at = j;
-            if (rc == 1)
-                snprintf(p->err, sizeof p->err, "%s", d->err);
-            else
-                snprintf(p->err, sizeof p->err, "out of memory");
+        st = rp_lanes_warmed(&p->ls, st.job, rc > 0);
+        if (st.kind == RP_LANES_NONE) {
+            pthread_cond_broadcast(&p->cv);
+            return true;
         }
-        if (!rc && lane == 0)
-            p->instr += d->instr;
-        if (++d->lanes_done == p->lanes)
-            while (p->released < p->claimed && p->slot[p->released % p->q].lanes_done == p->lanes) {
-                ff_wgd *r = &p->slot[p->released % p->q];
-                r->ready = 0;
-                r->lanes_done = 0;
-                p->released++;
-            }
+    }
+    ff_wgd *d = &p->slot[st.job % p->q];
+    if (st.kind == RP_LANES_DECODE) {
+        pthread_mutex_unlock(&p->mu);
+        ff_decode(p->s, k, p->first + st.job, d, p->lanes, p->loads);
+        pthread_mutex_lock(&p->mu);
+        rp_lanes_decoded(&p->ls, st.job);
         pthread_cond_broadcast(&p->cv);
         return true;
     }
-    if (p->claimed < p->stop_at && p->claimed < p->released + p->q) {
-        /* the next job's frames are being decompressed by another thread:
-         * decompress the next frames instead of waiting (FF_WARM_FRAMES
-         * ahead at most; what is cached changes no result) */
-        uint32_t c0 = p->claimed, wg = p->first + c0;
-        if (p->lanes > 1 && trc_reader_wg_busy(p->s->rd, k->launch.kernel_id, wg, 1)) {
-            p->busy++;
-            pthread_mutex_unlock(&p->mu);
-            int rc = trc_reader_warm_after(p->s->rd, k->launch.kernel_id, wg, FF_WARM_FRAMES, 1);
-            pthread_mutex_lock(&p->mu);
-            p->busy--;
-            if (rc > 0) {
-                pthread_cond_broadcast(&p->cv);
-                return true;
-            }
-            /* unlocked, others may have claimed jobs (up to the last free
-             * slot) or stopped the job: look again rather than claim a
-             * slot a lane has still to apply */
-            if (p->claimed != c0 || c0 >= p->stop_at)
-                return true;
-        }
-        uint32_t j2 = p->claimed++;
-        ff_wgd *d = &p->slot[j2 % p->q];
-        d->job = j2;
-        p->busy++;
-        pthread_mutex_unlock(&p->mu);
-        ff_decode(p->s, k, p->first + j2, d, p->lanes, p->loads);
-        pthread_mutex_lock(&p->mu);
-        p->busy--;
-        d->ready = 1;
-        pthread_cond_broadcast(&p->cv);
-        return true;
-    }
-    return false;
+    pthread_mutex_unlock(&p->mu);
+    int rc = 0; /* 1: cannot be decoded; 2: out of memory */
+    if (!d->g)
+        rc = 1;
+    else if (d->oom || ff_apply(p->s, k->gpu, &d->acts[lane], p))
+        rc = 2;
+    pthread_mutex_lock(&p->mu);
+    if (!rc && lane == 0)
+        p->instr += d->instr;
+    if (rp_lanes_applied(&p->ls, lane, st.job, rc != 0))
+        snprintf(p->err, sizeof p->err, "%s", rc == 1 ? d->err : "out of memory");
+    pthread_cond_broadcast(&p->cv);
+    return true;
 }
 
 static void *ff_helper(void *arg)
@@ -554,8 +524,7 @@ static struct rp_ffpool *ff_pool(rp_sim *s)
     p->q = 4 * n + 4;
     p->slot = calloc(p->q, sizeof *p->slot);
     p->th = calloc(n ? n : 1, sizeof *p->th);
-    p->next = calloc(n + 1, sizeof *p->next);
-    bool ok = p->slot && p->th && p->next;
+    bool ok = p->slot && p->th && !rp_lanes_init(&p->ls, n + 1, p->q); /* (lanes set below) */
     for (uint32_t i = 0; ok && i < p->q; i++)
         ok = (p->slot[i].acts = calloc(n + 1, sizeof(ff_list))) != NULL;
     if (!ok) {
@@ -563,7 +532,7 @@ static struct rp_ffpool *ff_pool(rp_sim *s)
             free(p->slot[i].acts);
         free(p->slot);
         free(p->th);
-        free(p->next);
+        rp_lanes_fini(&p->ls);
         free(p);
         return NULL;
     }
@@ -576,7 +545,7 @@ static struct rp_ffpool *ff_pool(rp_sim *s)
     for (; p->n_th < n; p->n_th++)
         if (pthread_create(&p->th[p->n_th], NULL, ff_helper, p))
             break;
-    p->lanes = p->n_th + 1;
+    p->lanes = p->ls.lanes = p->n_th + 1;
     if (p->n_th && !s->fail_lock)
         s->fail_lock = &p->fail_mu; /* a helper's apply may fail (out of memory) beside the replay's thread */
     pthread_mutex_unlock(&p->mu);
@@ -609,7 +578,7 @@ static void pool_free(rp_sim *s, struct rp_ffpool *p)
     pthread_cond_destroy(&p->cv);
     free(p->slot);
     free(p->th);
-    free(p->next);
+    rp_lanes_fini(&p->ls);
     free(p);
 }
 
@@ -657,29 +626,22 @@ static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, boo
     p->k = k;
     p->loads = loads;
     p->first = first;
-    p->count = p->stop_at = count;
-    p->claimed = p->released = 0;
+    p->count = count;
+    rp_lanes_start(&p->ls, count);
     p->instr = 0;
-    for (uint32_t l = 0; l < p->lanes; l++)
-        p->next[l] = 0;
     pthread_cond_broadcast(&p->cv);
     for (;;) {
         if (ff_step(p, 0))
             continue;
-        bool done = !p->busy;
-        for (uint32_t l = 0; done && l < p->lanes; l++)
-            done = p->next[l] >= p->stop_at;
-        if (done)
+        if (rp_lanes_done(&p->ls))
             break;
         pthread_cond_wait(&p->cv, &p->mu);
     }
-    /* every lane is past stop_at and no thread works on the job: the slots
+    /* every lane is past stop_at and no thread works on the run: the slots
      * still decoded (after a failure) keep their records until reused */
-    for (uint32_t i = 0; i < p->q; i++)
-        p->slot[i].ready = 0, p->slot[i].lanes_done = 0;
     int rc = 0;
-    if (p->stop_at < p->count) {
-        rp_sim_fail(s, "sampled replay: kernel %u, workgroup %u: %s", k->launch.kernel_id, first + p->stop_at,
+    if (p->ls.stop_at < p->count) {
+        rp_sim_fail(s, "sampled replay: kernel %u, workgroup %u: %s", k->launch.kernel_id, first + p->ls.stop_at,
                     p->err);
         rc = -1;
     } else {
