@@ -764,6 +764,9 @@ int rp_sim_init(rp_sim *s, const rp_config *cfg, trc_reader *rd, FILE *out)
 
 void rp_sim_fini(rp_sim *s)
 {
+    /* the sampled replay's helper threads stop first: nothing they may touch
+     * (kernels, memory, caches) is freed while one runs */
+    rp_sample_fini(s);
     for (uint32_t g = 0; s->gpus && g < s->n_gpus; g++) {
         rp_gpu *gp = &s->gpus[g];
         for (uint32_t i = 0; gp->cus && i < gp->n_cus; i++) {
@@ -833,7 +836,6 @@ void rp_sim_fini(rp_sim *s)
     free(s->host.sbusy);
     free(s->host.nonblocking);
     free(s->host.sdma);
-    rp_sample_fini(s);
     free(s->sgroups);
     free(s->host.cspan);
     for (size_t i = 0; i < s->host.n_hs; i++)
