@@ -1440,9 +1440,12 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
         return -1;
     m->skipped_instr = instr;
     m->skip_ps = (rp_time)((double)instr * mean);
-    /* the group's spread (at least half the tolerance), plus the largest
-     * bound of a member that was itself sampled */
-    double rel = dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0, mb = 0;
+    /* the group's spread (at least half the tolerance; the whole tolerance
+     * when one launch decided it: no spread measured, the next launch is
+     * taken to agree with it as launches that decide a group must agree with
+     * each other), plus the largest bound of a member that was itself sampled */
+    double least = c->sample_tolerance / (g->n_detailed > 1 ? 200.0 : 100.0);
+    double rel = dev > least ? dev : least, mb = 0;
     for (uint32_t i = 0; i < g->n_detailed; i++)
         if (g->rel_bound[i] > mb)
             mb = g->rel_bound[i];

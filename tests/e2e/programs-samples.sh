@@ -320,6 +320,35 @@ if [ -s "$OUT/sd-smp.json" ] && [ -s "$OUT/sample_deep.gtrace" ]; then
   done
 fi
 
+echo "== sampled replay with sample.kernels=1: one launch decides its launches alike, the tolerance as the bound's floor"
+if [ -s "$OUT/sd-smp.json" ] && [ -s "$OUT/sd-full.json" ]; then
+  if timeout 300 "$REPLAY" --topo r9nano --sample --set sample.kernels=1 --stats "$OUT/sd-k1.json" "$OUT/sample_deep.gtrace" \
+       >"$OUT/sd-k1.out" 2>&1 && res=$("$PY" -c '
+import json, sys
+f, d, s = (json.load(open(p)) for p in sys.argv[1:4])
+dur = lambda k: k["end_ps"] - k["start_ps"]
+ks = s["kernels"]
+ok = len(ks) == 4 and s["check"]["load_mismatches"] == 0 and s["check"]["d2h_mismatches"] == 0
+first = ks[0]["sampled"]
+rel0 = first["bound_ps"] / dur(ks[0])  # its bound relative to its kernel time
+tol = float(s["config"]["sample.tolerance"]) / 100.0
+whole = ks[1:]
+# launches 2-4 fast-forwarded whole on the first one rate: their bound is the whole tolerance
+# (no spread measured between launches) plus the first one bound, not half the tolerance
+ok = ok and 0 < first["detailed_workgroups"] < ks[0]["workgroups"]
+ok = ok and all(k["sampled"]["detailed_workgroups"] == 0 for k in whole)
+ok = ok and all(abs(k["sampled"]["bound_ps"] - (tol + rel0) * k["sampled"]["predicted_ps"]) <= 0.001 * k["sampled"]["predicted_ps"] for k in whole)
+ok = ok and all(abs(dur(k) - dur(kf)) <= k["sampled"]["bound_ps"] for k, kf in zip(ks, f["kernels"]))
+# fewer instructions replayed in detail than with two launches deciding (the default)
+det = lambda r: sum(k["wavefront_instructions"] for k in r["kernels"])
+ok = ok and det(s) < det(d)
+worst = max(abs(dur(k) - dur(kf)) / dur(kf) for k, kf in zip(ks, f["kernels"]))
+print("3 launches whole, bound %.2f%% each (tolerance %.0f%% + the first launch %.2f%%), worst error %.2f%%, %d instructions in detail against %d" % (100 * (tol + rel0), 100 * tol, 100 * rel0, 100 * worst, det(s), det(d)))
+sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json" "$OUT/sd-k1.json"); then
+    ok "sample_deep --sample --set sample.kernels=1: $res"
+  else bad "sample_deep --sample --set sample.kernels=1: ${res:-$(why "$OUT/sd-k1.out")}"; fi
+fi
+
 echo "== sampled replay of a kernel whose rate swings over several rounds (groups of windows, checked stretches)"
 if [ -x "$BUILD/programs/sample_swing" ]; then
   if err=$(sampled_pair sample_swing ss) && res=$("$PY" -c '
