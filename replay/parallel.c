@@ -531,7 +531,7 @@ static void futex_wake_all(uint32_t *addr) { syscall(SYS_futex, addr, FUTEX_WAKE
 static void barrier_wait(barrier *b, uint32_t *local_sense)
 {
     uint32_t ls = *local_sense ^= 1;
-    if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == b->n) {
+    if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == __atomic_load_n(&b->n, __ATOMIC_RELAXED)) {
         __atomic_store_n(&b->count, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&b->sense, ls, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&b->sleepers, __ATOMIC_SEQ_CST))
@@ -953,7 +953,7 @@ static uint32_t start_workers(run_ctx *c, pthread_t *tid, worker_arg *wa, uint32
     if (started + 1 < nt) {
         if (started) {
             __atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
-            c->bar.n = started + 1;
+            __atomic_store_n(&c->bar.n, started + 1, __ATOMIC_RELAXED); /* (workers may be in barrier_wait) */
             uint32_t sense = 0;
             barrier_wait(&c->bar, &sense);
             for (uint32_t i = 1; i <= started; i++)

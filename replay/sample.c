@@ -1503,7 +1503,10 @@ static void group_end(rp_sim *s, rp_kernel *k)
     if (!k->smp.group)
         return;
     struct rp_sgroup *g = &s->sgroups[k->smp.group - 1];
-    if (k->spin_iterations || k->gws_cap || k->cas_seen) {
+    /* (written atomically by the waves, on u-mgpu in other partitions: in an
+     * earlier window, the barriers order them before this read) */
+    if (__atomic_load_n(&k->spin_iterations, __ATOMIC_RELAXED) || k->gws_cap ||
+        __atomic_load_n(&k->cas_seen, __ATOMIC_RELAXED)) {
         g->off = true; /* its time depends on other workgroups */
         return;
     }
@@ -1524,9 +1527,9 @@ int rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n)
     const rp_ksample *m = &k->smp;
     if (!c->sample_enable || m->switched || m->wave_skips || !k->n_instr_traced || !k->done)
         return -1;
-    int why = k->spin_iterations ? RP_WHY_POLLS
-              : k->gws_cap       ? RP_WHY_GWS
-              : k->cas_seen      ? RP_WHY_CAS
+    int why = __atomic_load_n(&k->spin_iterations, __ATOMIC_RELAXED) ? RP_WHY_POLLS
+              : k->gws_cap                                          ? RP_WHY_GWS
+              : __atomic_load_n(&k->cas_seen, __ATOMIC_RELAXED)      ? RP_WHY_CAS
               : !m->tests        ? RP_WHY_ROUNDS
                                  : RP_WHY_RATE;
     if (!buf || !n)
