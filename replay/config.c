@@ -303,8 +303,7 @@ static const param params[] = {
      "1 = every stretch as long as the first"},
     {"sample.kernels", PT_UINT, F(sample_kernels), "2", 0, 8, "launches",
      "sampled replay, kernel level: launches alike (same kernel, grid, workgroup size) replayed in full before "
-     "later ones are fast-forwarded whole (1: their bound has the whole sample.tolerance as its floor, not half); "
-     "0 = off"},
+     "later ones are fast-forwarded whole; 0 = off"},
     {"sample.stable", PT_UINT, F(sample_stable), "3", 2, 32, "windows",
      "sampled replay: windows whose rates must agree before the rest of a kernel is fast-forwarded"},
     {"sample.alike_groups", PT_UINT, F(sample_alike_groups), "1", 0, 32, "groups of windows",

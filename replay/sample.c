@@ -1440,11 +1440,14 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
         return -1;
     m->skipped_instr = instr;
     m->skip_ps = (rp_time)((double)instr * mean);
-    /* the group's spread (at least half the tolerance; the whole tolerance
-     * when one launch decided it: no spread measured, the next launch is
-     * taken to agree with it as launches that decide a group must agree with
-     * each other), plus the largest bound of a member that was itself sampled */
-    double least = c->sample_tolerance / (g->n_detailed > 1 ? 200.0 : 100.0);
+    /* the group's spread, at least the tolerance: a group decides when its
+     * launches are within the tolerance of their mean (group_decided), and
+     * this launch is taken to be as they are; the spread of the two or so
+     * that decided understates how far one may be (sample_warm: launches 1.6%
+     * apart decided, later ones 1.5-3.2% from their mean), and one launch
+     * (sample.kernels=1) measures none. Plus the largest bound of a member
+     * that was itself sampled. */
+    double least = c->sample_tolerance / 100.0;
     double rel = dev > least ? dev : least, mb = 0;
     for (uint32_t i = 0; i < g->n_detailed; i++)
         if (g->rel_bound[i] > mb)

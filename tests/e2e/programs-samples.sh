@@ -349,6 +349,36 @@ sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json" "$OUT/sd-k1.jso
   else bad "sample_deep --sample --set sample.kernels=1: ${res:-$(why "$OUT/sd-k1.out")}"; fi
 fi
 
+echo "== sampled replay, kernel level: a loop over data the L2 holds (its first launch reads DRAM) is not predicted from its first launch"
+if [ -x "$BUILD/programs/sample_warm" ]; then
+  if err=$(sampled_pair sample_warm sw) &&
+     timeout 300 "$REPLAY" --topo r9nano --sample --set sample.kernels=1 --quiet --stats "$OUT/sw-k1.json" \
+       "$OUT/sample_warm.gtrace" >"$OUT/sw-k1.out" 2>&1 && res=$("$PY" -c '
+import json, sys
+f, s, s1 = (json.load(open(p)) for p in sys.argv[1:4])
+dur = lambda k: k["end_ps"] - k["start_ps"]
+kf, ks, k1 = f["kernels"], s["kernels"], s1["kernels"]
+ok = len(kf) == len(ks) == len(k1) == 6 and s["check"]["d2h_mismatches"] == 0 and s["check"]["d2h_checked"] > 0
+# the full replay: the first launch misses in the L2, the later ones hit
+ok = ok and dur(kf[0]) > 1.3 * max(map(dur, kf[1:])) and kf[0]["l2_hit_rate"] < 0.9 < min(k["l2_hit_rate"] for k in kf[1:])
+# the default (sample.kernels=2): launches 1 and 2 (the first and second) differ, so the group
+# decides on launches 2 and 3 and fast-forwards the last three whole, near their time and mostly
+# inside a bound of at least the tolerance
+tol = float(s["config"]["sample.tolerance"]) / 100.0
+whole = [(a, b) for a, b in zip(kf, ks) if b.get("sampled", {}).get("detailed_workgroups") == 0]
+ok = ok and len(whole) == 3 and all(abs(dur(b) - dur(a)) <= 0.05 * dur(a) for a, b in whole)
+ok = ok and all(b["sampled"]["bound_ps"] >= tol * b["sampled"]["predicted_ps"] * 0.999 for a, b in whole)
+inside = sum(abs(dur(b) - dur(a)) <= b["sampled"]["bound_ps"] for a, b in whole)
+ok = ok and inside >= 2
+t = lambda r: sum(map(dur, r))
+err2, err1 = (t(ks) - t(kf)) / t(kf), (t(k1) - t(kf)) / t(kf)
+ok = ok and abs(err2) <= 0.02 and err1 > 0.2
+print("first launch %.1f us against %.1f us (L2 hits %.0f%% against %.0f%%); default: 3 launches whole, %d inside their bound, total %+.2f%%; sample.kernels=1: %+.1f%%" % (dur(kf[0]) / 1e6, dur(kf[1]) / 1e6, 100 * kf[0]["l2_hit_rate"], 100 * kf[1]["l2_hit_rate"], inside, 100 * err2, 100 * err1))
+sys.exit(0 if ok else 1)' "$OUT/sw-full.json" "$OUT/sw-smp.json" "$OUT/sw-k1.json"); then
+    ok "sample_warm --sample: $res"
+  else bad "sample_warm --sample: ${err:-${res:-$(why "$OUT/sw-k1.out")}}"; fi
+fi
+
 echo "== sampled replay of a kernel whose rate swings over several rounds (groups of windows, checked stretches)"
 if [ -x "$BUILD/programs/sample_swing" ]; then
   if err=$(sampled_pair sample_swing ss) && res=$("$PY" -c '
