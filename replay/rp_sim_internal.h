@@ -177,6 +177,8 @@ typedef struct rp_ksample {
     uint64_t wave_short;      /* stretches not skipped: shorter than the measurement */
     double group_dev;         /* kernel level: the spread of the launches alike before it, when they
                                * were enough to decide but disagreed (else 0) */
+    uint32_t alike_n;         /* kernel level, whole: the launches alike that decided */
+    double start_rel;         /* kernel level, whole: the bound's share for the L2's state at its start (0: none) */
 } rp_ksample;
 
 struct rp_kernel {
@@ -358,6 +360,9 @@ struct rp_sim {
                                * last launch sampled at the workgroup level (0: none), over groups of wg_merge
                                * windows: a later launch may switch on agreeing with it (sample.alike_groups) */
         uint32_t wg_merge;
+        uint32_t need;        /* launches that decide it: sample.kernels, or 1 when its first launch streamed
+                               * (sample.kernels_stream; group_end) */
+        double start_rel;     /* need 1: the bound's share for the L2's state at a launch's start (group_end) */
     } *sgroups;
     size_t n_sgroups;
     uint64_t smp_skipped;     /* wavefront instructions skipped so far, every kernel (workgroup, kernel and wave level) */

@@ -1333,7 +1333,7 @@ static bool group_decided(const rp_sim *s, const struct rp_sgroup *g, double *me
 {
     const rp_config *c = &s->cfg;
     *mean = *dev = 0;
-    if (g->off || g->n_detailed < c->sample_kernels)
+    if (g->off || g->n_detailed < (g->need ? g->need : c->sample_kernels))
         return false;
     *dev = spread(g->ps_per_instr, g->n_detailed, mean);
     return *mean > 0 && *dev * 100.0 <= c->sample_tolerance;
@@ -1424,7 +1424,7 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
         k->smp.group = (size_t)(g - s->sgroups) + 1; /* its end adds it to the group */
     double mean, dev;
     if (!group_decided(s, g, &mean, &dev)) {
-        if (!g->off && g->n_detailed >= c->sample_kernels && mean > 0)
+        if (!g->off && g->n_detailed >= (g->need ? g->need : c->sample_kernels) && mean > 0)
             k->smp.group_dev = dev; /* (rp_sample_why_full) */
         return 0; /* too few launches yet, or they disagree: this one runs in full (and may join the group) */
     }
@@ -1453,6 +1453,13 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
         if (g->rel_bound[i] > mb)
             mb = g->rel_bound[i];
     rel += mb;
+    /* decided by its first launch alone (it streamed, group_end): plus what
+     * the L2's state at a launch's start may change */
+    m->alike_n = g->n_detailed;
+    if (g->need == 1) {
+        m->start_rel = g->start_rel;
+        rel += g->start_rel;
+    }
     m->bound_ps = (rp_time)((double)m->skip_ps * rel);
     k->next_wg = k->wgs_done = k->n_wg;
     return 0;
@@ -1495,6 +1502,54 @@ int rp_sample_note(rp_sim *s, rp_kernel *k, int end)
     return 0;
 }
 
+/* The group's first launch k, at its end: does it decide the group alone
+ * (g->need = 1; sample.kernels_stream)? A launch that moves many times the
+ * L2's capacity through DRAM streams: at its end the L2 holds the last
+ * data it touched, so the next launch alike, which reads in the same order,
+ * has those lines evicted before it reaches them, as the first launch had
+ * whatever came before it (the host's copies). So its first launch, warm or
+ * cold, is as the later ones are, up to what the L2 held at their starts: at
+ * most the L2's capacity of DRAM traffic, whose time at the DRAM's peak
+ * bandwidth (r9nano: 2 MiB at 512 GB/s, 4.1 us) relative to the launch's time
+ * widens the bound (an estimate: a launch waiting on latency rather than
+ * bandwidth may gain more from the lines it finds). A launch sampled at the
+ * workgroup or wave level counts its detailed work's DRAM bytes times its
+ * instructions over its detailed ones (the skipped work's traffic is not
+ * counted). Measured (2026-12-03): km large's launches move 40x (km_assign)
+ * and 8x (km_partial) the L2 and differ from the first by 0.35%;
+ * sample_deep's (3.7x) first launch is 4.4% slower than its second, and
+ * sample_warm's (0.5x) 56%: the default 4 leaves them to sample.kernels.
+ * Read where the counters are final: one partition (now), or at a serial
+ * point (a dispatcher per GPU, rp_sample_note after the kernel's end counters
+ * were taken); not with the GPU cut into partitions or one partition per GPU
+ * on a unified topology, where the DRAM's partition may be running. */
+static void stream_test(rp_sim *s, const rp_kernel *k, struct rp_sgroup *g)
+{
+    const rp_config *c = &s->cfg;
+    if (!c->sample_kernels_stream || c->sample_kernels < 2 || !k->n_instr || k->end <= k->start)
+        return;
+    uint64_t dram;
+    if (s->smp_serial_groups) {
+        dram = k->sum1.dram_bytes - k->sum0.dram_bytes;
+    } else if (s->n_parts <= 1) {
+        rp_ksum now;
+        memset(&now, 0, sizeof now);
+        rp_ksum_take(s, k, &now, (int32_t)s->gpus[k->gpu].part->id, true);
+        dram = now.dram_bytes - k->sum0.dram_bytes;
+    } else {
+        return;
+    }
+    uint64_t all = k->n_instr + k->smp.skipped_instr + k->smp.wave_instr;
+    double moved = (double)dram * (double)all / (double)k->n_instr;
+    uint32_t gpus = k->gpu_count ? k->gpu_count : 1;
+    double cap = (double)c->l2_size * gpus;
+    double bw = (double)rp_bw_Bps(c->dram_bandwidth, s->clk) * c->dram_channels * gpus;
+    if (moved < (double)c->sample_kernels_stream * cap || bw <= 0)
+        return;
+    g->need = 1;
+    g->start_rel = cap / bw * 1e12 / (double)(k->end - k->start);
+}
+
 /* A launch that ended and was not fast-forwarded whole adds its time per
  * instruction to its group (or turns the group off: its time depended on
  * other workgroups). */
@@ -1517,6 +1572,8 @@ static void group_end(rp_sim *s, rp_kernel *k)
         g->wg_rate = k->smp.first_mean; /* (rp_sample_wg_done, sample.alike_groups) */
         g->wg_merge = k->smp.first_merge;
     }
+    if (!g->n_seen)
+        stream_test(s, k, g);
     uint32_t n = c->sample_kernels < 8 ? c->sample_kernels : 8; /* the last n launches replayed in full */
     /* a launch sampled at the workgroup level counts with its predicted time */
     g->rel_bound[g->n_seen % n] = (double)k->smp.bound_ps / (double)(k->end - k->start);

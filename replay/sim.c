@@ -1507,6 +1507,14 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
             json_object_set_new(sm, "group_windows", json_integer(k->smp.merge));
             /* the first stretch decided by agreeing with the launches alike's rate (sample.alike_groups) */
             json_object_set_new(sm, "by_launches_alike", json_boolean(k->smp.by_group));
+            if (k->smp.whole) {
+                /* kernel level: how many launches alike decided, and the bound's share for the
+                 * L2's state at its start when one did (sample.kernels_stream) */
+                json_object_set_new(sm, "launches_alike_measured", json_integer(k->smp.alike_n));
+                if (k->smp.start_rel > 0)
+                    json_object_set_new(sm, "start_state_bound_ps",
+                                        json_integer((json_int_t)((double)k->smp.skip_ps * k->smp.start_rel)));
+            }
             if (k->smp.wave_skips) {
                 json_object_set_new(sm, "wave_skips", json_integer((json_int_t)k->smp.wave_skips));
                 json_object_set_new(sm, "wave_skipped_instructions", json_integer((json_int_t)k->smp.wave_instr));
