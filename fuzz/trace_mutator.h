@@ -120,6 +120,8 @@ static void remap_kernel(Gtrace__KernelIndex *ki, const mchunk *c, const uint64_
     for (size_t i = 0; i < ki->n_seg_offset; i++) ki->seg_offset[i] = remap(c, no, k, ki->seg_offset[i]);
     for (size_t i = 0; i < ki->n_seg_data_offset; i++)
         ki->seg_data_offset[i] = remap(c, no, k, ki->seg_data_offset[i]);
+    for (size_t i = 0; i < ki->n_store_frame_offset; i++) /* 2.4; 0 = none stays 0 */
+        if (ki->store_frame_offset[i]) ki->store_frame_offset[i] = remap(c, no, k, ki->store_frame_offset[i]);
 }
 
 /* New content of an index / kernel-end chunk with remapped offsets, or NULL

@@ -311,8 +311,9 @@ static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d, uint32_t l
     d->instr = 0;
     d->oom = 0;
     d->err[0] = 0;
-    /* without the load values (only stores and atomics act), unless a
-     * compare-and-swap needs what it returned (rp_cas_failed_in_recording) */
+    /* without the load values (only stores and atomics act; from the 2.4
+     * store frame where there is one), unless a compare-and-swap needs what
+     * it returned (rp_cas_failed_in_recording) */
     d->g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, TRC_WG_STORES_ONLY, d->err, sizeof d->err);
     for (uint32_t v = 0; d->g && v < d->g->n_waves; v++) {
         const trc_wave *tw = &d->g->waves[v];
@@ -442,7 +443,7 @@ static int ff_apply_deferred(rp_sim *s, struct rp_ffpool *p)
 static bool ff_would_wait(void *ctx, uint32_t job)
 {
     struct rp_ffpool *p = ctx;
-    return trc_reader_wg_busy(p->s->rd, p->k->launch.kernel_id, p->first + job, 1);
+    return trc_reader_wg_busy(p->s->rd, p->k->launch.kernel_id, p->first + job, TRC_WG_STORES_ONLY);
 }
 
 /* Under p->mu: one step of lane's work (rp_lanes_pick), or false when there
@@ -457,7 +458,8 @@ static bool ff_step(struct rp_ffpool *p, uint32_t lane)
         return false;
     if (st.kind == RP_LANES_WARM) {
         pthread_mutex_unlock(&p->mu);
-        int rc = trc_reader_warm_after(p->s->rd, k->launch.kernel_id, p->first + st.job, FF_WARM_FRAMES, 1);
+        int rc = trc_reader_warm_after(p->s->rd, k->launch.kernel_id, p->first + st.job, FF_WARM_FRAMES,
+                                       TRC_WG_STORES_ONLY);
         pthread_mutex_lock(&p->mu);
         st = rp_lanes_warmed(&p->ls, st.job, rc > 0);
         if (st.kind == RP_LANES_NONE) {

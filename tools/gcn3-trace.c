@@ -124,7 +124,7 @@ typedef struct chunk_scan {
 static const char *chunk_type_name(unsigned t)
 {
     static const char *n[] = {"?", "header", "code-object", "event", "record-frame",
-                              "data-frame", "index", "kernel-end", "wave-segment", "segment-data"};
+                              "data-frame", "index", "kernel-end", "wave-segment", "segment-data", "store-frame"};
     return t < (unsigned)N_CHUNK_TYPES && t < sizeof n / sizeof *n ? n[t] : "?";
 }
 
@@ -510,13 +510,14 @@ static int cmd_info(trc_reader *r, const char *path, const opts *o)
                        "\"record_bytes_per_instr\": %.4f, \"data_bytes_per_instr\": %.4f, \"frames\": %u, "
                        "\"raw_record_bytes\": %" PRIu64 ", \"raw_data_bytes\": %" PRIu64 ", "
                        "\"compression_ratio\": %.3f, \"segments\": %u, \"segment_bytes\": %" PRIu64 ", "
+                       "\"store_frames\": %u, \"store_bytes\": %" PRIu64 ", \"raw_store_bytes\": %" PRIu64 ", "
                        "\"ended\": %s}",
                     l->device, l->stream, l->code_object_id, l->grid[0], l->grid[1], l->grid[2], l->wg_size[0],
                     l->wg_size[1], l->wg_size[2], st.n_wg, st.n_waves, st.n_instr, st.n_mem, st.wg_bytes,
                     st.data_bytes, ratio(st.wg_bytes, st.n_instr), ratio(st.data_bytes, st.n_instr), st.n_frames,
                     st.raw_rec_bytes, st.raw_data_bytes,
                     ratio(st.raw_rec_bytes + st.raw_data_bytes, st.wg_bytes + st.data_bytes), st.n_segments,
-                    st.seg_bytes, st.ended ? "true" : "false");
+                    st.seg_bytes, st.n_store_frames, st.store_bytes, st.raw_store_bytes, st.ended ? "true" : "false");
         }
         fprintf(f, "\n  ],\n  \"total\": {\"workgroups\": %" PRIu64 ", \"waves\": %" PRIu64
                    ", \"wavefront_instructions\": %" PRIu64 ", \"memory_ops\": %" PRIu64
@@ -1340,6 +1341,37 @@ static int vfail(vctx *v, const char *fmt, ...)
 }
 
 /* Checks one loaded workgroup against its launch and the code object. */
+/* 2.4: workgroup i of kernel k as its store frame gives it (what a
+ * fast-forward reads, where its frame has one) against the data frame's
+ * (full, already loaded): the same ops, the same values for every store and
+ * atomic outside the LDS, none for the LDS. */
+static int verify_stores(vctx *v, trc_reader *r, uint32_t k, uint32_t i, const trc_wg *full)
+{
+    char err[512];
+    trc_wg *s = trc_reader_load_wg_ex(r, k, i, TRC_WG_STORES_ONLY, err, sizeof err);
+    if (!s) return vfail(v, "%s", err);
+    int rc = 0;
+    if (s->n_waves != full->n_waves) rc = vfail(v, "kernel %u workgroup %u: store values of another workgroup", k, i);
+    for (uint32_t w = 0; w < full->n_waves && !rc; w++) {
+        const trc_wave *a = &full->waves[w], *b = &s->waves[w];
+        if (a->n_mem != b->n_mem) {
+            rc = vfail(v, "kernel %u workgroup %u wave %u: store values of another wave", k, i, w);
+            break;
+        }
+        for (uint32_t m = 0; m < a->n_mem && !rc; m++) {
+            const trc_mem_op *x = &a->mem[m], *y = &b->mem[m];
+            uint64_t n = x->store_data ? trc_mo_store_len(x->flags, trc_popcount64(x->exec), x->bytes_per_lane) : 0;
+            int lds = (x->flags & TRC_MO_LDS) != 0;
+            if (lds ? y->store_data != NULL
+                    : (!x->store_data) != (!y->store_data) || (n && memcmp(x->store_data, y->store_data, n)))
+                rc = vfail(v, "kernel %u workgroup %u wave %u mem op %u: the store frame's values differ from the data "
+                           "frame's", k, i, w, m);
+        }
+    }
+    trc_wg_free(s);
+    return rc;
+}
+
 static int verify_wg(vctx *v, const trc_launch *l, const prog *g, uint32_t entry, uint32_t k, uint32_t i,
                      const trc_wg *wg, uint64_t *n_instr, uint64_t *n_mem, uint8_t *seen)
 {
@@ -1436,7 +1468,7 @@ static int verify(trc_reader *r, const char *path, int walk, vctx *v, chunk_scan
     int rc = 0;
     for (size_t i = 0; i < nco && !rc && walk; i++)
         if (!prog_get(&ps, (uint32_t)i, err, sizeof err)) rc = vfail(v, "%s", err);
-    uint64_t total_frames = 0, total_segs = 0;
+    uint64_t total_frames = 0, total_segs = 0, total_sto = 0;
     *tot_instr = 0;
     for (uint32_t k = 0; k < nk && !rc; k++) {
         trc_kernel_stats st;
@@ -1487,6 +1519,7 @@ static int verify(trc_reader *r, const char *path, int walk, vctx *v, chunk_scan
             }
             n_waves += wg->n_waves;
             rc = verify_wg(v, l, g, entry, k, i, wg, &n_instr, &n_mem, seen);
+            if (!rc && st.n_store_frames) rc = verify_stores(v, r, k, i, wg);
             trc_wg_free(wg);
         }
         free(seen);
@@ -1500,6 +1533,7 @@ static int verify(trc_reader *r, const char *path, int walk, vctx *v, chunk_scan
         }
         total_frames += st.n_frames;
         total_segs += st.n_segments;
+        total_sto += st.n_store_frames;
         *tot_instr += n_instr;
     }
     progs_free(&ps);
@@ -1511,6 +1545,9 @@ static int verify(trc_reader *r, const char *path, int walk, vctx *v, chunk_scan
         return vfail(v, "%" PRIu64 " record and %" PRIu64 " data frames in the file, the index reaches %" PRIu64
                      " of each",
                      cs->n[TRC_CHUNK_WORKGROUP], cs->n[TRC_CHUNK_WG_DATA], total_frames);
+    if (cs->n[TRC_CHUNK_WG_STORES] != total_sto)
+        return vfail(v, "%" PRIu64 " store frames in the file, the index reaches %" PRIu64, cs->n[TRC_CHUNK_WG_STORES],
+                     total_sto);
     if (cs->n[TRC_CHUNK_SEGMENT] != total_segs || cs->n[TRC_CHUNK_SEG_DATA] != total_segs)
         return vfail(v, "%" PRIu64 " wave-segment and %" PRIu64 " segment-data chunks in the file, the index reaches %" PRIu64
                      " of each",

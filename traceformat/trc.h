@@ -44,7 +44,7 @@ extern "C" {
  * (2.0 = 1.4 + wave segments, 2.1 = 2.0 + managed allocations, 2.2 = 2.1 +
  * hashed loads, 2.3 = 2.2 + LDS values left out, docs/trace-format.md Sec. 5). */
 #define TRC_FORMAT_MAJOR 2
-#define TRC_FORMAT_MINOR 3
+#define TRC_FORMAT_MINOR 4
 /* The oldest major version this build reads. */
 #define TRC_FORMAT_MAJOR_OLDEST 1
 
@@ -429,7 +429,9 @@ int trc_reader_prefetch(trc_reader *r, uint32_t kernel_id, uint32_t first, uint3
 /* For threads that load workgroups side by side (mgpu-replay's sampled
  * fast-forward): trc_reader_wg_busy says whether another thread is
  * decompressing a frame that workgroup i of a kernel needs (its record
- * frame; with_data, its data frame too), so that loading it now would wait;
+ * frame; with_data, its data frame too: with TRC_WG_STORES_ONLY its 2.4
+ * store frame instead where it has one, as trc_reader_load_wg_ex reads), so
+ * that loading it now would wait;
  * trc_reader_warm_after decompresses into the cache, without waiting for
  * any thread, the frames of the first workgroup at or after i whose frames
  * are neither cached nor being decompressed, among the `frames` frames
@@ -496,6 +498,9 @@ typedef struct trc_kernel_stats {
     uint64_t end_chunk_offset; /* its kernel-end chunk (0: none), for verify */
     uint32_t n_segments;    /* 2.0: wave-segment chunk pairs (long waves), all workgroups */
     uint64_t seg_bytes;     /* their compressed bytes, chunk headers included (records and data) */
+    uint32_t n_store_frames;  /* 2.4: store frames (at most n_frames) */
+    uint64_t store_bytes;     /* their compressed bytes, chunk headers included */
+    uint64_t raw_store_bytes; /* decompressed */
 } trc_kernel_stats;
 
 /* Kernels in the trace (launches), and the index entry of one: 0, or -1 for
@@ -504,10 +509,13 @@ size_t trc_reader_n_kernels(const trc_reader *r);
 int trc_reader_kernel_stats(const trc_reader *r, uint32_t kernel_id, trc_kernel_stats *st);
 /* As trc_reader_load_wg; with_data = 0 skips the data chunk (mem ops then
  * have load_data = store_data = NULL), so a timing-only replay never
- * decompresses data values; with_data = TRC_WG_STORES_ONLY reads the data
- * chunk but leaves the load values out (load_data NULL, load_hash 0): what
- * a fast-forward that only applies stores and atomics needs, without
- * un-shuffling and copying the loads' bytes. */
+ * decompresses data values; with_data = TRC_WG_STORES_ONLY leaves the load
+ * values out (load_data NULL, load_hash 0): what a fast-forward that only
+ * applies stores and atomics needs. It reads the workgroup's 2.4 store frame
+ * where there is one (docs/trace-format.md Sec. 1.6: only the values of
+ * stores and atomics outside the LDS; LDS ops then have store_data NULL
+ * too), else the data frame without un-shuffling and copying the loads'
+ * bytes. */
 #define TRC_WG_STORES_ONLY 2
 trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data,
                               char *err, size_t errlen);

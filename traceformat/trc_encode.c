@@ -239,6 +239,74 @@ static uint8_t *enc_workgroup_data(uint8_t *q, const wgview *g, uint8_t **body)
     return q;
 }
 
+/* 2.4 store frame: the bytes of the values of v's stores outside the LDS,
+ * and whether op j is one (its store_len then counts). */
+static inline int sto_op(const wave_rec *v, size_t j) { return v->store_len.p[j] && !(v->mflags.p[j] & TRC_MO_LDS); }
+static uint64_t sto_bytes(const wave_rec *v)
+{
+    uint64_t n = 0;
+    for (size_t j = 0; j < v->store_len.n; j++)
+        if (sto_op(v, j)) n += v->store_len.p[j];
+    return n;
+}
+/* Exact encoded size of wave i's WaveData body in a store frame. */
+static size_t wave_sto_size(const wave_rec *v, uint32_t i, uint64_t nb)
+{
+    size_t l = 0;
+    for (size_t j = 0; j < v->store_len.n; j++) l += vlen(sto_op(v, j) ? v->store_len.p[j] : 0);
+    return (i ? 1 + vlen(i) : 0) + (v->store_len.n ? 1 + vlen(l) + l : 0) + (nb ? 1 + vlen(nb) + nb : 0);
+}
+
+/* gtrace.WorkgroupData of a 2.4 store frame, preceded by its varint
+ * length: per wave store_len (0 for LDS ops) and the stores' bytes outside
+ * the LDS, shuffled (store_data_shuf4), no load fields. scratch: room for
+ * the largest wave's bytes. *body receives where the message starts. */
+static uint8_t *enc_store_data(uint8_t *q, const wgview *g, uint8_t **body, uint8_t *scratch)
+{
+    size_t total = (g->kernel_id ? 1 + vlen(g->kernel_id) : 0);
+    size_t idl = vlen(g->wg_id[0]) + vlen(g->wg_id[1]) + vlen(g->wg_id[2]);
+    total += 1 + vlen(idl) + idl;
+    for (uint32_t i = 0; i < g->n_waves; i++) {
+        size_t sz = wave_sto_size(&g->w[i], g->wave0 + i, sto_bytes(&g->w[i]));
+        total += 1 + vlen(sz) + sz;
+    }
+    q = put_varint(q, total);
+    *body = q;
+    q = put_u64(q, 1, g->kernel_id);
+    q = enc_wg_id(q, g->wg_id);
+    for (uint32_t i = 0; i < g->n_waves; i++) {
+        const wave_rec *v = &g->w[i];
+        uint64_t nb = sto_bytes(v);
+        size_t sz = wave_sto_size(v, g->wave0 + i, nb);
+        uint8_t *b = put_varint(put_tag(q, 3, 2), sz);
+        uint8_t *b0 = b;
+        b = put_u64(b, 1, g->wave0 + i);
+        if (v->store_len.n) {
+            size_t l = 0;
+            for (size_t j = 0; j < v->store_len.n; j++) l += vlen(sto_op(v, j) ? v->store_len.p[j] : 0);
+            b = put_varint(put_tag(b, 3, 2), l);
+            for (size_t j = 0; j < v->store_len.n; j++) b = put_varint(b, sto_op(v, j) ? v->store_len.p[j] : 0);
+        }
+        if (nb) {
+            uint64_t o = 0, k = 0;
+            for (size_t j = 0; j < v->store_len.n; j++) {
+                if (sto_op(v, j)) {
+                    memcpy(scratch + k, v->store.p + o, v->store_len.p[j]);
+                    k += v->store_len.p[j];
+                }
+                o += v->store_len.p[j];
+            }
+            b = put_varint(put_tag(b, 7, 2), nb);
+            trc_shuf4(b, scratch, nb);
+            b += nb;
+        }
+        assert((size_t)(b - b0) == sz);
+        (void)b0;
+        q = b;
+    }
+    return q;
+}
+
 /* The zstd level of a data frame of `total` bytes (trc_internal.h): the
  * fast level when the frame's first TRC_ZSTD_PROBE_BYTES compress at it to at
  * most TRC_ZSTD_FAST_LOSS percent more than at TRC_ZSTD_LEVEL_DATA. Frames too
@@ -271,7 +339,7 @@ static int data_level(ZSTD_CCtx *c, batch *b, uint64_t total)
     return z[0] * 100 <= z[1] * (100 + TRC_ZSTD_FAST_LOSS) ? TRC_ZSTD_LEVEL_DATA_FAST : TRC_ZSTD_LEVEL_DATA;
 }
 
-/* Compresses the pieces' messages (field `which`: 0 records, 1 data) as one
+/* Compresses the pieces' messages (field `which`: 0 records, 1 data, 2 stores) as one
  * frame into z, streaming them through zstd without concatenating them.
  * Returns 0 or -1 with *why. */
 static int compress_pieces(ZSTD_CCtx *c, batch *b, int which, uint64_t total, u8v *z,
@@ -283,13 +351,13 @@ static int compress_pieces(ZSTD_CCtx *c, batch *b, int which, uint64_t total, u8
         return -1;
     }
     size_t r = 0;
-    if (which) /* every data frame sets its level: the context's last one must not leak in */
+    if (which == 1) /* every data frame sets its level: the context's last one must not leak in */
         r = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, data_level(c, b, total));
     if (!ZSTD_isError(r)) r = ZSTD_CCtx_reset(c, ZSTD_reset_session_only);
     if (!ZSTD_isError(r)) r = ZSTD_CCtx_setPledgedSrcSize(c, total); /* content size in the header */
     ZSTD_outBuffer out = {z->p, z->cap, 0};
     for (const piece *p = b->head; p && !ZSTD_isError(r); p = p->next) {
-        const u8v *v = which ? &p->edat : &p->erec;
+        const u8v *v = which == 2 ? &p->esto : which ? &p->edat : &p->erec;
         ZSTD_inBuffer in = {v->p, v->n, 0};
         while (in.pos < in.size && !ZSTD_isError(r))
             r = ZSTD_compressStream2(c, &out, &in, ZSTD_e_continue);
@@ -298,7 +366,7 @@ static int compress_pieces(ZSTD_CCtx *c, batch *b, int which, uint64_t total, u8
     while (!ZSTD_isError(r) && (r = ZSTD_compressStream2(c, &out, &none, ZSTD_e_end)) != 0 &&
            !ZSTD_isError(r) && out.pos < out.size) {
     }
-    if (which) /* back to the data level: wave segments share this context (compress_one) */
+    if (which == 1) /* back to the data level: wave segments and store frames share this context */
         (void)ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, TRC_ZSTD_LEVEL_DATA);
     if (ZSTD_isError(r) || r != 0) {
         *why = ZSTD_isError(r) ? ZSTD_getErrorName(r) : "compressed frame larger than its bound";
@@ -336,6 +404,34 @@ int trc_encode_batch(batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat, const char **
     b->raw_dat = d;
     if (compress_pieces(c_rec, b, 0, r, &b->zr, why) < 0 || compress_pieces(c_dat, b, 1, d, &b->zd, why) < 0)
         return -1;
+    /* 2.4 store frame: when every piece has its store message and their
+     * values are a small share of the data frame (TRC_STORE_FRAME_SHARE) */
+    uint64_t sv = 0, sn = 0;
+    b->has_sto = 0;
+    b->raw_sto = 0;
+    for (const piece *p = b->head; p; p = p->next) {
+        if (!p->sto_ok) return 0;
+        sv += p->sto_bytes;
+        sn += p->esto.n;
+    }
+    if (!b->head || sv * TRC_STORE_FRAME_SHARE > d || sn > UINT32_MAX)
+        return 0;
+    if (grow((void **)&b->soff.p, &b->soff.cap, b->n + 1, 4) < 0 ||
+        grow((void **)&b->slen.p, &b->slen.cap, b->n + 1, 4) < 0) {
+        *why = "out of memory encoding a frame";
+        return -1;
+    }
+    uint64_t o = 0;
+    i = 0;
+    for (const piece *p = b->head; p; p = p->next, i++) {
+        b->soff.p[i] = (uint32_t)(o + p->sto_moff);
+        b->slen.p[i] = (uint32_t)(p->esto.n - p->sto_moff);
+        o += p->esto.n;
+    }
+    if (compress_pieces(c_dat, b, 2, o, &b->zs, why) < 0)
+        return -1;
+    b->raw_sto = o;
+    b->has_sto = 1;
     return 0;
 }
 
@@ -364,6 +460,28 @@ int trc_encode_piece(const trc_wg_rec *g, piece *p)
     p->edat.n = (size_t)(de - p->edat.p);
     p->dat_moff = (uint32_t)(body - p->edat.p);
     assert(p->erec.n <= br && p->edat.n <= bd);
+    /* 2.4: the same workgroup's store values outside the LDS, for a store
+     * frame (not when a wave of it is in segments: their values are in the
+     * segments' data chunks) */
+    p->sto_ok = 0;
+    p->esto.n = 0;
+    p->sto_bytes = 0;
+    size_t bs = 64, most = 0;
+    for (uint32_t i = 0; i < g->n_waves; i++) {
+        const wave_rec *w = &g->w[i];
+        if (w->n_seg) return 0;
+        uint64_t nb = sto_bytes(w);
+        p->sto_bytes += nb;
+        if (nb > most) most = nb;
+        bs += 48 + 11 * w->store_len.n + nb;
+    }
+    if (grow((void **)&p->esto.p, &p->esto.cap, bs + most, 1) < 0)
+        return -1;
+    uint8_t *se = enc_store_data(p->esto.p, &v, &body, p->esto.p + bs);
+    p->esto.n = (size_t)(se - p->esto.p);
+    p->sto_moff = (uint32_t)(body - p->esto.p);
+    assert(p->esto.n <= bs);
+    p->sto_ok = 1;
     return 0;
 }
 

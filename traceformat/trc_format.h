@@ -36,8 +36,9 @@ enum trc_chunk_type {
     TRC_CHUNK_KERNEL_END  = 7, /* gtrace.KernelIndex of one ended kernel */
     TRC_CHUNK_SEGMENT     = 8, /* 2.0 wave segment: one gtrace.Workgroup holding one wave's part */
     TRC_CHUNK_SEG_DATA    = 9, /* 2.0 its data: one gtrace.WorkgroupData holding that wave's part */
+    TRC_CHUNK_WG_STORES   = 10, /* 2.4 store frame: a data frame's workgroups again, only their non-LDS store values */
 };
-#define TRC_CHUNK_MAX 9u
+#define TRC_CHUNK_MAX 10u
 
 /* Largest bytes_per_lane accepted (SMEM s_load_dwordx16 is 64 bytes total;
  * the largest VMEM access is 16 bytes per lane). A sanity bound so that

@@ -63,6 +63,15 @@
  * --fast=1 x1.793 at 581 MB/s, --fast=3 x1.759 at 954 MB/s; km's data frames
  * (repeated LDS values) lose 17% at -1 and keep level 1. The 6% bound is an
  * estimate between them. */
+/* 2.4 store frames (docs/trace-format.md Sec. 1.6): a group of workgroups
+ * gets one beside its data frame when the values of its stores outside the
+ * LDS take at most 1 / TRC_STORE_FRAME_SHARE of the data frame's bytes (so
+ * the copy costs at most a quarter more data, and a fast-forward reading
+ * it instead of the data frame decompresses at most a quarter of it); km's
+ * km_partial: 59 MB of data per launch (LDS values, loads) for 0.5 MB of
+ * stores. An estimate: vectoradd (a third of its values are stores) gets
+ * none. */
+#define TRC_STORE_FRAME_SHARE 4
 #define TRC_ZSTD_LEVEL_DATA_FAST (-3)
 #define TRC_ZSTD_PROBE_BYTES     32768
 #define TRC_ZSTD_FAST_LOSS       6

@@ -40,7 +40,10 @@ typedef struct rkernel {
     trc_kernel_stats st;
     uint64_t *frame_off, *dframe_off; /* st.n_frames entries each */
     uint32_t *wg_frame, *rec_off, *rec_len, *data_off, *data_len; /* st.n_wg entries each */
-    size_t slot_base;  /* first cache slot of this kernel: 2 per frame (record, data) */
+    size_t slot_base;  /* first cache slot of this kernel: 3 per frame (record, data, store) */
+    /* 2.4 store frames (KernelIndex.store_*): NULL when the kernel has none */
+    uint64_t *sframe_off;               /* st.n_frames entries, 0: that frame has none */
+    uint32_t *sto_off, *sto_len;        /* st.n_wg entries */
     /* 2.0 wave segments (KernelIndex.seg_*), sorted by (workgroup, wave) */
     uint32_t *seg_wg, *seg_wave;
     uint64_t *seg_off, *seg_doff;
@@ -128,6 +131,7 @@ const char *trc_chunk_type_name(uint32_t t)
     case TRC_CHUNK_KERNEL_END: return "kernel-end";
     case TRC_CHUNK_SEGMENT: return "wave segment";
     case TRC_CHUNK_SEG_DATA: return "wave segment data";
+    case TRC_CHUNK_WG_STORES: return "store frame";
     default: return "unknown";
     }
 }
@@ -325,6 +329,7 @@ void trc_reader_close(trc_reader *r)
         free(k->frame_off); free(k->dframe_off); free(k->wg_frame);
         free(k->rec_off); free(k->rec_len); free(k->data_off); free(k->data_len);
         free(k->seg_wg); free(k->seg_wave); free(k->seg_off); free(k->seg_doff);
+        free(k->sframe_off); free(k->sto_off); free(k->sto_len);
     }
     free(r->k);
     for (fentry *e = r->lru_head; e;) {
@@ -532,6 +537,44 @@ static int take_kernel_index(trc_reader *r, rkernel *k, const Gtrace__KernelInde
     }
     if (take_segments(r, k, ki, i, n, end, err, errlen) < 0)
         return -1;
+    /* 2.4 store frames: none (every column empty), or an offset per frame
+     * and a slice per workgroup */
+    if (ki->n_store_frame_offset || ki->n_wg_store_off || ki->n_wg_store_len) {
+        if (ki->n_store_frame_offset != nf || ki->n_wg_store_off != n || ki->n_wg_store_len != n) {
+            seterr(err, errlen, path, "index entry of kernel %u: store frame columns of the wrong length", i);
+            return -1;
+        }
+        uint32_t ns = 0;
+        for (size_t j = 0; j < nf; j++) {
+            uint64_t o = ki->store_frame_offset[j];
+            if (o && (o < TRC_FILE_HDR_SIZE || o >= end)) {
+                seterr(err, errlen, path, "index: store frame %zu of kernel %u points outside the file", j, i);
+                return -1;
+            }
+            ns += o != 0;
+        }
+        for (size_t j = 0; j < n; j++) {
+            if ((uint64_t)ki->wg_store_off[j] + ki->wg_store_len[j] > UINT32_MAX) {
+                seterr(err, errlen, path, "index: workgroup %zu of kernel %u maps to a bad store frame slice", j, i);
+                return -1;
+            }
+        }
+        k->sframe_off = malloc((nf + 1) * 8);
+        k->sto_off = malloc((n + 1) * 4);
+        k->sto_len = malloc((n + 1) * 4);
+        if (!k->sframe_off || !k->sto_off || !k->sto_len) {
+            seterr(err, errlen, path, "out of memory");
+            return -1;
+        }
+        if (nf) memcpy(k->sframe_off, ki->store_frame_offset, nf * 8);
+        if (n) {
+            memcpy(k->sto_off, ki->wg_store_off, n * 4);
+            memcpy(k->sto_len, ki->wg_store_len, n * 4);
+        }
+        k->st.n_store_frames = ns;
+        k->st.store_bytes = ki->store_bytes;
+        k->st.raw_store_bytes = ki->raw_store_bytes;
+    }
     k->frame_off = malloc((nf + 1) * 8);
     k->dframe_off = malloc((nf + 1) * 8);
     k->wg_frame = malloc((n + 1) * 4);
@@ -707,7 +750,7 @@ trc_reader *trc_reader_open(const char *path, char *err, size_t errlen)
         rkernel *k = &r->k[r->nk++];
         if (take_kernel_index(r, k, ki, (uint32_t)i, r->data_end, err, errlen) < 0) goto fail;
         k->slot_base = r->n_slots;
-        r->n_slots += 2 * (size_t)k->st.n_frames;
+        r->n_slots += 3 * (size_t)k->st.n_frames;
     }
     r->slot = calloc(r->n_slots + 1, sizeof *r->slot);
     if (!r->slot) {
@@ -826,17 +869,18 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
         else want_delta += n ? n - 1 : 0;
         if (d) {
             uint32_t f = w->mem_flags[j], b = w->mem_bytes[j];
-            if ((d->load_len[j] && d->load_len[j] != trc_mo_load_len(f, n, b)) ||
+            uint32_t ll = d->n_load_len ? d->load_len[j] : 0; /* none in a 2.4 store frame */
+            if ((ll && ll != trc_mo_load_len(f, n, b)) ||
                 (d->store_len[j] && d->store_len[j] != trc_mo_store_len(f, n, b))) {
                 snprintf(why, whylen, "wave %u mem op %zu: data length does not match the op", i, j);
                 return -1;
             }
             if (d->n_load_hash && d->load_hash[j] &&
-                (d->load_len[j] || (f & (TRC_MO_LOAD | TRC_MO_ATOMIC)) != TRC_MO_LOAD)) {
+                (ll || (f & (TRC_MO_LOAD | TRC_MO_ATOMIC)) != TRC_MO_LOAD)) {
                 snprintf(why, whylen, "wave %u mem op %zu: a load hash on an op that is no load or has values", i, j);
                 return -1;
             }
-            want_load += d->load_len[j];
+            want_load += ll;
             want_store += d->store_len[j];
         }
     }
@@ -969,7 +1013,7 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
         mo[j].load_data = NULL;
         mo[j].store_data = NULL;
         mo[j].load_hash = d && d->n_load_hash && !no_loads ? d->load_hash[j] : 0;
-        if (d && d->load_len[j] && !no_loads) {
+        if (d && !no_loads && d->load_len[j]) {
             mo[j].load_data = ld;
             ld += d->load_len[j];
         }
@@ -1270,17 +1314,23 @@ static void evict(trc_reader *r)
     }
 }
 
-/* Decompress frame f (data frame if is_data) of k into e, which the caller
+/* Frame kinds of the cache: a record frame, its data frame, its 2.4 store
+ * frame (the caller checked that it has one). */
+enum { FR_REC = 0, FR_DATA = 1, FR_STORE = 2 };
+
+/* Decompress frame f (of kind FR_*) of k into e, which the caller
  * put in its cache slot (not ready) and released cmu: e, ready and in the
  * LRU list (evicting for room when nobody holds it: e->refs 0), or NULL
  * with lerr set (the slot emptied). Threads waiting for it are woken. */
-static fentry *fill_frame(trc_reader *r, const rkernel *k, uint32_t f, int is_data, fentry *e, char *lerr,
+static fentry *fill_frame(trc_reader *r, const rkernel *k, uint32_t f, int kind, fentry *e, char *lerr,
                           size_t lerrlen)
 {
     uint8_t *raw = NULL;
     size_t n = 0;
-    int rc = trc_read_chunk_raw(r->fd, r->path, is_data ? k->dframe_off[f] : k->frame_off[f],
-                                r->data_end, is_data ? TRC_CHUNK_WG_DATA : TRC_CHUNK_WORKGROUP,
+    int rc = trc_read_chunk_raw(r->fd, r->path,
+                                kind == FR_STORE ? k->sframe_off[f] : kind == FR_DATA ? k->dframe_off[f] : k->frame_off[f],
+                                r->data_end,
+                                kind == FR_STORE ? TRC_CHUNK_WG_STORES : kind == FR_DATA ? TRC_CHUNK_WG_DATA : TRC_CHUNK_WORKGROUP,
                                 NULL, &raw, &n, NULL, lerr, lerrlen);
     pthread_mutex_lock(&r->cmu);
     if (rc < 0) {
@@ -1302,12 +1352,12 @@ static fentry *fill_frame(trc_reader *r, const rkernel *k, uint32_t f, int is_da
     return e;
 }
 
-/* Returns frame f (data frame if is_data) of kernel k decompressed, with a
+/* Returns frame f (of kind FR_*) of kernel k decompressed, with a
  * reference taken (release with put_frame), or NULL with lerr set. */
-static fentry *get_frame(trc_reader *r, const rkernel *k, uint32_t f, int is_data, char *lerr,
+static fentry *get_frame(trc_reader *r, const rkernel *k, uint32_t f, int kind, char *lerr,
                          size_t lerrlen)
 {
-    size_t s = k->slot_base + 2 * (size_t)f + (is_data ? 1 : 0);
+    size_t s = k->slot_base + 3 * (size_t)f + (size_t)kind;
     pthread_mutex_lock(&r->cmu);
     fentry *e;
     for (;;) {
@@ -1334,7 +1384,7 @@ static fentry *get_frame(trc_reader *r, const rkernel *k, uint32_t f, int is_dat
     r->slot[s] = e;
     r->cst.misses++;
     pthread_mutex_unlock(&r->cmu);
-    return fill_frame(r, k, f, is_data, e, lerr, lerrlen);
+    return fill_frame(r, k, f, kind, e, lerr, lerrlen);
 }
 
 static void put_frame(trc_reader *r, fentry *e)
@@ -1435,23 +1485,32 @@ int trc_reader_prefetch(trc_reader *r, uint32_t kernel_id, uint32_t first, uint3
     return 0;
 }
 
+/* The frame kind with_data reads of frame f besides its records: FR_DATA,
+ * FR_STORE (TRC_WG_STORES_ONLY where f has a 2.4 store frame), or -1. */
+static int data_kind(const rkernel *k, uint32_t f, int with_data)
+{
+    if (!with_data) return -1;
+    return with_data == TRC_WG_STORES_ONLY && k->sframe_off && k->sframe_off[f] ? FR_STORE : FR_DATA;
+}
+
 int trc_reader_wg_busy(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data)
 {
     if (kernel_id >= r->nk || i >= r->k[kernel_id].st.n_wg) return 0;
     const rkernel *k = &r->k[kernel_id];
-    size_t s = k->slot_base + 2 * (size_t)k->wg_frame[i];
+    size_t s = k->slot_base + 3 * (size_t)k->wg_frame[i];
+    int dk = data_kind(k, k->wg_frame[i], with_data);
     pthread_mutex_lock(&r->cmu);
-    int busy = (r->slot[s] && !r->slot[s]->ready) || (with_data && r->slot[s + 1] && !r->slot[s + 1]->ready);
+    int busy = (r->slot[s] && !r->slot[s]->ready) || (dk > 0 && r->slot[s + dk] && !r->slot[s + dk]->ready);
     pthread_mutex_unlock(&r->cmu);
     return busy;
 }
 
-/* Decompress frame f (data frame if is_data) of k into the cache unless it
+/* Decompress frame f (of kind FR_*) of k into the cache unless it
  * is there or being decompressed: 1 done, 0 nothing to do, -1 error. Never
  * waits for another thread. */
-static int warm_frame(trc_reader *r, const rkernel *k, uint32_t f, int is_data)
+static int warm_frame(trc_reader *r, const rkernel *k, uint32_t f, int kind)
 {
-    size_t s = k->slot_base + 2 * (size_t)f + (is_data ? 1 : 0);
+    size_t s = k->slot_base + 3 * (size_t)f + (size_t)kind;
     pthread_mutex_lock(&r->cmu);
     if (r->slot[s]) {
         pthread_mutex_unlock(&r->cmu);
@@ -1466,7 +1525,7 @@ static int warm_frame(trc_reader *r, const rkernel *k, uint32_t f, int is_data)
     r->slot[s] = e; /* (no reference: evictable once ready) */
     r->cst.misses++;
     pthread_mutex_unlock(&r->cmu);
-    return fill_frame(r, k, f, is_data, e, NULL, 0) ? 1 : -1;
+    return fill_frame(r, k, f, kind, e, NULL, 0) ? 1 : -1;
 }
 
 int trc_reader_warm_after(trc_reader *r, uint32_t kernel_id, uint32_t i, uint32_t frames, int with_data)
@@ -1475,7 +1534,8 @@ int trc_reader_warm_after(trc_reader *r, uint32_t kernel_id, uint32_t i, uint32_
     const rkernel *k = &r->k[kernel_id];
     uint32_t f0 = k->wg_frame[i], last = k->wg_frame[k->st.n_wg - 1];
     for (uint32_t f = f0 + 1; f <= last && f <= f0 + frames; f++) {
-        int r1 = warm_frame(r, k, f, 0), r2 = with_data ? warm_frame(r, k, f, 1) : 0;
+        int dk = data_kind(k, f, with_data);
+        int r1 = warm_frame(r, k, f, FR_REC), r2 = dk > 0 ? warm_frame(r, k, f, dk) : 0;
         if (r1 < 0 || r2 < 0) return -1;
         if (r1 || r2) return 1;
     }
@@ -1506,7 +1566,7 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
     }
     rkernel *k = &r->k[kernel_id];
     uint32_t f = k->wg_frame[i];
-    if (!(fr = get_frame(r, k, f, 0, lerr, sizeof lerr))) goto done;
+    if (!(fr = get_frame(r, k, f, FR_REC, lerr, sizeof lerr))) goto done;
     if ((uint64_t)k->rec_off[i] + k->rec_len[i] > fr->len) {
         snprintf(why, sizeof why, "its slice %u+%u lies outside record frame %u (%zu bytes)",
                  k->rec_off[i], k->rec_len[i], f, fr->len);
@@ -1523,19 +1583,29 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
         snprintf(why, sizeof why, "its Workgroup message does not decode");
         goto bad;
     }
+    int sto = 0; /* its values come from its 2.4 store frame (TRC_WG_STORES_ONLY) */
     if (with_data) {
-        if (!(fd = get_frame(r, k, f, 1, lerr, sizeof lerr))) goto done;
-        if ((uint64_t)k->data_off[i] + k->data_len[i] > fd->len) {
-            snprintf(why, sizeof why, "its slice %u+%u lies outside data frame %u (%zu bytes)",
-                     k->data_off[i], k->data_len[i], f, fd->len);
+        int dk = data_kind(k, f, with_data);
+        if (dk == FR_STORE) {
+            /* a wave in segments has its values in the segments' data chunks: the data frame's way */
+            sto = 1;
+            for (size_t j = 0; j < wg->n_waves; j++)
+                if (wg->waves[j]->n_segments) sto = 0;
+            if (!sto) dk = FR_DATA;
+        }
+        uint32_t doff = sto ? k->sto_off[i] : k->data_off[i], dlen = sto ? k->sto_len[i] : k->data_len[i];
+        if (!(fd = get_frame(r, k, f, dk, lerr, sizeof lerr))) goto done;
+        if ((uint64_t)doff + dlen > fd->len) {
+            snprintf(why, sizeof why, "its slice %u+%u lies outside %s frame %u (%zu bytes)", doff, dlen,
+                     sto ? "store" : "data", f, fd->len);
             goto bad;
         }
         /* the fast decoder's data values point into the frame: kept until done */
-        if (trc_fast_decode && (wd = trc_fast_workgroup_data(fd->data + k->data_off[i], k->data_len[i]))) {
+        if (trc_fast_decode && (wd = trc_fast_workgroup_data(fd->data + doff, dlen))) {
             wd_fast = 1;
         } else {
-            wd = (Gtrace__WorkgroupData *)protobuf_c_message_unpack(
-                &gtrace__workgroup_data__descriptor, NULL, k->data_len[i], fd->data + k->data_off[i]);
+            wd = (Gtrace__WorkgroupData *)protobuf_c_message_unpack(&gtrace__workgroup_data__descriptor, NULL,
+                                                                     dlen, fd->data + doff);
             put_frame(r, fd);
             fd = NULL;
         }
@@ -1560,11 +1630,18 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
     uint64_t total = al8(sizeof(trc_wg)) + al8((uint64_t)wg->n_waves * sizeof(trc_wave));
     for (size_t j = 0; j < wg->n_waves; j++) {
         const Gtrace__WaveData *d = wd ? wd->waves[j] : NULL;
-        if (d && (d->wave_in_wg != j || d->n_load_len != wg->waves[j]->n_mem_flags ||
+        if (d && (d->wave_in_wg != j || d->n_load_len != (sto ? 0 : wg->waves[j]->n_mem_flags) ||
                   d->n_store_len != wg->waves[j]->n_mem_flags ||
-                  (d->n_load_hash && d->n_load_hash != wg->waves[j]->n_mem_flags))) {
-            snprintf(why, sizeof why, "wave %zu: data record does not match the wave record", j);
+                  (d->n_load_hash && (sto || d->n_load_hash != wg->waves[j]->n_mem_flags)) ||
+                  (sto && (d->load_data.len || d->load_data_shuf4.len)))) {
+            snprintf(why, sizeof why, "wave %zu: %s record does not match the wave record", j, sto ? "store" : "data");
             goto bad;
+        }
+        for (size_t m = 0; sto && m < d->n_store_len; m++) {
+            if (d->store_len[m] && (wg->waves[j]->mem_flags[m] & TRC_MO_LDS)) {
+                snprintf(why, sizeof why, "wave %zu mem op %zu: an LDS op's values in the store frame", j, m);
+                goto bad;
+            }
         }
         if (wg->waves[j]->n_segments) { /* 2.0: a long wave in segments */
             if (!mw && (!(mw = calloc(wg->n_waves, sizeof *mw)) || !(md = calloc(wg->n_waves, sizeof *md)))) {

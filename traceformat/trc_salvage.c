@@ -234,7 +234,7 @@ static int write_output(int fd, const char *in_path, int fo, const char *out_pat
 
 /* What the scan of a damaged file found (step 1 of trc_salvage). */
 typedef struct scan_state {
-    u64list co, ev, rframes, dframes; /* chunk offsets by kind */
+    u64list co, ev, rframes, dframes, sframes; /* chunk offsets by kind */
     skernel *ks;                      /* kernels by id: launch and kernel-end chunks */
     size_t nks, capks;
     uint64_t valid;                   /* bytes before the first chunk not accepted */
@@ -327,6 +327,8 @@ static int scan(int fd, const char *in_path, uint64_t size, uint32_t major, uint
             if (push64(&sc->rframes, off) < 0) bad = "out of memory";
         } else if (type == TRC_CHUNK_WG_DATA) {
             if (push64(&sc->dframes, off) < 0) bad = "out of memory";
+        } else if (type == TRC_CHUNK_WG_STORES) {
+            if (push64(&sc->sframes, off) < 0) bad = "out of memory";
         } else if (type == TRC_CHUNK_KERNEL_END) {
             Gtrace__KernelIndex *ki = gtrace__kernel_index__unpack(NULL, n, raw);
             size_t nf = ki ? ki->n_frame_offset : 0;
@@ -342,6 +344,12 @@ static int scan(int fd, const char *in_path, uint64_t size, uint32_t major, uint
                         bad = "kernel-end chunk names a frame that is not an intact earlier frame";
                 for (size_t j = 0; j < ki->n_wg_frame && !bad; j++)
                     if (ki->wg_frame[j] >= nf) bad = "kernel-end chunk maps a workgroup to a missing frame";
+                /* 2.4 store frames: none, or one entry per frame (0: none) */
+                if (!bad && ki->n_store_frame_offset && ki->n_store_frame_offset != nf)
+                    bad = "kernel-end chunk inconsistent";
+                for (size_t j = 0; j < ki->n_store_frame_offset && !bad; j++)
+                    if (ki->store_frame_offset[j] && !has64(&sc->sframes, ki->store_frame_offset[j]))
+                        bad = "kernel-end chunk names a frame that is not an intact earlier frame";
             }
             if (!bad) {
                 ki->ended = 1;
@@ -401,7 +409,7 @@ int trc_salvage(const char *in_path, const char *out_path, trc_salvage_stats *st
     }
     uint64_t size = st->in_bytes;
     int rc = -1, fo = -1, created = 0;
-    u64list co = {0}, ev = {0}, rframes = {0}, dframes = {0};
+    u64list co = {0}, ev = {0}, rframes = {0}, dframes = {0}, sframes = {0};
     skernel *ks = NULL;
     size_t nks = 0;
 
@@ -425,7 +433,7 @@ int trc_salvage(const char *in_path, const char *out_path, trc_salvage_stats *st
     /* 1. Scan. */
     scan_state sc = {0};
     int sr = scan(fd, in_path, size, major, minor, &sc, st, err, errlen);
-    co = sc.co, ev = sc.ev, rframes = sc.rframes, dframes = sc.dframes; /* freed at out */
+    co = sc.co, ev = sc.ev, rframes = sc.rframes, dframes = sc.dframes, sframes = sc.sframes; /* freed at out */
     ks = sc.ks, nks = sc.nks;
     if (sr < 0)
         goto out;
@@ -522,5 +530,6 @@ out:
     free(ev.p);
     free(rframes.p);
     free(dframes.p);
+    free(sframes.p);
     return rc;
 }

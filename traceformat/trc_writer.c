@@ -92,6 +92,12 @@ typedef struct wkernel {
     u32v seg_wg, seg_wave;
     u64v seg_off, seg_doff;
     uint64_t seg_bytes;
+    /* 2.4 store frames (KernelIndex.store_*): an offset per frame (0: none)
+     * and a slice per workgroup, listed only when any_sto */
+    u64v sframe_off;
+    u32v sto_off, sto_len;
+    uint64_t sto_bytes, raw_sto;
+    int any_sto;
 } wkernel;
 
 struct trc_writer {
@@ -800,6 +806,16 @@ static void kernel_index_of(const wkernel *k, uint32_t i, Gtrace__KernelIndex *t
     t->n_seg_data_offset = k->seg_doff.n;
     t->seg_data_offset = k->seg_doff.p;
     t->seg_bytes = k->seg_bytes;
+    if (k->any_sto) {
+        t->n_store_frame_offset = k->sframe_off.n;
+        t->store_frame_offset = k->sframe_off.p;
+        t->n_wg_store_off = k->sto_off.n;
+        t->wg_store_off = k->sto_off.p;
+        t->n_wg_store_len = k->sto_len.n;
+        t->wg_store_len = k->sto_len.p;
+        t->store_bytes = k->sto_bytes;
+        t->raw_store_bytes = k->raw_sto;
+    }
 }
 
 /* Seals everything a kernel that was never ended has committed: pending
@@ -977,6 +993,7 @@ void trc_free_piece(piece *p)
     free(p->segs.p);
     free(p->erec.p);
     free(p->edat.p);
+    free(p->esto.p);
     free(p);
 }
 static void free_batch(batch *b)
@@ -988,6 +1005,7 @@ static void free_batch(batch *b)
     }
     free(b->zr.p); free(b->zd.p); free(b->zp.p);
     free(b->roff.p); free(b->rlen.p); free(b->doff.p); free(b->dlen.p);
+    free(b->zs.p); free(b->soff.p); free(b->slen.p);
     free(b);
 }
 static void free_batch_list(batch *b)
@@ -1010,6 +1028,7 @@ void trc_writer_destroy(trc_writer *w)
     for (size_t i = 0; i < w->nk; i++) {
         wkernel *k = &w->k[i];
         free(k->frame_off.p); free(k->dframe_off.p); free(k->wg_frame.p);
+        free(k->sframe_off.p); free(k->sto_off.p); free(k->sto_len.p);
         free(k->rec_off.p); free(k->rec_len.p); free(k->data_off.p); free(k->data_len.p);
         free(k->seg_wg.p); free(k->seg_wave.p); free(k->seg_off.p); free(k->seg_doff.p);
         while (k->pending) {
@@ -1119,7 +1138,7 @@ static void append_ready(trc_writer *w)
             continue;
         }
         wkernel *k = &w->k[b->kernel_id];
-        uint64_t o1, o2;
+        uint64_t o1, o2, o3 = 0;
         size_t need = k->wg_frame.n + b->n;
         if (w->failed || b->failed) {
             /* first error already recorded; the batch is dropped */
@@ -1129,16 +1148,26 @@ static void append_ready(trc_writer *w)
                    grow((void **)&k->rec_off.p, &k->rec_off.cap, need, 4) < 0 ||
                    grow((void **)&k->rec_len.p, &k->rec_len.cap, need, 4) < 0 ||
                    grow((void **)&k->data_off.p, &k->data_off.cap, need, 4) < 0 ||
-                   grow((void **)&k->data_len.p, &k->data_len.cap, need, 4) < 0) {
+                   grow((void **)&k->data_len.p, &k->data_len.cap, need, 4) < 0 ||
+                   grow((void **)&k->sframe_off.p, &k->sframe_off.cap, k->sframe_off.n + 1, 8) < 0 ||
+                   grow((void **)&k->sto_off.p, &k->sto_off.cap, need, 4) < 0 ||
+                   grow((void **)&k->sto_len.p, &k->sto_len.cap, need, 4) < 0) {
             wfail(w, "%s", "out of memory (workgroup index)");
         } else if (k->frame_off.n >= UINT32_MAX) {
             wfail(w, "kernel %u has too many frames", b->kernel_id);
         } else if (append_segments(w, k, b) == 0 &&
                    append_chunk(w, TRC_CHUNK_WORKGROUP, b->zr.p, b->zr.n, &o1) == 0 &&
-                   append_chunk(w, TRC_CHUNK_WG_DATA, b->zd.p, b->zd.n, &o2) == 0) {
+                   append_chunk(w, TRC_CHUNK_WG_DATA, b->zd.p, b->zd.n, &o2) == 0 &&
+                   (!b->has_sto || append_chunk(w, TRC_CHUNK_WG_STORES, b->zs.p, b->zs.n, &o3) == 0)) {
             uint32_t f = (uint32_t)k->frame_off.n;
             k->frame_off.p[k->frame_off.n++] = o1;
             k->dframe_off.p[k->dframe_off.n++] = o2;
+            k->sframe_off.p[k->sframe_off.n++] = o3;
+            if (b->has_sto) {
+                k->any_sto = 1;
+                k->sto_bytes += TRC_CHUNK_HDR_SIZE + b->zs.n;
+                k->raw_sto += b->raw_sto;
+            }
             size_t i = 0;
             for (piece *p = b->head; p; p = p->next, i++) {
                 size_t j = k->wg_frame.n++;
@@ -1147,11 +1176,14 @@ static void append_ready(trc_writer *w)
                 k->rec_len.p[j] = b->rlen.p[i];
                 k->data_off.p[j] = b->doff.p[i];
                 k->data_len.p[j] = b->dlen.p[i];
+                k->sto_off.p[j] = b->has_sto ? b->soff.p[i] : 0;
+                k->sto_len.p[j] = b->has_sto ? b->slen.p[i] : 0;
                 k->n_instr += p->n_instr;
                 k->n_mem += p->n_mem;
                 k->n_waves += p->n_waves;
             }
             k->rec_off.n = k->rec_len.n = k->data_off.n = k->data_len.n = k->wg_frame.n;
+            k->sto_off.n = k->sto_len.n = k->wg_frame.n;
             k->wg_bytes += TRC_CHUNK_HDR_SIZE + b->zr.n;
             k->data_bytes += TRC_CHUNK_HDR_SIZE + b->zd.n;
             k->raw_rec += b->raw_rec;
@@ -1166,6 +1198,7 @@ static void append_ready(trc_writer *w)
         b->n = 0;
         b->est_rec = b->est_dat = 0;
         b->failed = 0;
+        b->has_sto = 0;
         b->next = w->b_free;
         w->b_free = b;
         w->app_seq++;

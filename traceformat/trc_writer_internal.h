@@ -92,6 +92,13 @@ typedef VEC(seg_ref) segv;
 typedef struct piece {
     u8v erec, edat;          /* varint length + message */
     uint32_t rec_moff, dat_moff; /* where the message starts (after the prefix) */
+    /* 2.4 store frame: its WorkgroupData again with only the values of its
+     * stores outside the LDS (length-prefixed), when sto_ok (no wave of it in
+     * segments); sto_bytes: those values' bytes */
+    u8v esto;
+    uint32_t sto_moff;
+    int sto_ok;
+    uint64_t sto_bytes;
     uint32_t n_waves, kernel_id, wg_id[3];
     uint64_t lin;            /* linear id in the grid: x + gx * (y + gy * z) */
     uint64_t n_instr, n_mem;
@@ -146,6 +153,11 @@ typedef struct batch {
     u8v zr, zd;              /* compressed frames */
     u8v zp;                  /* data frame level probe (trc_encode.c data_level): its input, then output */
     u32v roff, rlen, doff, dlen; /* per workgroup: message offsets/lengths */
+    /* 2.4: its store frame (has_sto: written; trc_encode_batch decides) */
+    int has_sto;
+    uint64_t raw_sto;
+    u8v zs;
+    u32v soff, slen;
     struct batch *next;
 } batch;
 
@@ -193,7 +205,9 @@ int trc_encode_piece(const trc_wg_rec *g, piece *p);
 int trc_encode_segment(trc_wg_rec *g, uint32_t wave, const char **why);
 int trc_hash_loads(wave_rec *v); /* trc_rec.c */
 /* Lays out b's pieces in its two frames (message offsets) and compresses
- * them. Returns 0 or -1 with *why. */
+ * them; and, when every piece has one and their store values are at most
+ * TRC_STORE_FRAME_SHARE of the data frame's bytes, its 2.4 store frame
+ * (b->has_sto). Returns 0 or -1 with *why. */
 int trc_encode_batch(batch *b, ZSTD_CCtx *c_rec, ZSTD_CCtx *c_dat, const char **why);
 
 /* Tests only (tests/trace/504-golden.c test_async_end): hold (on = 1) or

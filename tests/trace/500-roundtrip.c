@@ -703,6 +703,103 @@ static void test_managed(void **state)
  * values (trc_wg_rec_lds_data(g, 0)) keeps the LDS ops' addresses and the
  * other ops' values, hashes no LDS load (with --load-values hash on), and the
  * header says so; a default header says 0 and hashes the LDS load. */
+/* Format 2.4 store frames: a kernel whose data values are mostly loads and
+ * LDS values (kernel 0) gets one beside each data frame; a kernel whose
+ * values are half stores (kernel 1) gets none. TRC_WG_STORES_ONLY then
+ * reads the store frame: every store and atomic outside the LDS has its
+ * values, as the data frame gives them; LDS ops and loads have none. */
+static void test_store_frames(void **state)
+{
+    (void)state;
+    char err[512];
+    trc_header_info h;
+    fill_header(&h);
+    trc_writer *w = trc_writer_open(path, &h, err, sizeof err);
+    assert_non_null(w);
+    trc_wg_rec *g = trc_wg_rec_create();
+    uint64_t addr[64];
+    uint32_t vals[64 * 4], ret[64];
+    for (int k = 0; k < 2; k++) {
+        trc_launch l = mk_launch(k);
+        assert_int_equal(trc_writer_begin_kernel(w, &l), 0);
+        for (uint32_t wg = 0; wg < (k ? 2u : 4u); wg++) {
+            uint32_t id[3] = {wg, 0, 0};
+            trc_wg_rec_begin(g, l.kernel_id, id, waves_per_wg[k]);
+            for (uint32_t v = 0; v < waves_per_wg[k]; v++) {
+                for (int i = 0; i < 64 * 4; i++) vals[i] = 0x9e3779b9u * (uint32_t)(i + 1000 * (int)wg + 100 * (int)v + 7 * k);
+                for (int i = 0; i < 64; i++) ret[i] = vals[i] ^ 0x5a5a5a5au;
+                if (!k) {
+                    /* LDS round trip (256 + 256 bytes), a 16-byte-per-lane load (1 KiB), a store of
+                     * 16 lanes (64 bytes) and an atomic add (256 operand, 256 returned): 15% stores */
+                    for (int i = 0; i < 64; i++) addr[i] = 4u * (unsigned)i;
+                    trc_rec_mem(g, v, TRC_MO_STORE | TRC_MO_LDS, 4, ~0ull, addr, NULL, vals);
+                    trc_rec_mem(g, v, TRC_MO_LOAD | TRC_MO_LDS, 4, ~0ull, addr, vals + 64, NULL);
+                    for (int i = 0; i < 64; i++) addr[i] = 0x7f0000000000ull + 0x10000ull * wg + 16u * (unsigned)i;
+                    trc_rec_mem(g, v, TRC_MO_LOAD, 16, ~0ull, addr, vals, NULL);
+                    trc_rec_mem(g, v, TRC_MO_STORE, 4, 0xffffull << (4 * v), addr, NULL, vals + 128);
+                    trc_rec_mem(g, v, TRC_MO_ATOMIC, 4, ~0ull, addr, ret, vals + 64);
+                } else {
+                    /* a load and a store of 256 bytes: half stores */
+                    for (int i = 0; i < 64; i++) addr[i] = 0x7e0000000000ull + 0x1000ull * wg + 4u * (unsigned)i;
+                    trc_rec_mem(g, v, TRC_MO_LOAD, 4, ~0ull, addr, vals, NULL);
+                    trc_rec_mem(g, v, TRC_MO_STORE, 4, ~0ull, addr, NULL, vals + 64);
+                }
+                trc_rec_wave_end(g, v, 20);
+            }
+            assert_int_equal(trc_wg_commit(w, g), 0);
+        }
+        assert_int_equal(trc_writer_end_kernel(w, l.kernel_id), 0);
+    }
+    trc_wg_rec_destroy(g);
+    if (trc_writer_close(w) != 0) fail_msg("close: %s", trc_writer_error(w));
+    trc_writer_destroy(w);
+
+    trc_reader *r = trc_reader_open(path, err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    assert_int_equal(trc_reader_header(r)->format_minor, 4);
+    for (uint32_t k = 0; k < 2; k++) {
+        trc_kernel_stats st;
+        assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
+        if (k == 0) {
+            assert_true(st.n_frames >= 1);
+            assert_int_equal(st.n_store_frames, st.n_frames);
+            assert_true(st.store_bytes > 0 && st.raw_store_bytes > 0 && st.raw_store_bytes * 4 < st.raw_data_bytes);
+        } else {
+            assert_int_equal(st.n_store_frames, 0);
+            assert_int_equal(st.store_bytes, 0);
+        }
+        for (uint32_t i = 0; i < st.n_wg; i++) {
+            trc_wg *a = trc_reader_load_wg(r, k, i, err, sizeof err);
+            if (!a) fail_msg("%s", err);
+            trc_wg *b = trc_reader_load_wg_ex(r, k, i, TRC_WG_STORES_ONLY, err, sizeof err);
+            if (!b) fail_msg("%s", err);
+            assert_int_equal(a->n_waves, b->n_waves);
+            for (uint32_t v = 0; v < a->n_waves; v++) {
+                assert_int_equal(a->waves[v].n_mem, b->waves[v].n_mem);
+                for (uint32_t m = 0; m < a->waves[v].n_mem; m++) {
+                    const trc_mem_op *x = &a->waves[v].mem[m], *y = &b->waves[v].mem[m];
+                    assert_int_equal(x->flags, y->flags);
+                    assert_null(y->load_data);
+                    assert_int_equal(y->load_hash, 0);
+                    if (x->flags & TRC_MO_LDS) {
+                        assert_non_null(x->store_data || x->load_data ? (void *)1 : NULL);
+                        assert_null(y->store_data); /* not in the store frame */
+                    } else if (x->store_data) {
+                        assert_non_null(y->store_data);
+                        assert_memory_equal(x->store_data, y->store_data,
+                                            trc_mo_store_len(x->flags, trc_popcount64(x->exec), x->bytes_per_lane));
+                    } else {
+                        assert_null(y->store_data);
+                    }
+                }
+            }
+            trc_wg_free(a);
+            trc_wg_free(b);
+        }
+    }
+    trc_reader_close(r);
+}
+
 static void test_lds_values(void **state)
 {
     (void)state;
@@ -998,6 +1095,7 @@ int main(void)
         cmocka_unit_test(test_stream_wait),
         cmocka_unit_test(test_managed),
         cmocka_unit_test(test_lds_values),
+        cmocka_unit_test(test_store_frames),
         cmocka_unit_test(test_frame_cache),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -181,6 +181,18 @@ static int read_everything(const char *p, char *err, size_t errlen, uint64_t *di
                 }
             }
             trc_wg_free(wg);
+            /* what a fast-forward reads: the 2.4 store frame where there is one */
+            if (!(wg = trc_reader_load_wg_ex(r, e->launch.kernel_id, j, TRC_WG_STORES_ONLY, err, errlen))) {
+                rc = -1;
+                break;
+            }
+            for (uint32_t v = 0; v < wg->n_waves; v++)
+                for (uint32_t m = 0; m < wg->waves[v].n_mem; m++) {
+                    const trc_mem_op *o = &wg->waves[v].mem[m];
+                    uint32_t n = (uint32_t)__builtin_popcountll(o->exec);
+                    if (o->store_data) h = hmix(h, o->store_data, trc_mo_store_len(o->flags, n, o->bytes_per_lane));
+                }
+            trc_wg_free(wg);
         }
     }
     trc_reader_close(r);
