@@ -461,8 +461,10 @@ int trc_encode_piece(const trc_wg_rec *g, piece *p)
     p->dat_moff = (uint32_t)(body - p->edat.p);
     assert(p->erec.n <= br && p->edat.n <= bd);
     /* 2.4: the same workgroup's store values outside the LDS, for a store
-     * frame (not when a wave of it is in segments: their values are in the
-     * segments' data chunks) */
+     * frame: only when they are at most TRC_STORE_FRAME_SHARE of its own
+     * data (so that no work is spent on workgroups whose batch cannot have
+     * one: trc_encode_batch wants every piece's), and not when a wave of it
+     * is in segments (their values are in the segments' data chunks) */
     p->sto_ok = 0;
     p->esto.n = 0;
     p->sto_bytes = 0;
@@ -475,6 +477,8 @@ int trc_encode_piece(const trc_wg_rec *g, piece *p)
         if (nb > most) most = nb;
         bs += 48 + 11 * w->store_len.n + nb;
     }
+    if (p->sto_bytes * TRC_STORE_FRAME_SHARE > p->edat.n)
+        return 0;
     if (grow((void **)&p->esto.p, &p->esto.cap, bs + most, 1) < 0)
         return -1;
     uint8_t *se = enc_store_data(p->esto.p, &v, &body, p->esto.p + bs);
