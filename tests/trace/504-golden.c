@@ -18,7 +18,7 @@
  * lds_values_omitted; it holds what 2.3 writes when LDS values are kept, the
  * field's default, so its decoded content equals the 2.3 file's),
  * golden-2.3.gtrace the 2.3 writer's (before store frames; the generator's
- * stores are 29% of its data values, more than a quarter, so the 2.4 writer
+ * stores are 29% of its data values, more than an eighth, so the 2.4 writer
  * adds none and the 2.4 file differs only in its version: its decoded
  * content is the same; store frames are pinned by
  * tests/trace/500-roundtrip.c test_store_frames):
