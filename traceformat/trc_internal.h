@@ -65,9 +65,10 @@
  * estimate between them. */
 /* 2.4 store frames (docs/trace-format.md Sec. 1.6): a group of workgroups
  * gets one beside its data frame when the values of its stores outside the
- * LDS take at most 1 / TRC_STORE_FRAME_SHARE of the data frame's bytes (so
- * the copy costs at most an eighth more data, and a fast-forward reading it
- * instead of the data frame decompresses at most an eighth of it); km's
+ * LDS take at most 1 / TRC_STORE_FRAME_SHARE of the data frame's bytes, raw
+ * and compressed (so the copy costs at most an eighth more data, and a
+ * fast-forward reading it instead of the data frame decompresses at most an
+ * eighth of it); km's
  * km_partial: 59 MB of data per launch (LDS values, loads) for 0.5 MB of
  * stores. A model choice: with a quarter, transpose (a load, an LDS store
  * and load, a store: a quarter) got them, its trace 4.46 -> 5.60 MB and its

@@ -718,7 +718,8 @@ static void test_store_frames(void **state)
     assert_non_null(w);
     trc_wg_rec *g = trc_wg_rec_create();
     uint64_t addr[64];
-    uint32_t vals[64 * 4], ret[64];
+    uint32_t vals[64 * 4], ret[64], big[2][64 * 4];
+    uint64_t x = 0x243f6a8885a308d3ull; /* xorshift: values that do not compress */
     for (int k = 0; k < 2; k++) {
         trc_launch l = mk_launch(k);
         assert_int_equal(trc_writer_begin_kernel(w, &l), 0);
@@ -728,6 +729,11 @@ static void test_store_frames(void **state)
             for (uint32_t v = 0; v < waves_per_wg[k]; v++) {
                 for (int i = 0; i < 64 * 4; i++) vals[i] = 0x9e3779b9u * (uint32_t)(i + 1000 * (int)wg + 100 * (int)v + 7 * k);
                 for (int i = 0; i < 64; i++) ret[i] = vals[i] ^ 0x5a5a5a5au;
+                for (int j = 0; j < 2; j++)
+                    for (int i = 0; i < 64 * 4; i++) {
+                        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                        big[j][i] = (uint32_t)x;
+                    }
                 if (!k) {
                     /* LDS round trip (256 + 256 bytes), two 16-byte-per-lane loads (2 KiB), a store
                      * of 16 lanes (64 bytes) and an atomic add (256 operand, 256 returned): 10% stores */
@@ -735,8 +741,8 @@ static void test_store_frames(void **state)
                     trc_rec_mem(g, v, TRC_MO_STORE | TRC_MO_LDS, 4, ~0ull, addr, NULL, vals);
                     trc_rec_mem(g, v, TRC_MO_LOAD | TRC_MO_LDS, 4, ~0ull, addr, vals + 64, NULL);
                     for (int i = 0; i < 64; i++) addr[i] = 0x7f0000000000ull + 0x10000ull * wg + 16u * (unsigned)i;
-                    trc_rec_mem(g, v, TRC_MO_LOAD, 16, ~0ull, addr, vals, NULL);
-                    trc_rec_mem(g, v, TRC_MO_LOAD, 16, ~0ull, addr, vals, NULL);
+                    trc_rec_mem(g, v, TRC_MO_LOAD, 16, ~0ull, addr, big[0], NULL);
+                    trc_rec_mem(g, v, TRC_MO_LOAD, 16, ~0ull, addr, big[1], NULL);
                     trc_rec_mem(g, v, TRC_MO_STORE, 4, 0xffffull << (4 * v), addr, NULL, vals + 128);
                     trc_rec_mem(g, v, TRC_MO_ATOMIC, 4, ~0ull, addr, ret, vals + 64);
                 } else {
