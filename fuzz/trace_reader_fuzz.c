@@ -128,7 +128,10 @@ static int exercise(const char *path)
             continue;
         }
         for (uint32_t i = 0; i < st.n_wg && loads < MAX_WG_LOADS; i++, loads++) {
-            for (int with_data = 1; with_data >= 0; with_data--) {
+            /* with data, stores only (the 2.4 store frame where there is one), records only */
+            static const int modes[3] = {1, TRC_WG_STORES_ONLY, 0};
+            for (int mi = 0; mi < 3; mi++) {
+                int with_data = modes[mi];
                 trc_wg *g = trc_reader_load_wg_ex(r, k, i, with_data, err, sizeof err);
                 if (!g) {
                     check_msg(err, sizeof err, "trc_reader_load_wg");

@@ -501,12 +501,15 @@ int trc_salvage(const char *in_path, const char *out_path, trc_salvage_stats *st
         } else {
             for (uint32_t k = 0; k < keep_k && bad_at == UINT64_MAX; k++) {
                 for (uint32_t i = 0; i < ks[k].ki->n_wg_frame; i++) {
+                    /* as a replay reads it, and as a fast-forward does (the 2.4 store frame) */
                     trc_wg *g = trc_reader_load_wg(o, k, i, verr, sizeof verr);
-                    if (!g) {
+                    trc_wg *gs = g ? trc_reader_load_wg_ex(o, k, i, TRC_WG_STORES_ONLY, verr, sizeof verr) : NULL;
+                    trc_wg_free(g);
+                    if (!gs) {
                         bad_at = ks[k].launch_off;
                         break;
                     }
-                    trc_wg_free(g);
+                    trc_wg_free(gs);
                 }
             }
             trc_reader_close(o);
