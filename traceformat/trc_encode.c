@@ -239,8 +239,8 @@ static uint8_t *enc_workgroup_data(uint8_t *q, const wgview *g, uint8_t **body)
     return q;
 }
 
-/* 2.4 store frame: the bytes of the values of v's stores outside the LDS,
- * and whether op j is one (its store_len then counts). */
+/* 2.4 store frame: whether op j of v is a store outside the LDS with
+ * values (its store_len then counts), and the bytes of those values. */
 static inline int sto_op(const wave_rec *v, size_t j) { return v->store_len.p[j] && !(v->mflags.p[j] & TRC_MO_LDS); }
 static uint64_t sto_bytes(const wave_rec *v)
 {
@@ -249,60 +249,41 @@ static uint64_t sto_bytes(const wave_rec *v)
         if (sto_op(v, j)) n += v->store_len.p[j];
     return n;
 }
-/* Exact encoded size of wave i's WaveData body in a store frame. */
-static size_t wave_sto_size(const wave_rec *v, uint32_t i, uint64_t nb)
-{
-    size_t l = 0;
-    for (size_t j = 0; j < v->store_len.n; j++) l += vlen(sto_op(v, j) ? v->store_len.p[j] : 0);
-    return (i ? 1 + vlen(i) : 0) + (v->store_len.n ? 1 + vlen(l) + l : 0) + (nb ? 1 + vlen(nb) + nb : 0);
-}
 
-/* gtrace.WorkgroupData of a 2.4 store frame, preceded by its varint
- * length: per wave store_len (0 for LDS ops) and the stores' bytes outside
- * the LDS, shuffled (store_data_shuf4), no load fields. scratch: room for
- * the largest wave's bytes. *body receives where the message starts. */
-static uint8_t *enc_store_data(uint8_t *q, const wgview *g, uint8_t **body, uint8_t *scratch)
+/* gtrace.WorkgroupData of a 2.4 store frame, without its length prefix:
+ * per wave store_len (0 for LDS ops) and the stores' bytes outside the LDS,
+ * gathered into scratch (room for the largest wave's) and shuffled
+ * (store_data_shuf4); no load fields. Submessages through len_open /
+ * len_close, as enc_workgroup. Returns the end. */
+static uint8_t *enc_store_data(uint8_t *q, const wgview *g, uint8_t *scratch)
 {
-    size_t total = (g->kernel_id ? 1 + vlen(g->kernel_id) : 0);
-    size_t idl = vlen(g->wg_id[0]) + vlen(g->wg_id[1]) + vlen(g->wg_id[2]);
-    total += 1 + vlen(idl) + idl;
-    for (uint32_t i = 0; i < g->n_waves; i++) {
-        size_t sz = wave_sto_size(&g->w[i], g->wave0 + i, sto_bytes(&g->w[i]));
-        total += 1 + vlen(sz) + sz;
-    }
-    q = put_varint(q, total);
-    *body = q;
     q = put_u64(q, 1, g->kernel_id);
     q = enc_wg_id(q, g->wg_id);
     for (uint32_t i = 0; i < g->n_waves; i++) {
         const wave_rec *v = &g->w[i];
-        uint64_t nb = sto_bytes(v);
-        size_t sz = wave_sto_size(v, g->wave0 + i, nb);
-        uint8_t *b = put_varint(put_tag(q, 3, 2), sz);
-        uint8_t *b0 = b;
+        uint8_t *hole, *hl;
+        uint8_t *b = len_open(q, 3, &hole);
         b = put_u64(b, 1, g->wave0 + i);
+        size_t nb = 0, o = 0;
         if (v->store_len.n) {
-            size_t l = 0;
-            for (size_t j = 0; j < v->store_len.n; j++) l += vlen(sto_op(v, j) ? v->store_len.p[j] : 0);
-            b = put_varint(put_tag(b, 3, 2), l);
-            for (size_t j = 0; j < v->store_len.n; j++) b = put_varint(b, sto_op(v, j) ? v->store_len.p[j] : 0);
+            uint8_t *l = len_open(b, 3, &hl);
+            for (size_t j = 0; j < v->store_len.n; j++) {
+                uint32_t n = v->store_len.p[j];
+                l = put_varint(l, sto_op(v, j) ? n : 0);
+                if (sto_op(v, j)) {
+                    memcpy(scratch + nb, v->store.p + o, n);
+                    nb += n;
+                }
+                o += n;
+            }
+            b = len_close(hl, l);
         }
         if (nb) {
-            uint64_t o = 0, k = 0;
-            for (size_t j = 0; j < v->store_len.n; j++) {
-                if (sto_op(v, j)) {
-                    memcpy(scratch + k, v->store.p + o, v->store_len.p[j]);
-                    k += v->store_len.p[j];
-                }
-                o += v->store_len.p[j];
-            }
             b = put_varint(put_tag(b, 7, 2), nb);
             trc_shuf4(b, scratch, nb);
             b += nb;
         }
-        assert((size_t)(b - b0) == sz);
-        (void)b0;
-        q = b;
+        q = len_close(hole, b);
     }
     return q;
 }
@@ -486,9 +467,14 @@ int trc_encode_piece(const trc_wg_rec *g, piece *p)
         return 0;
     if (grow((void **)&p->esto.p, &p->esto.cap, bs + most, 1) < 0)
         return -1;
-    uint8_t *se = enc_store_data(p->esto.p, &v, &body, p->esto.p + bs);
-    p->esto.n = (size_t)(se - p->esto.p);
-    p->sto_moff = (uint32_t)(body - p->esto.p);
+    /* 5-byte length hole closed up afterwards, as the record's */
+    uint8_t *se = enc_store_data(p->esto.p + 5, &v, p->esto.p + bs);
+    len = (size_t)(se - (p->esto.p + 5));
+    k = (size_t)(put_varint(tmp, len) - tmp);
+    memmove(p->esto.p + k, p->esto.p + 5, len);
+    memcpy(p->esto.p, tmp, k);
+    p->esto.n = k + len;
+    p->sto_moff = (uint32_t)k;
     assert(p->esto.n <= bs);
     p->sto_ok = 1;
     return 0;

@@ -500,16 +500,20 @@ int trc_salvage(const char *in_path, const char *out_path, trc_salvage_stats *st
             bad_at = keep_ev ? ev.p[keep_ev - 1] : (keep_co ? co.p[keep_co - 1] : TRC_FILE_HDR_SIZE);
         } else {
             for (uint32_t k = 0; k < keep_k && bad_at == UINT64_MAX; k++) {
+                /* as a replay reads it, and, where it has 2.4 store frames, as a
+                 * fast-forward does */
+                int sto = ks[k].ki->n_store_frame_offset != 0;
                 for (uint32_t i = 0; i < ks[k].ki->n_wg_frame; i++) {
-                    /* as a replay reads it, and as a fast-forward does (the 2.4 store frame) */
                     trc_wg *g = trc_reader_load_wg(o, k, i, verr, sizeof verr);
-                    trc_wg *gs = g ? trc_reader_load_wg_ex(o, k, i, TRC_WG_STORES_ONLY, verr, sizeof verr) : NULL;
-                    trc_wg_free(g);
-                    if (!gs) {
+                    if (g && sto) {
+                        trc_wg_free(g);
+                        g = trc_reader_load_wg_ex(o, k, i, TRC_WG_STORES_ONLY, verr, sizeof verr);
+                    }
+                    if (!g) {
                         bad_at = ks[k].launch_off;
                         break;
                     }
-                    trc_wg_free(gs);
+                    trc_wg_free(g);
                 }
             }
             trc_reader_close(o);
