@@ -47,23 +47,28 @@ static void usage(FILE *f)
             "                    the others of --threads decode and apply what it fast-forwards)\n");
 }
 
-/* Transparent huge pages for the heap. The replay touches a few hundred MiB
- * of heap once (functional memory, caches' arrays, decoded records): with
- * 4 KiB pages that is one page fault per page (vectoradd at the bench size:
- * 58,000 faults, 0.4-0.6 s of 2.1-2.7 s on the 2-core VM; gd at 4x: 95,000).
- * glibc's tunable glibc.malloc.hugetlb=1 (glibc 2.35+, "Memory Allocation
- * Tunables" of the glibc manual) has malloc madvise(MADV_HUGEPAGE) what it
- * takes from the kernel: the same run then takes 600-700 faults. A tunable
- * is read when the process starts, so the replay sets it and executes itself
- * again (/proc/self/exe, the same arguments and environment) before anything
- * else; not when GLIBC_TUNABLES already names the tunable, when
- * GCN3SIM_HUGEPAGES=0, when the kernel's THP mode is "never" or unreadable,
- * or under MPI (a rank's launcher-provided state is left alone). If the exec
- * fails the replay goes on as it is. */
+/* Transparent huge pages for the heap, on request (GCN3SIM_HUGEPAGES=1).
+ * The replay touches a few hundred MiB of heap once (functional memory,
+ * caches' arrays, decoded records). glibc's tunable glibc.malloc.hugetlb=1
+ * (glibc 2.35+, "Memory Allocation Tunables" of the glibc manual) has malloc
+ * madvise(MADV_HUGEPAGE) what it takes from the kernel: 50 times fewer page
+ * faults, but each one zeroes 2 MiB and, with the kernel's THP defrag mode
+ * "madvise" (Debian 12's default), may compact memory first. Until
+ * 2026-12-03 this was the default (measured then: vectoradd 4x 2.72-2.81 s
+ * without, 2.22-2.45 s with); re-measured on the 2-core VM (kernel 6.18) it
+ * no longer pays: vectoradd 4x on u-mgpu 2.12-2.28 s without (46,000 faults,
+ * 0.07 s system time), 2.22-2.46 s with (1,000 faults, 0.22-0.32 s); gd 4x on
+ * m-sgpu 5.54 s against 6.14 s; aes (1x, after a few idle seconds) 0.11 s
+ * against 0.24 s. A tunable is read when the process starts, so the replay
+ * sets it and executes itself again (/proc/self/exe, the same arguments and
+ * environment) before anything else; not when GLIBC_TUNABLES already names
+ * the tunable, when the kernel's THP mode is "never" or unreadable, or under
+ * MPI (a rank's launcher-provided state is left alone). If the exec fails the
+ * replay goes on as it is. */
 static void hugepages_reexec(char **argv)
 {
     const char *opt = getenv("GCN3SIM_HUGEPAGES"), *tun = getenv("GLIBC_TUNABLES");
-    if ((opt && !strcmp(opt, "0")) || (tun && strstr(tun, "glibc.malloc.hugetlb")) ||
+    if (!opt || strcmp(opt, "1") || (tun && strstr(tun, "glibc.malloc.hugetlb")) ||
         getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK"))
         return;
     char mode[128] = "";
