@@ -313,8 +313,10 @@ static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d, uint32_t l
     d->err[0] = 0;
     /* without the load values (only stores and atomics act; from the 2.4
      * store frame where there is one), unless a compare-and-swap needs what
-     * it returned (rp_cas_failed_in_recording) */
-    d->g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, TRC_WG_STORES_ONLY, d->err, sizeof d->err);
+     * it returned (rp_cas_failed_in_recording); without the LDS ops'
+     * addresses (ff_collect leaves LDS ops out) */
+    d->g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, TRC_WG_STORES_ONLY | TRC_WG_NO_LDS_ADDR, d->err,
+                                 sizeof d->err);
     for (uint32_t v = 0; d->g && v < d->g->n_waves; v++) {
         const trc_wave *tw = &d->g->waves[v];
         uint32_t m = 0;
@@ -322,7 +324,7 @@ static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d, uint32_t l
             m++;
         if (m < tw->n_mem) {
             trc_wg_free(d->g);
-            d->g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, 1, d->err, sizeof d->err);
+            d->g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, 1 | TRC_WG_NO_LDS_ADDR, d->err, sizeof d->err);
             break;
         }
     }

@@ -517,6 +517,11 @@ int trc_reader_kernel_stats(const trc_reader *r, uint32_t kernel_id, trc_kernel_
  * too), else the data frame without un-shuffling and copying the loads'
  * bytes. */
 #define TRC_WG_STORES_ONLY 2
+/* Or'ed into with_data (of trc_reader_load_wg_ex only): LDS ops come
+ * without addresses (addr NULL, addr_strided 0), which the reader then
+ * steps over instead of decoding: for a caller that never reads them (the
+ * fast-forward of a sampled replay applies no LDS op). */
+#define TRC_WG_NO_LDS_ADDR 4
 trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data,
                               char *err, size_t errlen);
 

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 
@@ -234,8 +235,58 @@ static const fb_rep wave_rep[] = {
 };
 #undef REP
 
-/* One Wave message into *w (initialised), its arrays from a. */
-static bool wave_parse(const uint8_t *p, size_t n, Gtrace__Wave *w, fb_arena *a)
+/* A wave decoded by trc_fast_workgroup_lazy: its address deltas (field 14)
+ * left as their varints, delta[0..delta_len) inside the message's bytes. */
+typedef struct {
+    Gtrace__Wave w; /* first: a Gtrace__Wave * to it is a pointer to this */
+    const uint8_t *delta;
+    size_t delta_len;
+} fb_lazy_wave;
+
+/* The varints in p[0..n): their count into *count; false when one is cut
+ * off at the end, longer than 10 bytes or wider than 64 bits (what packed()
+ * rejects). Eight bytes at a time: a varint ends at a byte below 0x80. */
+static bool count_varints(const uint8_t *p, size_t n, size_t *count)
+{
+    size_t c = 0, run = 0; /* run: continuation bytes since the last varint's end */
+    const uint8_t *q = p, *end = p + n;
+    while (end - q >= 8) {
+        uint64_t w;
+        memcpy(&w, q, 8);
+        uint64_t t = ~w & 0x8080808080808080ull; /* the bytes that end a varint */
+        if (!t) {
+            run += 8;
+            if (run > 9)
+                return false;
+            q += 8;
+            continue;
+        }
+        unsigned f = (unsigned)__builtin_ctzll(t) >> 3; /* later ones in the word are at most 8 bytes long */
+        if (run + f > 9 || (run + f == 9 && q[f] > 1))
+            return false;
+        c += (size_t)trc_popcount64(t);
+        run = 7 - ((63u - (unsigned)__builtin_clzll(t)) >> 3);
+        q += 8;
+    }
+    for (; q < end; q++) {
+        if (*q < 0x80) {
+            if (run == 9 && *q > 1)
+                return false;
+            c++;
+            run = 0;
+        } else if (++run > 9) {
+            return false;
+        }
+    }
+    if (run)
+        return false;
+    *count = c;
+    return true;
+}
+
+/* One Wave message into *w (initialised), its arrays from a; lazy: w is
+ * an fb_lazy_wave and its address deltas stay varints. */
+static bool wave_parse(const uint8_t *p, size_t n, Gtrace__Wave *w, fb_arena *a, bool lazy)
 {
     const uint8_t *end = p + n;
     uint32_t seen = 0;
@@ -247,6 +298,17 @@ static bool wave_parse(const uint8_t *p, size_t n, Gtrace__Wave *w, fb_arena *a)
         const uint64_t v = f.v;
         const uint8_t *lp = f.lp;
         const size_t ln = f.ln;
+        if (fn == 14 && lazy) {
+            size_t count;
+            if (wt != WT_LEN || !count_varints(lp, ln, &count))
+                return false;
+            fb_lazy_wave *lw = (fb_lazy_wave *)w;
+            lw->delta = lp;
+            lw->delta_len = ln;
+            w->n_addr_delta = count;
+            w->addr_delta = NULL;
+            continue;
+        }
         if (fn >= 5 && fn <= 18) {
             const fb_rep *r = &wave_rep[fn - 5];
             size_t count;
@@ -331,7 +393,7 @@ static bool wavedata_parse(const uint8_t *p, size_t n, Gtrace__WaveData *w, fb_a
  * most 12 bytes per byte of the message (an element of at most 8 bytes per
  * byte of varint, and each array's rounding to 8 bytes per field of at least
  * 2 bytes). */
-static void *top_decode(const uint8_t *p, size_t n, int is_data)
+static void *top_decode(const uint8_t *p, size_t n, int is_data, bool lazy)
 {
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
     return NULL; /* fixed64 fields are copied as they lie: protobuf-c decodes them */
@@ -342,7 +404,7 @@ static void *top_decode(const uint8_t *p, size_t n, int is_data)
     size_t nw = 0;
     const uint32_t waves_fn = is_data ? 3 : 4;
     const size_t msg = is_data ? sizeof(Gtrace__WorkgroupData) : sizeof(Gtrace__Workgroup);
-    const size_t wmsg = is_data ? sizeof(Gtrace__WaveData) : sizeof(Gtrace__Wave);
+    const size_t wmsg = is_data ? sizeof(Gtrace__WaveData) : lazy ? sizeof(fb_lazy_wave) : sizeof(Gtrace__Wave);
     for (q = p; q < end;) {
         if (!rd_field(&q, end, &f))
             return NULL;
@@ -390,7 +452,9 @@ static void *top_decode(const uint8_t *p, size_t n, int is_data)
             } else {
                 Gtrace__Wave *w = wv[i];
                 *w = (Gtrace__Wave)GTRACE__WAVE__INIT;
-                if (!wave_parse(f.lp, f.ln, w, &a))
+                if (lazy)
+                    ((fb_lazy_wave *)w)->delta = NULL, ((fb_lazy_wave *)w)->delta_len = 0;
+                if (!wave_parse(f.lp, f.ln, w, &a, lazy))
                     goto fail;
             }
             i++;
@@ -419,6 +483,87 @@ fail:
     return NULL;
 }
 
-Gtrace__Workgroup *trc_fast_workgroup(const uint8_t *p, size_t n) { return top_decode(p, n, 0); }
+Gtrace__Workgroup *trc_fast_workgroup(const uint8_t *p, size_t n) { return top_decode(p, n, 0, false); }
 
-Gtrace__WorkgroupData *trc_fast_workgroup_data(const uint8_t *p, size_t n) { return top_decode(p, n, 1); }
+Gtrace__Workgroup *trc_fast_workgroup_lazy(const uint8_t *p, size_t n) { return top_decode(p, n, 0, true); }
+
+Gtrace__WorkgroupData *trc_fast_workgroup_data(const uint8_t *p, size_t n) { return top_decode(p, n, 1, false); }
+
+bool trc_fast_wave_delta(const Gtrace__Wave *w, const uint8_t **p, const uint8_t **end)
+{
+    if (!w->n_addr_delta || w->addr_delta)
+        return false; /* decoded (a count without an array: only a lazy wave's) */
+    const fb_lazy_wave *lw = (const fb_lazy_wave *)w;
+    *p = lw->delta;
+    *end = lw->delta + lw->delta_len;
+    return true;
+}
+
+/* The zigzag varint at *q, checked by count_varints (ends before the
+ * stream does, at most 10 bytes, at most 64 bits). */
+static inline int64_t rd_delta(const uint8_t **pq)
+{
+    const uint8_t *q = *pq;
+    uint64_t v = q[0];
+    if (v < 0x80) {
+        *pq = q + 1;
+    } else {
+        v &= 0x7f;
+        unsigned i = 1;
+        for (;; i++) {
+            uint64_t b = q[i];
+            v |= (b & 0x7f) << (7 * i);
+            if (b < 0x80)
+                break;
+        }
+        *pq = q + i + 1;
+    }
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+const uint8_t *trc_fast_deltas_fill(uint64_t *addr, uint32_t cnt, const uint8_t *q, const uint8_t *end)
+{
+    uint64_t x = addr[0];
+    uint32_t k = 1;
+    while (k <= cnt) {
+        if (cnt - k >= 7 && end - q >= 8) {
+            uint64_t w;
+            memcpy(&w, q, 8);
+            if (!(w & 0x8080808080808080ull)) { /* eight one-byte deltas */
+                for (unsigned b = 0; b < 8; b++) {
+                    uint64_t v = q[b];
+                    x += (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
+                    addr[k + b] = x;
+                }
+                q += 8;
+                k += 8;
+                continue;
+            }
+        }
+        x += (uint64_t)rd_delta(&q);
+        addr[k++] = x;
+    }
+    return q;
+}
+
+const uint8_t *trc_fast_deltas_skip(uint32_t cnt, const uint8_t *q, const uint8_t *end)
+{
+    while (cnt && end - q >= 8) {
+        uint64_t w;
+        memcpy(&w, q, 8);
+        uint64_t t = ~w & 0x8080808080808080ull;
+        unsigned pc = (unsigned)trc_popcount64(t);
+        if (pc < cnt) {
+            cnt -= pc;
+            q += 8;
+            continue;
+        }
+        for (unsigned k = 1; k < cnt; k++)
+            t &= t - 1; /* the cnt-th end in the word */
+        return q + ((unsigned)__builtin_ctzll(t) >> 3) + 1;
+    }
+    for (; cnt; q++)
+        if (*q < 0x80)
+            cnt--;
+    return q;
+}

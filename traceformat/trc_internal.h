@@ -11,6 +11,7 @@
 #ifndef TRC_INTERNAL_H
 #define TRC_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -201,6 +202,23 @@ struct Gtrace__Workgroup;
 struct Gtrace__WorkgroupData;
 struct Gtrace__Workgroup *trc_fast_workgroup(const uint8_t *p, size_t n);
 struct Gtrace__WorkgroupData *trc_fast_workgroup_data(const uint8_t *p, size_t n);
+/* As trc_fast_workgroup, but each wave's per-lane address deltas
+ * (Wave.addr_delta, docs/trace-format.md 3.4) stay varints inside p (which
+ * must then outlive the message), checked and counted (n_addr_delta) but not
+ * decoded: addr_delta is NULL where n_addr_delta is not 0, and
+ * trc_fast_wave_delta gives the varints, which trc_fast_deltas_fill decodes
+ * into addresses and trc_fast_deltas_skip steps over (a fast-forward needs
+ * no LDS addresses; km at 131,072 points: most of its decoding was these). */
+struct Gtrace__Workgroup *trc_fast_workgroup_lazy(const uint8_t *p, size_t n);
+struct Gtrace__Wave;
+/* A wave of trc_fast_workgroup_lazy with deltas: true and their varints
+ * [*p, *end); false for every other wave (none, or decoded). */
+bool trc_fast_wave_delta(const struct Gtrace__Wave *w, const uint8_t **p, const uint8_t **end);
+/* addr[k] = addr[k - 1] + delta k for k = 1..cnt, the deltas read from q
+ * (checked varints, at least cnt before end); returns the byte after them. */
+const uint8_t *trc_fast_deltas_fill(uint64_t *addr, uint32_t cnt, const uint8_t *q, const uint8_t *end);
+/* The byte after the next cnt checked varints at q. */
+const uint8_t *trc_fast_deltas_skip(uint32_t cnt, const uint8_t *q, const uint8_t *end);
 /* Whether the reader tries trc_fast_* first (1, the default); 0 makes it
  * decode with protobuf-c only (tests compare the two). */
 extern int trc_fast_decode;

@@ -925,8 +925,11 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
     return (int64_t)sz;
 }
 
+/* w's ops into o. Their per-lane address deltas: w->addr_delta, or (a wave
+ * of trc_fast_workgroup_lazy) the checked varints [dq, dend). no_lds_addr:
+ * LDS ops get no addresses (TRC_WG_NO_LDS_ADDR). */
 static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData *d, int compact, int no_loads,
-                      arena *a)
+                      int no_lds_addr, const uint8_t *dq, const uint8_t *dend, arena *a)
 {
     size_t m = w->n_mem_flags;
     o->wave_in_wg = w->wave_in_wg;
@@ -993,7 +996,16 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
         mo[j].addr = addr;
         mo[j].addr_strided = 0;
         mo[j].addr_stride = 0;
-        if (n) {
+        if (n && no_lds_addr && (mo[j].flags & TRC_MO_LDS)) {
+            /* its addresses left out: step over its stream entries */
+            mo[j].addr = NULL;
+            if (w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED)
+                si += n >= 2;
+            else if (dq)
+                dq = trc_fast_deltas_skip(n - 1, dq, dend);
+            else
+                di += n - 1;
+        } else if (n) {
             addr[0] = base;
             if (w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED) {
                 uint64_t s = n >= 2 ? (uint64_t)w->addr_stride[si++] : 0;
@@ -1005,6 +1017,9 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
                 }
                 mo[j].addr_strided = 1;
                 mo[j].addr_stride = s;
+            } else if (dq) {
+                dq = trc_fast_deltas_fill(addr, n - 1, dq, dend);
+                addr += n;
             } else {
                 for (uint32_t k = 1; k < n; k++) addr[k] = addr[k - 1] + (uint64_t)w->addr_delta[di++];
                 addr += n;
@@ -1560,6 +1575,8 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
     char why[200];
     why[0] = 0;
     lerr[0] = 0;
+    const int no_lds_addr = !!(with_data & TRC_WG_NO_LDS_ADDR);
+    with_data &= ~TRC_WG_NO_LDS_ADDR;
     if (kernel_id >= r->nk || i >= r->k[kernel_id].st.n_wg) {
         seterr(lerr, sizeof lerr, r->path, "no workgroup %u of kernel %u in this trace", i, kernel_id);
         goto done;
@@ -1572,13 +1589,27 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
                  k->rec_off[i], k->rec_len[i], f, fr->len);
         goto bad;
     }
-    if (trc_fast_decode && (wg = trc_fast_workgroup(fr->data + k->rec_off[i], k->rec_len[i])))
+    /* the fast decoder's address deltas stay in the frame, kept until done
+     * (not for a wave in segments: merge_segments concatenates decoded
+     * columns) */
+    if (trc_fast_decode && (wg = trc_fast_workgroup_lazy(fr->data + k->rec_off[i], k->rec_len[i]))) {
         wg_fast = 1;
-    else
+        for (size_t j = 0; j < wg->n_waves; j++)
+            if (wg->waves[j]->n_segments) {
+                free(wg);
+                wg = trc_fast_workgroup(fr->data + k->rec_off[i], k->rec_len[i]);
+                break;
+            }
+    }
+    if (!wg) {
+        wg_fast = 0;
         wg = (Gtrace__Workgroup *)protobuf_c_message_unpack(&gtrace__workgroup__descriptor, NULL,
                                                             k->rec_len[i], fr->data + k->rec_off[i]);
-    put_frame(r, fr);
-    fr = NULL;
+    }
+    if (!wg_fast) {
+        put_frame(r, fr);
+        fr = NULL;
+    }
     if (!wg) {
         snprintf(why, sizeof why, "its Workgroup message does not decode");
         goto bad;
@@ -1677,8 +1708,13 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
     out->waves = take(&a, wg->n_waves * sizeof(trc_wave));
     for (size_t j = 0; j < wg->n_waves; j++) {
         int no_loads = with_data == TRC_WG_STORES_ONLY;
-        if (mw && mw[j]) wave_fill(&out->waves[j], mw[j], md[j], r->compact_strided, no_loads, &a);
-        else wave_fill(&out->waves[j], wg->waves[j], wd ? wd->waves[j] : NULL, r->compact_strided, no_loads, &a);
+        const uint8_t *dq = NULL, *dend = NULL;
+        if (mw && mw[j]) wave_fill(&out->waves[j], mw[j], md[j], r->compact_strided, no_loads, no_lds_addr, NULL, NULL, &a);
+        else {
+            if (wg_fast) trc_fast_wave_delta(wg->waves[j], &dq, &dend);
+            wave_fill(&out->waves[j], wg->waves[j], wd ? wd->waves[j] : NULL, r->compact_strided, no_loads,
+                      no_lds_addr, dq, dend, &a);
+        }
     }
     goto done;
 

@@ -191,16 +191,61 @@ static bool same_wd(const Gtrace__WorkgroupData *a, const Gtrace__WorkgroupData 
     return true;
 }
 
+/* The lazy decode l (trc_fast_workgroup_lazy) of what f decoded: the same
+ * message, its address deltas still varints that trc_fast_deltas_fill
+ * decodes to f's and trc_fast_deltas_skip steps over as fill does. */
+static bool same_lazy(const Gtrace__Workgroup *f, const Gtrace__Workgroup *l)
+{
+    if (f->n_waves != l->n_waves)
+        return false;
+    for (size_t i = 0; i < f->n_waves; i++) {
+        const Gtrace__Wave *a = f->waves[i];
+        Gtrace__Wave b = *l->waves[i];
+        const uint8_t *q, *end;
+        bool lazy = trc_fast_wave_delta(l->waves[i], &q, &end);
+        if (lazy != (a->n_addr_delta > 0) || (lazy && b.addr_delta))
+            return false;
+        if (lazy) {
+            size_t n = b.n_addr_delta;
+            uint64_t *addr = malloc((n + 1) * sizeof *addr);
+            addr[0] = rnd();
+            if (trc_fast_deltas_fill(addr, (uint32_t)n, q, end) != end)
+                return false;
+            for (size_t k = 0; k < n; k++)
+                if (addr[k + 1] - addr[k] != (uint64_t)a->addr_delta[k])
+                    return false;
+            for (int t = 0; t < 4; t++) { /* a skip lands where a fill of as many ends */
+                uint32_t c = (uint32_t)(rnd() % (n + 1));
+                if (trc_fast_deltas_skip(c, q, end) != trc_fast_deltas_fill(addr, c, q, end))
+                    return false;
+            }
+            free(addr);
+            b.addr_delta = a->addr_delta; /* the rest compared as decoded */
+        }
+        if (!same_wave(a, &b))
+            return false;
+    }
+    return true;
+}
+
 /* Both decoders on p[0..n): 1 fast decoded it (and protobuf-c to the same),
- * 0 fast left it to protobuf-c. */
+ * 0 fast left it to protobuf-c. The lazy fast decode takes what the fast
+ * one takes, alike. */
 static int compare_wg(const uint8_t *p, size_t n)
 {
     Gtrace__Workgroup *f = trc_fast_workgroup(p, n);
     Gtrace__Workgroup *s = gtrace__workgroup__unpack(NULL, n, p);
+    Gtrace__Workgroup *l = trc_fast_workgroup_lazy(p, n);
     if (f && !s)
         fail_msg("the fast decoder took a %zu-byte Workgroup protobuf-c rejects", n);
     if (f && !same_wg(f, s))
         fail_msg("a %zu-byte Workgroup decodes differently", n);
+    if (!f != !l)
+        fail_msg("the lazy fast decoder %s a %zu-byte Workgroup the fast one %s", l ? "took" : "rejected", n,
+                 f ? "took" : "rejects");
+    if (f && !same_lazy(f, l))
+        fail_msg("a %zu-byte Workgroup decodes differently with its address deltas left for later", n);
+    free(l);
     int r = f != NULL;
     free(f);
     if (s)
@@ -402,6 +447,119 @@ static void test_compact_strided(void **state)
     }
 }
 
+/* Address deltas at the edges of a varint: 10 bytes (INT64_MIN, zigzag
+ * 2^64 - 1), and the encodings both fast decoders must refuse alike: 11
+ * bytes, 10 bytes past 64 bits, cut off at the end of the field. */
+static void test_lazy_delta_edges(void **state)
+{
+    (void)state;
+    int64_t d[20];
+    for (int i = 0; i < 20; i++)
+        d[i] = i % 3 == 0 ? INT64_MIN : i % 3 == 1 ? INT64_MAX : -(int64_t)i * 1000003;
+    for (size_t n = 0; n <= 20; n++) {
+        Gtrace__Wave w = GTRACE__WAVE__INIT, *wp = &w;
+        w.n_addr_delta = n;
+        w.addr_delta = n ? d : NULL;
+        Gtrace__Workgroup g = GTRACE__WORKGROUP__INIT;
+        g.n_waves = 1;
+        g.waves = &wp;
+        uint8_t buf[512];
+        size_t len = gtrace__workgroup__pack(&g, buf);
+        assert_int_equal(compare_wg(buf, len), 1);
+    }
+    /* Workgroup {waves [Wave {addr_delta [...]}]}: field 4 (len), inside it field 14 (tag 0x72) */
+    static const uint8_t ten[] = {0x22, 13, 0x72, 11, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    assert_int_equal(compare_wg(ten, sizeof ten), 1);
+    static const uint8_t eleven[] = {0x22, 14, 0x72, 12, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x80, 0x01};
+    assert_int_equal(compare_wg(eleven, sizeof eleven), 0);
+    static const uint8_t wide[] = {0x22, 13, 0x72, 11, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
+    assert_int_equal(compare_wg(wide, sizeof wide), 0);
+    static const uint8_t cut[] = {0x22, 5, 0x72, 3, 0x02, 0x04, 0x80};
+    assert_int_equal(compare_wg(cut, sizeof cut), 0);
+    /* runs of continuation bytes across the eight-byte words count_varints reads */
+    for (size_t lead = 0; lead < 9; lead++) {
+        for (size_t vl = 1; vl <= 11; vl++) {
+            uint8_t m[64];
+            size_t k = 0, body = lead + vl;
+            m[k++] = 0x22;
+            m[k++] = (uint8_t)(body + 2);
+            m[k++] = 0x72;
+            m[k++] = (uint8_t)body;
+            for (size_t i = 0; i < lead; i++)
+                m[k++] = (uint8_t)(i * 7 % 0x80); /* one-byte varints */
+            for (size_t i = 0; i + 1 < vl; i++)
+                m[k++] = 0x81;
+            m[k++] = vl == 10 ? 0x01 : 0x05; /* 10 bytes: fits 64 bits only with 1 */
+            int want = vl <= 10;
+            if (compare_wg(m, k) != want)
+                fail_msg("%zu one-byte varints then one of %zu bytes: expected %s", lead, vl,
+                         want ? "decoded" : "left to protobuf-c");
+        }
+    }
+}
+
+/* TRC_WG_NO_LDS_ADDR: every op as without it, but the LDS ops' addresses
+ * (none: addr NULL); the golden traces' LDS ops with per-lane deltas and
+ * strided ones are stepped over. */
+static void test_no_lds_addr(void **state)
+{
+    (void)state;
+    static const char *names[] = {"golden-2.0.gtrace", "golden-2.3.gtrace", "golden-2.4.gtrace"};
+    uint64_t lds = 0, other = 0;
+    for (size_t f = 0; f < sizeof names / sizeof *names; f++) {
+        char err[512];
+        trc_reader *r = trc_reader_open(golden(names[f]), err, sizeof err);
+        if (!r)
+            fail_msg("%s", err);
+        for (uint32_t k = 0; k < trc_reader_n_kernels(r); k++) {
+            trc_kernel_stats st;
+            assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
+            for (uint32_t i = 0; i < st.n_wg; i++) {
+                for (int mode = 0; mode < 2; mode++) {
+                    int wd = mode ? TRC_WG_STORES_ONLY : 1;
+                    trc_wg *a = trc_reader_load_wg_ex(r, k, i, wd, err, sizeof err);
+                    trc_wg *b = trc_reader_load_wg_ex(r, k, i, wd | TRC_WG_NO_LDS_ADDR, err, sizeof err);
+                    if (!a || !b)
+                        fail_msg("%s", err);
+                    assert_int_equal(a->n_waves, b->n_waves);
+                    for (uint32_t v = 0; v < a->n_waves; v++) {
+                        assert_int_equal(a->waves[v].n_mem, b->waves[v].n_mem);
+                        assert_int_equal(a->waves[v].n_instr, b->waves[v].n_instr);
+                        for (uint32_t j = 0; j < a->waves[v].n_mem; j++) {
+                            const trc_mem_op *x = &a->waves[v].mem[j], *y = &b->waves[v].mem[j];
+                            uint32_t n = x->flags & TRC_MO_SMEM ? 1 : trc_popcount64(x->exec), bytes = n * x->bytes_per_lane;
+                            assert_true(x->flags == y->flags && x->exec == y->exec && x->load_hash == y->load_hash);
+                            assert_true(!x->load_data == !y->load_data && !x->store_data == !y->store_data);
+                            if (x->load_data)
+                                assert_memory_equal(x->load_data, y->load_data, trc_mo_load_len(x->flags, n, x->bytes_per_lane));
+                            if (x->store_data)
+                                assert_memory_equal(x->store_data, y->store_data, trc_mo_store_len(x->flags, n, x->bytes_per_lane));
+                            (void)bytes;
+                            if (n && (x->flags & TRC_MO_LDS)) {
+                                assert_null(y->addr);
+                                lds++;
+                                continue;
+                            }
+                            assert_true(x->addr_strided == y->addr_strided && x->addr_stride == y->addr_stride);
+                            for (uint32_t l = 0; l < n; l++)
+                                assert_true(trc_mo_addr(x, l) == trc_mo_addr(y, l));
+                            other += n > 0;
+                        }
+                    }
+                    trc_wg_free(a);
+                    trc_wg_free(b);
+                }
+            }
+        }
+        trc_reader_close(r);
+    }
+    if (!lds || !other)
+        fail_msg("%llu LDS ops, %llu others: the test checks nothing", (unsigned long long)lds,
+                 (unsigned long long)other);
+    print_message("%llu LDS ops without addresses, %llu other ops alike\n", (unsigned long long)lds,
+                  (unsigned long long)other);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -409,6 +567,8 @@ int main(void)
         cmocka_unit_test(test_random_messages),
         cmocka_unit_test(test_left_to_protobuf_c),
         cmocka_unit_test(test_compact_strided),
+        cmocka_unit_test(test_lazy_delta_edges),
+        cmocka_unit_test(test_no_lds_addr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
