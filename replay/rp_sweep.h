@@ -96,7 +96,10 @@ typedef struct rp_sweep_row {
     uint64_t time_ps;        /* simulated time of the whole host timeline */
     uint64_t kernel_ps;      /* sum over kernels of (end - start) */
     uint64_t kernel_cycles;  /* sum over kernels of their cycles */
-    uint64_t instructions;   /* wavefront instructions replayed */
+    uint64_t instructions;   /* the kernels' wavefront instructions (with --sample: those skipped included) */
+    uint64_t skipped;        /* of those, skipped by a sampled replay (sample.enable) */
+    uint64_t bound_ps;       /* the sampled kernels' error bounds summed (0 without sampling) */
+    uint32_t sampled_kernels; /* kernels sampled at any level */
     uint64_t l1v_hits, l1v_accesses, l2_hits, l2_accesses;
     uint64_t dram_bytes, link_bytes;
     uint64_t mismatches;     /* load + LDS + D2H mismatches + trace-walk errors */

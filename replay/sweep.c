@@ -599,7 +599,8 @@ static const char *status_name(int st)
 /* The row's integer fields, by name: the JSON "sweep.row" object. */
 #define ROW_FIELDS(X)                                                                                      \
     X(gpus) X(kernels) X(period_ps) X(time_ps) X(kernel_ps) X(kernel_cycles) X(instructions) X(l1v_hits)   \
-    X(l1v_accesses) X(l2_hits) X(l2_accesses) X(dram_bytes) X(link_bytes) X(mismatches) X(atomic_diffs)
+    X(l1v_accesses) X(l2_hits) X(l2_accesses) X(dram_bytes) X(link_bytes) X(mismatches) X(atomic_diffs)  \
+    X(skipped) X(bound_ps) X(sampled_kernels)
 
 static void cfg_cmp(void *arg, const char *key, const char *val)
 {
@@ -677,6 +678,17 @@ static void fill_row(rp_sim *s, rp_sweep_row *row)
         row->kernel_ps += kk->end - kk->start;
         row->kernel_cycles += (kk->end - kk->start) / s->clk.period_ps;
         row->instructions += kk->n_instr;
+    }
+    if (s->cfg.sample_enable) {
+        /* the skipped instructions count too (rp_sample_summary: the
+         * trace's instructions of the kernels that ran), so that ipc is the
+         * predicted one; the counters below cover the detailed work only */
+        rp_sample_sum ss;
+        rp_sample_summary(s, &ss);
+        row->instructions = ss.instr;
+        row->skipped = ss.skipped;
+        row->bound_ps = ss.bound_ps;
+        row->sampled_kernels = ss.sampled;
     }
     /* Whole-run totals over all GPUs: a pseudo-kernel spanning them. */
     static const rp_kernel zero;
@@ -922,7 +934,7 @@ int rp_sweep_write_csv(const rp_sweep *sw, const rp_sweep_row *rows, const char 
             csv_field(f, sw->dims[d].col);
         }
     fputs(",status,kernels,cycles,time_ps,kernel_cycles,kernel_time_ps,instructions,ipc,l1v_hit_rate,"
-          "l2_hit_rate,dram_bytes,link_bytes,mismatches\n",
+          "l2_hit_rate,dram_bytes,link_bytes,mismatches,sampled_kernels,skipped_instructions,kernel_time_bound_ps\n",
           f);
     for (size_t i = 0; i < sw->n_points; i++) {
         const rp_sweep_row *r = &rows[i];
@@ -943,13 +955,13 @@ int rp_sweep_write_csv(const rp_sweep *sw, const rp_sweep_row *rows, const char 
         if (r->status == RP_SWEEP_OK || r->status == RP_SWEEP_MISMATCH)
             fprintf(f,
                     ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f,%.4f,%.4f,%" PRIu64
-                    ",%" PRIu64 ",%" PRIu64 "\n",
+                    ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 "\n",
                     r->kernels, r->period_ps ? r->time_ps / r->period_ps : 0, r->time_ps, r->kernel_cycles,
                     r->kernel_ps, r->instructions, ratio(r->instructions, r->kernel_cycles),
                     ratio(r->l1v_hits, r->l1v_accesses), ratio(r->l2_hits, r->l2_accesses), r->dram_bytes,
-                    r->link_bytes, r->mismatches);
+                    r->link_bytes, r->mismatches, r->sampled_kernels, r->skipped, r->bound_ps);
         else
-            fputs(",,,,,,,,,,,,\n", f);
+            fputs(",,,,,,,,,,,,,,,\n", f);
     }
     if (ferror(f) | fclose(f) || rename(tmp, path)) {
         snprintf(err, errlen, "%.800s: cannot write the CSV: %s", path, strerror(errno));

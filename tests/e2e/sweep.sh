@@ -109,6 +109,24 @@ if command -v gnuplot >/dev/null; then
   else bad "sweep-plot.sh: $(head -n 2 "$T/plot.err" | tr '\n' ' ')"; fi
 else echo "  skip sweep-plot.sh (no gnuplot)"; fi
 
+# A sampled point beside a full one (sample.enable = 0,1): vectoradd at 4 Mi
+# elements (16,384 workgroups: its one kernel is sampled at the workgroup
+# level). The sampled row counts the skipped instructions in `instructions`
+# (the same as the full row's), says how many it skipped and gives a bound.
+if "$EMU" --quiet --record "$T/va4.gtrace" -- "$prog" 4194304 >"$T/rec4.out" 2>&1 && grep -q PASS "$T/rec4.out"; then
+  printf '[sweep]\nbase = r9nano\n[params]\nsample.enable = 0,1\n' >"$T/smp.ini"
+  if "$REPLAY" --sweep "$T/smp.ini" --out "$T/smp" "$T/va4.gtrace" 2>"$T/smp.err"; then
+    c=$T/smp/results.csv
+    # columns: 4 sample.enable, 11 instructions, 18 sampled_kernels, 19 skipped_instructions, 20 kernel_time_bound_ps
+    if [ "$(head -n1 "$c" | cut -d, -f18-20)" = "sampled_kernels,skipped_instructions,kernel_time_bound_ps" ] &&
+       awk -F, 'NR == 2 { full = $11; if ($4 != 0 || $18 != 0 || $19 != 0 || $20 != 0) exit 1 }
+                NR == 3 { if ($4 != 1 || $11 != full || $18 != 1 || $19 <= 0 || $19 >= $11 || $20 <= 0) exit 1 }
+                END { exit NR != 3 }' "$c"; then
+      ok "sampled point: $(sed -n 3p "$c" | cut -d, -f11,18-20) (instructions, sampled kernels, skipped, bound ps) beside the full one"
+    else bad "sampled sweep CSV: $(cat "$c" | tr '\n' ' ')"; fi
+  else bad "sampled sweep: $(tail -n 2 "$T/smp.err" | tr '\n' ' ')"; fi
+else bad "record vectoradd 4194304: $(tail -n 2 "$T/rec4.out" | tr '\n' ' ')"; fi
+
 # MPI: 2 ranks, one job each, same CSV as the single-process run.
 if ! command -v mpirun >/dev/null; then
   echo "  skip MPI sweep: mpirun not found (Debian package openmpi-bin)"
