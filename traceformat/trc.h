@@ -374,6 +374,8 @@ typedef struct trc_reader trc_reader;
  * killed?)"). */
 trc_reader *trc_reader_open(const char *path, char *err, size_t errlen);
 void trc_reader_close(trc_reader *r); /* accepts NULL */
+/* The last load error (of any thread): a copy in the calling thread's buffer,
+ * valid until its next call; "" when none. */
 const char *trc_reader_error(const trc_reader *r);
 
 const trc_header_info *trc_reader_header(const trc_reader *r);

@@ -774,7 +774,19 @@ fail:
     return NULL;
 }
 
-const char *trc_reader_error(const trc_reader *r) { return r ? r->err : "no trace reader"; }
+/* A copy taken under err_mu (loads on other threads may be writing it),
+ * in a buffer of the calling thread. */
+const char *trc_reader_error(const trc_reader *r)
+{
+    static _Thread_local char copy[sizeof r->err];
+    if (!r)
+        return "no trace reader";
+    pthread_mutex_t *mu = (pthread_mutex_t *)&r->err_mu;
+    pthread_mutex_lock(mu);
+    memcpy(copy, r->err, sizeof copy);
+    pthread_mutex_unlock(mu);
+    return copy;
+}
 const trc_header_info *trc_reader_header(const trc_reader *r) { return &r->hdr; }
 size_t trc_reader_n_code_objects(const trc_reader *r) { return r->n_co; }
 

@@ -560,6 +560,23 @@ static void test_no_lds_addr(void **state)
                   (unsigned long long)other);
 }
 
+/* trc_reader_error: the last failed load's message, "" before any. */
+static void test_reader_error(void **state)
+{
+    (void)state;
+    char err[512];
+    trc_reader *r = trc_reader_open(golden("golden-2.4.gtrace"), err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    assert_string_equal(trc_reader_error(r), "");
+    trc_kernel_stats st;
+    assert_int_equal(trc_reader_kernel_stats(r, 0, &st), 0);
+    assert_null(trc_reader_load_wg_ex(r, 0, st.n_wg, TRC_WG_STORES_ONLY | TRC_WG_NO_LDS_ADDR, err, sizeof err));
+    assert_non_null(strstr(err, "no workgroup"));
+    assert_string_equal(trc_reader_error(r), err);
+    trc_reader_close(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -569,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_compact_strided),
         cmocka_unit_test(test_lazy_delta_edges),
         cmocka_unit_test(test_no_lds_addr),
+        cmocka_unit_test(test_reader_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
