@@ -49,5 +49,15 @@ void rp_stats_fini(rp_stats *s);
  * name and rename it). */
 struct json_t;
 int rp_json_dump_file(const struct json_t *json, const char *path, size_t flags);
+/* As rp_json_dump_file, but json's member `key` (an empty array in json)
+ * is written element by element: element i = make(i, arg) (NULL: failure),
+ * dumped and released before the next is made, so that the whole array never
+ * exists at once. The same bytes as dumping json with the array filled, for
+ * flags with JSON_INDENT(n), n >= 1, and key a member of json itself (jansson's
+ * layout: an element of that array at depth 2, its lines indented 2n more
+ * than when dumped alone). 0, or -1 (cannot write, out of memory, make
+ * failed, no such member). */
+int rp_json_dump_file_stream(const struct json_t *json, const char *path, size_t flags, const char *key, size_t n,
+                             struct json_t *(*make)(size_t i, void *arg), void *arg);
 
 #endif

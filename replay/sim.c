@@ -1456,6 +1456,110 @@ static void cfg_json(void *arg, const char *key, const char *val)
     json_object_set_new((json_t *)arg, key, json_string(val));
 }
 
+/* Kernel i's object of the stats JSON (rp_sim_write_json's "kernels"
+ * array, written one at a time: rp_json_dump_file_stream). */
+struct kjson_ctx {
+    rp_sim *s;
+    span_t *sbuf;
+};
+
+static json_t *kernel_json(size_t i, void *arg)
+{
+    const struct kjson_ctx *x = arg;
+    rp_sim *s = x->s;
+    span_t *sbuf = x->sbuf;
+    rp_kernel *k = s->kernels[i];
+    json_t *o = json_object(), *kc = json_object();
+    uint64_t cyc = kspan(k) / s->clk.period_ps;
+    json_object_set_new(o, "id", json_integer(k->launch.kernel_id));
+    char kn[1024];
+    json_object_set_new(o, "name", json_string(rp_printable(kn, sizeof kn, k->launch.kernel_name)));
+    json_object_set_new(o, "device", json_integer(k->launch.device));
+    json_object_set_new(o, "gpu", json_integer(k->gpu));
+    json_object_set_new(o, "stream", json_integer(k->stream));
+    /* its hardware queue (disp.c: stream k > 0 on queue (k - 1) mod dispatcher.hw_queues); the null
+     * stream's kernels go through the dispatcher itself (null) */
+    json_object_set_new(o, "queue", k->stream ? json_integer((k->stream - 1) % s->cfg.dispatch_hw_queues)
+                                              : json_null());
+    if (k->done) {
+        rp_time ok_ps, oc_ps;
+        kernel_overlap(s, k, sbuf, &ok_ps, &oc_ps);
+        json_object_set_new(o, "overlap_kernels_ps", json_integer((json_int_t)ok_ps));
+        json_object_set_new(o, "overlap_copies_ps", json_integer((json_int_t)oc_ps));
+    }
+    json_object_set_new(o, "workgroups", json_integer(k->n_wg));
+    if (s->cfg.sample_enable) /* its time carries the effect of earlier skips: no bound covers it */
+        json_object_set_new(o, "after_skipped_work", json_boolean(k->smp.after_skips));
+    if (k->smp.switched || k->smp.wave_skips) {
+        /* sampled replay (sample.c): end_ps, cycles and time_ns are predictions within bound_ps;
+         * wavefront_instructions and the counters cover the detailed workgroups only, less the
+         * instructions their waves skipped */
+        json_t *sm = json_object();
+        json_object_set_new(sm, "detailed_workgroups", json_integer(k->smp.switched ? k->smp.detailed_wgs : k->n_wg));
+        json_object_set_new(sm, "skipped_workgroups", json_integer(k->smp.skipped_wgs));
+        json_object_set_new(sm, "stretches", json_integer(k->smp.stretches));
+        json_object_set_new(sm, "group_windows", json_integer(k->smp.merge));
+        /* the first stretch decided by agreeing with the launches alike's rate (sample.alike_groups) */
+        json_object_set_new(sm, "by_launches_alike", json_boolean(k->smp.by_group));
+        if (k->smp.whole) {
+            /* kernel level: how many launches alike decided, and the bound's share for the
+             * L2's state at its start when one did (sample.kernels_stream) */
+            json_object_set_new(sm, "launches_alike_measured", json_integer(k->smp.alike_n));
+            if (k->smp.start_rel > 0)
+                json_object_set_new(sm, "start_state_bound_ps",
+                                    json_integer((json_int_t)((double)k->smp.skip_ps * k->smp.start_rel)));
+        }
+        if (k->smp.wave_skips) {
+            json_object_set_new(sm, "wave_skips", json_integer((json_int_t)k->smp.wave_skips));
+            json_object_set_new(sm, "wave_skipped_instructions", json_integer((json_int_t)k->smp.wave_instr));
+            json_object_set_new(sm, "wave_bound_ps", json_integer((json_int_t)k->smp.wave_bound_ps));
+        }
+        json_object_set_new(sm, "skipped_wavefront_instructions", json_integer((json_int_t)k->smp.skipped_instr));
+        json_object_set_new(sm, "switch_ps", json_integer((json_int_t)k->smp.t_switch));
+        json_object_set_new(sm, "rate_per_ns", json_real(k->smp.rate_mean * 1e3));
+        json_object_set_new(sm, "rate_spread", json_real(k->smp.rate_dev));
+        json_object_set_new(sm, "predicted_ps", json_integer((json_int_t)k->smp.skip_ps));
+        json_object_set_new(sm, "bound_ps", json_integer((json_int_t)k->smp.bound_ps));
+        json_object_set_new(o, "sampled", sm);
+    }
+    char why[400];
+    if (rp_sample_why_full(s, k, why, sizeof why) >= 0)
+        json_object_set_new(o, "replayed_in_full", json_string(why));
+    json_object_set_new(o, "start_ps", json_integer((json_int_t)k->start));
+    json_object_set_new(o, "end_ps", json_integer((json_int_t)k->end));
+    json_object_set_new(o, "cycles", json_integer((json_int_t)cyc));
+    json_object_set_new(o, "time_ns", json_real((double)kspan(k) / 1e3));
+    json_object_set_new(o, "wavefront_instructions", json_integer((json_int_t)k->n_instr));
+    json_object_set_new(o, "ipc", json_real(ratio(k->n_instr, cyc)));
+    json_object_set_new(o, "l1v_hit_rate",
+                        json_real(ratio(k->sum1.l1v_hits - k->sum0.l1v_hits, k->sum1.l1v_accesses - k->sum0.l1v_accesses)));
+    json_object_set_new(o, "l2_hit_rate",
+                        json_real(ratio(k->sum1.l2_hits - k->sum0.l2_hits, k->sum1.l2_accesses - k->sum0.l2_accesses)));
+    json_object_set_new(o, "dram_bytes", json_integer((json_int_t)(k->sum1.dram_bytes - k->sum0.dram_bytes)));
+    json_object_set_new(o, "inter_gpu_bytes", json_integer((json_int_t)(k->sum1.link_bytes - k->sum0.link_bytes)));
+    json_object_set_new(o, "load_mismatches", json_integer((json_int_t)k->mismatches));
+    json_object_set_new(o, "atomic_order_mismatches", json_integer((json_int_t)k->atomic_mismatches));
+    json_object_set_new(o, "load_order_dependent", json_integer((json_int_t)k->order_loads));
+    json_object_set_new(o, "load_adopted", json_integer((json_int_t)k->adopted_loads));
+    json_object_set_new(o, "walk_errors", json_integer((json_int_t)k->walk_errors));
+    json_object_set_new(o, "spin_iterations", json_integer((json_int_t)k->spin_iterations));
+    json_object_set_new(o, "wait_cycles", json_integer((json_int_t)(k->wait_ps / s->clk.period_ps)));
+    /* counter names are ASCII, built by the components (rp_stats_add):
+     * no UTF-8 check (_nocheck) for these thousands of keys */
+    if (k->snap0 && k->done)
+        for (size_t j = 0; j < s->stats.n; j++)
+            if (k->snap0[j])
+                json_object_set_new_nocheck(kc, s->stats.v[j].name, json_integer((json_int_t)k->snap0[j]));
+    if (k->snap0 && k->done) {
+        summary sm;
+        summarize(s, k->snap0, k->gpu_first, k->gpu_count, k->end - k->start, k->n_instr, &sm);
+        json_object_set_new(o, "summary", summary_json(s, &sm, k->snap0, false));
+    } else
+        json_object_set_new(o, "summary", json_null());
+    json_object_set_new(o, "counters", kc);
+    return o;
+}
+
 int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
 {
     json_t *root = json_object(), *cfg = json_object(), *ks = json_array(), *tot = json_object(),
@@ -1473,98 +1577,8 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
         json_decref(chk);
         return -1;
     }
-    for (size_t i = 0; i < s->n_kernels; i++) {
-        rp_kernel *k = s->kernels[i];
-        json_t *o = json_object(), *kc = json_object();
-        uint64_t cyc = kspan(k) / s->clk.period_ps;
-        json_object_set_new(o, "id", json_integer(k->launch.kernel_id));
-        char kn[1024];
-        json_object_set_new(o, "name", json_string(rp_printable(kn, sizeof kn, k->launch.kernel_name)));
-        json_object_set_new(o, "device", json_integer(k->launch.device));
-        json_object_set_new(o, "gpu", json_integer(k->gpu));
-        json_object_set_new(o, "stream", json_integer(k->stream));
-        /* its hardware queue (disp.c: stream k > 0 on queue (k - 1) mod dispatcher.hw_queues); the null
-         * stream's kernels go through the dispatcher itself (null) */
-        json_object_set_new(o, "queue", k->stream ? json_integer((k->stream - 1) % s->cfg.dispatch_hw_queues)
-                                                  : json_null());
-        if (k->done) {
-            rp_time ok_ps, oc_ps;
-            kernel_overlap(s, k, sbuf, &ok_ps, &oc_ps);
-            json_object_set_new(o, "overlap_kernels_ps", json_integer((json_int_t)ok_ps));
-            json_object_set_new(o, "overlap_copies_ps", json_integer((json_int_t)oc_ps));
-        }
-        json_object_set_new(o, "workgroups", json_integer(k->n_wg));
-        if (s->cfg.sample_enable) /* its time carries the effect of earlier skips: no bound covers it */
-            json_object_set_new(o, "after_skipped_work", json_boolean(k->smp.after_skips));
-        if (k->smp.switched || k->smp.wave_skips) {
-            /* sampled replay (sample.c): end_ps, cycles and time_ns are predictions within bound_ps;
-             * wavefront_instructions and the counters cover the detailed workgroups only, less the
-             * instructions their waves skipped */
-            json_t *sm = json_object();
-            json_object_set_new(sm, "detailed_workgroups", json_integer(k->smp.switched ? k->smp.detailed_wgs : k->n_wg));
-            json_object_set_new(sm, "skipped_workgroups", json_integer(k->smp.skipped_wgs));
-            json_object_set_new(sm, "stretches", json_integer(k->smp.stretches));
-            json_object_set_new(sm, "group_windows", json_integer(k->smp.merge));
-            /* the first stretch decided by agreeing with the launches alike's rate (sample.alike_groups) */
-            json_object_set_new(sm, "by_launches_alike", json_boolean(k->smp.by_group));
-            if (k->smp.whole) {
-                /* kernel level: how many launches alike decided, and the bound's share for the
-                 * L2's state at its start when one did (sample.kernels_stream) */
-                json_object_set_new(sm, "launches_alike_measured", json_integer(k->smp.alike_n));
-                if (k->smp.start_rel > 0)
-                    json_object_set_new(sm, "start_state_bound_ps",
-                                        json_integer((json_int_t)((double)k->smp.skip_ps * k->smp.start_rel)));
-            }
-            if (k->smp.wave_skips) {
-                json_object_set_new(sm, "wave_skips", json_integer((json_int_t)k->smp.wave_skips));
-                json_object_set_new(sm, "wave_skipped_instructions", json_integer((json_int_t)k->smp.wave_instr));
-                json_object_set_new(sm, "wave_bound_ps", json_integer((json_int_t)k->smp.wave_bound_ps));
-            }
-            json_object_set_new(sm, "skipped_wavefront_instructions", json_integer((json_int_t)k->smp.skipped_instr));
-            json_object_set_new(sm, "switch_ps", json_integer((json_int_t)k->smp.t_switch));
-            json_object_set_new(sm, "rate_per_ns", json_real(k->smp.rate_mean * 1e3));
-            json_object_set_new(sm, "rate_spread", json_real(k->smp.rate_dev));
-            json_object_set_new(sm, "predicted_ps", json_integer((json_int_t)k->smp.skip_ps));
-            json_object_set_new(sm, "bound_ps", json_integer((json_int_t)k->smp.bound_ps));
-            json_object_set_new(o, "sampled", sm);
-        }
-        char why[400];
-        if (rp_sample_why_full(s, k, why, sizeof why) >= 0)
-            json_object_set_new(o, "replayed_in_full", json_string(why));
-        json_object_set_new(o, "start_ps", json_integer((json_int_t)k->start));
-        json_object_set_new(o, "end_ps", json_integer((json_int_t)k->end));
-        json_object_set_new(o, "cycles", json_integer((json_int_t)cyc));
-        json_object_set_new(o, "time_ns", json_real((double)kspan(k) / 1e3));
-        json_object_set_new(o, "wavefront_instructions", json_integer((json_int_t)k->n_instr));
-        json_object_set_new(o, "ipc", json_real(ratio(k->n_instr, cyc)));
-        json_object_set_new(o, "l1v_hit_rate",
-                            json_real(ratio(k->sum1.l1v_hits - k->sum0.l1v_hits, k->sum1.l1v_accesses - k->sum0.l1v_accesses)));
-        json_object_set_new(o, "l2_hit_rate",
-                            json_real(ratio(k->sum1.l2_hits - k->sum0.l2_hits, k->sum1.l2_accesses - k->sum0.l2_accesses)));
-        json_object_set_new(o, "dram_bytes", json_integer((json_int_t)(k->sum1.dram_bytes - k->sum0.dram_bytes)));
-        json_object_set_new(o, "inter_gpu_bytes", json_integer((json_int_t)(k->sum1.link_bytes - k->sum0.link_bytes)));
-        json_object_set_new(o, "load_mismatches", json_integer((json_int_t)k->mismatches));
-        json_object_set_new(o, "atomic_order_mismatches", json_integer((json_int_t)k->atomic_mismatches));
-        json_object_set_new(o, "load_order_dependent", json_integer((json_int_t)k->order_loads));
-        json_object_set_new(o, "load_adopted", json_integer((json_int_t)k->adopted_loads));
-        json_object_set_new(o, "walk_errors", json_integer((json_int_t)k->walk_errors));
-        json_object_set_new(o, "spin_iterations", json_integer((json_int_t)k->spin_iterations));
-        json_object_set_new(o, "wait_cycles", json_integer((json_int_t)(k->wait_ps / s->clk.period_ps)));
-        /* counter names are ASCII, built by the components (rp_stats_add):
-         * no UTF-8 check (_nocheck) for these thousands of keys */
-        if (k->snap0 && k->done)
-            for (size_t j = 0; j < s->stats.n; j++)
-                if (k->snap0[j])
-                    json_object_set_new_nocheck(kc, s->stats.v[j].name, json_integer((json_int_t)k->snap0[j]));
-        if (k->snap0 && k->done) {
-            summary sm;
-            summarize(s, k->snap0, k->gpu_first, k->gpu_count, k->end - k->start, k->n_instr, &sm);
-            json_object_set_new(o, "summary", summary_json(s, &sm, k->snap0, false));
-        } else
-            json_object_set_new(o, "summary", json_null());
-        json_object_set_new(o, "counters", kc);
-        json_array_append_new(ks, o);
-    }
+    /* the kernels are written one by one (below): a trace of thousands of
+     * launches never holds all their objects at once */
     json_object_set_new(root, "kernels", ks);
     json_object_set_new(root, "streams", streams_json(s, sbuf));
     json_t *eng = json_array(); /* per GPU and copy engine (SDMA) */
@@ -1580,7 +1594,6 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
             json_array_append_new(eng, o);
         }
     json_object_set_new(root, "copy_engines", eng);
-    free(sbuf);
     for (size_t j = 0; j < s->stats.n; j++)
         json_object_set_new_nocheck(counters, s->stats.v[j].name, json_integer((json_int_t)*s->stats.v[j].ptr));
     json_object_set_new(tot, "simulated_ps", json_integer((json_int_t)rp_sim_now(s)));
@@ -1666,11 +1679,14 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
      * never leaves a truncated file in place of an earlier result */
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int r = rp_json_dump_file(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    struct kjson_ctx kx = {s, sbuf};
+    int r = rp_json_dump_file_stream(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER, "kernels", s->n_kernels,
+                                     kernel_json, &kx);
     json_decref(root);
+    free(sbuf);
     if (r || rename(tmp, path)) {
         snprintf(s->err, sizeof s->err, "%s: cannot write the stats JSON: %s", path,
-                 r ? "write failed (disk full?)" : strerror(errno));
+                 r ? "write failed (disk full? out of memory?)" : strerror(errno));
         unlink(tmp);
         return -1;
     }

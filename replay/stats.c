@@ -85,6 +85,70 @@ static int jbuf_put(const char *buf, size_t size, void *data)
     return 0;
 }
 
+/* jbuf_put with pad[0..npad) after every newline (an element dumped alone
+ * placed deeper in its document). */
+typedef struct {
+    jbuf *b;
+    const char *pad;
+    size_t npad;
+} jpad;
+
+static int jpad_put(const char *buf, size_t size, void *data)
+{
+    jpad *x = data;
+    const char *p = buf, *end = buf + size;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t k = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+        if (jbuf_put(p, k, x->b) || (nl && jbuf_put(x->pad, x->npad, x->b)))
+            return -1;
+        p += k;
+    }
+    return 0;
+}
+
+int rp_json_dump_file_stream(const struct json_t *json, const char *path, size_t flags, const char *key, size_t n,
+                             struct json_t *(*make)(size_t i, void *arg), void *arg)
+{
+    size_t ind = flags & 0x1F; /* JSON_INDENT(n) (jansson: JSON_MAX_INDENT) */
+    char *head = ind ? json_dumps(json, flags) : NULL;
+    char marker[256], pad[2 * 0x1F + 2];
+    int w = snprintf(marker, sizeof marker, "\n%*s\"%s\": []", (int)ind, "", key);
+    const char *at = head && w > 0 && (size_t)w < sizeof marker ? strstr(head, marker) : NULL;
+    if (!at) {
+        free(head);
+        return -1;
+    }
+    jbuf b = {fopen(path, "w"), malloc(256 << 10), 0, 256 << 10, 0};
+    int r = b.f && b.p ? 0 : -1;
+    size_t pre = (size_t)(at - head) + (size_t)w - 2; /* up to and including the key's ": " */
+    if (!r)
+        r = jbuf_put(head, pre, &b) || jbuf_put("[", 1, &b) ? -1 : 0;
+    memset(pad, ' ', sizeof pad);
+    jpad jp = {&b, pad, 2 * ind};
+    for (size_t i = 0; i < n && !r; i++) {
+        /* jansson's array: "[", newline and the element's indent, elements
+         * joined by "," and the same, then a newline, the key's indent, "]" */
+        if (jbuf_put(i ? ",\n" : "\n", i ? 2 : 1, &b) || jbuf_put(pad, 2 * ind, &b)) {
+            r = -1;
+            break;
+        }
+        struct json_t *o = make(i, arg);
+        if (!o || json_dump_callback(o, jpad_put, &jp, flags))
+            r = -1;
+        json_decref(o);
+    }
+    if (!r && n)
+        r = jbuf_put("\n", 1, &b) || jbuf_put(pad, ind, &b) ? -1 : 0;
+    if (!r)
+        r = jbuf_put("]", 1, &b) || jbuf_put(at + w, strlen(at + w), &b) || jbuf_flush(&b) ? -1 : 0;
+    free(head);
+    free(b.p);
+    if (b.f && fclose(b.f) != 0)
+        r = -1;
+    return r;
+}
+
 int rp_json_dump_file(const struct json_t *json, const char *path, size_t flags)
 {
     jbuf b = {fopen(path, "w"), malloc(256 << 10), 0, 256 << 10, 0};
