@@ -105,6 +105,10 @@ void rp_sim_report(rp_sim *s, FILE *f);
 /* Write the stats JSON (configuration, per-kernel and total counters, data
  * check). 0 or -1 (rp_sim_error). */
 int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path);
+/* The same with one more member, key: last (a sweep's point: sweep.c);
+ * takes the reference to last (NULL: none). */
+struct json_t;
+int rp_sim_write_json_with(rp_sim *s, const char *path, const char *trace_path, const char *key, struct json_t *last);
 /* Print every statistic the machine registered: name, unit, description. */
 void rp_sim_list_stats(const rp_sim *s, FILE *f);
 /* Attach an observer to an observation point (rp_hooks.h) before

@@ -1562,6 +1562,11 @@ static json_t *kernel_json(size_t i, void *arg)
 
 int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
 {
+    return rp_sim_write_json_with(s, path, trace_path, NULL, NULL);
+}
+
+int rp_sim_write_json_with(rp_sim *s, const char *path, const char *trace_path, const char *key, json_t *last)
+{
     json_t *root = json_object(), *cfg = json_object(), *ks = json_array(), *tot = json_object(),
            *counters = json_object(), *chk = json_object();
     rp_config_foreach(&s->cfg, cfg_json, cfg);
@@ -1570,6 +1575,7 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
     span_t *sbuf = malloc((s->n_kernels + s->host.n_cspan + 1) * sizeof *sbuf);
     if (!sbuf) {
         snprintf(s->err, sizeof s->err, "%s: out of memory for the stats JSON", path);
+        json_decref(last);
         json_decref(root);
         json_decref(ks);
         json_decref(tot);
@@ -1675,6 +1681,8 @@ int rp_sim_write_json(rp_sim *s, const char *path, const char *trace_path)
         json_object_set_new(sm, "detailed_after_skips", json_integer(ss.after_skips));
         json_object_set_new(root, "sampled", sm);
     }
+    if (last)
+        json_object_set_new(root, key, last);
     /* written next to path and renamed over it: a failed write (full disk)
      * never leaves a truncated file in place of an earlier result */
     char tmp[4200];

@@ -709,23 +709,10 @@ static void fill_row(rp_sim *s, rp_sweep_row *row)
     row->status = row->mismatches ? RP_SWEEP_MISMATCH : RP_SWEEP_OK;
 }
 
-/* rp_sim_write_json to a temporary file, add the "sweep" object, rename. */
+/* The point's stats JSON with its "sweep" object last (rp_sim_write_json_with:
+ * a temporary file renamed). */
 static int write_point_json(runner *R, size_t i, rp_sim *s, const char *path, char *err, size_t errlen)
 {
-    char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%.1100s.%ld.tmp", path, (long)getpid());
-    if (rp_sim_write_json(s, tmp, R->o->trace_path)) {
-        snprintf(err, errlen, "%s", s->err);
-        unlink(tmp);
-        return -1;
-    }
-    json_error_t je;
-    json_t *root = json_load_file(tmp, 0, &je);
-    if (!root) {
-        snprintf(err, errlen, "%.700s: cannot read back the stats JSON: %.200s", tmp, je.text);
-        unlink(tmp);
-        return -1;
-    }
     const rp_sweep_row *row = &R->rows[i];
     json_t *sj = json_object(), *pj = json_object(), *rj = json_object();
     json_object_set_new(sj, "index", json_integer((json_int_t)i));
@@ -740,12 +727,8 @@ static int write_point_json(runner *R, size_t i, rp_sim *s, const char *path, ch
     ROW_FIELDS(PUT)
 #undef PUT
     json_object_set_new(sj, "row", rj);
-    json_object_set_new(root, "sweep", sj);
-    int r = rp_json_dump_file(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-    json_decref(root);
-    if (r || rename(tmp, path)) {
-        snprintf(err, errlen, "%.800s: cannot write the stats JSON: %s", path, strerror(errno));
-        unlink(tmp);
+    if (rp_sim_write_json_with(s, path, R->o->trace_path, "sweep", sj)) {
+        snprintf(err, errlen, "%s", s->err);
         return -1;
     }
     return 0;
