@@ -85,6 +85,25 @@ static int jbuf_put(const char *buf, size_t size, void *data)
     return 0;
 }
 
+/* b on path, opened for writing with its buffer: 0, or -1 (jbuf_close
+ * still to be called). */
+static int jbuf_open(jbuf *b, const char *path)
+{
+    *b = (jbuf){fopen(path, "w"), malloc(256 << 10), 0, 256 << 10, 0};
+    return b->f && b->p ? 0 : -1;
+}
+
+/* Flush (when r is 0) and close b; r, or -1 when the flush or the close fails. */
+static int jbuf_close(jbuf *b, int r)
+{
+    if (!r && jbuf_flush(b))
+        r = -1;
+    free(b->p);
+    if (b->f && fclose(b->f) != 0)
+        r = -1;
+    return r;
+}
+
 /* jbuf_put with pad[0..npad) after every newline (an element dumped alone
  * placed deeper in its document). */
 typedef struct {
@@ -119,8 +138,8 @@ int rp_json_dump_file_stream(const struct json_t *json, const char *path, size_t
         free(head);
         return -1;
     }
-    jbuf b = {fopen(path, "w"), malloc(256 << 10), 0, 256 << 10, 0};
-    int r = b.f && b.p ? 0 : -1;
+    jbuf b;
+    int r = jbuf_open(&b, path);
     size_t pre = (size_t)(at - head) + (size_t)w - 2; /* up to and including the key's ": " */
     if (!r)
         r = jbuf_put(head, pre, &b) || jbuf_put("[", 1, &b) ? -1 : 0;
@@ -141,22 +160,16 @@ int rp_json_dump_file_stream(const struct json_t *json, const char *path, size_t
     if (!r && n)
         r = jbuf_put("\n", 1, &b) || jbuf_put(pad, ind, &b) ? -1 : 0;
     if (!r)
-        r = jbuf_put("]", 1, &b) || jbuf_put(at + w, strlen(at + w), &b) || jbuf_flush(&b) ? -1 : 0;
+        r = jbuf_put("]", 1, &b) || jbuf_put(at + w, strlen(at + w), &b) ? -1 : 0;
     free(head);
-    free(b.p);
-    if (b.f && fclose(b.f) != 0)
-        r = -1;
-    return r;
+    return jbuf_close(&b, r);
 }
 
 int rp_json_dump_file(const struct json_t *json, const char *path, size_t flags)
 {
-    jbuf b = {fopen(path, "w"), malloc(256 << 10), 0, 256 << 10, 0};
-    int r = -1;
-    if (b.f && b.p && json_dump_callback(json, jbuf_put, &b, flags) == 0 && jbuf_flush(&b) == 0)
-        r = 0;
-    free(b.p);
-    if (b.f && fclose(b.f) != 0)
+    jbuf b;
+    int r = jbuf_open(&b, path);
+    if (!r && json_dump_callback(json, jbuf_put, &b, flags))
         r = -1;
-    return r;
+    return jbuf_close(&b, r);
 }
