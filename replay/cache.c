@@ -170,13 +170,33 @@ void rp_lbufs_fini(rp_lbufs *p)
 
 /* ---- helpers ------------------------------------------------------------------------- */
 
-static void cache_wake(rp_port *p, rp_engine *e)
+/* A message reaches port p at t (>= now; both ports are pull ports, see
+ * rp_port): wake at the first free pipeline cycle from t. */
+static void cache_arrive(rp_port *p, rp_engine *e, rp_time t)
 {
     rp_cache *c = p->owner;
     if (c->stalled && p == &c->top)
         return; /* the fill that frees an MSHR wakes us */
-    rp_time t = c->next_free > e->now ? c->next_free : e->now;
+    if (c->next_free > t)
+        t = c->next_free;
     rp_engine_wake(e, &c->ev, rp_clock_edge(c->spec.clk, t));
+}
+
+/* A message appended to p directly (no link): it is there now. */
+static void cache_wake(rp_port *p, rp_engine *e) { cache_arrive(p, e, e->now); }
+
+/* When c next has a message to take: the earliest arrival at its bottom
+ * port and, unless it is stalled, a held retry (now) or the earliest
+ * arrival at its top port; RP_TIME_MAX: none. */
+static inline rp_time next_work(const rp_cache *c, rp_time now)
+{
+    rp_time t = rp_port_next(&c->bottom);
+    if (!c->stalled) {
+        rp_time u = c->retry ? now : rp_port_next(&c->top);
+        if (u < t)
+            t = u;
+    }
+    return t;
 }
 
 static inline uint8_t *ldata(rp_cache *c, uint64_t slot) { return c->data + (slot << c->line_shift); }
@@ -878,8 +898,11 @@ static void handle_fill(rp_cache *c, rp_msg *d, rp_time now)
     c->mshr_used--;
     if (c->stalled) {
         c->stalled = false;
-        if (c->top.head || c->retry)
-            rp_engine_wake(c->eng, &c->ev, now + c->spec.clk.period_ps);
+        rp_time w = c->retry ? now : rp_port_next(&c->top);
+        if (w != RP_TIME_MAX) {
+            rp_time t = now + c->spec.clk.period_ps;
+            rp_engine_wake(c->eng, &c->ev, w > t ? rp_clock_edge(c->spec.clk, w) : t);
+        }
     }
 }
 
@@ -922,7 +945,7 @@ static void cache_run(rp_event *ev, rp_engine *e)
         c->held_check = 0;
         held_kick(c, UINT64_MAX, now); /* the periodic look at held compare-and-swaps */
     }
-    rp_msg *m = rp_port_pop(&c->bottom);
+    rp_msg *m = rp_port_ready(&c->bottom, now) ? rp_port_pop(&c->bottom) : NULL;
     if (m) {
         handle_bottom(c, m, now);
     } else if (!c->stalled && (m = retry_next(c, now))) {
@@ -934,7 +957,7 @@ static void cache_run(rp_event *ev, rp_engine *e)
                 c->retry_tail = m;
             c->stalled = true;
         }
-    } else if (!c->stalled && (m = rp_port_pop(&c->top))) {
+    } else if (!c->stalled && rp_port_ready(&c->top, now) && (m = rp_port_pop(&c->top))) {
         /* cache.access: whether the request hit or missed, read off the
          * statistics handle_top keeps; only when someone observes it */
         bool observed = e->hooks && e->hooks->n[RP_HOOK_CACHE_ACCESS];
@@ -956,17 +979,33 @@ static void cache_run(rp_event *ev, rp_engine *e)
             c->stalled = true;
         }
     } else {
-        if (c->held && c->held_check && !ev->pending)
-            rp_engine_schedule(e, ev, c->held_check);
+        /* nothing has arrived: sleep until something does (its arrival
+         * woke ev, unless ev was pending then: for this run) or the next
+         * look at held compare-and-swaps */
+        if (!ev->pending) {
+            rp_time w = next_work(c, now), t = w != RP_TIME_MAX ? rp_clock_edge(c->spec.clk, w) : RP_TIME_MAX;
+            if (c->held && c->held_check && c->held_check < t)
+                t = c->held_check;
+            if (t != RP_TIME_MAX)
+                rp_engine_schedule(e, ev, t);
+        }
         return;
     }
     e->progress++;
     c->next_free = now + c->spec.clk.period_ps;
-    /* (the handling may have woken ev already: cache_wake) */
-    if ((c->bottom.head || (!c->stalled && (c->top.head || c->retry))) && !ev->pending)
-        rp_engine_schedule(e, ev, c->next_free);
-    else if (c->held && c->held_check && !ev->pending)
-        rp_engine_schedule(e, ev, c->held_check > c->next_free ? c->held_check : c->next_free);
+    /* (the handling may have woken ev already: cache_arrive) */
+    if (!ev->pending) {
+        rp_time w = next_work(c, now), t = RP_TIME_MAX;
+        if (w != RP_TIME_MAX)
+            t = rp_clock_edge(c->spec.clk, w > c->next_free ? w : c->next_free);
+        if (c->held && c->held_check) {
+            rp_time h = c->held_check > c->next_free ? c->held_check : c->next_free;
+            if (h < t)
+                t = h;
+        }
+        if (t != RP_TIME_MAX)
+            rp_engine_schedule(e, ev, t);
+    }
 }
 
 static void cache_dump(rp_component *comp, FILE *f)
@@ -1034,6 +1073,7 @@ int rp_cache_init(rp_cache *c, rp_engine *e, rp_msg_pool *pool, const rp_mem_ctx
     rp_event_init(&c->ev, cache_run, c, RP_PRIO_COMPONENT);
     c->top.owner = c->bottom.owner = c;
     c->top.notify = c->bottom.notify = cache_wake;
+    c->top.arrive = c->bottom.arrive = cache_arrive;
     rp_link_init(&c->fill_link, e, &c->bottom, fill_latency_ps, fill_bytes_per_s, header_bytes);
     rp_engine_add_component(e, &c->comp, name, cache_dump);
     return 0;

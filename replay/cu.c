@@ -191,16 +191,51 @@ static void acc_complete(rp_cu *cu, rp_access *a, rp_engine *e)
     }
 }
 
-static void cu_resp(rp_port *p, rp_engine *e)
+/* A response line for the CU arrives at t (a message appended to its
+ * response port directly: t = now). An access completes when its last line
+ * arrives: the lines are counted as they are sent (the response port is a
+ * pull port, rp_port: no delivery event per line) and the access joins the
+ * completions (vm_done), in arrival order, when its last one is. */
+static void cu_resp_arrive(rp_port *p, rp_engine *e, rp_time t)
 {
     rp_cu *cu = p->owner;
     rp_msg *m;
     while ((m = rp_port_pop(p))) {
         rp_access *a = m->acc;
         rp_msg_free(rp_ctx_pool(cu->x), m);
-        if (a && --a->lines_pending == 0)
-            acc_complete(cu, a, e);
+        if (!a || --a->lines_pending)
+            continue;
+        a->done = t;
+        rp_access **pp = &cu->vm_head; /* after every completion due no later (mostly: at the end) */
+        if (cu->vm_tail && cu->vm_tail->done <= t)
+            pp = &cu->vm_tail->next;
+        else
+            while (*pp && (*pp)->done <= t)
+                pp = &(*pp)->next;
+        a->next = *pp;
+        *pp = a;
+        if (!a->next)
+            cu->vm_tail = a;
+        rp_engine_wake(e, &cu->vm_ev, t);
     }
+}
+
+static void cu_resp(rp_port *p, rp_engine *e) { cu_resp_arrive(p, e, e->now); }
+
+/* Accesses whose last line has arrived complete (priority DELIVER: where a
+ * delivery of that line completed them before). */
+static void vm_done(rp_event *ev, rp_engine *e)
+{
+    rp_cu *cu = ev->owner;
+    while (cu->vm_head && cu->vm_head->done <= e->now) {
+        rp_access *a = cu->vm_head;
+        cu->vm_head = a->next;
+        if (!cu->vm_head)
+            cu->vm_tail = NULL;
+        acc_complete(cu, a, e);
+    }
+    if (cu->vm_head && !ev->pending)
+        rp_engine_schedule(e, ev, cu->vm_head->done);
 }
 
 static void lds_done(rp_event *ev, rp_engine *e)
@@ -1035,12 +1070,14 @@ void rp_cu_init(rp_cu *cu, rp_sim *s, uint32_t gpu, uint32_t id)
     snprintf(cu->name, sizeof cu->name, "gpu[%u].cu[%u]", gpu, id);
     cu->resp.owner = cu->ctl.owner = cu;
     cu->resp.notify = cu_resp;
+    cu->resp.arrive = cu_resp_arrive;
     cu->ctl.notify = cu_ctl;
     rp_time dl = rp_lat_ps(x->cfg->dispatch_latency, x->clk);
     cu->eng = &s->gpus[gpu].sa_part[cu->sa < s->cfg.shader_arrays ? cu->sa : 0]->eng;
     rp_link_init(&cu->ctl_link, cu->eng, &cu->ctl, dl, 0, 0);
     rp_link_init(&cu->resp_link, cu->eng, &cu->resp, 0, 0, 0);
     rp_event_init(&cu->lds_ev, lds_done, cu, RP_PRIO_COMPONENT);
+    rp_event_init(&cu->vm_ev, vm_done, cu, RP_PRIO_DELIVER);
     rp_event_init(&cu->fetch_ev, rp_fetch_done, cu, RP_PRIO_COMPONENT);
     rp_engine_add_component(cu->eng, &cu->comp, cu->name, cu_dump);
 }

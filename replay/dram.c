@@ -107,11 +107,12 @@ static void dram_done(rp_event *ev, rp_engine *e)
         rp_engine_schedule(e, ev, d->d_head->arrive);
 }
 
-/* Move requests from the port into the scheduler queue (up to its depth). */
+/* Move the requests that have arrived from the port into the scheduler
+ * queue (up to its depth). */
 static void fill_queue(rp_dram *d)
 {
     rp_msg *m;
-    while (d->qn < d->spec.queue_depth && (m = rp_port_pop(&d->top))) {
+    while (d->qn < d->spec.queue_depth && rp_port_ready(&d->top, d->eng->now) && (m = rp_port_pop(&d->top))) {
         m->next = NULL;
         rp_dram_map(&d->spec, m->addr, &m->q_bank, &m->q_row); /* once: pick scans the queue often */
         if (d->q_tail)
@@ -238,12 +239,22 @@ static rp_msg *pick(rp_dram *d, rp_time t)
     return hit;
 }
 
+/* Nothing queued now: sleep until the port's next request arrives (its
+ * arrival woke ev unless ev was pending then). */
+static void dram_sleep(rp_dram *d, rp_event *ev, rp_engine *e)
+{
+    if (d->top.head && !ev->pending)
+        rp_engine_schedule(e, ev, rp_clock_edge(d->spec.clk, tmax(d->top.head->arrive, tmax(e->now, d->next_pick))));
+}
+
 static void dram_run(rp_event *ev, rp_engine *e)
 {
     rp_dram *d = ev->owner;
     fill_queue(d);
-    if (!d->q_head)
+    if (!d->q_head) {
+        dram_sleep(d, ev, e);
         return;
+    }
     rp_time t = tmax(e->now, d->next_pick);
     t = refresh(d, t);
     if (t > e->now) {
@@ -257,15 +268,20 @@ static void dram_run(rp_event *ev, rp_engine *e)
     fill_queue(d);
     if (d->q_head)
         rp_engine_schedule(e, ev, d->next_pick);
+    else
+        dram_sleep(d, ev, e);
 }
 
-static void dram_notify(rp_port *p, rp_engine *e)
+/* A request reaches the port at t (>= now; a pull port, see rp_port): the
+ * scheduler looks at it at its first decision from t. */
+static void dram_arrive(rp_port *p, rp_engine *e, rp_time t)
 {
     rp_dram *d = p->owner;
-    fill_queue(d);
-    if (d->q_head)
-        rp_engine_wake(e, &d->ev, rp_clock_edge(d->spec.clk, tmax(e->now, d->next_pick)));
+    rp_engine_wake(e, &d->ev, rp_clock_edge(d->spec.clk, tmax(t, tmax(e->now, d->next_pick))));
 }
+
+/* A request appended to the port directly: it is there now. */
+static void dram_notify(rp_port *p, rp_engine *e) { dram_arrive(p, e, e->now); }
 
 static void dram_dump(rp_component *comp, FILE *f)
 {
@@ -288,6 +304,7 @@ int rp_dram_init_spec(rp_dram *d, rp_engine *e, const char *name, const rp_dram_
         d->burst_ps = ((uint64_t)spec->line * 1000000000000ull + spec->bytes_per_s - 1) / spec->bytes_per_s;
     d->top.owner = d;
     d->top.notify = dram_notify;
+    d->top.arrive = dram_arrive;
     rp_event_init(&d->ev, dram_run, d, RP_PRIO_COMPONENT);
     rp_event_init(&d->done_ev, dram_done, d, RP_PRIO_COMPONENT);
     rp_link_init(&d->in, e, &d->top, 0, 0, 0);

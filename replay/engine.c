@@ -589,8 +589,35 @@ static void xq_push(rp_xq *q, rp_link *l, rp_msg *m)
     x->buf[x->n++] = (rp_xent){l, m};
 }
 
+/* Hand m to pull port p in arrival order (after every message that
+ * arrives no later than it). */
+static void port_insert(rp_port *p, rp_msg *m)
+{
+    m->next = NULL;
+    p->n++;
+    if (!p->tail || p->tail->arrive <= m->arrive) {
+        if (p->tail)
+            p->tail->next = m;
+        else
+            p->head = m;
+        p->tail = m;
+        return;
+    }
+    rp_msg **pp = &p->head; /* before the tail: it stays the tail */
+    while ((*pp)->arrive <= m->arrive)
+        pp = &(*pp)->next;
+    m->next = *pp;
+    *pp = m;
+}
+
 static void link_append(rp_link *l, rp_msg *m)
 {
+    rp_port *p = m->dst && l->ev.fn != fan_deliver ? m->dst : l->dst;
+    if (p->arrive) {
+        port_insert(p, m);
+        p->arrive(p, l->eng, m->arrive);
+        return;
+    }
     rp_msg_append(&l->head, &l->tail, m);
     if (!l->ev.pending)
         rp_engine_schedule(l->eng, &l->ev, l->head->arrive);

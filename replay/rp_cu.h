@@ -33,7 +33,7 @@ enum rp_acc_kind { RP_ACC_VMEM = 0, RP_ACC_SMEM, RP_ACC_LDS };
 
 /* One memory instruction of a wavefront in flight. */
 typedef struct rp_access {
-    struct rp_access *next;   /* free list / LDS completion FIFO */
+    struct rp_access *next;   /* free list / LDS or memory completion FIFO */
     rp_wave *w;
     const gcn_insn *in;
     const trc_mem_op *op;
@@ -45,7 +45,7 @@ typedef struct rp_access {
     uint8_t ds2;              /* LDS read2/write2: two elements per lane (ds2_esz bytes each) */
     uint8_t ds2_esz;
     int32_t ds2_delta;        /* byte distance of element 1 from element 0 (recorded address) */
-    rp_time done;             /* LDS completion time */
+    rp_time done;             /* LDS completion time; memory: when its last line arrives back */
     uint64_t xmask;           /* perform.c: active-lane ordinals whose bytes cross a line boundary */
     uint8_t xmask_done;       /* xmask computed (accesses are zeroed when taken from the free list) */
     struct rp_access *all_next; /* the CU's list of every access it allocated (kept across reuse) */
@@ -185,6 +185,9 @@ struct rp_cu {
     rp_access *acc_all;       /* every access allocated (acc_get), for rp_sim_fini */
     rp_access *lds_head, *lds_tail; /* LDS completions in time order */
     rp_event lds_ev;
+    rp_access *vm_head, *vm_tail; /* vector and scalar memory accesses whose last line is on its way back,
+                                   * by its arrival time (cu_resp_arrive) */
+    rp_event vm_ev;
     uint32_t last_kernel;     /* kernel id of the last WG: L1V invalidated on change */
     uint32_t live_wgs;
     /* statistics */

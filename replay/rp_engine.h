@@ -236,11 +236,23 @@ void rp_msg_free(rp_msg_pool *p, rp_msg *m);
 void rp_msg_pool_fini(rp_msg_pool *p);
 
 /* A port: an input queue owned by a component. notify is called (at the
- * delivery time, priority DELIVER) after messages were appended. */
+ * delivery time, priority DELIVER) after messages were appended.
+ *
+ * A port with `arrive` set is a pull port: a link hands it each message
+ * when the message is sent (or, on a link that crosses partitions, when the
+ * receiving partition drains it), no delivery event: the port keeps its
+ * messages in arrival order (rp_msg.arrive; equal arrivals in the order
+ * handed over) and calls arrive(p, e, t) with the arrival time t >= now,
+ * which wakes the owner at t or later; the owner takes a message only once
+ * it has arrived (rp_port_ready). Its notify is then called only by code
+ * that appends to the port directly. A component whose wake-up is all its
+ * notify does takes this form: a link delivery was a third of all events
+ * (km, r9nano: 13.7 M of 42.9 M). */
 struct rp_port {
     rp_msg *head, *tail;
     uint32_t n;
     void (*notify)(rp_port *p, rp_engine *e);
+    void (*arrive)(rp_port *p, rp_engine *e, rp_time t);
     void *owner;
 };
 
@@ -256,6 +268,11 @@ static inline void rp_msg_append(rp_msg **head, rp_msg **tail, rp_msg *m)
 }
 
 static inline rp_msg *rp_port_peek(rp_port *p) { return p->head; }
+/* Has p's first message arrived by now? (A port that is not a pull port
+ * holds only arrived messages.) */
+static inline bool rp_port_ready(const rp_port *p, rp_time now) { return p->head && p->head->arrive <= now; }
+/* Arrival time of p's first message; RP_TIME_MAX when p is empty. */
+static inline rp_time rp_port_next(const rp_port *p) { return p->head ? p->head->arrive : RP_TIME_MAX; }
 static inline rp_msg *rp_port_pop(rp_port *p)
 {
     rp_msg *m = p->head;

@@ -216,6 +216,117 @@ static void test_arbiter_as_one_link(void **state)
     }
 }
 
+/* A pull port (rp_port.arrive): a link hands it each message when sent,
+ * with no delivery event; arrive() is told the arrival time at once; the
+ * port keeps arrival order across links (equal arrivals in the order
+ * handed over), and rp_port_ready holds back what has not arrived. A
+ * fan-in's inputs still deliver by event into their arbiter, whose link out
+ * hands the message to the pull port it names. */
+typedef struct pull_log {
+    rp_time told[8];
+    rp_time woke_at;
+    int n;
+    rp_event ev;
+    rp_port *p;
+    uint64_t taken[8];
+    rp_time taken_at[8];
+    int nt;
+} pull_log;
+static void pull_arrive(rp_port *p, rp_engine *e, rp_time t)
+{
+    pull_log *g = p->owner;
+    g->told[g->n++] = t;
+    rp_engine_wake(e, &g->ev, t);
+}
+static void pull_run(rp_event *ev, rp_engine *e)
+{
+    pull_log *g = ev->owner;
+    while (rp_port_ready(g->p, e->now)) {
+        rp_msg *m = rp_port_pop(g->p);
+        g->taken_at[g->nt] = e->now;
+        g->taken[g->nt++] = m->addr;
+    }
+    if (g->p->head)
+        rp_engine_schedule(e, ev, rp_port_next(g->p));
+}
+static void test_pull_port(void **state)
+{
+    (void)state;
+    rp_engine e;
+    assert_int_equal(rp_engine_init(&e), 0);
+    rp_msg_pool pool = {0};
+    pull_log g;
+    memset(&g, 0, sizeof g);
+    rp_port p = {.arrive = pull_arrive, .owner = &g};
+    g.p = &p;
+    rp_event_init(&g.ev, pull_run, &g, RP_PRIO_COMPONENT);
+    rp_link slow, fast;
+    rp_link_init(&slow, &e, &p, 10000, 0, 0);
+    rp_link_init(&fast, &e, &p, 2000, 0, 0);
+    /* at 0: addr 0 on slow (arrives 10 ns), addr 1 on fast (2 ns), addr 2
+     * on slow (10 ns, after 0), addr 3 on fast ready at 8 ns (10 ns, after 2) */
+    rp_link *on[4] = {&slow, &fast, &slow, &fast};
+    rp_time ready[4] = {0, 0, 0, 8000};
+    for (int i = 0; i < 4; i++) {
+        rp_msg *m = rp_msg_alloc(&pool);
+        m->addr = (uint64_t)i;
+        rp_link_send(on[i], m, ready[i]);
+    }
+    /* told at once, nothing scheduled for the links themselves */
+    assert_int_equal(g.n, 4);
+    assert_int_equal(g.told[0], 10000);
+    assert_int_equal(g.told[1], 2000);
+    assert_int_equal(g.told[3], 10000);
+    assert_int_equal(p.n, 4);
+    assert_false(slow.ev.pending);
+    assert_false(fast.ev.pending);
+    assert_false(rp_port_ready(&p, 0));
+    assert_int_equal(rp_port_next(&p), 2000);
+    uint64_t n0 = e.n_events;
+    while (rp_engine_step(&e))
+        ;
+    assert_int_equal(g.nt, 4);
+    static const uint64_t want[4] = {1, 0, 2, 3};
+    static const rp_time want_at[4] = {2000, 10000, 10000, 10000};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(g.taken[i], want[i]);
+        assert_int_equal(g.taken_at[i], want_at[i]);
+    }
+    assert_int_equal(e.n_events - n0, 2); /* the owner's two runs, no deliveries */
+    assert_int_equal(p.n, 0);
+
+    /* a fan-in: its inputs deliver into the arbiter (events), the link out
+     * hands the message to the pull port it names (m->dst) */
+    memset(&g, 0, sizeof g);
+    g.p = &p;
+    rp_event_init(&g.ev, pull_run, &g, RP_PRIO_COMPONENT);
+    rp_port unused = {0};
+    rp_link shared;
+    rp_link_init(&shared, &e, &unused, 10000, 64000000000ull, 0);
+    rp_fan *f = rp_link_fan(&shared, 2);
+    assert_non_null(f);
+    rp_time t0 = e.now;
+    rp_msg *m = rp_msg_alloc(&pool);
+    m->payload = 64;
+    m->addr = 7;
+    m->dst = &p;
+    rp_link_fan_slot = 1;
+    rp_link_send(&shared, m, t0);
+    rp_link_fan_slot = UINT32_MAX;
+    assert_int_equal(g.n, 0); /* still on the input link */
+    assert_true(f->in[1].ev.pending);
+    while (rp_engine_step(&e))
+        ;
+    assert_int_equal(g.n, 1);
+    assert_int_equal(g.told[0], t0 + 11000); /* 10 ns on the input, 1 ns on the wire */
+    assert_int_equal(g.nt, 1);
+    assert_int_equal(g.taken[0], 7);
+    assert_int_equal(g.taken_at[0], t0 + 11000);
+    free(f);
+    rp_msg_pool_fini(&pool);
+    rp_engine_fini(&e);
+}
+
 static void test_clock(void **state)
 {
     (void)state;
@@ -1078,7 +1189,7 @@ int main(void)
     const struct CMUnitTest t[] = {
         cmocka_unit_test(test_order),        cmocka_unit_test(test_past_refused),
         cmocka_unit_test(test_cancel_and_wake), cmocka_unit_test(test_link_bandwidth),
-        cmocka_unit_test(test_arbiter_as_one_link),
+        cmocka_unit_test(test_arbiter_as_one_link), cmocka_unit_test(test_pull_port),
         cmocka_unit_test(test_clock), cmocka_unit_test(test_schedule_in_handler),
         cmocka_unit_test(test_step_before_limit), cmocka_unit_test(test_advance_ring_heap),
         cmocka_unit_test(test_windows_random), cmocka_unit_test(test_cross_link_windows),
