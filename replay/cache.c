@@ -172,14 +172,38 @@ void rp_lbufs_fini(rp_lbufs *p)
 
 /* A message reaches port p at t (>= now; both ports are pull ports, see
  * rp_port): wake at the first free pipeline cycle from t. */
+/* Run c at t (>= now, a clock edge), or earlier if it runs earlier already.
+ * arrival: for a message arriving at t (not at the cache's own pace): after
+ * the components already due at t (RP_PRIO_ARRIVE), where a delivery event
+ * at t used to wake it. */
+static void cache_sched(rp_cache *c, rp_engine *e, rp_time t, bool arrival)
+{
+    if (c->ev.pending) {
+        if (c->ev.time <= t)
+            return;
+        rp_engine_cancel(e, &c->ev);
+    }
+    c->ev.prio = arrival ? RP_PRIO_ARRIVE : RP_PRIO_COMPONENT;
+    rp_engine_schedule(e, &c->ev, t);
+}
+
+/* When c runs next for work that arrives at w (its pipeline free at
+ * next_free), and whether that is an arrival's own instant. */
+static inline rp_time run_at(const rp_cache *c, rp_time w, bool *arrival)
+{
+    rp_time t = rp_clock_edge(c->spec.clk, w > c->next_free ? w : c->next_free);
+    *arrival = t == w && w > c->next_free;
+    return t;
+}
+
 static void cache_arrive(rp_port *p, rp_engine *e, rp_time t)
 {
     rp_cache *c = p->owner;
     if (c->stalled && p == &c->top)
         return; /* the fill that frees an MSHR wakes us */
-    if (c->next_free > t)
-        t = c->next_free;
-    rp_engine_wake(e, &c->ev, rp_clock_edge(c->spec.clk, t));
+    bool arrival;
+    rp_time r = run_at(c, t, &arrival);
+    cache_sched(c, e, r, arrival);
 }
 
 /* A message appended to p directly (no link): it is there now. */
@@ -901,7 +925,7 @@ static void handle_fill(rp_cache *c, rp_msg *d, rp_time now)
         rp_time w = c->retry ? now : rp_port_next(&c->top);
         if (w != RP_TIME_MAX) {
             rp_time t = now + c->spec.clk.period_ps;
-            rp_engine_wake(c->eng, &c->ev, w > t ? rp_clock_edge(c->spec.clk, w) : t);
+            cache_sched(c, c->eng, w > t ? rp_clock_edge(c->spec.clk, w) : t, w > t && rp_clock_edge(c->spec.clk, w) == w);
         }
     }
 }
@@ -938,6 +962,7 @@ static void cache_run(rp_event *ev, rp_engine *e)
     rp_cache *c = ev->owner;
     rp_time now = e->now;
     if (c->next_free > now) {
+        ev->prio = RP_PRIO_COMPONENT;
         rp_engine_schedule(e, ev, c->next_free);
         return;
     }
@@ -983,11 +1008,18 @@ static void cache_run(rp_event *ev, rp_engine *e)
          * woke ev, unless ev was pending then: for this run) or the next
          * look at held compare-and-swaps */
         if (!ev->pending) {
-            rp_time w = next_work(c, now), t = w != RP_TIME_MAX ? rp_clock_edge(c->spec.clk, w) : RP_TIME_MAX;
-            if (c->held && c->held_check && c->held_check < t)
+            rp_time w = next_work(c, now), t = RP_TIME_MAX;
+            bool arrival = false;
+            if (w != RP_TIME_MAX)
+                t = run_at(c, w, &arrival);
+            if (c->held && c->held_check && c->held_check < t) {
                 t = c->held_check;
-            if (t != RP_TIME_MAX)
+                arrival = false;
+            }
+            if (t != RP_TIME_MAX) {
+                ev->prio = arrival ? RP_PRIO_ARRIVE : RP_PRIO_COMPONENT;
                 rp_engine_schedule(e, ev, t);
+            }
         }
         return;
     }
@@ -996,15 +1028,20 @@ static void cache_run(rp_event *ev, rp_engine *e)
     /* (the handling may have woken ev already: cache_arrive) */
     if (!ev->pending) {
         rp_time w = next_work(c, now), t = RP_TIME_MAX;
+        bool arrival = false;
         if (w != RP_TIME_MAX)
-            t = rp_clock_edge(c->spec.clk, w > c->next_free ? w : c->next_free);
+            t = run_at(c, w, &arrival);
         if (c->held && c->held_check) {
             rp_time h = c->held_check > c->next_free ? c->held_check : c->next_free;
-            if (h < t)
+            if (h < t) {
                 t = h;
+                arrival = false;
+            }
         }
-        if (t != RP_TIME_MAX)
+        if (t != RP_TIME_MAX) {
+            ev->prio = arrival ? RP_PRIO_ARRIVE : RP_PRIO_COMPONENT;
             rp_engine_schedule(e, ev, t);
+        }
     }
 }
 

@@ -44,7 +44,11 @@ typedef uint64_t rp_time; /* picoseconds */
 enum rp_prio {
     RP_PRIO_DELIVER = 0,   /* link deliveries: a component woken at t sees every message that arrived at t */
     RP_PRIO_COMPONENT = 1, /* component work (CU issue, cache pipeline, dispatcher) */
-    RP_PRIO_HOST = 2,      /* host timeline: acts only after all device activity at the same instant */
+    RP_PRIO_ARRIVE = 2,    /* a component woken by a message arriving at that instant at a pull port
+                            * (rp_port.arrive): after the components already due then, where the
+                            * message's delivery event used to wake it */
+    RP_PRIO_HOST = 3,      /* host timeline: acts only after all device activity at the same instant
+                            * (kept in the heap, not the ring: rare) */
 };
 
 typedef struct rp_engine rp_engine;

@@ -287,7 +287,11 @@ wg = [ks for kf, ks in sm if 0 < ks["sampled"]["detailed_workgroups"] < ks["work
 whole = [ks for kf, ks in sm if ks["sampled"]["detailed_workgroups"] == 0]
 dur = lambda k: k["end_ps"] - k["start_ps"]
 tf, ts = sum(map(dur, f["kernels"])), sum(map(dur, s["kernels"]))
-ok = ok and wg and whole and abs(ts - tf) <= 0.03 * tf
+# the total within the summed bounds of the sampled kernels, and within 5%: the later launches
+# are predicted from the first (it streams: sample.kernels_stream), which is 4-7% slower
+# than they are, by how the model orders what happens at one picosecond (total +1.86%
+# with delivery events, +3.15% with pull ports, 2026-12-03), each inside its bound
+ok = ok and wg and whole and abs(ts - tf) <= min(0.05 * tf, sum(ks["sampled"]["bound_ps"] for _, ks in sm))
 ok = ok and all(abs(dur(ks) - dur(kf)) <= ks["sampled"]["bound_ps"] + 0.01 * dur(kf) for kf, ks in sm)
 # sampled kernels give no reason for a full replay, nor does a full replay
 ok = ok and all("replayed_in_full" not in k for k in s["kernels"] + f["kernels"])
@@ -337,14 +341,19 @@ whole = ks[1:]
 # (no spread measured between launches) plus the first one bound, not half the tolerance
 ok = ok and 0 < first["detailed_workgroups"] < ks[0]["workgroups"]
 ok = ok and all(k["sampled"]["detailed_workgroups"] == 0 for k in whole)
-ok = ok and all(abs(k["sampled"]["bound_ps"] - (tol + rel0) * k["sampled"]["predicted_ps"]) <= 0.001 * k["sampled"]["predicted_ps"] for k in whole)
+# (plus, as the first launch streams, what the L2 state at a launch start may change:
+# start_state_bound_ps, sample.kernels_stream)
+st = [k["sampled"].get("start_state_bound_ps", 0) for k in whole]
+ok = ok and all(x > 0 for x in st)
+ok = ok and all(abs(k["sampled"]["bound_ps"] - (tol + rel0) * k["sampled"]["predicted_ps"] - x) <= 0.001 * k["sampled"]["predicted_ps"] for k, x in zip(whole, st))
 ok = ok and all(abs(dur(k) - dur(kf)) <= k["sampled"]["bound_ps"] for k, kf in zip(ks, f["kernels"]))
 # no more instructions replayed in detail than the default (which decides on one launch
 # too: sample_deep streams 8 times the L2 per launch, sample.kernels_stream)
 det = lambda r: sum(k["wavefront_instructions"] for k in r["kernels"])
 ok = ok and det(s) <= det(d)
 worst = max(abs(dur(k) - dur(kf)) / dur(kf) for k, kf in zip(ks, f["kernels"]))
-print("3 launches whole, bound %.2f%% each (tolerance %.0f%% + the first launch %.2f%%), worst error %.2f%%, %d instructions in detail against %d" % (100 * (tol + rel0), 100 * tol, 100 * rel0, 100 * worst, det(s), det(d)))
+srel = st[0] / whole[0]["sampled"]["predicted_ps"] if whole and whole[0]["sampled"]["predicted_ps"] else 0
+print("3 launches whole, bound %.2f%% each (tolerance %.0f%% + the first launch %.2f%% + the L2 start state %.2f%%), worst error %.2f%%, %d instructions in detail against %d" % (100 * (tol + rel0 + srel), 100 * tol, 100 * rel0, 100 * srel, 100 * worst, det(s), det(d)))
 sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json" "$OUT/sd-k1.json"); then
     ok "sample_deep --sample --set sample.kernels=1: $res"
   else bad "sample_deep --sample --set sample.kernels=1: ${res:-$(why "$OUT/sd-k1.out")}"; fi
