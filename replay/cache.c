@@ -170,8 +170,6 @@ void rp_lbufs_fini(rp_lbufs *p)
 
 /* ---- helpers ------------------------------------------------------------------------- */
 
-/* A message reaches port p at t (>= now; both ports are pull ports, see
- * rp_port): wake at the first free pipeline cycle from t. */
 /* Run c at t (>= now, a clock edge), or earlier if it runs earlier already.
  * arrival: for a message arriving at t (not at the cache's own pace): after
  * the components already due at t (RP_PRIO_ARRIVE), where a delivery event
@@ -196,6 +194,8 @@ static inline rp_time run_at(const rp_cache *c, rp_time w, bool *arrival)
     return t;
 }
 
+/* A message reaches port p at t (>= now; both ports are pull ports, see
+ * rp_port): wake at the first free pipeline cycle from t. */
 static void cache_arrive(rp_port *p, rp_engine *e, rp_time t)
 {
     rp_cache *c = p->owner;
