@@ -957,6 +957,31 @@ static void handle_bottom(rp_cache *c, rp_msg *d, rp_time now)
     rp_msg_free(c->pool, d);
 }
 
+/* Unless ev is pending already: schedule c's next turn, for the earliest of
+ * its next work (next_work, from its pipeline's next free cycle) and its next
+ * look at held compare-and-swaps. (When nothing was taken this turn,
+ * next_free <= now < held_check, so the held check's time is its own.) */
+static void cache_next_run(rp_cache *c, rp_event *ev, rp_engine *e)
+{
+    if (ev->pending)
+        return;
+    rp_time w = next_work(c, e->now), t = RP_TIME_MAX;
+    bool arrival = false;
+    if (w != RP_TIME_MAX)
+        t = run_at(c, w, &arrival);
+    if (c->held && c->held_check) {
+        rp_time h = c->held_check > c->next_free ? c->held_check : c->next_free;
+        if (h < t) {
+            t = h;
+            arrival = false;
+        }
+    }
+    if (t != RP_TIME_MAX) {
+        ev->prio = arrival ? RP_PRIO_ARRIVE : RP_PRIO_COMPONENT;
+        rp_engine_schedule(e, ev, t);
+    }
+}
+
 static void cache_run(rp_event *ev, rp_engine *e)
 {
     rp_cache *c = ev->owner;
@@ -1007,42 +1032,13 @@ static void cache_run(rp_event *ev, rp_engine *e)
         /* nothing has arrived: sleep until something does (its arrival
          * woke ev, unless ev was pending then: for this run) or the next
          * look at held compare-and-swaps */
-        if (!ev->pending) {
-            rp_time w = next_work(c, now), t = RP_TIME_MAX;
-            bool arrival = false;
-            if (w != RP_TIME_MAX)
-                t = run_at(c, w, &arrival);
-            if (c->held && c->held_check && c->held_check < t) {
-                t = c->held_check;
-                arrival = false;
-            }
-            if (t != RP_TIME_MAX) {
-                ev->prio = arrival ? RP_PRIO_ARRIVE : RP_PRIO_COMPONENT;
-                rp_engine_schedule(e, ev, t);
-            }
-        }
+        cache_next_run(c, ev, e);
         return;
     }
     e->progress++;
     c->next_free = now + c->spec.clk.period_ps;
     /* (the handling may have woken ev already: cache_arrive) */
-    if (!ev->pending) {
-        rp_time w = next_work(c, now), t = RP_TIME_MAX;
-        bool arrival = false;
-        if (w != RP_TIME_MAX)
-            t = run_at(c, w, &arrival);
-        if (c->held && c->held_check) {
-            rp_time h = c->held_check > c->next_free ? c->held_check : c->next_free;
-            if (h < t) {
-                t = h;
-                arrival = false;
-            }
-        }
-        if (t != RP_TIME_MAX) {
-            ev->prio = arrival ? RP_PRIO_ARRIVE : RP_PRIO_COMPONENT;
-            rp_engine_schedule(e, ev, t);
-        }
-    }
+    cache_next_run(c, ev, e);
 }
 
 static void cache_dump(rp_component *comp, FILE *f)

@@ -222,34 +222,33 @@ static void cu_resp_arrive(rp_port *p, rp_engine *e, rp_time t)
 
 static void cu_resp(rp_port *p, rp_engine *e) { cu_resp_arrive(p, e, e->now); }
 
+/* Complete the accesses of the FIFO (*head, *tail), in time order, that are
+ * due by now; ev (the FIFO's event) then waits for the next one. */
+static void complete_due(rp_cu *cu, rp_access **head, rp_access **tail, rp_event *ev, rp_engine *e)
+{
+    while (*head && (*head)->done <= e->now) {
+        rp_access *a = *head;
+        *head = a->next;
+        if (!*head)
+            *tail = NULL;
+        acc_complete(cu, a, e);
+    }
+    if (*head && !ev->pending)
+        rp_engine_schedule(e, ev, (*head)->done);
+}
+
 /* Accesses whose last line has arrived complete (priority DELIVER: where a
  * delivery of that line completed them before). */
 static void vm_done(rp_event *ev, rp_engine *e)
 {
     rp_cu *cu = ev->owner;
-    while (cu->vm_head && cu->vm_head->done <= e->now) {
-        rp_access *a = cu->vm_head;
-        cu->vm_head = a->next;
-        if (!cu->vm_head)
-            cu->vm_tail = NULL;
-        acc_complete(cu, a, e);
-    }
-    if (cu->vm_head && !ev->pending)
-        rp_engine_schedule(e, ev, cu->vm_head->done);
+    complete_due(cu, &cu->vm_head, &cu->vm_tail, ev, e);
 }
 
 static void lds_done(rp_event *ev, rp_engine *e)
 {
     rp_cu *cu = ev->owner;
-    while (cu->lds_head && cu->lds_head->done <= e->now) {
-        rp_access *a = cu->lds_head;
-        cu->lds_head = a->next;
-        if (!cu->lds_head)
-            cu->lds_tail = NULL;
-        acc_complete(cu, a, e);
-    }
-    if (cu->lds_head)
-        rp_engine_schedule(e, ev, cu->lds_head->done);
+    complete_due(cu, &cu->lds_head, &cu->lds_tail, ev, e);
 }
 
 /* Bank-conflict cycles of an LDS access (GCN3 ISA manual Sec. 11: 32 banks
