@@ -308,7 +308,8 @@ static const param params[] = {
      "sampled replay, kernel level: the first launch of a group decides it alone (not sample.kernels of them) "
      "when it moved at least this many times its GPUs' L2 capacity through DRAM (it streams: what a launch finds "
      "in the L2 at its start is not what it reads), its launches fast-forwarded whole with a bound widened by "
-     "the L2 capacity's DRAM time; 0 = off (model choice)"},
+     "the L2 capacity's DRAM time, as is the bound of launches decided by one launch that streams with "
+     "sample.kernels = 1; 0 = off (model choice)"},
     {"sample.stable", PT_UINT, F(sample_stable), "3", 2, 32, "windows",
      "sampled replay: windows whose rates must agree before the rest of a kernel is fast-forwarded"},
     {"sample.alike_groups", PT_UINT, F(sample_alike_groups), "1", 0, 32, "groups of windows",
