@@ -310,6 +310,12 @@ static const param params[] = {
      "in the L2 at its start is not what it reads), its launches fast-forwarded whole with a bound widened by "
      "the L2 capacity's DRAM time, as is the bound of launches decided by one launch that streams with "
      "sample.kernels = 1; 0 = off (model choice)"},
+    {"sample.tail", PT_UINT, F(sample_tail), "1", 0, 1000, "rounds",
+     "sampled replay, workgroup level: the last rounds of a kernel's workgroups run in detail after its last "
+     "stretch, handed out as the workgroups in flight end (the stretch applies when those are done): the kernel's "
+     "ramp-down and what its last workgroups leave in the L2 for the end-of-kernel write-back are a full replay's "
+     "(a fast-forward leaves a workgroup's loads and stores side by side, where in detail a round's stores come "
+     "after its loads); 0 = the last stretch reaches the kernel's end (model choice)"},
     {"sample.stable", PT_UINT, F(sample_stable), "3", 2, 32, "windows",
      "sampled replay: windows whose rates must agree before the rest of a kernel is fast-forwarded"},
     {"sample.alike_groups", PT_UINT, F(sample_alike_groups), "1", 0, 32, "groups of windows",

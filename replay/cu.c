@@ -1075,6 +1075,7 @@ void rp_cu_init(rp_cu *cu, rp_sim *s, uint32_t gpu, uint32_t id)
     cu->eng = &s->gpus[gpu].sa_part[cu->sa < s->cfg.shader_arrays ? cu->sa : 0]->eng;
     rp_link_init(&cu->ctl_link, cu->eng, &cu->ctl, dl, 0, 0);
     rp_link_init(&cu->resp_link, cu->eng, &cu->resp, 0, 0, 0);
+    rp_link_unordered(&cu->resp_link); /* the L1V's and L1S's answers are independent */
     rp_event_init(&cu->lds_ev, lds_done, cu, RP_PRIO_COMPONENT);
     rp_event_init(&cu->vm_ev, vm_done, cu, RP_PRIO_DELIVER);
     rp_event_init(&cu->fetch_ev, rp_fetch_done, cu, RP_PRIO_COMPONENT);

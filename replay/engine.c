@@ -550,6 +550,16 @@ void rp_link_init(rp_link *l, rp_engine *e, rp_port *dst, rp_time latency_ps,
     l->header_bytes = header_bytes;
 }
 
+void rp_link_unordered(rp_link *l)
+{
+    if (l->bytes_per_s || l->fan || !l->dst || !l->dst->arrive) {
+        /* a wiring error, not bad input */
+        fprintf(stderr, "mgpu-replay: internal error: only a link without bandwidth into a pull port may be unordered\n");
+        abort();
+    }
+    l->unordered = 1;
+}
+
 void rp_port_forward(rp_port *p, rp_engine *e)
 {
     rp_link *l = p->owner;
@@ -690,12 +700,16 @@ static void link_send(rp_link *l, rp_msg *m, rp_time ready)
     if (ready < e->now)
         ready = e->now;
     uint64_t bytes = (uint64_t)m->payload + l->header_bytes;
-    rp_time start = ready > l->busy_until ? ready : l->busy_until;
-    rp_time ser = 0;
-    if (l->bytes_per_s)
-        ser = (rp_time)((bytes * 1000000000000ull + l->bytes_per_s - 1) / l->bytes_per_s);
-    l->busy_until = start + ser;
-    m->arrive = l->busy_until + l->latency_ps;
+    if (l->unordered) {
+        m->arrive = ready + l->latency_ps;
+    } else {
+        rp_time start = ready > l->busy_until ? ready : l->busy_until;
+        rp_time ser = 0;
+        if (l->bytes_per_s)
+            ser = (rp_time)((bytes * 1000000000000ull + l->bytes_per_s - 1) / l->bytes_per_s);
+        l->busy_until = start + ser;
+        m->arrive = l->busy_until + l->latency_ps;
+    }
     m->next = NULL;
     l->st_msgs++;
     l->st_bytes += bytes;

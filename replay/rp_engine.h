@@ -351,7 +351,8 @@ void rp_xq_list_fini(rp_xq_list *l);
 /* A link: FIFO with latency and bandwidth; queueing (unbounded) rather than
  * back-pressure, so a sender never blocks; the queue delay is the model of
  * contention. Arrival = max(ready, busy) + size/bandwidth + latency, so
- * arrival times are monotone and the FIFO stays ordered. */
+ * arrival times are monotone and the FIFO stays ordered (except on a link
+ * made unordered: ready + latency). */
 struct rp_link {
     /* written by the receiver's side (delivery) */
     rp_event ev;
@@ -368,6 +369,7 @@ struct rp_link {
     const char *name;      /* set on links a timeline shows as bandwidth (inter-GPU links, DRAM inputs); else NULL */
     struct rp_fan *fan;    /* non-NULL: senders in several partitions, each on its own input (rp_link_fan) */
     uint32_t header_bytes; /* added to each message's payload on the wire */
+    uint8_t unordered;     /* rp_link_unordered: no departure order (no bandwidth, into a pull port) */
     /* written by the sender's side */
     rp_time busy_until;
     uint64_t st_msgs, st_bytes; /* statistics */
@@ -398,6 +400,15 @@ struct rp_fan *rp_link_fan(rp_link *l, uint32_t n);
 
 void rp_link_init(rp_link *l, rp_engine *e, rp_port *dst, rp_time latency_ps,
                   uint64_t bytes_per_s, uint32_t header_bytes);
+/* Let l keep no order between its messages: each arrives at its own ready
+ * time + latency, however late the message sent before it leaves (a link
+ * without bandwidth into a pull port, which takes messages in arrival order
+ * whatever order they come in; for independent messages, e.g. the responses
+ * of a CU's vector and scalar caches: the L1V answers 126 cycles after a
+ * request enters its pipeline, the L1S 20, and one ordered link made a scalar
+ * load's data wait for a vector load's). A link with bandwidth, or into a
+ * port with a delivery event, is a wiring error (abort). */
+void rp_link_unordered(rp_link *l);
 /* Make l cross partitions: senders run on src_eng, deliveries on l->eng;
  * sends are queued in q (the sender's queue towards l->eng's partition).
  * The caller guarantees latency_ps >= the synchronisation window. */

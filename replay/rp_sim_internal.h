@@ -145,6 +145,9 @@ typedef struct rp_ksample {
     uint32_t defer_first, defer_n; /* the last stretch, fast-forwarded when the workgroups in flight are
                                * done (rp_sample_hold), at rate defer_mean within defer_rel */
     double defer_mean, defer_rel;
+    bool tail;                /* the deferred stretch has workgroups after it (sample.tail) */
+    uint32_t defer_wait;      /* with a tail (sample.tail): workgroups before the deferred stretch still
+                               * in flight; it is applied when the last of them is done */
     uint64_t period_rounds;   /* length of the next stretch, in rounds (sample.period, grown by sample.period_growth) */
     uint32_t stretches;       /* stretches fast-forwarded */
     rp_time t_switch, skip_ps, bound_ps, hold_until;
