@@ -4,7 +4,9 @@
 # prints a pair line per run and the ratios; a B that replays another
 # configuration (--b-arg) is reported as differing; without --b-arg or
 # --allow-diff a difference fails (exit 1) with a one-line message; a replay
-# that fails is named, with exit 1; bad usage exits 2.
+# that fails is named, with exit 1; bad usage exits 2. benchmarks/noise_floor.py
+# (kernel times with one latency 1 ps longer) prints a line per latency and the
+# floor; a key that is no latency exits 2, a failing baseline 1.
 # Prints one "ok/FAIL name" line per check; exits non-zero on any failure.
 set -uo pipefail
 BUILD=${BUILD:-build}
@@ -56,6 +58,24 @@ $AB -n 0 "$REPLAY" "$REPLAY" "$T" > /dev/null 2>&1; rc=$?
 [ $rc = 2 ] && ok "-n 0: usage error, exit 2" || bad "-n 0: exit $rc"
 $AB "$REPLAY" "$REPLAY" "$OUT/none.gtrace" > /dev/null 2>&1; rc=$?
 [ $rc = 2 ] && ok "missing trace: usage error, exit 2" || bad "missing trace: exit $rc"
+
+# benchmarks/noise_floor.py on the same trace: one line per perturbed latency
+# (1 ps longer than the configuration's), then the noise floor; the L2 made
+# 1 MiB by a wrapper moves the baseline, not the perturbation's
+NF="python3 benchmarks/noise_floor.py --replay $REPLAY"
+$NF --param noc.latency --param l1s.latency "$T" --topo r9nano > "$OUT/nf.txt" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q '^  noc.latency = 4cycles + 1 ps: kernel time [-+][0-9.]*%, worst kernel [0-9.]*% (kernel 0, ' "$OUT/nf.txt" &&
+   grep -q '^  l1s.latency = 20cycles + 1 ps: ' "$OUT/nf.txt" && grep -q '^noise floor: kernel time [0-9.]*%, a single kernel [0-9.]*%$' "$OUT/nf.txt"; then
+  ok "noise_floor: $(tail -n 1 "$OUT/nf.txt")"
+else
+  bad "noise_floor (rc $rc): $(tr '\n' '|' < "$OUT/nf.txt")"
+fi
+$NF --param l1v.size "$T" > /dev/null 2> "$OUT/nf-bad.err"; rc=$?
+[ $rc = 2 ] && grep -q "l1v.size: not a latency" "$OUT/nf-bad.err" && ok "noise_floor on a size: exit 2, $(cat "$OUT/nf-bad.err")" \
+  || bad "noise_floor on a size (rc $rc): $(cat "$OUT/nf-bad.err")"
+$NF "$OUT/cut.gtrace" > /dev/null 2> "$OUT/nf-fail.err"; rc=$?
+[ $rc = 1 ] && grep -q "^noise_floor: baseline: exit status " "$OUT/nf-fail.err" \
+  && ok "noise_floor on a cut trace: exit 1, $(head -c 120 "$OUT/nf-fail.err")" || bad "noise_floor on a cut trace (rc $rc): $(cat "$OUT/nf-fail.err")"
 
 echo "replay-ab: $pass passed, $fail failed"
 [ $fail = 0 ]
