@@ -924,8 +924,8 @@ static void handle_fill(rp_cache *c, rp_msg *d, rp_time now)
         c->stalled = false;
         rp_time w = c->retry ? now : rp_port_next(&c->top);
         if (w != RP_TIME_MAX) {
-            rp_time t = now + c->spec.clk.period_ps;
-            cache_sched(c, c->eng, w > t ? rp_clock_edge(c->spec.clk, w) : t, w > t && rp_clock_edge(c->spec.clk, w) == w);
+            rp_time t = now + c->spec.clk.period_ps, we = rp_clock_edge(c->spec.clk, w);
+            cache_sched(c, c->eng, w > t ? we : t, w > t && we == w);
         }
     }
 }
@@ -976,10 +976,8 @@ static void cache_next_run(rp_cache *c, rp_event *ev, rp_engine *e)
             arrival = false;
         }
     }
-    if (t != RP_TIME_MAX) {
-        ev->prio = arrival ? RP_PRIO_ARRIVE : RP_PRIO_COMPONENT;
-        rp_engine_schedule(e, ev, t);
-    }
+    if (t != RP_TIME_MAX)
+        cache_sched(c, e, t, arrival);
 }
 
 static void cache_run(rp_event *ev, rp_engine *e)
@@ -987,8 +985,7 @@ static void cache_run(rp_event *ev, rp_engine *e)
     rp_cache *c = ev->owner;
     rp_time now = e->now;
     if (c->next_free > now) {
-        ev->prio = RP_PRIO_COMPONENT;
-        rp_engine_schedule(e, ev, c->next_free);
+        cache_sched(c, e, c->next_free, false);
         return;
     }
     if (c->held && c->held_check && now >= c->held_check) {
