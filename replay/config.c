@@ -310,6 +310,16 @@ static const param params[] = {
      "in the L2 at its start is not what it reads), its launches fast-forwarded whole with a bound widened by "
      "the L2 capacity's DRAM time, as is the bound of launches decided by one launch that streams with "
      "sample.kernels = 1; 0 = off (model choice)"},
+    {"sample.alike_vectors", PT_UINT, F(sample_alike_vectors), "5", 0, 50, "percent",
+     "sampled replay, kernel level: launches of the same kernel, grid and workgroup size on one device whose "
+     "arguments differ (a step number, the stages of a sort) are alike too when the vectors the trace gives of "
+     "their first, middle and last workgroups (instructions per wave; vector, store, LDS and scalar memory ops "
+     "per instruction; lanes and 64-byte lines per vector op; lines reused inside a wave; the distances between "
+     "a work-item's successive vector accesses, in lines by powers of two) agree within this much; such a group "
+     "decides on 3 launches (or sample.kernels if more), its bound is three times its spread or "
+     "sample.tolerance, and the 4th, 8th, ... up to every 64th launch after a decision is replayed in detail "
+     "again; 0 = only launches with the same arguments are alike; off with a dispatcher per GPU in partitions "
+     "(d-mgpu) (model choice)"},
     {"sample.tail", PT_UINT, F(sample_tail), "1", 0, 1000, "rounds",
      "sampled replay, workgroup level: the last rounds of a kernel's workgroups run in detail after its last "
      "stretch, handed out as the workgroups in flight end (the stretch applies when those are done): the kernel's "

@@ -182,6 +182,9 @@ typedef struct rp_ksample {
                                * were enough to decide but disagreed (else 0) */
     uint32_t alike_n;         /* kernel level, whole: the launches alike that decided */
     double start_rel;         /* kernel level, whole: the bound's share for the L2's state at its start (0: none) */
+    bool by_vectors;          /* kernel level, whole: its group holds launches with other arguments, alike by
+                               * their vectors (sample.alike_vectors) */
+    bool loose_check;         /* kernel level: replayed in detail as a check of such a group */
 } rp_ksample;
 
 struct rp_kernel {
@@ -366,8 +369,16 @@ struct rp_sim {
         uint32_t need;        /* launches that decide it: sample.kernels, or 1 when its first launch streamed
                                * (sample.kernels_stream; group_end) */
         double start_rel;     /* need 1: the bound's share for the L2's state at a launch's start (group_end) */
+        bool loose;           /* a launch of it has other arguments than its first (alike by their vectors,
+                               * sample.alike_vectors): it decides on more launches, with a wider bound, and
+                               * replays one in detail again every check_every launches */
+        uint32_t ff_run;      /* loose: launches fast-forwarded whole since its last one in detail */
+        uint32_t check_every; /* loose: the run of fast-forwarded launches after which one runs in detail */
     } *sgroups;
     size_t n_sgroups;
+    struct rp_lvec **smp_lvec; /* sampled replay, kernel level: per kernel id, the vector of a launch
+                                * (sample.alike_vectors; computed when first needed, sample.c) */
+    size_t n_smp_lvec;
     uint64_t smp_skipped;     /* wavefront instructions skipped so far, every kernel (workgroup, kernel and wave level) */
     uint32_t smp_threads;     /* --threads of a sampled replay: the replay's thread and smp_threads - 1 helpers that
                                * decode fast-forwarded workgroups (sample.c) */

@@ -31,8 +31,11 @@
  * the predicted time.
  *
  * Kernel level: launches alike (same kernel, grid, workgroup size and
- * kernarg bytes) are fast-forwarded whole once sample.kernels of them agree
- * in time per instruction. Such a launch's loads allocate their lines only
+ * kernarg bytes; or, on one device, other kernarg bytes and vectors from the
+ * trace that agree: sample.alike_vectors, a loose group) are fast-forwarded
+ * whole once sample.kernels of them (a loose group: at least 3) agree in
+ * time per instruction; a loose group replays a launch in detail again
+ * after 4, 8, ... 64 skipped. Such a launch's loads allocate their lines only
  * when work replayed in detail may come next (ff_loads_matter).
  *
  * The error bound is each prediction times how the rates it came from moved
@@ -1353,20 +1356,245 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     return 0;
 }
 
-/* Launches alike: the same kernel of the same code object, grid, workgroup
- * size and kernel arguments (the same buffers and scalars: an iteration of a
- * loop on the host). Launches whose arguments differ (the stages of a
- * bitonic sort) may behave differently and are not grouped. */
-static bool alike_launch(const trc_launch *a, uint64_t ha, const trc_launch *b, uint64_t hb)
+/* ---- launch vectors (sample.alike_vectors) ----------------------------------------------------
+ * What the trace says of how a launch behaves, from the records alone (no
+ * data values) of its first, middle and last workgroups: the same three for
+ * every launch of a grid, so launches compare like with like. Scalars:
+ * instructions per wave; vector memory ops (global, flat, private), vector
+ * stores and atomics, LDS ops and scalar loads per instruction; active lanes
+ * and 64-byte lines (GCN3's L1 and L2 line: AMD, "AMD Graphics Cores Next
+ * Architecture" white paper, 2012) per vector op; the lines a wave touches
+ * over those it touches op by op (reuse inside a wave: the two halves of a
+ * pair in one line, or not). A histogram: the distance between the
+ * addresses one work-item (the lowest lane active in both) accesses in a
+ * wave's successive vector ops, in lines (64 B), by powers of two (the
+ * stride between the two keys of a bitonic stage; a buffer swapped with
+ * another keeps it; steps inside a line are one bin). A pure function of the trace: the same on every thread and
+ * for every --threads. */
+enum { LV_SCAL = 8, LV_HIST = 49 };
+struct rp_lvec {
+    uint8_t state; /* 0: not computed yet, 1: computed, 2: none (no workgroups, a record not read) */
+    double f[LV_SCAL];
+    double h[LV_HIST]; /* shares, summing to 1 (or all 0: no two vector ops in a wave) */
+};
+
+static int cmp_u64(const void *a, const void *b)
 {
-    return !strcmp(a->kernel_name, b->kernel_name) && a->code_object_id == b->code_object_id &&
-           !memcmp(a->grid, b->grid, sizeof a->grid) && !memcmp(a->wg_size, b->wg_size, sizeof a->wg_size) &&
-           a->kernarg_size == b->kernarg_size && ha == hb;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
 }
 
-static bool alike(const rp_kernel *ka, const rp_kernel *kb)
+/* Lines (64 B) of op's active lanes, appended to *v (grown); the count
+ * added, or -1 out of memory. */
+static int64_t op_lines(const trc_mem_op *op, uint64_t **v, size_t *n, size_t *cap)
 {
-    return alike_launch(&ka->launch, ka->kernarg_hash, &kb->launch, kb->kernarg_hash);
+    uint32_t lanes = trc_popcount64(op->exec), b = op->bytes_per_lane ? op->bytes_per_lane : 1;
+    size_t at = *n;
+    if (*n + 2 * (size_t)lanes > *cap) {
+        size_t c = *cap ? *cap : 1024;
+        while (c < *n + 2 * (size_t)lanes)
+            c *= 2;
+        uint64_t *p = realloc(*v, c * sizeof *p);
+        if (!p)
+            return -1;
+        *v = p;
+        *cap = c;
+    }
+    for (uint32_t l = 0; l < lanes; l++) {
+        uint64_t a = trc_mo_addr(op, l), lo = a >> 6, hi = (a + b - 1) >> 6;
+        (*v)[(*n)++] = lo;
+        if (hi != lo)
+            (*v)[(*n)++] = hi;
+    }
+    qsort(*v + at, *n - at, sizeof **v, cmp_u64);
+    size_t u = at;
+    for (size_t i = at; i < *n; i++)
+        if (i == at || (*v)[i] != (*v)[u - 1])
+            (*v)[u++] = (*v)[i];
+    *n = u;
+    return (int64_t)(u - at);
+}
+
+static void lvec_compute(rp_sim *s, const trc_event *ev, struct rp_lvec *o)
+{
+    memset(o, 0, sizeof *o);
+    o->state = 2;
+    uint32_t n = ev->n_wg;
+    if (!n)
+        return;
+    uint32_t at[3] = {0, n / 2, n - 1};
+    double waves = 0, instr = 0, vmem = 0, vst = 0, lds = 0, smem = 0, lanes = 0, lines = 0, distinct = 0, steps = 0;
+    uint64_t *lv = NULL, *wl = NULL;
+    size_t nl = 0, cl = 0, nw = 0, cw = 0;
+    bool ok = true;
+    for (int w = 0; w < 3 && ok; w++) {
+        if (w && at[w] == at[w - 1])
+            continue;
+        char err[256];
+        trc_wg *g = trc_reader_load_wg_ex(s->rd, ev->launch.kernel_id, at[w], TRC_WG_NO_LDS_ADDR, err, sizeof err);
+        if (!g) {
+            ok = false;
+            break;
+        }
+        for (uint32_t v = 0; v < g->n_waves && ok; v++) {
+            const trc_wave *tw = &g->waves[v];
+            waves++;
+            instr += (double)tw->n_instr;
+            nw = 0;
+            const trc_mem_op *prev = NULL;
+            for (uint32_t m = 0; m < tw->n_mem; m++) {
+                const trc_mem_op *op = &tw->mem[m];
+                if (op->flags & TRC_MO_LDS) {
+                    lds++;
+                    continue;
+                }
+                if (op->flags & TRC_MO_SMEM) {
+                    smem++;
+                    continue;
+                }
+                if (!op->exec)
+                    continue;
+                vmem++;
+                vst += (op->flags & (TRC_MO_STORE | TRC_MO_ATOMIC)) != 0;
+                lanes += trc_popcount64(op->exec);
+                nl = 0;
+                int64_t c = op_lines(op, &lv, &nl, &cl);
+                if (c < 0 || (nw + nl > cw && !(cw = nw + nl + 1024, wl = realloc(wl, cw * sizeof *wl)))) {
+                    ok = false;
+                    break;
+                }
+                memcpy(wl + nw, lv, nl * sizeof *lv);
+                nw += nl;
+                lines += (double)c;
+                uint64_t both = prev ? prev->exec & op->exec : 0;
+                if (both) {
+                    /* the same work-item's step: its lowest lane active in both */
+                    uint64_t below = (both & -both) - 1;
+                    uint64_t a = trc_mo_addr(op, trc_popcount64(op->exec & below)),
+                             p = trc_mo_addr(prev, trc_popcount64(prev->exec & below));
+                    uint64_t d = (a > p ? a - p : p - a) >> 6; /* in lines: closer is one line for a cache */
+                    uint32_t bin = d ? 64 - (uint32_t)__builtin_clzll(d) : 0;
+                    o->h[bin < LV_HIST ? bin : LV_HIST - 1]++;
+                    steps++;
+                }
+                prev = op;
+            }
+            if (nw) {
+                qsort(wl, nw, sizeof *wl, cmp_u64);
+                size_t u = 1;
+                for (size_t i = 1; i < nw; i++)
+                    u += wl[i] != wl[i - 1];
+                distinct += (double)u;
+            }
+        }
+        trc_wg_free(g);
+    }
+    free(lv);
+    free(wl);
+    if (!ok || !waves || !instr)
+        return;
+    o->f[0] = instr / waves;
+    o->f[1] = vmem / instr;
+    o->f[2] = vst / instr;
+    o->f[3] = lds / instr;
+    o->f[4] = smem / instr;
+    o->f[5] = vmem ? lanes / vmem : 0;
+    o->f[6] = vmem ? lines / vmem : 0;
+    o->f[7] = lines ? distinct / lines : 0;
+    for (int i = 0; i < LV_HIST; i++)
+        o->h[i] = steps ? o->h[i] / steps : 0;
+    o->state = 1;
+}
+
+/* The vector of trace event i (a LAUNCH), computed when first asked for
+ * (kept by kernel id: only launches compared with one of other arguments
+ * have one); NULL when it has none or out of memory. Called only where
+ * groups are made and read by one thread (not with smp_serial_groups:
+ * vectors_on). */
+static const struct rp_lvec *lvec_of(rp_sim *s, size_t i)
+{
+    const trc_event *ev = trc_reader_event(s->rd, i);
+    size_t n = trc_reader_n_kernels(s->rd);
+    if (!ev || ev->kind != TRC_EV_LAUNCH || ev->launch.kernel_id >= n)
+        return NULL;
+    if (!s->smp_lvec) {
+        if (!(s->smp_lvec = calloc(n, sizeof *s->smp_lvec)))
+            return NULL;
+        s->n_smp_lvec = n;
+    }
+    struct rp_lvec **o = &s->smp_lvec[ev->launch.kernel_id];
+    if (!*o) {
+        if (!(*o = malloc(sizeof **o)))
+            return NULL;
+        lvec_compute(s, ev, *o);
+    }
+    return (*o)->state == 1 ? *o : NULL;
+}
+
+/* Vectors within sample.alike_vectors percent of each other: every scalar
+ * (relative to the larger), and the histograms (their shares' absolute
+ * differences summed, against twice the tolerance). */
+static bool lvec_close(const struct rp_lvec *a, const struct rp_lvec *b, uint32_t pct)
+{
+    double t = pct / 100.0, d = 0;
+    for (int i = 0; i < LV_SCAL; i++) {
+        double x = a->f[i], y = b->f[i], m = x > y ? x : y;
+        if ((x > y ? x - y : y - x) > t * m)
+            return false;
+    }
+    for (int i = 0; i < LV_HIST; i++)
+        d += a->h[i] > b->h[i] ? a->h[i] - b->h[i] : b->h[i] - a->h[i];
+    return d <= 2 * t;
+}
+
+/* A loose group's checks (model choices): the first after 4 launches
+ * fast-forwarded whole, then after twice as many each time, up to 64. */
+#define LOOSE_CHECK_FIRST 4u
+#define LOOSE_CHECK_MAX 64u
+
+static bool vectors_on(const rp_sim *s) { return s->cfg.sample_alike_vectors && !s->smp_serial_groups; }
+
+/* Launches alike: the same kernel of the same code object, grid, workgroup
+ * size and kernel arguments (the same buffers and scalars: an iteration of a
+ * loop on the host); or, with sample.alike_vectors, other arguments and
+ * vectors (events ia and ib) that agree (a bitonic sort's stages of one
+ * stride, buffers swapped between iterations). */
+static bool alike_launch(rp_sim *s, const trc_launch *a, uint64_t ha, size_t ia, const trc_launch *b, uint64_t hb,
+                         size_t ib)
+{
+    if (strcmp(a->kernel_name, b->kernel_name) || a->code_object_id != b->code_object_id ||
+        memcmp(a->grid, b->grid, sizeof a->grid) || memcmp(a->wg_size, b->wg_size, sizeof a->wg_size) ||
+        a->kernarg_size != b->kernarg_size)
+        return false;
+    if (ha == hb)
+        return true;
+    /* (on another device: where its data lies and what runs beside it
+     * differ, which no vector shows: km --gpus 4 on u-mgpu, a device's
+     * km_update 3.3 us, another's 11 us) */
+    if (!vectors_on(s) || a->device != b->device)
+        return false;
+    const struct rp_lvec *va = lvec_of(s, ia), *vb = lvec_of(s, ib);
+    return va && vb && lvec_close(va, vb, s->cfg.sample_alike_vectors);
+}
+
+static bool alike(rp_sim *s, const rp_kernel *ka, const rp_kernel *kb)
+{
+    return alike_launch(s, &ka->launch, ka->kernarg_hash, ka->ev_index, &kb->launch, kb->kernarg_hash, kb->ev_index);
+}
+
+/* Launches that decide a group, and the ring of their times: sample.kernels
+ * (at most 8), 1 for a group whose first launch streamed (g->need), at
+ * least 3 for a loose one (its launches are alike by their vectors only:
+ * two that agree may still be unlike the rest). */
+static uint32_t group_ring(const rp_sim *s, const struct rp_sgroup *g)
+{
+    uint32_t n = s->cfg.sample_kernels < 8 ? s->cfg.sample_kernels : 8;
+    return g->loose && n < 3 ? 3 : n;
+}
+
+static uint32_t group_need(const rp_sim *s, const struct rp_sgroup *g)
+{
+    return g->loose ? group_ring(s, g) : g->need ? g->need : s->cfg.sample_kernels;
 }
 
 /* Whether the launches of g are fast-forwarded whole from now on (the test
@@ -1376,17 +1604,32 @@ static bool group_decided(const rp_sim *s, const struct rp_sgroup *g, double *me
 {
     const rp_config *c = &s->cfg;
     *mean = *dev = 0;
-    if (g->off || g->n_detailed < (g->need ? g->need : c->sample_kernels))
+    if (g->off || g->n_detailed < group_need(s, g))
         return false;
     *dev = spread(g->ps_per_instr, g->n_detailed, mean);
     return *mean > 0 && *dev * 100.0 <= c->sample_tolerance;
 }
 
+/* Whether the next launch of g (its arguments other than its first's when
+ * other_args) will be fast-forwarded whole (the test of
+ * rp_sample_kernel_start). */
+static bool group_will_skip(const rp_sim *s, const struct rp_sgroup *g, bool other_args)
+{
+    double mean, dev;
+    struct rp_sgroup h = *g;
+    if (other_args && vectors_on(s))
+        h.loose = true; /* (rp_sample_kernel_start makes it loose) */
+    if (!group_decided(s, &h, &mean, &dev))
+        return false;
+    return !h.loose || h.ff_run < h.check_every;
+}
+
 /* Does what the L2 holds after k (fast-forwarded whole) matter? Only to
  * work replayed in detail after it: not when the launch after it in the
  * trace, on the same GPUs, will be fast-forwarded whole too (its group is
- * decided, and a decided group stays so: its launches are not added to it),
- * nor when k is the last launch. Then k's loads need not allocate their
+ * decided, and a decided group stays so while its launches are not added
+ * to it: a loose group's check, group_will_skip), nor when k is the last
+ * launch. Then k's loads need not allocate their
  * lines: the next launch replayed in detail finds the L2 as the whole
  * fast-forwards before it left it with only the last one's loads (and every
  * store), which in a chain of launches that stream more than the L2 holds
@@ -1406,9 +1649,8 @@ static bool ff_loads_matter(rp_sim *s, const rp_kernel *k)
         uint64_t h = rp_kernarg_hash(&ev->launch);
         for (size_t j = 0; j < s->n_sgroups; j++) {
             const struct rp_sgroup *g = &s->sgroups[j];
-            double mean, dev;
-            if (alike_launch(&g->first->launch, g->first->kernarg_hash, &ev->launch, h))
-                return !group_decided(s, g, &mean, &dev);
+            if (alike_launch(s, &g->first->launch, g->first->kernarg_hash, g->first->ev_index, &ev->launch, h, i))
+                return !group_will_skip(s, g, h != g->first->kernarg_hash);
         }
         return true; /* a launch unlike every one so far: replayed in detail */
     }
@@ -1419,7 +1661,7 @@ static bool ff_loads_matter(rp_sim *s, const rp_kernel *k)
 static struct rp_sgroup *group_find(rp_sim *s, const rp_kernel *k)
 {
     for (size_t i = 0; i < s->n_sgroups; i++) {
-        if (alike(s->sgroups[i].first, k))
+        if (alike(s, s->sgroups[i].first, k))
             return &s->sgroups[i];
     }
     return NULL;
@@ -1463,13 +1705,31 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
         rp_sim_fail(s, "sampled replay: out of memory");
         return -1;
     }
-    if (!s->smp_serial_groups)
+    if (!s->smp_serial_groups) {
         k->smp.group = (size_t)(g - s->sgroups) + 1; /* its end adds it to the group */
+        if (!g->loose && k->kernarg_hash != g->first->kernarg_hash) {
+            g->loose = true; /* alike by its vector (vectors_on): decided anew on more launches */
+            g->check_every = LOOSE_CHECK_FIRST;
+            g->ff_run = 0;
+        }
+    }
     double mean, dev;
     if (!group_decided(s, g, &mean, &dev)) {
-        if (!g->off && g->n_detailed >= (g->need ? g->need : c->sample_kernels) && mean > 0)
+        if (!g->off && g->n_detailed >= group_need(s, g) && mean > 0)
             k->smp.group_dev = dev; /* (rp_sample_why_full) */
         return 0; /* too few launches yet, or they disagree: this one runs in full (and may join the group) */
+    }
+    if (g->loose) {
+        /* launches alike by their vectors only: every check_every-th one
+         * after a decision runs in detail and joins the ring; a run that
+         * keeps agreeing is checked half as often (up to LOOSE_CHECK_MAX) */
+        if (g->ff_run >= g->check_every) {
+            k->smp.loose_check = true;
+            g->ff_run = 0;
+            g->check_every = g->check_every * 2 < LOOSE_CHECK_MAX ? g->check_every * 2 : LOOSE_CHECK_MAX;
+            return 0;
+        }
+        g->ff_run++;
     }
     rp_ksample *m = &k->smp;
     m->switched = m->whole = true;
@@ -1492,6 +1752,13 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
      * that was itself sampled. */
     double least = c->sample_tolerance / 100.0;
     double rel = dev > least ? dev : least, mb = 0;
+    /* a loose group's launches are alike by their vectors only: three
+     * times that (bitonic 4x, launches of one stride: 1-7% from their
+     * group's mean, the model's launch-to-launch jitter; twice left 11 of
+     * 68 outside, three times 5; 2026-12-03, an estimate) */
+    if (g->loose)
+        rel *= 3;
+    m->by_vectors = g->loose;
     for (uint32_t i = 0; i < g->n_detailed; i++)
         if (g->rel_bound[i] > mb)
             mb = g->rel_bound[i];
@@ -1500,7 +1767,7 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
      * stream rule, or sample.kernels = 1): plus what the L2's state at a
      * launch's start may change */
     m->alike_n = g->n_detailed;
-    if (g->need == 1 || (c->sample_kernels == 1 && g->start_rel > 0)) {
+    if (!g->loose && (g->need == 1 || (c->sample_kernels == 1 && g->start_rel > 0))) {
         m->start_rel = g->start_rel;
         rel += g->start_rel;
     }
@@ -1621,11 +1888,16 @@ static void group_end(rp_sim *s, rp_kernel *k)
     }
     if (!g->n_seen)
         stream_test(s, k, g);
-    uint32_t n = c->sample_kernels < 8 ? c->sample_kernels : 8; /* the last n launches replayed in full */
+    uint32_t n = group_ring(s, g); /* the last n launches replayed in full */
     /* a launch sampled at the workgroup level counts with its predicted time */
     g->rel_bound[g->n_seen % n] = (double)k->smp.bound_ps / (double)(k->end - k->start);
     g->ps_per_instr[g->n_seen++ % n] = (double)(k->end - k->start) / (double)(k->n_instr + k->smp.skipped_instr + k->smp.wave_instr);
     g->n_detailed = g->n_seen < n ? g->n_seen : n;
+    double mean, dev;
+    if (g->loose && !group_decided(s, g, &mean, &dev)) {
+        g->check_every = LOOSE_CHECK_FIRST; /* they disagree: checked often again once they agree */
+        g->ff_run = 0;
+    }
 }
 
 int rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n)
@@ -1667,6 +1939,10 @@ int rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n)
                      "test(s))",
                      c->sample_tolerance, m->best_f, 100.0 * m->best_dev, m->tests);
     size_t at = w > 0 && (size_t)w < n ? (size_t)w : n - 1;
+    if (m->loose_check && at < n - 1) {
+        w = snprintf(buf + at, n - at, "; a check of launches alike by their vectors (sample.alike_vectors)");
+        at = w > 0 && at + (size_t)w < n ? at + (size_t)w : n - 1;
+    }
     if (m->group_dev > 0 && at < n - 1) {
         w = snprintf(buf + at, n - at, "; the last %u launches alike differ by %.1f%% in time per instruction (kernel level)",
                      c->sample_kernels < 8 ? c->sample_kernels : 8, 100.0 * m->group_dev);

@@ -837,6 +837,9 @@ void rp_sim_fini(rp_sim *s)
     free(s->host.nonblocking);
     free(s->host.sdma);
     free(s->sgroups);
+    for (size_t i = 0; i < s->n_smp_lvec; i++)
+        free(s->smp_lvec[i]);
+    free(s->smp_lvec);
     free(s->host.cspan);
     for (size_t i = 0; i < s->host.n_hs; i++)
         free(s->host.hs[i].ev);
@@ -1505,6 +1508,8 @@ static json_t *kernel_json(size_t i, void *arg)
             /* kernel level: how many launches alike decided, and the bound's share for the
              * L2's state at its start when one did (sample.kernels_stream) */
             json_object_set_new(sm, "launches_alike_measured", json_integer(k->smp.alike_n));
+            if (k->smp.by_vectors) /* (only then: sample.alike_vectors) */
+                json_object_set_new(sm, "alike_by_vectors", json_true());
             if (k->smp.start_rel > 0)
                 json_object_set_new(sm, "start_state_bound_ps",
                                     json_integer((json_int_t)((double)k->smp.skip_ps * k->smp.start_rel)));

@@ -392,6 +392,41 @@ sys.exit(0 if ok else 1)' "$OUT/sw-full.json" "$OUT/sw-smp.json" "$OUT/sw-k1.jso
   else bad "sample_warm --sample: ${err:-${res:-$(why "$OUT/sw-k1.out")}}"; fi
 fi
 
+echo "== sampled replay, kernel level: launches whose arguments differ, alike by their vectors (sample.alike_vectors)"
+if [ -x "$BUILD/programs/sample_steps" ]; then
+  if err=$(sampled_pair sample_steps st) &&
+     timeout 300 "$REPLAY" --topo r9nano --sample --set sample.alike_vectors=0 --quiet --stats "$OUT/st-v0.json" \
+       "$OUT/sample_steps.gtrace" >"$OUT/st-v0.out" 2>&1 &&
+     timeout 300 "$REPLAY" --topo r9nano --sample --threads 2 --quiet --stats "$OUT/st-t2.json" \
+       "$OUT/sample_steps.gtrace" >"$OUT/st-t2.out" 2>&1 && res=$("$PY" -c '
+import json, sys
+f, s, v0, t2 = (json.load(open(p)) for p in sys.argv[1:5])
+dur = lambda k: k["end_ps"] - k["start_ps"]
+kf, ks = f["kernels"], s["kernels"]
+ok = len(kf) == len(ks) == 14 and s["check"]["d2h_mismatches"] == 0 and s["check"]["d2h_checked"] > 0
+whole = lambda r: [i for i, k in enumerate(r["kernels"]) if k.get("sampled", {}).get("detailed_workgroups") == 0]
+# every launch has its own step argument: alike by arguments, none would be skipped
+ok = ok and whole(v0) == []
+# the steps s % 4 != 3 (one path) are alike by their vectors: the group decides on 3 launches
+# (the first, cold, disagrees: launches 1, 2, 4), fast-forwards 5, 6, 8, 9, checks 10 in
+# detail, fast-forwards 12, 13; the steps s % 4 == 3 (a second loop: other vectors) are
+# a group of their own, 3 launches, all in detail
+w = whole(s)
+ok = ok and w == [5, 6, 8, 9, 12, 13] and all(ks[i]["sampled"]["alike_by_vectors"] for i in w)
+ok = ok and all(not ks[i].get("sampled") for i in (3, 7, 11, 10))
+# each inside its bound (three times the group spread or sample.tolerance), the total within 1%
+inside = sum(abs(dur(ks[i]) - dur(kf[i])) <= ks[i]["sampled"]["bound_ps"] for i in w)
+t = lambda r: sum(map(dur, r))
+err = (t(ks) - t(kf)) / t(kf)
+ok = ok and inside == len(w) and abs(err) <= 0.01
+# the vectors are the trace'"'"'s: the same decisions on any number of threads
+ok = ok and json.dumps(t2["kernels"], sort_keys=True) == json.dumps(ks, sort_keys=True)
+print("%d launches whole (%s), %d inside their bound, total %+.2f%%; alike by arguments only: none" % (len(w), w, inside, 100 * err))
+sys.exit(0 if ok else 1)' "$OUT/st-full.json" "$OUT/st-smp.json" "$OUT/st-v0.json" "$OUT/st-t2.json"); then
+    ok "sample_steps --sample: $res"
+  else bad "sample_steps --sample: ${err:-${res:-$(why "$OUT/st-v0.out" "$OUT/st-t2.out")}}"; fi
+fi
+
 echo "== sampled replay of a kernel whose rate swings over several rounds (groups of windows, checked stretches)"
 if [ -x "$BUILD/programs/sample_swing" ]; then
   if err=$(sampled_pair sample_swing ss) && res=$("$PY" -c '
