@@ -1369,8 +1369,8 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
  * addresses one work-item (the lowest lane active in both) accesses in a
  * wave's successive vector ops, in lines (64 B), by powers of two (the
  * stride between the two keys of a bitonic stage; a buffer swapped with
- * another keeps it; steps inside a line are one bin). A pure function of the trace: the same on every thread and
- * for every --threads. */
+ * another keeps it; steps inside a line are one bin). A pure function of
+ * the trace: the same on every thread and for every --threads. */
 enum { LV_SCAL = 8, LV_HIST = 49 };
 struct rp_lvec {
     uint8_t state; /* 0: not computed yet, 1: computed, 2: none (no workgroups, a record not read) */
@@ -1384,14 +1384,13 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Lines (64 B) of op's active lanes, appended to *v (grown); the count
- * added, or -1 out of memory. */
+/* Appends the distinct lines (64 B) of op's active lanes to *v (grown);
+ * the count added, or -1 out of memory. */
 static int64_t op_lines(const trc_mem_op *op, uint64_t **v, size_t *n, size_t *cap)
 {
     uint32_t lanes = trc_popcount64(op->exec), b = op->bytes_per_lane ? op->bytes_per_lane : 1;
-    size_t at = *n;
     if (*n + 2 * (size_t)lanes > *cap) {
-        size_t c = *cap ? *cap : 1024;
+        size_t c = *cap ? 2 * *cap : 1024;
         while (c < *n + 2 * (size_t)lanes)
             c *= 2;
         uint64_t *p = realloc(*v, c * sizeof *p);
@@ -1400,6 +1399,7 @@ static int64_t op_lines(const trc_mem_op *op, uint64_t **v, size_t *n, size_t *c
         *v = p;
         *cap = c;
     }
+    size_t at = *n;
     for (uint32_t l = 0; l < lanes; l++) {
         uint64_t a = trc_mo_addr(op, l), lo = a >> 6, hi = (a + b - 1) >> 6;
         (*v)[(*n)++] = lo;
@@ -1424,8 +1424,8 @@ static void lvec_compute(rp_sim *s, const trc_event *ev, struct rp_lvec *o)
         return;
     uint32_t at[3] = {0, n / 2, n - 1};
     double waves = 0, instr = 0, vmem = 0, vst = 0, lds = 0, smem = 0, lanes = 0, lines = 0, distinct = 0, steps = 0;
-    uint64_t *lv = NULL, *wl = NULL;
-    size_t nl = 0, cl = 0, nw = 0, cw = 0;
+    uint64_t *wl = NULL; /* the lines of a wave's vector ops, op by op */
+    size_t nw = 0, cw = 0;
     bool ok = true;
     for (int w = 0; w < 3 && ok; w++) {
         if (w && at[w] == at[w - 1])
@@ -1457,14 +1457,11 @@ static void lvec_compute(rp_sim *s, const trc_event *ev, struct rp_lvec *o)
                 vmem++;
                 vst += (op->flags & (TRC_MO_STORE | TRC_MO_ATOMIC)) != 0;
                 lanes += trc_popcount64(op->exec);
-                nl = 0;
-                int64_t c = op_lines(op, &lv, &nl, &cl);
-                if (c < 0 || (nw + nl > cw && !(cw = nw + nl + 1024, wl = realloc(wl, cw * sizeof *wl)))) {
+                int64_t c = op_lines(op, &wl, &nw, &cw);
+                if (c < 0) {
                     ok = false;
                     break;
                 }
-                memcpy(wl + nw, lv, nl * sizeof *lv);
-                nw += nl;
                 lines += (double)c;
                 uint64_t both = prev ? prev->exec & op->exec : 0;
                 if (both) {
@@ -1489,7 +1486,6 @@ static void lvec_compute(rp_sim *s, const trc_event *ev, struct rp_lvec *o)
         }
         trc_wg_free(g);
     }
-    free(lv);
     free(wl);
     if (!ok || !waves || !instr)
         return;
