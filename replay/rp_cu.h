@@ -130,6 +130,7 @@ struct rp_wave {
     rp_time smp_t0, smp_tmid;  /* and when */
     rp_time smp_until;         /* asleep (the skipped instructions' predicted time) until */
     double smp_cpi, smp_rel;   /* ps per instruction measured; relative difference of its halves */
+    double smp_err;            /* its skips' errors (sample.c skip_err), summed: ps */
     uint64_t smp_skipped;      /* recorded instructions skipped, not replayed */
     struct rp_wsample *smp_data; /* the walk where the measurement began, the instructions it ran (sample.c) */
 };
@@ -153,8 +154,9 @@ struct rp_wg {
     /* its waves' wave-level counters with the GPU cut into partitions (sample.c),
      * added to the kernel's by the dispatcher at WG_DONE */
     struct rp_wg_smp {
-        uint64_t skips, instr, measured, crossed, shorts;
+        uint64_t skips, instr, measured, crossed, shorts, ramp;
         double sleep_ps, err_ps, life_ps;
+        double max_err_ps;    /* the largest of its waves' summed skip errors */
     } smp;
 };
 

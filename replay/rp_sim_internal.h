@@ -166,6 +166,7 @@ typedef struct rp_ksample {
     uint64_t wave_instr;      /* recorded wavefront instructions skipped */
     double wave_sleep_ps, wave_err_ps; /* their predicted time, and that times each wave's spread, summed */
     double wave_life_ps;      /* the lifetimes of its waves, summed (the bound's concurrency) */
+    double wave_max_err_ps;   /* the largest of one wave's skip errors summed (the bound's last wave) */
     rp_time wave_bound_ps;    /* at its end: the wave level's share of bound_ps */
     bool after_skips;         /* at its end: other kernels' work was skipped before it ended, so it ran
                                * in a machine the skips changed (caches, DRAM, timing): its time has an
@@ -178,6 +179,7 @@ typedef struct rp_ksample {
     uint64_t wave_measured;   /* wave level: measurements that gave a rate */
     uint64_t wave_crossed;    /* measurements that crossed a barrier or an LDS access (taken again) */
     uint64_t wave_short;      /* stretches not skipped: shorter than the measurement */
+    uint64_t wave_ramp;       /* waves that did not skip: their CU was emptying (sample.c ramping_down) */
     double group_dev;         /* kernel level: the spread of the launches alike before it, when they
                                * were enough to decide but disagreed (else 0) */
     uint32_t alike_n;         /* kernel level, whole: the launches alike that decided */

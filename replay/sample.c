@@ -102,8 +102,10 @@
  */
 #include "rp_sim_internal.h"
 #include "rp_lanes.h"
+#include "gcn/gcn_occupancy.h"
 
 #include <pthread.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -667,6 +669,26 @@ static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, boo
 
 enum { WS_OFF, WS_FIRST, WS_WARM, WS_HALF1, WS_HALF2, WS_SKIP, WS_ASLEEP };
 
+/* Whether w's CU holds fewer than half the workgroups of k it holds when
+ * full: the fewer of what fits on a CU (the dispatcher's resources:
+ * gcn/gcn_occupancy.h) and the kernel's workgroups over the CUs. A wave
+ * there runs in the kernel's ramp-down, where the memory system empties and
+ * its time per instruction moves away from what it measured (gd at the 4x
+ * size: backward's last workgroup, its CU otherwise empty, skipped 11 times
+ * on halves 45% apart; reduction's last waves measured 104-243 ns per
+ * instruction as their CUs emptied). Its CU's own count: the same for any
+ * --threads. */
+static bool ramping_down(const rp_config *c, const rp_kernel *k, const rp_wave *w)
+{
+    const trc_launch *l = &k->launch;
+    gcn_cu_limits lim = {c->simds, c->wave_slots, c->vgprs, c->sgprs, c->lds_size};
+    uint32_t per = gcn_wgs_per_cu(&lim, l->waves_per_wg ? l->waves_per_wg : 1, l->vgpr_count, l->sgpr_count,
+                                  l->group_segment_size);
+    uint64_t cus = (uint64_t)(k->gpu_count ? k->gpu_count : 1) * c->shader_arrays * c->cus_per_sa;
+    uint64_t share = cus ? ((uint64_t)k->n_wg + cus - 1) / cus : 1, full = per && per < share ? per : share;
+    return (uint64_t)w->wg->cu->live_wgs * 2 < full;
+}
+
 /* May a skip walk past in? Not what needs the detailed model: a workgroup
  * or grid barrier, an LDS access (the LDS image), s_sleep, s_endpgm. */
 static bool skippable(const gcn_insn *in)
@@ -965,24 +987,36 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
             w->smp_next = dyn + 1; /* at a point where none of its accesses is in flight */
             return 0;
         }
+        if (ramping_down(c, k, w)) {
+            /* its CU is emptying at the kernel's end: the rate it measured among
+             * more workgroups does not hold (the rest runs in detail) */
+            if (parts)
+                ws->ramp++;
+            else
+                k->smp.wave_ramp++;
+            w->smp_state = WS_OFF;
+            return 0;
+        }
         int64_t skipped = skip_ahead(s, w, tail, t);
         if (skipped < 0)
             return -1;
         if (!skipped)
             return 0; /* runs this stretch in detail */
         double sleep = (double)skipped * w->smp_cpi;
+        double err = sleep * w->smp_rel; /* the skip's error: its time times the halves' difference */
+        w->smp_err += err;
         w->smp_skipped += (uint64_t)skipped;
         if (parts) {
             ws->skips++;
             ws->instr += (uint64_t)skipped;
             ws->sleep_ps += sleep;
-            ws->err_ps += sleep * w->smp_rel;
+            ws->err_ps += err;
         } else {
             k->smp.wave_skips++;
             k->smp.wave_instr += (uint64_t)skipped;
             s->smp_skipped += (uint64_t)skipped;
             k->smp.wave_sleep_ps += sleep;
-            k->smp.wave_err_ps += sleep * w->smp_rel;
+            k->smp.wave_err_ps += err;
         }
         w->smp_until = t + (rp_time)sleep;
         w->smp_state = WS_ASLEEP;
@@ -1024,10 +1058,15 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
 void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t)
 {
     rp_kernel *k = w->wg->k;
-    if (s->smp_parts)
+    if (s->smp_parts) {
         w->wg->smp.life_ps += (double)(t - w->wg->start); /* (the dispatcher adds it at the workgroup's end) */
-    else
+        if (w->smp_err > w->wg->smp.max_err_ps)
+            w->wg->smp.max_err_ps = w->smp_err;
+    } else {
         k->smp.wave_life_ps += (double)(t - w->wg->start);
+        if (w->smp_err > k->smp.wave_max_err_ps)
+            k->smp.wave_max_err_ps = w->smp_err;
+    }
     if (w->smp_data)
         ff_batch_free(w->smp_data->pending);
     free(w->smp_data);
@@ -1050,9 +1089,12 @@ void rp_sample_wg_end(rp_sim *s, rp_kernel *k, const rp_wg *wg)
     m->wave_sleep_ps += ws->sleep_ps;
     m->wave_err_ps += ws->err_ps;
     m->wave_life_ps += ws->life_ps;
+    if (ws->max_err_ps > m->wave_max_err_ps)
+        m->wave_max_err_ps = ws->max_err_ps;
     m->wave_measured += ws->measured;
     m->wave_crossed += ws->crossed;
     m->wave_short += ws->shorts;
+    m->wave_ramp += ws->ramp;
 }
 
 int rp_sample_publish(rp_sim *s)
@@ -1105,6 +1147,25 @@ static double windows_rate(const rp_ksample *m, uint32_t from, uint32_t n)
     for (uint32_t w = from; w < from + n; w++)
         i += m->w_instr[w], ps += m->w_ps[w];
     return ps ? (double)i / (double)ps : 0;
+}
+
+/* How far one window's rate strays from mean, relative to it: the root mean
+ * square of (window rate - mean) / mean over the n windows from `from`, each
+ * weighted by its time (a time-weighted mean of the rates is mean itself when
+ * mean is their rate). 0 for n < 2 or mean <= 0. */
+static double windows_swing(const rp_ksample *m, uint32_t from, uint32_t n, double mean)
+{
+    if (n < 2 || mean <= 0)
+        return 0;
+    double acc = 0, ps = 0;
+    for (uint32_t w = from; w < from + n; w++) {
+        if (!m->w_ps[w])
+            continue;
+        double d = ((double)m->w_instr[w] / (double)m->w_ps[w] - mean) / mean;
+        acc += d * d * (double)m->w_ps[w];
+        ps += (double)m->w_ps[w];
+    }
+    return ps > 0 ? sqrt(acc / ps) : 0;
 }
 
 /* Fast-forward the stretch [first, first + n) of k predicted at rate mean
@@ -1316,8 +1377,16 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
      * from the rate of all detailed work so far, plus how far the rate moved
      * over the last stretch, scaled to this one; summed over the stretches */
     double cum = now > m->cum_t0 ? (double)(ni - m->cum_i0) / (double)(now - m->cum_t0) : mean;
+    /* plus how far single windows since the warm-up strayed from the rate,
+     * over f: a swing longer than the deciding groups of f windows, which
+     * they could not see (conv at 2048 x 2048: three single windows on the
+     * plateau of a swing with a period of about seven rounds agreed within
+     * 1.9%, and the stretch after them held the swing's peak, 12% faster:
+     * +3.9% on the kernel, outside its bound; the windows since the warm-up
+     * strayed 10.7% from the rate) */
+    double swing = windows_swing(m, m->n_rate - (uint32_t)usable, (uint32_t)usable, mean) / f;
     double rel = (dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0) + drift +
-                 (cum > mean ? cum - mean : mean - cum) / mean + moved;
+                 (cum > mean ? cum - mean : mean - cum) / mean + moved + swing;
     if (k->next_wg + chunk == k->n_wg || k->next_wg + chunk + tail == k->n_wg) {
         /* the last stretch: applied once the workgroups in flight are done
          * (rp_sample_hold), so that what they leave in the caches comes
@@ -1781,10 +1850,16 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
         m->wave_off = true; /* (a wave that polls, with the GPU cut into partitions: rp_sample_why_full) */
     m->after_skips = skip_seen(s) > m->skipped_instr + m->wave_instr;
     if (m->wave_skips && !m->wave_bound_ps && m->wave_life_ps > 0 && k->end > k->start) {
-        /* the wave level's bound: each skip's predicted time times its
-         * wave's spread, over the waves' mean concurrency (their lifetimes
-         * summed over the kernel's span): skips side by side overlap */
-        m->wave_bound_ps = (rp_time)(m->wave_err_ps * (double)(k->end - k->start) / m->wave_life_ps);
+        /* the wave level's bound: each skip's error (its time times its
+         * wave's spread), over the
+         * waves' mean concurrency (their lifetimes summed over the kernel's
+         * span): skips side by side overlap; but at least the largest of one
+         * wave's errors summed, as that wave may be the kernel's last (gd at
+         * the 4x size: backward's last workgroup alone skipped, 11 skips of
+         * 118 instructions, 6.7 us each, whose halves differed by 45%: a
+         * bound of 18 ns over 1,800 waves' mean concurrency) */
+        double b = m->wave_err_ps * (double)(k->end - k->start) / m->wave_life_ps;
+        m->wave_bound_ps = (rp_time)(b > m->wave_max_err_ps ? b : m->wave_max_err_ps);
         m->bound_ps += m->wave_bound_ps;
     }
     if (!s->smp_serial_groups)
@@ -1961,9 +2036,10 @@ int rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n)
         snprintf(buf + at, n - at,
                  "; wave level: %llu waves measured their rate (%llu measurements crossed a barrier or an LDS "
                  "access), %llu stretches were shorter than the measurement (stopped by a barrier, an LDS "
-                 "access or code it did not run)",
+                 "access or code it did not run), %llu waves ran to their end in detail as their CU emptied at "
+                 "the kernel's end",
                  (unsigned long long)m->wave_measured, (unsigned long long)m->wave_crossed,
-                 (unsigned long long)m->wave_short);
+                 (unsigned long long)m->wave_short, (unsigned long long)m->wave_ramp);
     return why;
 }
 
