@@ -127,7 +127,7 @@ typedef struct ff_act {
     uint64_t addr;       /* load: its line; store: the first byte of a run inside one line; atomic: the lane's address */
     const uint8_t *src;  /* store: the run's bytes (inside the workgroup's record; deferred: FF_DEFERRED_BYTES) */
     uint64_t asrc, acmp; /* atomic: operand and compare value; a deferred store: its bytes' offset (ff_defer) */
-    uint32_t n;          /* store: run bytes; atomic: 4 or 8 bytes; load: 0 */
+    uint32_t n;          /* store: run bytes; atomic: 4 or 8 bytes; load: lines from addr on (0: one) */
     uint8_t aop;         /* atomic: its gcn_atomic_op; GCN_AT_NONE otherwise */
     uint16_t gpu;        /* deferred: the GPU whose side applies it (ff_apply's g) */
 } ff_act;
@@ -199,6 +199,17 @@ static int ff_collect(const ff_route *rt, const gcn_insn *in, const trc_mem_op *
              * line from the first lane's to the last lane's, once, in order
              * (what the loop below finds, without reading the addresses) */
             uint64_t l0 = trc_mo_addr(op, 0) & ~(lb - 1), l1 = (trc_mo_addr(op, 0) + (uint64_t)(nl - 1) * op->addr_stride) & ~(lb - 1);
+            if (l1 >= l0 && rt->s->n_gpus == 1 && (rt->lanes == 1 || rt->s->um_moves) && (l1 - l0) / lb < UINT32_MAX) {
+                /* one list and one GPU: the lines as one action, applied in
+                 * the same order (ff_apply_one); a wave's skip held up to
+                 * ~100 KB of single-line actions until it woke (km_assign's
+                 * 2,048 skips: 6% of a sampled replay of km at 15
+                 * iterations in page faults growing them) */
+                if (!(a = ff_push(ff_lane(rt, l0))))
+                    return -1;
+                *a = (ff_act){.addr = l0, .n = (uint32_t)((l1 - l0) / lb + 1), .aop = GCN_AT_NONE};
+                return 0;
+            }
             if (l1 >= l0) {
                 for (uint64_t line = l0;; line += lb) {
                     if (!(a = ff_push(ff_lane(rt, line))))
@@ -272,7 +283,11 @@ static int ff_apply_one(rp_sim *s, uint32_t g, const ff_act *a)
         return rp_mem_functional(s, g, a->addr, NULL, a->n, a->aop, a->asrc, a->acmp);
     if (a->src)
         return rp_mem_functional(s, g, a->addr, a->src, a->n, GCN_AT_NONE, 0, 0);
-    return rp_mem_functional(s, g, a->addr, NULL, 1, GCN_AT_NONE, 0, 0);
+    uint64_t lb = s->cfg.l1v_line;
+    for (uint32_t k = 0; k < (a->n ? a->n : 1); k++) /* a load: its lines, in order */
+        if (rp_mem_functional(s, g, a->addr + k * lb, NULL, 1, GCN_AT_NONE, 0, 0))
+            return -1;
+    return 0;
 }
 
 static int ff_defer(struct rp_ffpool *p, uint32_t g, const ff_act *a);
