@@ -130,7 +130,7 @@ struct rp_wave {
     rp_time smp_t0, smp_tmid;  /* and when */
     rp_time smp_until;         /* asleep (the skipped instructions' predicted time) until */
     double smp_cpi, smp_rel;   /* ps per instruction measured; relative difference of its halves */
-    double smp_err;            /* its skips' errors (sample.c skip_err), summed: ps */
+    double smp_err;            /* its skips' errors (time x halves' difference), summed: ps */
     uint64_t smp_skipped;      /* recorded instructions skipped, not replayed */
     struct rp_wsample *smp_data; /* the walk where the measurement began, the instructions it ran (sample.c) */
 };
