@@ -128,9 +128,10 @@ static int exercise(const char *path)
             continue;
         }
         for (uint32_t i = 0; i < st.n_wg && loads < MAX_WG_LOADS; i++, loads++) {
-            /* with data, stores only (the 2.4 store frame where there is one), records only */
-            static const int modes[3] = {1, TRC_WG_STORES_ONLY, 0};
-            for (int mi = 0; mi < 3; mi++) {
+            /* with data, stores only (the 2.4 store frame where there is one),
+             * the store frame's ops alone (2.5), records only */
+            static const int modes[4] = {1, TRC_WG_STORES_ONLY, TRC_WG_STORES_ONLY | TRC_WG_STORE_OPS, 0};
+            for (int mi = 0; mi < 4; mi++) {
                 int with_data = modes[mi];
                 trc_wg *g = trc_reader_load_wg_ex(r, k, i, with_data, err, sizeof err);
                 if (!g) {

@@ -321,6 +321,22 @@ typedef struct ff_wgd {
     char err[256];  /* the reader's message when it could not be loaded */
 } ff_wgd;
 
+/* What a fast-forward reads of a workgroup (trc_reader_load_wg_ex):
+ * without its loads (loads = false: ff_loads_matter), only the store
+ * frame where it carries the stores' ops (format 2.5). */
+static inline int ff_reads(bool loads) { return TRC_WG_STORES_ONLY | (loads ? 0 : TRC_WG_STORE_OPS); }
+
+/* Whether a loaded workgroup has an atomic (its action needs the
+ * instruction, from a walk of the wave's record). */
+static bool wg_has_atomic(const trc_wg *g)
+{
+    for (uint32_t v = 0; v < g->n_waves; v++)
+        for (uint32_t m = 0; m < g->waves[v].n_mem; m++)
+            if (g->waves[v].mem[m].flags & TRC_MO_ATOMIC)
+                return true;
+    return false;
+}
+
 /* Decode workgroup i of k into d for `lanes` lanes: load it, walk its
  * waves' records and collect their actions, in wave order. A record the
  * walk cannot follow counts as a walk error of the kernel (as in a detailed
@@ -338,8 +354,14 @@ static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d, uint32_t l
      * store frame where there is one), unless a compare-and-swap needs what
      * it returned (rp_cas_failed_in_recording); without the LDS ops'
      * addresses (ff_collect leaves LDS ops out) */
-    d->g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, TRC_WG_STORES_ONLY | TRC_WG_NO_LDS_ADDR, d->err,
+    d->g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, ff_reads(loads) | TRC_WG_NO_LDS_ADDR, d->err,
                                  sizeof d->err);
+    if (d->g && d->g->ops_only && wg_has_atomic(d->g)) {
+        /* only its store ops (format 2.5): an atomic needs the records */
+        trc_wg_free(d->g);
+        d->g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, TRC_WG_STORES_ONLY | TRC_WG_NO_LDS_ADDR, d->err,
+                                     sizeof d->err);
+    }
     for (uint32_t v = 0; d->g && v < d->g->n_waves; v++) {
         const trc_wave *tw = &d->g->waves[v];
         uint32_t m = 0;
@@ -468,7 +490,7 @@ static int ff_apply_deferred(rp_sim *s, struct rp_ffpool *p)
 static bool ff_would_wait(void *ctx, uint32_t job)
 {
     struct rp_ffpool *p = ctx;
-    return trc_reader_wg_busy(p->s->rd, p->k->launch.kernel_id, p->first + job, TRC_WG_STORES_ONLY);
+    return trc_reader_wg_busy(p->s->rd, p->k->launch.kernel_id, p->first + job, ff_reads(p->loads));
 }
 
 /* Under p->mu: one step of lane's work (rp_lanes_pick), or false when there
@@ -484,7 +506,7 @@ static bool ff_step(struct rp_ffpool *p, uint32_t lane)
     if (st.kind == RP_LANES_WARM) {
         pthread_mutex_unlock(&p->mu);
         int rc = trc_reader_warm_after(p->s->rd, k->launch.kernel_id, p->first + st.job, FF_WARM_FRAMES,
-                                       TRC_WG_STORES_ONLY);
+                                       ff_reads(p->loads));
         pthread_mutex_lock(&p->mu);
         st = rp_lanes_warmed(&p->ls, st.job, rc > 0);
         if (st.kind == RP_LANES_NONE) {

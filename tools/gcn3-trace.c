@@ -1369,6 +1369,41 @@ static int verify_stores(vctx *v, trc_reader *r, uint32_t k, uint32_t i, const t
         }
     }
     trc_wg_free(s);
+    if (rc) return rc;
+    /* 2.5: the store frame's own ops (what a fast-forward without loads
+     * reads): the wave's n_instr, and exactly its ops that store outside the
+     * LDS, with the same flags, EXEC, addresses and values */
+    if (!(s = trc_reader_load_wg_ex(r, k, i, TRC_WG_STORES_ONLY | TRC_WG_STORE_OPS, err, sizeof err)))
+        return vfail(v, "%s", err);
+    if (s->ops_only && s->n_waves != full->n_waves)
+        rc = vfail(v, "kernel %u workgroup %u: store ops of another workgroup", k, i);
+    for (uint32_t w = 0; s->ops_only && w < full->n_waves && !rc; w++) {
+        const trc_wave *a = &full->waves[w], *b = &s->waves[w];
+        uint32_t o = 0;
+        if (a->n_instr != b->n_instr) {
+            rc = vfail(v, "kernel %u workgroup %u wave %u: the store frame says %llu instructions, the record %llu",
+                       k, i, w, (unsigned long long)b->n_instr, (unsigned long long)a->n_instr);
+            break;
+        }
+        for (uint32_t m = 0; m < a->n_mem && !rc; m++) {
+            const trc_mem_op *x = &a->mem[m];
+            if (!x->store_data || (x->flags & TRC_MO_LDS)) continue;
+            const trc_mem_op *y = o < b->n_mem ? &b->mem[o] : NULL;
+            uint32_t n = trc_popcount64(x->exec);
+            int same = y && y->flags == x->flags && y->exec == x->exec && y->bytes_per_lane == x->bytes_per_lane &&
+                       y->store_data && !memcmp(x->store_data, y->store_data,
+                                                trc_mo_store_len(x->flags, n, x->bytes_per_lane));
+            for (uint32_t l = 0; same && l < n; l++) same = trc_mo_addr(x, l) == trc_mo_addr(y, l);
+            if (!same)
+                rc = vfail(v, "kernel %u workgroup %u wave %u mem op %u: the store frame's op %u differs from the "
+                           "record's (flags, EXEC, addresses or values)", k, i, w, m, o);
+            o++;
+        }
+        if (!rc && o != b->n_mem)
+            rc = vfail(v, "kernel %u workgroup %u wave %u: the store frame has %u store ops, the record %u", k, i, w,
+                       b->n_mem, o);
+    }
+    trc_wg_free(s);
     return rc;
 }
 

@@ -250,6 +250,75 @@ static uint64_t sto_bytes(const wave_rec *v)
     return n;
 }
 
+/* 2.5: WaveData.store_ops of wave v (number i) in a store frame: a Wave
+ * with wave_in_wg, n_instr and the memory-op columns of the ops sto_op
+ * keeps, in op order; addr_base_delta chained over them from 0; each op's
+ * stride (strided, two lanes or more) or lane deltas (deltas: lanes - 1)
+ * copied from the wave's streams (trc_rec.c's layout). Bound: 64 + 50 bytes
+ * an op + 10 an address entry (enc_bound_sto). Returns the end. */
+static uint8_t *enc_store_ops(uint8_t *q, const wave_rec *v, uint32_t i)
+{
+    uint8_t *hole, *hl;
+    uint8_t *b = len_open(q, 9, &hole);
+    b = put_u64(b, 1, i);
+    b = put_u64(b, 2, v->n_instr);
+    size_t n = 0;
+    for (size_t j = 0; j < v->store_len.n; j++) n += sto_op(v, j);
+    if (n) {
+#define STO_COL(field, ENC, EXPR)                                 \
+    do {                                                          \
+        uint8_t *l_ = len_open(b, field, &hl);                    \
+        for (size_t j = 0; j < v->store_len.n; j++)               \
+            if (sto_op(v, j)) l_ = ENC(l_, EXPR);                 \
+        b = len_close(hl, l_);                                    \
+    } while (0)
+        STO_COL(8, enc_varint, v->mflags.p[j]);
+        STO_COL(9, enc_varint, v->mbytes.p[j]);
+        STO_COL(10, enc_fixed64, v->mexec.p[j]);
+        STO_COL(11, enc_varint, v->akind.p[j]);
+#undef STO_COL
+        /* base deltas rechained over the kept ops; the stride and delta
+         * streams walked alongside (an op's entries: trc_rec.c) */
+        uint64_t base = 0, prev = 0;
+        size_t si = 0, di = 0, ns = 0, nd = 0;
+        uint8_t *l = len_open(b, 12, &hl);
+        for (size_t j = 0; j < v->store_len.n; j++) {
+            base += (uint64_t)v->abase.p[j];
+            uint32_t lanes = (uint32_t)__builtin_popcountll(v->mexec.p[j]);
+            int strided = v->akind.p[j] == GTRACE__ADDR_KIND__ADDR_STRIDED;
+            if (sto_op(v, j)) {
+                l = enc_sint_short(l, (int64_t)(base - prev));
+                prev = base;
+                if (strided) ns += lanes >= 2;
+                else nd += lanes ? lanes - 1 : 0;
+            }
+        }
+        b = len_close(hl, l);
+        if (ns) {
+            l = len_open(b, 13, &hl);
+            for (size_t j = 0; j < v->store_len.n; j++) {
+                uint32_t lanes = (uint32_t)__builtin_popcountll(v->mexec.p[j]);
+                if (v->akind.p[j] != GTRACE__ADDR_KIND__ADDR_STRIDED || lanes < 2) continue;
+                if (sto_op(v, j)) l = enc_sint_short(l, v->astride.p[si]);
+                si++;
+            }
+            b = len_close(hl, l);
+        }
+        if (nd) {
+            l = len_open(b, 14, &hl);
+            for (size_t j = 0; j < v->store_len.n; j++) {
+                uint32_t lanes = (uint32_t)__builtin_popcountll(v->mexec.p[j]);
+                if (v->akind.p[j] == GTRACE__ADDR_KIND__ADDR_STRIDED || lanes < 2) continue;
+                if (sto_op(v, j))
+                    for (uint32_t k = 0; k + 1 < lanes; k++) l = enc_sint_short(l, v->adelta.p[di + k]);
+                di += lanes - 1;
+            }
+            b = len_close(hl, l);
+        }
+    }
+    return len_close(hole, b);
+}
+
 /* gtrace.WorkgroupData of a 2.4 store frame, without its length prefix:
  * per wave store_len (0 for LDS ops) and the stores' bytes outside the LDS,
  * gathered into scratch (room for the largest wave's) and shuffled
@@ -283,6 +352,7 @@ static uint8_t *enc_store_data(uint8_t *q, const wgview *g, uint8_t *scratch)
             trc_shuf4(b, scratch, nb);
             b += nb;
         }
+        b = enc_store_ops(b, v, g->wave0 + i);
         q = len_close(hole, b);
     }
     return q;
@@ -461,7 +531,7 @@ int trc_encode_piece(const trc_wg_rec *g, piece *p)
         uint64_t nb = sto_bytes(w);
         p->sto_bytes += nb;
         if (nb > most) most = nb;
-        bs += 48 + 11 * w->store_len.n + nb;
+        bs += 48 + 11 * w->store_len.n + nb + 80 + 50 * w->store_len.n + 10 * (w->astride.n + w->adelta.n);
     }
     if (p->sto_bytes * TRC_STORE_FRAME_SHARE > p->edat.n)
         return 0;

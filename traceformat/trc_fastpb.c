@@ -350,7 +350,7 @@ static bool wavedata_parse(const uint8_t *p, size_t n, Gtrace__WaveData *w, fb_a
     uint32_t seen = 0;
     while (p < end) {
         fb_field f;
-        if (!rd_field_once(&p, end, 8, &seen, &f))
+        if (!rd_field_once(&p, end, 9, &seen, &f))
             return false;
         const uint32_t fn = f.fn, wt = f.wt;
         const uint64_t v = f.v;
@@ -364,6 +364,16 @@ static bool wavedata_parse(const uint8_t *p, size_t n, Gtrace__WaveData *w, fb_a
         }
         if (wt != WT_LEN)
             return false;
+        if (fn == 9) { /* 2.5 store_ops (a store frame's): a Wave of memory ops */
+            Gtrace__Wave *so = fb_take(a, sizeof *so);
+            if (!so)
+                return false;
+            *so = (Gtrace__Wave)GTRACE__WAVE__INIT;
+            if (!wave_parse(lp, ln, so, a, false))
+                return false;
+            w->store_ops = so;
+            continue;
+        }
         if (fn >= 4 && fn <= 7) {
             ProtobufCBinaryData *d = fn == 4 ? &w->load_data : fn == 5 ? &w->store_data
                                    : fn == 6 ? &w->load_data_shuf4 : &w->store_data_shuf4;
@@ -418,9 +428,11 @@ static void *top_decode(const uint8_t *p, size_t n, int is_data, bool lazy)
             return NULL;
         seen |= 1u << f.fn;
     }
-    if (n > (SIZE_MAX - 64) / 16 || nw > SIZE_MAX / 2 / (wmsg + 16))
+    if (n > (SIZE_MAX - 64) / 16 || nw > SIZE_MAX / 4 / (wmsg + 16 + sizeof(Gtrace__Wave)))
         return NULL;
-    size_t total = ((msg + 7) & ~(size_t)7) + nw * (8 + ((wmsg + 7) & ~(size_t)7)) + 12 * n + 64;
+    /* (a WaveData's 2.5 store_ops: one Wave more per wave) */
+    const size_t extra = is_data ? (sizeof(Gtrace__Wave) + 7) & ~(size_t)7 : 0;
+    size_t total = ((msg + 7) & ~(size_t)7) + nw * (8 + ((wmsg + 7) & ~(size_t)7) + extra) + 12 * n + 64;
     fb_arena a = {malloc(total), 0, total};
     if (!a.p)
         return NULL;

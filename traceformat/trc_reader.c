@@ -1540,7 +1540,17 @@ int trc_reader_prefetch(trc_reader *r, uint32_t kernel_id, uint32_t first, uint3
 static int data_kind(const rkernel *k, uint32_t f, int with_data)
 {
     if (!with_data) return -1;
+    with_data &= ~TRC_WG_STORE_OPS;
     return with_data == TRC_WG_STORES_ONLY && k->sframe_off && k->sframe_off[f] ? FR_STORE : FR_DATA;
+}
+
+/* Whether with_data reads frame f's store frame alone (TRC_WG_STORE_OPS
+ * on a 2.5 store frame, which carries its stores' ops). */
+static int ops_only(const trc_reader *r, const rkernel *k, uint32_t f, int with_data)
+{
+    return (with_data & TRC_WG_STORE_OPS) && (with_data & ~TRC_WG_STORE_OPS) == TRC_WG_STORES_ONLY &&
+           (r->hdr.format_major > 2 || (r->hdr.format_major == 2 && r->hdr.format_minor >= 5)) &&
+           k->sframe_off && k->sframe_off[f];
 }
 
 int trc_reader_wg_busy(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data)
@@ -1548,9 +1558,9 @@ int trc_reader_wg_busy(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_d
     if (kernel_id >= r->nk || i >= r->k[kernel_id].st.n_wg) return 0;
     const rkernel *k = &r->k[kernel_id];
     size_t s = k->slot_base + 3 * (size_t)k->wg_frame[i];
-    int dk = data_kind(k, k->wg_frame[i], with_data);
+    int dk = data_kind(k, k->wg_frame[i], with_data), rec = !ops_only(r, k, k->wg_frame[i], with_data);
     pthread_mutex_lock(&r->cmu);
-    int busy = (r->slot[s] && !r->slot[s]->ready) || (dk > 0 && r->slot[s + dk] && !r->slot[s + dk]->ready);
+    int busy = (rec && r->slot[s] && !r->slot[s]->ready) || (dk > 0 && r->slot[s + dk] && !r->slot[s + dk]->ready);
     pthread_mutex_unlock(&r->cmu);
     return busy;
 }
@@ -1585,7 +1595,8 @@ int trc_reader_warm_after(trc_reader *r, uint32_t kernel_id, uint32_t i, uint32_
     uint32_t f0 = k->wg_frame[i], last = k->wg_frame[k->st.n_wg - 1];
     for (uint32_t f = f0 + 1; f <= last && f <= f0 + frames; f++) {
         int dk = data_kind(k, f, with_data);
-        int r1 = warm_frame(r, k, f, FR_REC), r2 = dk > 0 ? warm_frame(r, k, f, dk) : 0;
+        int r1 = ops_only(r, k, f, with_data) ? 0 : warm_frame(r, k, f, FR_REC);
+        int r2 = dk > 0 ? warm_frame(r, k, f, dk) : 0;
         if (r1 < 0 || r2 < 0) return -1;
         if (r1 || r2) return 1;
     }
@@ -1595,6 +1606,125 @@ int trc_reader_warm_after(trc_reader *r, uint32_t kernel_id, uint32_t i, uint32_
 /* ---- loading a workgroup ---------------------------------------------------- */
 
 int trc_fast_decode = 1;
+
+/* Workgroup i of k (in frame f) from its 2.5 store frame alone
+ * (TRC_WG_STORE_OPS): each wave's WaveData.store_ops with the frame's
+ * store values of those ops. The message is checked as a workgroup's
+ * record and data are (wave_size), and: one store_ops per wave holding
+ * exactly the ops whose store_len is not 0, none of them LDS, and nothing
+ * but memory ops. NULL with a message in err (recorded) when it is
+ * damaged. */
+static trc_wg *load_ops(trc_reader *r, const rkernel *k, uint32_t kernel_id, uint32_t i, uint32_t f, char *err,
+                        size_t errlen)
+{
+    char lerr[512], why[200];
+    lerr[0] = why[0] = 0;
+    fentry *fd = NULL;
+    Gtrace__WorkgroupData *wd = NULL;
+    int wd_fast = 0;
+    trc_wg *out = NULL;
+    Gtrace__WaveData *view = NULL;
+    uint32_t *lens = NULL;
+    uint32_t doff = k->sto_off[i], dlen = k->sto_len[i];
+    if (!(fd = get_frame(r, k, f, FR_STORE, lerr, sizeof lerr))) goto done;
+    if ((uint64_t)doff + dlen > fd->len) {
+        snprintf(why, sizeof why, "its slice %u+%u lies outside store frame %u (%zu bytes)", doff, dlen, f, fd->len);
+        goto bad;
+    }
+    if (trc_fast_decode && (wd = trc_fast_workgroup_data(fd->data + doff, dlen))) {
+        wd_fast = 1; /* its store values point into the frame: kept until done */
+    } else {
+        wd = (Gtrace__WorkgroupData *)protobuf_c_message_unpack(&gtrace__workgroup_data__descriptor, NULL, dlen,
+                                                                 fd->data + doff);
+        put_frame(r, fd);
+        fd = NULL;
+    }
+    if (!wd) {
+        snprintf(why, sizeof why, "its store frame's WorkgroupData message does not decode");
+        goto bad;
+    }
+    const uint32_t *grid = r->ev[k->st.launch_event].launch.grid;
+    if (wd->kernel_id != kernel_id || wd->n_wg_id != 3 || wd->n_waves == 0 || wd->n_waves > UINT32_MAX ||
+        wd->wg_id[0] >= grid[0] || wd->wg_id[1] >= grid[1] || wd->wg_id[2] >= grid[2]) {
+        snprintf(why, sizeof why, "store record header is inconsistent");
+        goto bad;
+    }
+    size_t nl = 0;
+    for (size_t j = 0; j < wd->n_waves; j++) nl += wd->waves[j]->n_store_len;
+    view = calloc(wd->n_waves, sizeof *view);
+    lens = malloc((nl ? nl : 1) * sizeof *lens);
+    if (!view || !lens) {
+        seterr(lerr, sizeof lerr, r->path, "out of memory decoding workgroup %u of kernel %u", i, kernel_id);
+        goto done;
+    }
+    uint64_t total = al8(sizeof(trc_wg)) + al8((uint64_t)wd->n_waves * sizeof(trc_wave));
+    for (size_t j = 0, o = 0; j < wd->n_waves; j++) {
+        const Gtrace__WaveData *d = wd->waves[j];
+        const Gtrace__Wave *w = d->store_ops;
+        if (d->wave_in_wg != j || !w || d->n_load_len || d->n_load_hash || d->load_data.len ||
+            d->load_data_shuf4.len) {
+            snprintf(why, sizeof why, "wave %zu: store record is no 2.5 store frame's (numbering, store ops or "
+                     "load fields)", j);
+            goto bad;
+        }
+        if (w->n_branch || w->branch_bits.len || w->n_indirect_target || w->n_exec_val || w->n_exec_at_delta ||
+            w->n_await_at_delta || w->n_await_len || w->n_await_pc || w->n_await_kind || w->n_segments) {
+            snprintf(why, sizeof why, "wave %zu: its store ops hold more than memory ops", j);
+            goto bad;
+        }
+        view[j] = *d;
+        view[j].store_len = lens + o;
+        view[j].n_store_len = 0;
+        for (size_t m = 0; m < d->n_store_len; m++)
+            if (d->store_len[m]) lens[o + view[j].n_store_len++] = d->store_len[m];
+        o += view[j].n_store_len;
+        if (view[j].n_store_len != w->n_mem_flags) {
+            snprintf(why, sizeof why, "wave %zu: %zu store ops for %zu stored values", j, w->n_mem_flags,
+                     view[j].n_store_len);
+            goto bad;
+        }
+        for (size_t m = 0; m < w->n_mem_flags; m++)
+            if (w->mem_flags[m] & TRC_MO_LDS) {
+                snprintf(why, sizeof why, "wave %zu store op %zu: an LDS op in the store frame", j, m);
+                goto bad;
+            }
+        int64_t s = wave_size(w, &view[j], (uint32_t)j, r->compact_strided, why, sizeof why);
+        if (s < 0) goto bad;
+        total += (uint64_t)s;
+    }
+    if (total > SIZE_MAX) {
+        snprintf(why, sizeof why, "workgroup too large for memory");
+        goto bad;
+    }
+    if (!(out = malloc((size_t)total))) {
+        seterr(lerr, sizeof lerr, r->path, "out of memory decoding workgroup %u of kernel %u", i, kernel_id);
+        goto done;
+    }
+    arena a = {(uint8_t *)out, 0, (size_t)total};
+    take(&a, sizeof(trc_wg));
+    out->kernel_id = kernel_id;
+    memcpy(out->wg_id, wd->wg_id, sizeof out->wg_id);
+    out->n_waves = (uint32_t)wd->n_waves;
+    out->ops_only = 1;
+    out->waves = take(&a, wd->n_waves * sizeof(trc_wave));
+    for (size_t j = 0; j < wd->n_waves; j++)
+        wave_fill(&out->waves[j], wd->waves[j]->store_ops, &view[j], r->compact_strided, 1, 0, NULL, NULL, &a);
+    goto done;
+
+bad:
+    seterr(lerr, sizeof lerr, r->path, "workgroup %u of kernel %u is corrupt: %s", i, kernel_id, why);
+done:
+    put_frame(r, fd);
+    free(view);
+    free(lens);
+    if (wd_fast) free(wd);
+    else if (wd) protobuf_c_message_free_unpacked(&wd->base, NULL);
+    if (!out) {
+        record_err(r, lerr);
+        if (err && errlen) snprintf(err, errlen, "%s", lerr);
+    }
+    return out;
+}
 
 trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int with_data,
                               char *err, size_t errlen)
@@ -1618,6 +1748,9 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
     }
     rkernel *k = &r->k[kernel_id];
     uint32_t f = k->wg_frame[i];
+    if (ops_only(r, k, f, with_data))
+        return load_ops(r, k, kernel_id, i, f, err, errlen);
+    with_data &= ~TRC_WG_STORE_OPS;
     if (!(fr = get_frame(r, k, f, FR_REC, lerr, sizeof lerr))) goto done;
     if ((uint64_t)k->rec_off[i] + k->rec_len[i] > fr->len) {
         snprintf(why, sizeof why, "its slice %u+%u lies outside record frame %u (%zu bytes)",
@@ -1740,6 +1873,7 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
     out->kernel_id = kernel_id;
     memcpy(out->wg_id, wg->wg_id, sizeof out->wg_id);
     out->n_waves = (uint32_t)wg->n_waves;
+    out->ops_only = 0;
     out->waves = take(&a, wg->n_waves * sizeof(trc_wave));
     for (size_t j = 0; j < wg->n_waves; j++) {
         int no_loads = with_data == TRC_WG_STORES_ONLY;

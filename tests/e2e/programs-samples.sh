@@ -93,7 +93,7 @@ if [ -x "$BUILD/programs/managed" ]; then
     nd=$(grep -c '^event [0-9]* alloc .* kind=device$' "$OUT/managed.dump")
     fmt=$("$TRACE" info "$tr" 2>/dev/null | sed -n "s/^format *//p")
     tlm=$(jq '[.traceEvents[] | select(.name == "alloc" and .args.kind == "managed")] | length' "$OUT/managed-tl.json" 2>/dev/null)
-    if [ "$nm" = 2 ] && [ "$nd" = 0 ] && [ "$fmt" = 2.4 ] && [ "${tlm:-0}" = 2 ]; then
+    if [ "$nm" = 2 ] && [ "$nd" = 0 ] && [ "$fmt" = 2.5 ] && [ "${tlm:-0}" = 2 ]; then
       ok "managed trace (format $fmt): 2 ALLOC events marked managed, no plain device ALLOC; the timeline shows 2 managed allocations"
     else bad "managed trace (format ${fmt:-?}): $nm managed and $nd device ALLOCs (want 2 and 0), timeline ${tlm:-?} managed allocations"; fi
     if "$TRACE" verify "$tr" >"$OUT/managed-verify.out" 2>&1 \

@@ -703,7 +703,7 @@ static void test_managed(void **state)
  * values (trc_wg_rec_lds_data(g, 0)) keeps the LDS ops' addresses and the
  * other ops' values, hashes no LDS load (with --load-values hash on), and the
  * header says so; a default header says 0 and hashes the LDS load. */
-/* Format 2.4 store frames: a kernel whose data values are mostly loads and
+/* Format 2.4 store frames (2.5: with their ops): a kernel whose data values are mostly loads and
  * LDS values (kernel 0) gets one beside each data frame; a kernel whose
  * values are half stores (kernel 1) gets none. TRC_WG_STORES_ONLY then
  * reads the store frame: every store and atomic outside the LDS has its
@@ -745,6 +745,9 @@ static void test_store_frames(void **state)
                     trc_rec_mem(g, v, TRC_MO_LOAD, 16, ~0ull, addr, big[1], NULL);
                     trc_rec_mem(g, v, TRC_MO_STORE, 4, 0xffffull << (4 * v), addr, NULL, vals + 128);
                     trc_rec_mem(g, v, TRC_MO_ATOMIC, 4, ~0ull, addr, ret, vals + 64);
+                    /* 2.5: a store of 8 lanes at scattered addresses (lane deltas) */
+                    for (int i = 0; i < 8; i++) addr[i] = 0x7f8000000000ull + 0x100ull * wg + 64u * (unsigned)(i * i);
+                    trc_rec_mem(g, v, TRC_MO_STORE, 4, 0xffull, addr, NULL, vals + 200);
                 } else {
                     /* a load and a store of 256 bytes: half stores */
                     for (int i = 0; i < 64; i++) addr[i] = 0x7e0000000000ull + 0x1000ull * wg + 4u * (unsigned)i;
@@ -763,14 +766,20 @@ static void test_store_frames(void **state)
 
     trc_reader *r = trc_reader_open(path, err, sizeof err);
     if (!r) fail_msg("%s", err);
-    assert_int_equal(trc_reader_header(r)->format_minor, 4);
+    assert_int_equal(trc_reader_header(r)->format_minor, 5);
     for (uint32_t k = 0; k < 2; k++) {
         trc_kernel_stats st;
         assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
         if (k == 0) {
             assert_true(st.n_frames >= 1);
             assert_int_equal(st.n_store_frames, st.n_frames);
-            assert_true(st.store_bytes > 0 && st.raw_store_bytes > 0 && st.raw_store_bytes * 8 < st.raw_data_bytes);
+            /* the writer's rule (TRC_STORE_FRAME_SHARE): at most an eighth of
+             * the data frames, compressed (raw, its values are; the 2.5 ops
+             * come on top) */
+            assert_true(st.store_bytes > 0 && st.raw_store_bytes > 0 && st.store_bytes * 8 <= st.data_bytes);
+            print_message("# kernel 0: store frames %llu bytes (%llu raw), data frames %llu (%llu raw)\n",
+                          (unsigned long long)st.store_bytes, (unsigned long long)st.raw_store_bytes,
+                          (unsigned long long)st.data_bytes, (unsigned long long)st.raw_data_bytes);
         } else {
             assert_int_equal(st.n_store_frames, 0);
             assert_int_equal(st.store_bytes, 0);
@@ -800,6 +809,45 @@ static void test_store_frames(void **state)
                     }
                 }
             }
+            /* 2.5: TRC_WG_STORE_OPS reads the store frame alone (kernel 0):
+             * per wave its instruction count and exactly its ops with
+             * values outside the LDS (the 16-lane store, the atomic, the
+             * scattered store), as the record gives them; without a store
+             * frame (kernel 1) the workgroup as TRC_WG_STORES_ONLY gives it */
+            trc_wg *c = trc_reader_load_wg_ex(r, k, i, TRC_WG_STORES_ONLY | TRC_WG_STORE_OPS | TRC_WG_NO_LDS_ADDR,
+                                              err, sizeof err);
+            if (!c) fail_msg("%s", err);
+            assert_int_equal(c->ops_only, k == 0);
+            assert_int_equal(a->n_waves, c->n_waves);
+            assert_memory_equal(a->wg_id, c->wg_id, sizeof a->wg_id);
+            for (uint32_t v = 0; v < a->n_waves; v++) {
+                const trc_wave *wa = &a->waves[v], *wc = &c->waves[v];
+                assert_int_equal(wa->n_instr, wc->n_instr);
+                uint32_t o = 0;
+                for (uint32_t m = 0; m < wa->n_mem; m++) {
+                    const trc_mem_op *x = &wa->mem[m];
+                    if (k == 0 && (!x->store_data || (x->flags & TRC_MO_LDS)))
+                        continue;
+                    assert_true(o < wc->n_mem);
+                    const trc_mem_op *y = &wc->mem[o++];
+                    assert_int_equal(x->flags, y->flags);
+                    assert_int_equal(x->exec, y->exec);
+                    assert_int_equal(x->bytes_per_lane, y->bytes_per_lane);
+                    uint32_t n = trc_popcount64(x->exec);
+                    if (!(x->flags & TRC_MO_LDS))
+                        for (uint32_t l = 0; l < n; l++) assert_int_equal(trc_mo_addr(x, l), trc_mo_addr(y, l));
+                    assert_null(y->load_data);
+                    if (x->store_data && !(x->flags & TRC_MO_LDS)) {
+                        assert_non_null(y->store_data);
+                        assert_memory_equal(x->store_data, y->store_data,
+                                            trc_mo_store_len(x->flags, n, x->bytes_per_lane));
+                    }
+                }
+                assert_int_equal(o, wc->n_mem);
+                if (k == 0)
+                    assert_int_equal(wc->n_mem, 3);
+            }
+            trc_wg_free(c);
             trc_wg_free(a);
             trc_wg_free(b);
         }

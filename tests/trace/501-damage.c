@@ -90,7 +90,11 @@ static int write_small(const char *p, int n_wg, char *err, size_t errlen)
             trc_rec_mem(g, v, TRC_MO_LOAD, 4, ~0ull, addr, ld, NULL);
             trc_rec_branch(g, v, 1);
             trc_rec_indirect(g, v, 0x1234);
-            trc_rec_mem(g, v, TRC_MO_STORE, 4, 0xff, addr, NULL, ld);
+            /* values that compress (a small share of the data): the
+             * kernel gets a store frame, with its ops (2.5) */
+            uint8_t st[32];
+            for (size_t k = 0; k < sizeof st; k++) st[k] = (uint8_t)(k & 3);
+            trc_rec_mem(g, v, TRC_MO_STORE, 4, 0xff, addr, NULL, st);
             trc_rec_wave_end(g, v, 10 + v);
         }
         if (trc_wg_commit(w, g) < 0) rc = -1;
@@ -193,6 +197,23 @@ static int read_everything(const char *p, char *err, size_t errlen, uint64_t *di
                     if (o->store_data) h = hmix(h, o->store_data, trc_mo_store_len(o->flags, n, o->bytes_per_lane));
                 }
             trc_wg_free(wg);
+            /* and without loads: the 2.5 store frame alone, its ops with their addresses */
+            if (!(wg = trc_reader_load_wg_ex(r, e->launch.kernel_id, j, TRC_WG_STORES_ONLY | TRC_WG_STORE_OPS, err,
+                                             errlen))) {
+                rc = -1;
+                break;
+            }
+            for (uint32_t v = 0; v < wg->n_waves; v++) {
+                HV(h, wg->waves[v].n_instr);
+                for (uint32_t m = 0; m < wg->waves[v].n_mem; m++) {
+                    const trc_mem_op *o = &wg->waves[v].mem[m];
+                    uint32_t n = (uint32_t)__builtin_popcountll(o->exec);
+                    HV(h, o->flags); HV(h, o->exec);
+                    if (o->addr && !(o->flags & TRC_MO_LDS)) h = hmix(h, o->addr, 8 * (size_t)n);
+                    if (o->store_data) h = hmix(h, o->store_data, trc_mo_store_len(o->flags, n, o->bytes_per_lane));
+                }
+            }
+            trc_wg_free(wg);
         }
     }
     trc_reader_close(r);
@@ -207,6 +228,13 @@ static void test_intact(void **state)
     assert_int_equal(write_small(path, 3, err, sizeof err), 0);
     uint64_t d;
     if (read_everything(path, err, sizeof err, &d) != 0) fail_msg("%s", err);
+    /* every chunk type: a store frame too */
+    trc_reader *r = trc_reader_open(path, err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    trc_kernel_stats st;
+    assert_int_equal(trc_reader_kernel_stats(r, 0, &st), 0);
+    assert_int_equal(st.n_store_frames, 1);
+    trc_reader_close(r);
 }
 
 static void test_truncation(void **state)

@@ -1,8 +1,9 @@
 /*
- * 504-golden - golden traces pin format 2.4 (docs/trace-format.md), and the
- * 1.0, 1.1, 1.2, 1.3, 1.4, 2.0, 2.1, 2.2 and 2.3 golden files stay readable.
+ * 504-golden - golden traces pin format 2.5 (docs/trace-format.md), and the
+ * 1.0, 1.1, 1.2, 1.3, 1.4, 2.0, 2.1, 2.2, 2.3 and 2.4 golden files stay
+ * readable.
  *
- * tests/trace/data/golden-2.4.gtrace was written by the checked-in
+ * tests/trace/data/golden-2.5.gtrace was written by the checked-in
  * generator tests/trace/data/gen.h (run `504-golden --generate
  * tests/trace/data` to rewrite it, then update the two constants below and
  * say why in the commit: a changed golden file is a format change).
@@ -21,7 +22,9 @@
  * stores are 29% of its data values, more than an eighth, so the 2.4 writer
  * adds none and the 2.4 file differs only in its version: its decoded
  * content is the same; store frames are pinned by
- * tests/trace/500-roundtrip.c test_store_frames):
+ * tests/trace/500-roundtrip.c test_store_frames), golden-2.4.gtrace the
+ * 2.4 writer's (before the store frames' ops; it has no store frame, so the
+ * 2.5 file differs only in its version):
  * they are never rewritten, and the reader must
  * decode them to the content they always had.
  *
@@ -51,9 +54,13 @@
 #include "tests/trace/data/gen.h"
 #include "traceformat/trc_writer_internal.h"
 
-#define GOLDEN_NAME "golden-2.4.gtrace"
-#define GOLDEN_FILE_FNV 0xb67e4adc54c57f8cull
+#define GOLDEN_NAME "golden-2.5.gtrace"
+#define GOLDEN_FILE_FNV 0x8c41f4c2e3df2f22ull
 #define GOLDEN_CONTENT  0x4653e006038825deull
+/* format 2.4, frozen since 2.5 (the store frames' ops): bytes and decoded content */
+#define GOLDEN24_NAME "golden-2.4.gtrace"
+#define GOLDEN24_FILE_FNV 0xb67e4adc54c57f8cull
+#define GOLDEN24_CONTENT  0x4653e006038825deull
 /* format 2.3, frozen since 2.4 (store frames): bytes and decoded content */
 #define GOLDEN23_NAME "golden-2.3.gtrace"
 #define GOLDEN23_FILE_FNV 0xc987fa934809cef4ull
@@ -361,7 +368,23 @@ static void test_golden_2_3(void **state)
     assert_true(GOLDEN23_CONTENT == GOLDEN_CONTENT);
 }
 
-/* The 2.4 file: kernel 2's plain loads (in wave segments) carry a hash of
+/* The frozen 2.4 file (before the store frames' ops): same bytes, same
+ * content (that of the 2.5 file), and no kernel has a store frame. */
+static void test_golden_2_4(void **state)
+{
+    (void)state;
+    trc_reader *r = open_frozen(GOLDEN24_NAME, GOLDEN24_FILE_FNV, GOLDEN24_CONTENT, 4);
+    assert_int_equal(trc_reader_header(r)->format_major, 2);
+    for (uint32_t k = 0; k < trc_reader_n_kernels(r); k++) {
+        trc_kernel_stats st;
+        assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
+        assert_int_equal(st.n_store_frames, 0);
+    }
+    trc_reader_close(r);
+    assert_true(GOLDEN24_CONTENT == GOLDEN_CONTENT);
+}
+
+/* The 2.5 file: kernel 2's plain loads (in wave segments) carry a hash of
  * their values and no values, the hash being that of what the generator
  * recorded (trc_load_hash); kernel 0's loads keep their values. */
 static void test_golden_hashed(void **state)
@@ -369,7 +392,7 @@ static void test_golden_hashed(void **state)
     (void)state;
     char err[512];
     trc_reader *r = open_golden();
-    assert_int_equal(trc_reader_header(r)->format_minor, 4);
+    assert_int_equal(trc_reader_header(r)->format_minor, 5);
     trc_wg *g = trc_reader_load_wg(r, 2, 0, err, sizeof err);
     if (!g) fail_msg("%s", err);
     uint32_t hashed = 0;
@@ -395,14 +418,14 @@ static void test_golden_hashed(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.4 file holds the generator's managed allocation: exactly one event,
+/* The 2.5 file holds the generator's managed allocation: exactly one event,
  * the third, an ALLOC of device memory at 0x40000 with managed == 1. */
 static void test_golden_managed(void **state)
 {
     (void)state;
     trc_reader *r = open_golden();
     assert_int_equal(trc_reader_header(r)->format_major, 2);
-    assert_int_equal(trc_reader_header(r)->format_minor, 4);
+    assert_int_equal(trc_reader_header(r)->format_minor, 5);
     size_t found = 0;
     for (size_t i = 0; i < trc_reader_n_events(r); i++) {
         const trc_event *e = trc_reader_event(r, i);
@@ -419,14 +442,14 @@ static void test_golden_managed(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.4 file holds kernel 2's long waves in segments (several per wave);
+/* The 2.5 file holds kernel 2's long waves in segments (several per wave);
  * the same generation without segments decodes to the same content. */
 static void test_golden_segments(void **state)
 {
     (void)state;
     trc_reader *r = open_golden();
     assert_int_equal(trc_reader_header(r)->format_major, 2);
-    assert_int_equal(trc_reader_header(r)->format_minor, 4);
+    assert_int_equal(trc_reader_header(r)->format_minor, 5);
     trc_kernel_stats st;
     assert_int_equal(trc_reader_kernel_stats(r, 0, &st), 0);
     assert_int_equal(st.n_segments, 0);
@@ -473,7 +496,7 @@ static void test_golden_host_gap(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.4 file holds the generator's stream wait (stream 4 waits for stream
+/* The 2.5 file holds the generator's stream wait (stream 4 waits for stream
  * 3's work before the SYNC just before it) and declares stream 5
  * non-blocking. */
 static void test_golden_stream_wait(void **state)
@@ -503,7 +526,7 @@ static void test_golden_stream_wait(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.4 file holds the generator's awaits (wave 1 of every workgroup). */
+/* The 2.5 file holds the generator's awaits (wave 1 of every workgroup). */
 static void test_golden_awaits(void **state)
 {
     (void)state;
@@ -661,6 +684,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_golden_2_1),
         cmocka_unit_test(test_golden_2_2),
         cmocka_unit_test(test_golden_2_3),
+        cmocka_unit_test(test_golden_2_4),
         cmocka_unit_test(test_golden_hashed),
         cmocka_unit_test(test_golden_managed),
         cmocka_unit_test(test_golden_segments),
