@@ -351,9 +351,10 @@ static void ff_decode(rp_sim *s, rp_kernel *k, uint32_t i, ff_wgd *d, uint32_t l
     d->oom = 0;
     d->err[0] = 0;
     /* without the load values (only stores and atomics act; from the 2.4
-     * store frame where there is one), unless a compare-and-swap needs what
-     * it returned (rp_cas_failed_in_recording); without the LDS ops'
-     * addresses (ff_collect leaves LDS ops out) */
+     * store frame where there is one; without loads, from that frame alone
+     * where it carries the stores' ops, 2.5: ff_reads), unless a
+     * compare-and-swap needs what it returned (rp_cas_failed_in_recording);
+     * without the LDS ops' addresses (ff_collect leaves LDS ops out) */
     d->g = trc_reader_load_wg_ex(s->rd, k->launch.kernel_id, i, ff_reads(loads) | TRC_WG_NO_LDS_ADDR, d->err,
                                  sizeof d->err);
     if (d->g && d->g->ops_only && wg_has_atomic(d->g)) {
