@@ -311,6 +311,34 @@ sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json") && grep -q "\[
   else bad "sample_deep --sample: ${err:-$res}"; fi
 fi
 
+echo "== sampled replay of launches fast-forwarded whole from 2.5 store frames (an atomic's workgroup from its records)"
+# sample_ff_atomic: two kernels in turn, 8 times; after the first launches both are
+# fast-forwarded whole without their loads, from their store frames' ops alone (trace
+# format 2.5), the atomicAdd's workgroups from their records: the final copies of the
+# sums and of the counter must check clean, the same for --threads 2
+if [ -x "$BUILD/programs/sample_ff_atomic" ]; then
+  tr=$OUT/sample_ff_atomic.gtrace
+  if err=$(sampled_pair sample_ff_atomic sfa) && "$TRACE" verify "$tr" >"$OUT/sfa-verify.out" 2>&1 &&
+     sto=$("$TRACE" info --json "$tr" | "$PY" -c 'import json,sys; j=json.load(sys.stdin); print(sum(k.get("store_frames", 0) for k in j["kernels"]))') &&
+     [ "$("$TRACE" info "$tr" | sed -n "s/^format *//p")" = 2.5 ] &&
+     timeout 300 "$REPLAY" --topo r9nano --sample --threads 2 --stats "$OUT/sfa-smp-t2.json" "$tr" >"$OUT/sfa-smp-t2.out" 2>/dev/null &&
+     cmp -s "$OUT/sfa-smp.json" "$OUT/sfa-smp-t2.json" &&
+     res=$("$PY" -c '
+import json, sys
+f, s = (json.load(open(p)) for p in sys.argv[1:3])
+c = s["check"]
+ok = c["load_mismatches"] == 0 and c["d2h_mismatches"] == 0 and c["d2h_checked"] > 0 and c.get("walk_errors", 0) == 0
+whole = [k for k in s["kernels"] if k.get("sampled", {}).get("detailed_workgroups", -1) == 0]
+dur = lambda k: k["end_ps"] - k["start_ps"]
+tf, ts = sum(map(dur, f["kernels"])), sum(map(dur, s["kernels"]))
+ok = ok and len(s["kernels"]) == 16 and len(whole) >= 10
+ok = ok and abs(ts - tf) <= sum(k["sampled"]["bound_ps"] for k in whole)
+print("%d of 16 launches fast-forwarded whole, kernel time %+.2f%% against the full replay, D2H checks clean" % (len(whole), 100.0 * (ts - tf) / tf))
+sys.exit(0 if ok else 1)' "$OUT/sfa-full.json" "$OUT/sfa-smp.json") && [ "${sto:-0}" -gt 0 ]; then
+    ok "sample_ff_atomic --sample: $res; $sto store frames, verify OK, --threads 2 the same JSON"
+  else bad "sample_ff_atomic --sample: ${err:-${res:-verify, store frames (${sto:-?}), format or --threads 2: $(why "$OUT/sfa-verify.out" "$OUT/sfa-smp-t2.out")}}"; fi
+else bad "sample_ff_atomic: $BUILD/programs/sample_ff_atomic missing (make BUILD=$BUILD programs)"; fi
+
 echo "== sampled replay with --threads: helpers decode and apply (by L2 bank) what is fast-forwarded, the result is the same"
 if [ -s "$OUT/sd-smp.json" ] && [ -s "$OUT/sample_deep.gtrace" ]; then
   for t in 2 3; do
