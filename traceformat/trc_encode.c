@@ -254,8 +254,9 @@ static uint64_t sto_bytes(const wave_rec *v)
  * with wave_in_wg, n_instr and the memory-op columns of the ops sto_op
  * keeps, in op order; addr_base_delta chained over them from 0; each op's
  * stride (strided, two lanes or more) or lane deltas (deltas: lanes - 1)
- * copied from the wave's streams (trc_rec.c's layout). Bound: 64 + 50 bytes
- * an op + 10 an address entry (enc_bound_sto). Returns the end. */
+ * copied from the wave's streams (trc_rec.c's layout). At most 80 bytes +
+ * 50 an op + 10 an address entry (reserved by trc_encode_piece). Returns
+ * the end. */
 static uint8_t *enc_store_ops(uint8_t *q, const wave_rec *v, uint32_t i)
 {
     uint8_t *hole, *hl;
