@@ -1889,9 +1889,9 @@ void rp_sample_kernel_end(rp_sim *s, rp_kernel *k)
     m->after_skips = skip_seen(s) > m->skipped_instr + m->wave_instr;
     if (m->wave_skips && !m->wave_bound_ps && m->wave_life_ps > 0 && k->end > k->start) {
         /* the wave level's bound: each skip's error (its time times its
-         * wave's spread), over the
-         * waves' mean concurrency (their lifetimes summed over the kernel's
-         * span): skips side by side overlap; but at least the largest of one
+         * wave's spread), over the waves' mean concurrency (their lifetimes
+         * summed over the kernel's span): skips side by side overlap; but at
+         * least the largest of one
          * wave's errors summed, as that wave may be the kernel's last (gd at
          * the 4x size: backward's last workgroup alone skipped, 11 skips of
          * 118 instructions, 6.7 us each, whose halves differed by 45%: a

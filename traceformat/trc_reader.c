@@ -1607,6 +1607,59 @@ int trc_reader_warm_after(trc_reader *r, uint32_t kernel_id, uint32_t i, uint32_
 
 int trc_fast_decode = 1;
 
+/* The WorkgroupData at [off, off + len) of frame *fd (checked to lie inside
+ * it; else NULL with why): through the fast decoder (*fast = 1: its data
+ * values point into the frame, which the caller keeps until done), else
+ * protobuf-c (*fast = 0: the frame is put back and *fd set to NULL). NULL
+ * with why when the slice or the message is bad. */
+static Gtrace__WorkgroupData *decode_wd(trc_reader *r, fentry **fd, uint32_t off, uint32_t len, const char *kind,
+                                        uint32_t f, int *fast, char *why, size_t whylen)
+{
+    Gtrace__WorkgroupData *wd;
+    *fast = 0;
+    if ((uint64_t)off + len > (*fd)->len) {
+        snprintf(why, whylen, "its slice %u+%u lies outside %s frame %u (%zu bytes)", off, len, kind, f, (*fd)->len);
+        return NULL;
+    }
+    if (trc_fast_decode && (wd = trc_fast_workgroup_data((*fd)->data + off, len))) {
+        *fast = 1;
+        return wd;
+    }
+    wd = (Gtrace__WorkgroupData *)protobuf_c_message_unpack(&gtrace__workgroup_data__descriptor, NULL, len,
+                                                             (*fd)->data + off);
+    put_frame(r, *fd);
+    *fd = NULL;
+    if (!wd)
+        snprintf(why, whylen, "its %s frame's WorkgroupData message does not decode", kind);
+    return wd;
+}
+
+/* A loaded workgroup of n_waves waves in one allocation of total bytes
+ * (header and wave array taken from *a, the rest for wave_fill). NULL
+ * with why (too large) or lerr (out of memory). */
+static trc_wg *wg_new(const trc_reader *r, uint64_t total, uint32_t kernel_id, uint32_t i, const uint32_t *wg_id,
+                      size_t n_waves, uint32_t ops_only, arena *a, char *why, size_t whylen, char *lerr,
+                      size_t lerrlen)
+{
+    if (total > SIZE_MAX) {
+        snprintf(why, whylen, "workgroup too large for memory");
+        return NULL;
+    }
+    trc_wg *out = malloc((size_t)total);
+    if (!out) {
+        seterr(lerr, lerrlen, r->path, "out of memory decoding workgroup %u of kernel %u", i, kernel_id);
+        return NULL;
+    }
+    *a = (arena){(uint8_t *)out, 0, (size_t)total};
+    take(a, sizeof(trc_wg));
+    out->kernel_id = kernel_id;
+    memcpy(out->wg_id, wg_id, sizeof out->wg_id);
+    out->n_waves = (uint32_t)n_waves;
+    out->ops_only = ops_only;
+    out->waves = take(a, n_waves * sizeof(trc_wave));
+    return out;
+}
+
 /* Workgroup i of k (in frame f) from its 2.5 store frame alone
  * (TRC_WG_STORE_OPS): each wave's WaveData.store_ops with the frame's
  * store values of those ops. The message is checked as a workgroup's
@@ -1627,22 +1680,7 @@ static trc_wg *load_ops(trc_reader *r, const rkernel *k, uint32_t kernel_id, uin
     uint32_t *lens = NULL;
     uint32_t doff = k->sto_off[i], dlen = k->sto_len[i];
     if (!(fd = get_frame(r, k, f, FR_STORE, lerr, sizeof lerr))) goto done;
-    if ((uint64_t)doff + dlen > fd->len) {
-        snprintf(why, sizeof why, "its slice %u+%u lies outside store frame %u (%zu bytes)", doff, dlen, f, fd->len);
-        goto bad;
-    }
-    if (trc_fast_decode && (wd = trc_fast_workgroup_data(fd->data + doff, dlen))) {
-        wd_fast = 1; /* its store values point into the frame: kept until done */
-    } else {
-        wd = (Gtrace__WorkgroupData *)protobuf_c_message_unpack(&gtrace__workgroup_data__descriptor, NULL, dlen,
-                                                                 fd->data + doff);
-        put_frame(r, fd);
-        fd = NULL;
-    }
-    if (!wd) {
-        snprintf(why, sizeof why, "its store frame's WorkgroupData message does not decode");
-        goto bad;
-    }
+    if (!(wd = decode_wd(r, &fd, doff, dlen, "store", f, &wd_fast, why, sizeof why))) goto bad;
     const uint32_t *grid = r->ev[k->st.launch_event].launch.grid;
     if (wd->kernel_id != kernel_id || wd->n_wg_id != 3 || wd->n_waves == 0 || wd->n_waves > UINT32_MAX ||
         wd->wg_id[0] >= grid[0] || wd->wg_id[1] >= grid[1] || wd->wg_id[2] >= grid[2]) {
@@ -1692,21 +1730,11 @@ static trc_wg *load_ops(trc_reader *r, const rkernel *k, uint32_t kernel_id, uin
         if (s < 0) goto bad;
         total += (uint64_t)s;
     }
-    if (total > SIZE_MAX) {
-        snprintf(why, sizeof why, "workgroup too large for memory");
+    arena a;
+    if (!(out = wg_new(r, total, kernel_id, i, wd->wg_id, wd->n_waves, 1, &a, why, sizeof why, lerr, sizeof lerr))) {
+        if (lerr[0]) goto done;
         goto bad;
     }
-    if (!(out = malloc((size_t)total))) {
-        seterr(lerr, sizeof lerr, r->path, "out of memory decoding workgroup %u of kernel %u", i, kernel_id);
-        goto done;
-    }
-    arena a = {(uint8_t *)out, 0, (size_t)total};
-    take(&a, sizeof(trc_wg));
-    out->kernel_id = kernel_id;
-    memcpy(out->wg_id, wd->wg_id, sizeof out->wg_id);
-    out->n_waves = (uint32_t)wd->n_waves;
-    out->ops_only = 1;
-    out->waves = take(&a, wd->n_waves * sizeof(trc_wave));
     for (size_t j = 0; j < wd->n_waves; j++)
         wave_fill(&out->waves[j], wd->waves[j]->store_ops, &view[j], r->compact_strided, 1, 0, NULL, NULL, &a);
     goto done;
@@ -1794,24 +1822,7 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
         }
         uint32_t doff = sto ? k->sto_off[i] : k->data_off[i], dlen = sto ? k->sto_len[i] : k->data_len[i];
         if (!(fd = get_frame(r, k, f, dk, lerr, sizeof lerr))) goto done;
-        if ((uint64_t)doff + dlen > fd->len) {
-            snprintf(why, sizeof why, "its slice %u+%u lies outside %s frame %u (%zu bytes)", doff, dlen,
-                     sto ? "store" : "data", f, fd->len);
-            goto bad;
-        }
-        /* the fast decoder's data values point into the frame: kept until done */
-        if (trc_fast_decode && (wd = trc_fast_workgroup_data(fd->data + doff, dlen))) {
-            wd_fast = 1;
-        } else {
-            wd = (Gtrace__WorkgroupData *)protobuf_c_message_unpack(&gtrace__workgroup_data__descriptor, NULL,
-                                                                     dlen, fd->data + doff);
-            put_frame(r, fd);
-            fd = NULL;
-        }
-        if (!wd) {
-            snprintf(why, sizeof why, "its WorkgroupData message does not decode");
-            goto bad;
-        }
+        if (!(wd = decode_wd(r, &fd, doff, dlen, sto ? "store" : "data", f, &wd_fast, why, sizeof why))) goto bad;
     }
     const uint32_t *grid = r->ev[k->st.launch_event].launch.grid;
     if (wg->kernel_id != kernel_id || wg->n_wg_id != 3 || wg->wave_count != wg->n_waves ||
@@ -1859,22 +1870,11 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
         if (s < 0) goto bad;
         total += (uint64_t)s;
     }
-    if (total > SIZE_MAX) {
-        snprintf(why, sizeof why, "workgroup too large for memory");
+    arena a;
+    if (!(out = wg_new(r, total, kernel_id, i, wg->wg_id, wg->n_waves, 0, &a, why, sizeof why, lerr, sizeof lerr))) {
+        if (lerr[0]) goto done;
         goto bad;
     }
-    out = malloc((size_t)total);
-    if (!out) {
-        seterr(lerr, sizeof lerr, r->path, "out of memory decoding workgroup %u of kernel %u", i, kernel_id);
-        goto done;
-    }
-    arena a = {(uint8_t *)out, 0, (size_t)total};
-    take(&a, sizeof(trc_wg));
-    out->kernel_id = kernel_id;
-    memcpy(out->wg_id, wg->wg_id, sizeof out->wg_id);
-    out->n_waves = (uint32_t)wg->n_waves;
-    out->ops_only = 0;
-    out->waves = take(&a, wg->n_waves * sizeof(trc_wave));
     for (size_t j = 0; j < wg->n_waves; j++) {
         int no_loads = with_data == TRC_WG_STORES_ONLY;
         const uint8_t *dq = NULL, *dend = NULL;

@@ -352,36 +352,35 @@ static void test_golden_2_2(void **state)
     assert_true(GOLDEN22_CONTENT == GOLDEN_CONTENT);
 }
 
+/* A frozen 2.x file of minor `minor` whose content is the current file's
+ * and in which no kernel has a store frame (the generator's stores are
+ * more than an eighth of its values). */
+static void frozen_without_store_frames(const char *name, uint64_t file_fnv, uint64_t content, uint32_t minor)
+{
+    trc_reader *r = open_frozen(name, file_fnv, content, minor);
+    assert_int_equal(trc_reader_header(r)->format_major, 2);
+    for (uint32_t k = 0; k < trc_reader_n_kernels(r); k++) {
+        trc_kernel_stats st;
+        assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
+        assert_int_equal(st.n_store_frames, 0);
+    }
+    trc_reader_close(r);
+    assert_true(content == GOLDEN_CONTENT);
+}
+
 /* The frozen 2.3 file (before store frames): same bytes, same content (that
- * of the 2.4 file), and no kernel has a store frame. */
+ * of the 2.4 and 2.5 files), and no kernel has a store frame. */
 static void test_golden_2_3(void **state)
 {
     (void)state;
-    trc_reader *r = open_frozen(GOLDEN23_NAME, GOLDEN23_FILE_FNV, GOLDEN23_CONTENT, 3);
-    assert_int_equal(trc_reader_header(r)->format_major, 2);
-    for (uint32_t k = 0; k < trc_reader_n_kernels(r); k++) {
-        trc_kernel_stats st;
-        assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
-        assert_int_equal(st.n_store_frames, 0);
-    }
-    trc_reader_close(r);
-    assert_true(GOLDEN23_CONTENT == GOLDEN_CONTENT);
+    frozen_without_store_frames(GOLDEN23_NAME, GOLDEN23_FILE_FNV, GOLDEN23_CONTENT, 3);
 }
 
-/* The frozen 2.4 file (before the store frames' ops): same bytes, same
- * content (that of the 2.5 file), and no kernel has a store frame. */
+/* The frozen 2.4 file (before the store frames' ops): the same. */
 static void test_golden_2_4(void **state)
 {
     (void)state;
-    trc_reader *r = open_frozen(GOLDEN24_NAME, GOLDEN24_FILE_FNV, GOLDEN24_CONTENT, 4);
-    assert_int_equal(trc_reader_header(r)->format_major, 2);
-    for (uint32_t k = 0; k < trc_reader_n_kernels(r); k++) {
-        trc_kernel_stats st;
-        assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
-        assert_int_equal(st.n_store_frames, 0);
-    }
-    trc_reader_close(r);
-    assert_true(GOLDEN24_CONTENT == GOLDEN_CONTENT);
+    frozen_without_store_frames(GOLDEN24_NAME, GOLDEN24_FILE_FNV, GOLDEN24_CONTENT, 4);
 }
 
 /* The 2.5 file: kernel 2's plain loads (in wave segments) carry a hash of
