@@ -723,6 +723,7 @@ gcn_program *gcn_program_decode(const gcn_target *t, const uint8_t *text, size_t
         if (off / 4 < len / 4 && !(off & 3) && p->index_of[off / 4] != UINT32_MAX)
             p->insn[p->index_of[off / 4]].flags |= GCN_IF_LOOP_HEAD;
     }
+    gcn_program_mark_poll_exits(p); /* GCN_IF_POLL_EXIT: the loops that can wait */
     return p;
 }
 

@@ -63,6 +63,10 @@ enum {
     GCN_IF_MEM_FENCE   = 1u << 18, /* buffer_wbinvl1(_vol): L1 invalidate */
     GCN_IF_LOOP_HEAD   = 1u << 19, /* target of a backward branch of the program (set by
                                     * gcn_program_decode, not by the instruction table) */
+    GCN_IF_POLL_EXIT   = 1u << 20, /* conditional back-edge whose condition may depend on what
+                                    * a poll-capable load (glc, atomic with return, LDS) of its
+                                    * loop returned: a loop that can wait (gcn_poll.c; set by
+                                    * gcn_program_decode) */
 };
 
 

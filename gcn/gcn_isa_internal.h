@@ -28,4 +28,9 @@
 #define GCN_ARG1(a, b, c) b
 #define GCN_ARG2(a, b, c) c
 
+/* Sets GCN_IF_POLL_EXIT on p's conditional back-edges whose condition may
+ * depend on a value a poll-capable load of their loop returned (gcn_poll.c).
+ * Called by gcn_program_decode once the loop heads are marked. */
+void gcn_program_mark_poll_exits(gcn_program *p);
+
 #endif

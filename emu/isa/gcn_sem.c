@@ -2911,7 +2911,10 @@ static __attribute__((noinline)) void guard_step(gcn_wave *w, const gcn_insn *in
 /* ... and left the loop at its not-taken back-edge in */
 static __attribute__((noinline)) void loop_exit(gcn_wave *w, const gcn_insn *in)
 {
-    if (in->target == w->rt_head && w->rec.ops->retry_commit)
+    /* only a loop whose exit may depend on what it polled can be a wait
+     * (GCN_IF_POLL_EXIT, gcn/gcn_poll.c): a loop that ran once over a count
+     * is not offered */
+    if (in->target == w->rt_head && (in->flags & GCN_IF_POLL_EXIT) && w->rec.ops->retry_commit)
         w->rec.ops->retry_commit(w->rec.ctx, w->wave_in_wg, w->n_instr, in->target);
     w->rt_head = 0;
 }
