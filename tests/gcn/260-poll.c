@@ -56,14 +56,16 @@ static int poll_exit_of(const uint32_t *pre, size_t npre, const uint32_t *body, 
 {
     uint32_t code[128];
     size_t n = 0;
-    memcpy(code, pre, npre * 4);
+    if (npre)
+        memcpy(code, pre, npre * 4);
     n += npre;
     memcpy(code + n, body, nbody * 4);
     n += nbody;
     code[n] = br | (uint16_t)(-(int)(nbody + 1)); /* simm16: words from the next instruction */
     size_t bi = n++;
     code[n++] = ENDPGM;
-    memcpy(code + n, post, npost * 4);
+    if (npost)
+        memcpy(code + n, post, npost * 4);
     n += npost;
     gcn_program *p = gcn_program_decode(NULL, (const uint8_t *)code, n * 4, VADDR);
     assert_non_null(p);
