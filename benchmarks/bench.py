@@ -1089,7 +1089,7 @@ def result_stem(a):
 # of its stats file's sampled.in_full: sample.c, rp_why_full_label): the label
 # in the table
 WHY_FULL = {"polls": "polls", "grid barrier": "grid barrier", "compare-and-swaps": "CAS",
-            "too few rounds": "few rounds", "rate not stable": "rate unstable"}
+            "too few rounds": "few rounds", "rate not stable": "rate unstable", "bound too wide": "bound wide"}
 
 
 def compare_sampled(full_path, smp_path):

@@ -79,7 +79,7 @@ typedef struct rp_config {
     char dispatch_policy[64];  /* fifo | interleave */
     uint32_t sample_enable, sample_tolerance, sample_window, sample_warmup, sample_stable, sample_kernels,
         sample_period, sample_period_growth, sample_alike_groups, sample_kernels_stream, sample_tail,
-        sample_alike_vectors; /* sample.c */
+        sample_alike_vectors, sample_max_bound; /* sample.c */
     uint32_t sample_waves, sample_wave_warmup, sample_wave_measure, sample_wave_tail, sample_wave_min; /* sample.c */
     rp_lat dram_tCL, dram_tCWL, dram_tRCD, dram_tRP, dram_tRAS, dram_tCCD, dram_tRRD, dram_tFAW;
     rp_lat dram_tWR, dram_tRTP, dram_tREFI, dram_tRFC;

@@ -180,6 +180,10 @@ typedef struct rp_ksample {
     uint64_t wave_crossed;    /* measurements that crossed a barrier or an LDS access (taken again) */
     uint64_t wave_short;      /* stretches not skipped: shorter than the measurement */
     uint64_t wave_ramp;       /* waves that did not skip: their CU was emptying (sample.c ramping_down) */
+    uint64_t wide;            /* skips not taken: their bound exceeded sample.max_bound (kernel and
+                               * workgroup levels) */
+    double rel_acc;           /* workgroup level: the stretches' bounds so far, as a share of the kernel */
+    double wide_rel;          /* the narrowest of those bounds, relative (0: none) */
     double group_dev;         /* kernel level: the spread of the launches alike before it, when they
                                * were enough to decide but disagreed (else 0) */
     uint32_t alike_n;         /* kernel level, whole: the launches alike that decided */
@@ -633,12 +637,13 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k);
 void rp_sample_kernel_end(rp_sim *s, rp_kernel *k);
 /* Why a sampled replay replayed k in full (no level skipped any of its
  * work): the reason's code (RP_WHY_*: its waves polled, a grid barrier,
- * compare-and-swaps, too few rounds for the workgroup level, or a rate that
- * never held still within sample.tolerance), and, when buf is non-NULL and
+ * compare-and-swaps, too few rounds for the workgroup level, a rate that
+ * never held still within sample.tolerance, or skips refused because their
+ * bound was wider than sample.max_bound), and, when buf is non-NULL and
  * n > 0, one phrase saying so in buf (the closest the rate came, what kept
  * the wave level off; cut to n bytes). -1 (buf untouched) when k was
  * sampled, ran no work, did not finish, or sampling is off. */
-enum { RP_WHY_POLLS, RP_WHY_GWS, RP_WHY_CAS, RP_WHY_ROUNDS, RP_WHY_RATE, RP_WHY_N };
+enum { RP_WHY_POLLS, RP_WHY_GWS, RP_WHY_CAS, RP_WHY_ROUNDS, RP_WHY_RATE, RP_WHY_WIDE, RP_WHY_N };
 int rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n);
 /* FNV-1a of a launch's kernarg segment: sampled replay groups launches by it
  * (rp_kernel.kernarg_hash; sample.c looks at launches not yet enqueued). */

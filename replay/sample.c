@@ -50,7 +50,10 @@
  * Not sampled (replayed in full): kernels whose waves polled (awaits: the
  * time depends on other workgroups), cooperative kernels (grid barrier),
  * kernels with global compare-and-swaps (their recorded order, cache.c),
- * kernels that never reach a stable rate with enough rounds left. The
+ * kernels that never reach a stable rate with enough rounds left. No skip is
+ * taken whose bound would widen its kernel's past sample.max_bound of its
+ * time (too_wide, the kernel and workgroup levels): that work runs in
+ * detail. The wave level is not limited (see too_wide). The
  * skipped workgroups' loads are not checked. Sampled replay runs on one
  * thread; with --threads T, T - 1 helpers decode the workgroups a
  * fast-forward skips and apply them with the replay's thread, each thread
@@ -877,6 +880,25 @@ static int64_t skip_walk(rp_sim *s, rp_wave *w, gcn_walk *wk, uint64_t tail, ff_
     return (int64_t)(wk->dyn - d0);
 }
 
+/* Is a skip that would give its kernel a bound of rel (relative to the
+ * kernel's time) too wide for sample.max_bound? Counts it in m when it is.
+ * The kernel level (a launch fast-forwarded whole) and the workgroup level
+ * (a stretch) ask before they skip. The wave level does not: its waves skip
+ * one by one, and refusing the wide ones leaves the others skipping in a
+ * machine whose memory traffic the refused ones no longer share
+ * (sample_waves: 704 of its 1,024 waves refused at 20% moved its kernel
+ * from -1.4% to -12.6%, outside the narrower bound); its bound is printed as
+ * measured. */
+static bool too_wide(const rp_config *c, rp_ksample *m, double rel)
+{
+    if (!c->sample_max_bound || rel * 100.0 <= c->sample_max_bound)
+        return false;
+    m->wide++;
+    if (!m->wide_rel || rel < m->wide_rel)
+        m->wide_rel = rel;
+    return true;
+}
+
 /* Skip w ahead if the stretch it may skip is worth predicting: at least as
  * long as its measurement (a shorter one, between LDS accesses or barriers,
  * would be predicted from a rate that averages over what it leaves out).
@@ -1294,6 +1316,11 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     double g_rate[32], mean = 0, dev = 1, drift = 0, moved = 0;
     uint32_t f = m->merge ? m->merge : 1;
     bool found = false;
+    /* what the search below changes, put back when the stretch it finds is
+     * refused for its bound (sample.max_bound) */
+    const uint64_t period_was = m->period_rounds;
+    const double last_dev_was = m->last_dev;
+    const bool by_group_was = m->by_group;
     /* After a stretch: a check. The rate of one group of f windows (the f
      * that decided before) within the tolerance of the rate that predicted
      * the stretch confirms it: the next stretch is sample.period_growth times
@@ -1386,29 +1413,6 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     }
     if (!found)
         return 0;
-    m->merge = f;
-    /* fast-forward the next stretch of workgroups not yet handed out (all of
-     * them for sample.period = 0, or when what would be left could not be
-     * measured again), then measure again */
-    uint32_t left = k->n_wg - k->next_wg, chunk = left;
-    uint64_t per = m->period_rounds * f * m->peak; /* a stretch as long, against its measurement, for any f */
-    uint64_t tail = tail_wgs(c, k);
-    if (per && per < left && left - per >= ((uint64_t)c->sample_warmup + f + 2) * m->peak)
-        chunk = (uint32_t)per;
-    else if (tail && left > tail)
-        chunk = left - (uint32_t)tail;
-    if (!m->switched) {
-        m->t_switch = now;
-        m->first_mean = mean;
-        m->first_merge = f;
-    }
-    m->switched = true;
-    m->stretches++;
-    m->rate_mean = mean;
-    if (dev > m->rate_dev)
-        m->rate_dev = dev;
-    m->skipped_wgs += chunk;
-    m->detailed_wgs = k->n_wg - m->skipped_wgs;
     /* the bound: the spread of the deciding windows (at least half the
      * tolerance), plus their drift from the first to the last (a check: its
      * distance from the rate it checked), plus the distance of their rate
@@ -1425,6 +1429,42 @@ int rp_sample_wg_done(rp_sim *s, rp_kernel *k, rp_time now)
     double swing = windows_swing(m, m->n_rate - (uint32_t)usable, (uint32_t)usable, mean) / f;
     double rel = (dev > c->sample_tolerance / 200.0 ? dev : c->sample_tolerance / 200.0) + drift +
                  (cum > mean ? cum - mean : mean - cum) / mean + moved + swing;
+    /* fast-forward the next stretch of workgroups not yet handed out (all of
+     * them for sample.period = 0, or when what would be left could not be
+     * measured again), then measure again */
+    uint32_t left = k->n_wg - k->next_wg, chunk = left;
+    uint64_t per = m->period_rounds * f * m->peak; /* a stretch as long, against its measurement, for any f */
+    uint64_t tail = tail_wgs(c, k);
+    if (per && per < left && left - per >= ((uint64_t)c->sample_warmup + f + 2) * m->peak)
+        chunk = (uint32_t)per;
+    else if (tail && left > tail)
+        chunk = left - (uint32_t)tail;
+    /* sample.max_bound: the kernel's bound, as a share of its time, is the
+     * stretches' rel times their share of it, taken as their share of its
+     * workgroups (an estimate: workgroups alike) */
+    double share = (double)chunk / (double)k->n_wg;
+    if (too_wide(c, m, m->rel_acc + rel * share)) {
+        /* the kernel's bound would be wider than sample.max_bound: no skip;
+         * the next window decides again */
+        m->period_rounds = period_was;
+        m->last_dev = last_dev_was;
+        m->by_group = by_group_was;
+        return 0;
+    }
+    m->rel_acc += rel * share;
+    m->merge = f;
+    if (!m->switched) {
+        m->t_switch = now;
+        m->first_mean = mean;
+        m->first_merge = f;
+    }
+    m->switched = true;
+    m->stretches++;
+    m->rate_mean = mean;
+    if (dev > m->rate_dev)
+        m->rate_dev = dev;
+    m->skipped_wgs += chunk;
+    m->detailed_wgs = k->n_wg - m->skipped_wgs;
     if (k->next_wg + chunk == k->n_wg || k->next_wg + chunk + tail == k->n_wg) {
         /* the last stretch: applied once the workgroups in flight are done
          * (rp_sample_hold), so that what they leave in the caches comes
@@ -1834,18 +1874,6 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
         }
         g->ff_run++;
     }
-    rp_ksample *m = &k->smp;
-    m->switched = m->whole = true;
-    m->t_switch = k->start;
-    m->rate_mean = 1.0 / mean;
-    m->rate_dev = dev;
-    m->detailed_wgs = 0;
-    m->skipped_wgs = k->n_wg;
-    uint64_t instr = 0;
-    if (ff_range(s, k, 0, k->n_wg, ff_loads_matter(s, k), &instr))
-        return -1;
-    m->skipped_instr = instr;
-    m->skip_ps = (rp_time)((double)instr * mean);
     /* the group's spread, at least the tolerance: a group decides when its
      * launches are within the tolerance of their mean (group_decided), and
      * this launch is taken to be as they are; the spread of the two or so
@@ -1861,7 +1889,6 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
      * 68 outside, three times 5; 2026-12-03, an estimate) */
     if (g->loose)
         rel *= 3;
-    m->by_vectors = g->loose;
     for (uint32_t i = 0; i < g->n_detailed; i++)
         if (g->rel_bound[i] > mb)
             mb = g->rel_bound[i];
@@ -1869,11 +1896,32 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
     /* decided by its first launch alone, which streamed (group_end; the
      * stream rule, or sample.kernels = 1): plus what the L2's state at a
      * launch's start may change */
-    m->alike_n = g->n_detailed;
-    if (!g->loose && (g->need == 1 || (c->sample_kernels == 1 && g->start_rel > 0))) {
-        m->start_rel = g->start_rel;
+    bool streamed = !g->loose && (g->need == 1 || (c->sample_kernels == 1 && g->start_rel > 0));
+    if (streamed)
         rel += g->start_rel;
+    if (too_wide(c, &k->smp, rel)) {
+        /* its bound would be wider than sample.max_bound: replayed in detail
+         * (it joins its group at its end, as a launch that ran in full) */
+        if (g->loose)
+            g->ff_run--;
+        return 0;
     }
+    rp_ksample *m = &k->smp;
+    m->switched = m->whole = true;
+    m->t_switch = k->start;
+    m->rate_mean = 1.0 / mean;
+    m->rate_dev = dev;
+    m->detailed_wgs = 0;
+    m->skipped_wgs = k->n_wg;
+    uint64_t instr = 0;
+    if (ff_range(s, k, 0, k->n_wg, ff_loads_matter(s, k), &instr))
+        return -1;
+    m->skipped_instr = instr;
+    m->skip_ps = (rp_time)((double)instr * mean);
+    m->by_vectors = g->loose;
+    m->alike_n = g->n_detailed;
+    if (streamed)
+        m->start_rel = g->start_rel;
     m->bound_ps = (rp_time)((double)m->skip_ps * rel);
     k->next_wg = k->wgs_done = k->n_wg;
     return 0;
@@ -2018,6 +2066,7 @@ int rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n)
     int why = __atomic_load_n(&k->spin_iterations, __ATOMIC_RELAXED) ? RP_WHY_POLLS
               : k->gws_cap                                          ? RP_WHY_GWS
               : __atomic_load_n(&k->cas_seen, __ATOMIC_RELAXED)      ? RP_WHY_CAS
+              : m->wide          ? RP_WHY_WIDE
               : !m->tests        ? RP_WHY_ROUNDS
                                  : RP_WHY_RATE;
     if (!buf || !n)
@@ -2029,6 +2078,11 @@ int rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n)
         w = snprintf(buf, n, "a grid barrier (cooperative launch)");
     else if (why == RP_WHY_CAS)
         w = snprintf(buf, n, "global compare-and-swaps (replayed in their recorded order)");
+    else if (why == RP_WHY_WIDE)
+        w = snprintf(buf, n,
+                     "bound too wide: %llu skip(s) refused, the narrowest with a bound of %.1f%% of its time, over "
+                     "sample.max_bound %u%%",
+                     (unsigned long long)m->wide, 100.0 * m->wide_rel, c->sample_max_bound);
     else if (why == RP_WHY_ROUNDS && m->peak)
         w = snprintf(buf, n,
                      "%u workgroups, at most %u in flight (%u rounds): too few for the workgroup level (a test "
@@ -2082,7 +2136,7 @@ int rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n)
 }
 
 const char *const rp_why_full_label[RP_WHY_N] = {"polls", "grid barrier", "compare-and-swaps", "too few rounds",
-                                                 "rate not stable"};
+                                                 "rate not stable", "bound too wide"};
 
 void rp_sample_summary(const rp_sim *s, rp_sample_sum *o)
 {

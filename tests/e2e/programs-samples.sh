@@ -390,6 +390,32 @@ sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-smp.json" "$OUT/sd-k1.jso
   else bad "sample_deep --sample --set sample.kernels=1: ${res:-$(why "$OUT/sd-k1.out")}"; fi
 fi
 
+echo "== sampled replay with sample.max_bound: no skip that would widen its kernel's bound past it (the rest in detail)"
+if [ -s "$OUT/sd-full.json" ]; then
+  if timeout 300 "$REPLAY" --topo r9nano --sample --set sample.kernels=1 --set sample.max_bound=3 --stats "$OUT/sd-mb.json" \
+       "$OUT/sample_deep.gtrace" >"$OUT/sd-mb.out" 2>&1 && res=$("$PY" -c '
+import json, sys
+f, s = (json.load(open(p)) for p in sys.argv[1:3])
+dur = lambda k: k["end_ps"] - k["start_ps"]
+ks = s["kernels"]
+ok = len(ks) == 4 and s["check"]["load_mismatches"] == 0 and s["check"]["d2h_mismatches"] == 0
+ok = ok and s["config"]["sample.max_bound"] == "3"
+sm = [k for k in ks if "sampled" in k]
+wide = [k for k in ks if k.get("replayed_in_full", "").startswith("bound too wide")]
+# with sample.kernels=1 launches 2-4 were fast-forwarded whole with a bound of 11.4% (the
+# tolerance, the first launch bound, the L2 start state): refused now; every sampled
+# kernel bound within 3% of its time (stretches counted by their share of the workgroups:
+# an estimate, hence the 10% slack), and within it (plus 1%) of the full replay
+ok = ok and sm and wide and all(k["sampled"]["detailed_workgroups"] > 0 for k in sm)
+ok = ok and all(k["sampled"]["bound_ps"] <= 0.033 * dur(k) for k in sm)
+ok = ok and all(abs(dur(k) - dur(kf)) <= k["sampled"]["bound_ps"] + 0.01 * dur(kf) for k, kf in zip(ks, f["kernels"]) if "sampled" in k)
+ok = ok and s["sampled"]["in_full"].get("bound too wide") == len(wide)
+worst = max(k["sampled"]["bound_ps"] / dur(k) for k in sm)
+print("%d kernels sampled (widest bound %.2f%% of its time), %d replayed in full as too wide (%s)" % (len(sm), 100 * worst, len(wide), wide[0]["replayed_in_full"][:70]))
+sys.exit(0 if ok else 1)' "$OUT/sd-full.json" "$OUT/sd-mb.json") && grep -q 'in full: bound too wide' "$OUT/sd-mb.out"; then
+    ok "sample_deep --set sample.max_bound=3: $res"
+  else bad "sample_deep --set sample.max_bound=3: ${res:-$(why "$OUT/sd-mb.out")}"; fi
+fi
 echo "== sampled replay, kernel level: a loop over data the L2 holds (its first launch reads DRAM) is not predicted from its first launch"
 if [ -x "$BUILD/programs/sample_warm" ]; then
   if err=$(sampled_pair sample_warm sw) &&
