@@ -1872,7 +1872,6 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
             g->check_every = g->check_every * 2 < LOOSE_CHECK_MAX ? g->check_every * 2 : LOOSE_CHECK_MAX;
             return 0;
         }
-        g->ff_run++;
     }
     /* the group's spread, at least the tolerance: a group decides when its
      * launches are within the tolerance of their mean (group_decided), and
@@ -1899,13 +1898,11 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
     bool streamed = !g->loose && (g->need == 1 || (c->sample_kernels == 1 && g->start_rel > 0));
     if (streamed)
         rel += g->start_rel;
-    if (too_wide(c, &k->smp, rel)) {
-        /* its bound would be wider than sample.max_bound: replayed in detail
-         * (it joins its group at its end, as a launch that ran in full) */
-        if (g->loose)
-            g->ff_run--;
-        return 0;
-    }
+    if (too_wide(c, &k->smp, rel))
+        return 0; /* its bound would be wider than sample.max_bound: replayed in detail (it joins its
+                   * group at its end, as a launch that ran in full) */
+    if (g->loose)
+        g->ff_run++; /* fast-forwarded whole since the group's last check */
     rp_ksample *m = &k->smp;
     m->switched = m->whole = true;
     m->t_switch = k->start;
