@@ -326,12 +326,13 @@ static const param params[] = {
      "ramp-down and what its last workgroups leave in the L2 for the end-of-kernel write-back are a full replay's "
      "(a fast-forward leaves a workgroup's loads and stores side by side, where in detail a round's stores come "
      "after its loads); 0 = the last stretch reaches the kernel's end (model choice)"},
-    {"sample.max_bound", PT_UINT, F(sample_max_bound), "0", 0, 1000, "percent",
-     "sampled replay, kernel and workgroup levels: no skip is taken that would give its kernel a bound wider "
-     "than this share of the kernel's time (a launch fast-forwarded whole; a stretch of workgroups, by its share "
-     "of the kernel's workgroups); work refused so runs in detail (a kernel that skipped nothing says why: bound "
-     "too wide); the wave level is not limited (its bound is printed as measured); 0 = no limit, the default "
-     "(docs/timing-model.md: on by default it sent launches to the wave level, whose error can pass its bound)"},
+    {"sample.max_bound", PT_UINT, F(sample_max_bound), "20", 0, 1000, "percent",
+     "sampled replay: no skip is taken that would give its kernel a bound wider than this share of the kernel's "
+     "time: a launch fast-forwarded whole; a stretch of workgroups, by its share of the kernel's workgroups; the "
+     "wave level, decided once for all of a kernel's waves when half of those in flight have measured (the widest "
+     "measurement's halves' difference times the share of the kernel its skips cover); work refused so runs in "
+     "detail (a kernel that skipped nothing says why: bound too wide); 0 = no limit (model choice: "
+     "docs/timing-model.md)"},
     {"sample.stable", PT_UINT, F(sample_stable), "3", 2, 32, "windows",
      "sampled replay: windows whose rates must agree before the rest of a kernel is fast-forwarded"},
     {"sample.alike_groups", PT_UINT, F(sample_alike_groups), "1", 0, 32, "groups of windows",

@@ -162,6 +162,16 @@ typedef struct rp_ksample {
     uint8_t pub_all_out;      /* every workgroup was handed out (stands for waves_started) */
     uint8_t pub_cas;          /* k->cas_seen at the last serial point (the workgroup level with one
                                * partition per GPU, rp_sim.smp_defer: another GPU's L2 may set it) */
+    /* sample.max_bound at the wave level: one decision per kernel, for all its
+     * waves (rp_sample_wave), once every workgroup is out and at least half of
+     * the waves then in flight have measured; atomics, as with the GPU cut its
+     * waves run on any thread (read at the serial points only) */
+    uint64_t wv_started, wv_ended; /* waves begun and ended */
+    uint64_t wv_rel_n, wv_rel_max; /* waves that measured their rate, and the largest of their halves'
+                               * differences (a wave's rel, in millionths) */
+    uint8_t wave_decided;     /* the decision is made (with the cut: at a serial point) */
+    uint8_t wave_wide;        /* ... and refused the wave level: its estimated bound was too wide */
+    double wave_est;          /* the estimate it compared: largest rel x the share of the kernel that skips */
     uint64_t wave_skips;      /* skips made */
     uint64_t wave_instr;      /* recorded wavefront instructions skipped */
     double wave_sleep_ps, wave_err_ps; /* their predicted time, and that times each wave's spread, summed */

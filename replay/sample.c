@@ -899,6 +899,47 @@ static bool too_wide(const rp_config *c, rp_ksample *m, double rel)
     return true;
 }
 
+/* sample.max_bound at the wave level: whether kernel k's waves may skip,
+ * decided once for all of them, so that its waves either all skip as
+ * measured or all run in detail (a kernel whose waves with close halves
+ * skip while the others run on in detail ended later than either: km's
+ * later km_assign launches on the golden km-iters trace +16% against +0.5%,
+ * docs/timing-model.md). Made once every workgroup is out (k's caller
+ * checked) and at least half of the waves then in flight that measure
+ * (those long enough: sample.wave_min) have measured their rate, at least
+ * one; false while too few have. The estimate of the
+ * kernel's bound, as a share of its time: the largest rel (halves'
+ * difference) of the waves measured so far, as the printed bound takes the
+ * largest of one wave's errors (that wave may end the kernel), times the
+ * share of a wave a skip covers (what
+ * the warm-up, the measurement and the tail leave) times the share of the
+ * kernel's waves in flight (only those can skip: a kernel of R rounds skips
+ * in its last, about 1/R of its time). An estimate: the printed bound is
+ * computed from the skips made (rp_sample_kernel_end). Refused: k's wave
+ * level is off (sample.c RP_WHY_WIDE when nothing else skipped). */
+static bool wave_decide(const rp_config *c, rp_kernel *k)
+{
+    rp_ksample *m = &k->smp;
+    uint64_t started = __atomic_load_n(&m->wv_started, __ATOMIC_RELAXED);
+    uint64_t ended = __atomic_load_n(&m->wv_ended, __ATOMIC_RELAXED);
+    uint64_t n = __atomic_load_n(&m->wv_rel_n, __ATOMIC_RELAXED);
+    uint64_t inflight = started > ended ? started - ended : 0;
+    if (!n || n < (inflight + 1) / 2)
+        return false;
+    uint64_t all = (uint64_t)k->n_wg * (k->launch.waves_per_wg ? k->launch.waves_per_wg : 1);
+    double rel = (double)__atomic_load_n(&m->wv_rel_max, __ATOMIC_RELAXED) / 1e6;
+    uint32_t kept = c->sample_wave_warmup + c->sample_wave_measure + c->sample_wave_tail;
+    double cover = kept < 100 ? (100.0 - kept) / 100.0 : 0.0;
+    double share = all && inflight < all ? (double)inflight / (double)all : 1.0;
+    m->wave_est = rel * cover * share;
+    m->wave_decided = 1;
+    if (too_wide(c, m, m->wave_est)) {
+        m->wave_wide = 1;
+        m->wave_off = true;
+    }
+    return true;
+}
+
 /* Skip w ahead if the stretch it may skip is worth predicting: at least as
  * long as its measurement (a shorter one, between LDS accesses or barriers,
  * would be predicted from a rate that averages over what it leaves out).
@@ -986,11 +1027,14 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
         w->smp_next = n * c->sample_wave_warmup / 100;
         return 0;
     case WS_WARM: /* the measurement starts (again) */
-        if (!w->smp_data)
-            w->smp_data = malloc(sizeof *w->smp_data + ((w->walk.prog->n_insn + 63) / 64) * sizeof(uint64_t));
         if (!w->smp_data) {
-            rp_sim_fail(s, "sampled replay: out of memory");
-            return -1;
+            w->smp_data = malloc(sizeof *w->smp_data + ((w->walk.prog->n_insn + 63) / 64) * sizeof(uint64_t));
+            if (!w->smp_data) {
+                rp_sim_fail(s, "sampled replay: out of memory");
+                return -1;
+            }
+            if (c->sample_max_bound) /* a wave that measures (its end: rp_sample_wave_end) */
+                __atomic_add_fetch(&k->smp.wv_started, 1, __ATOMIC_RELAXED);
         }
         w->smp_data->w0 = w->walk;
         w->smp_data->pending = NULL;
@@ -1028,6 +1072,13 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
             k->smp.wave_measured++;
         double d = w->smp_cpi > 0 ? (h1 > h2 ? h1 - h2 : h2 - h1) / w->smp_cpi : 0;
         w->smp_rel = d > c->sample_tolerance / 200.0 ? d : c->sample_tolerance / 200.0;
+        if (c->sample_max_bound) {
+            uint64_t r = (uint64_t)(w->smp_rel * 1e6 + 0.5), o = __atomic_load_n(&k->smp.wv_rel_max, __ATOMIC_RELAXED);
+            while (r > o && !__atomic_compare_exchange_n(&k->smp.wv_rel_max, &o, r, true, __ATOMIC_RELAXED,
+                                                         __ATOMIC_RELAXED)) {
+            }
+            __atomic_add_fetch(&k->smp.wv_rel_n, 1, __ATOMIC_RELAXED);
+        }
         w->smp_state = WS_SKIP;
     }
         /* fall through */
@@ -1041,6 +1092,16 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
         uint64_t all = (uint64_t)k->n_wg * (k->launch.waves_per_wg ? k->launch.waves_per_wg : w->wg->n_waves);
         if (parts ? !k->smp.pub_all_out : k->smp.waves_started < all) {
             w->smp_next = dyn + 16; /* workgroups are still to start: look again later */
+            return 0;
+        }
+        if (c->sample_max_bound && !k->smp.wave_decided && (parts || !wave_decide(c, k))) {
+            /* sample.max_bound: the kernel's waves skip only once it is
+             * decided for all of them (with the cut, at a serial point) */
+            w->smp_next = dyn + 16;
+            return 0;
+        }
+        if (k->smp.wave_wide) { /* (with the cut: until the serial point publishes it as pub_off) */
+            w->smp_state = WS_OFF;
             return 0;
         }
         if (w->vmcnt || w->lgkmcnt) {
@@ -1118,6 +1179,8 @@ int rp_sample_wave(rp_sim *s, rp_wave *w, rp_engine *e, rp_time t, rp_time *resu
 void rp_sample_wave_end(rp_sim *s, rp_wave *w, rp_time t)
 {
     rp_kernel *k = w->wg->k;
+    if (s->cfg.sample_max_bound && w->smp_data)
+        __atomic_add_fetch(&k->smp.wv_ended, 1, __ATOMIC_RELAXED);
     if (s->smp_parts) {
         w->wg->smp.life_ps += (double)(t - w->wg->start); /* (the dispatcher adds it at the workgroup's end) */
         if (w->smp_err > w->wg->smp.max_err_ps)
@@ -1172,6 +1235,8 @@ int rp_sample_publish(rp_sim *s)
     for (uint32_t g = 0; g < s->n_gpus; g++)
         for (rp_kernel *k = s->gpus[g].disp.active; k; k = k->next) {
             rp_ksample *m = &k->smp;
+            if (s->cfg.sample_max_bound && k->next_wg >= k->n_wg && !m->wave_decided)
+                (void)wave_decide(&s->cfg, k); /* (a refusal sets wave_off, published below) */
             m->pub_off = m->wave_off || __atomic_load_n(&m->off_req, __ATOMIC_RELAXED) ||
                          __atomic_load_n(&k->cas_seen, __ATOMIC_RELAXED) || k->gws_cap ||
                          __atomic_load_n(&k->spin_iterations, __ATOMIC_RELAXED);
@@ -2109,7 +2174,11 @@ int rp_sample_why_full(const rp_sim *s, const rp_kernel *k, char *buf, size_t n)
         at = w > 0 && at + (size_t)w < n ? at + (size_t)w : n - 1;
     }
     bool synced = why == RP_WHY_POLLS || why == RP_WHY_GWS || why == RP_WHY_CAS;
-    if (c->sample_waves && m->wave_off && !synced)
+    if (c->sample_waves && m->wave_wide && !synced)
+        snprintf(buf + at, n - at,
+                 "; the wave level's, for all its waves: the widest of %llu measurements had halves %.1f%% apart",
+                 (unsigned long long)m->wv_rel_n, (double)m->wv_rel_max / 1e4);
+    else if (c->sample_waves && m->wave_off && !synced)
         snprintf(buf + at, n - at, "; the wave level is off for it (its workgroups may observe each other, or "
                                    "it has fewer waves than SIMDs)");
     else if (c->sample_waves && !synced &&

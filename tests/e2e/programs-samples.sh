@@ -589,12 +589,21 @@ fi
 
 echo "== sampled replay at the wave level (sample.waves, issue 16): one round of long waves"
 if [ -x "$BUILD/programs/sample_waves" ]; then
+  # its waves' halves differ by up to 75% (a bound of 45% of its time): the default
+  # sample.max_bound (20%) runs it in full; sample.max_bound=0 lets the wave level act
   if err=$(sampled_pair sample_waves sw) \
      && { timeout 300 "$REPLAY" --topo r9nano --sample --set sample.waves=0 --stats "$OUT/sw-off.json" "$OUT/sample_waves.gtrace" \
             >"$OUT/sw-off.out" 2>&1 || { err="sample.waves=0: $(why "$OUT/sw-off.out")"; false; }; } \
+     && { timeout 300 "$REPLAY" --topo r9nano --sample --set sample.max_bound=0 --stats "$OUT/sw-mb0.json" "$OUT/sample_waves.gtrace" \
+            >"$OUT/sw-mb0.out" 2>&1 || { err="sample.max_bound=0: $(why "$OUT/sw-mb0.out")"; false; }; } \
      && res=$("$PY" -c '
 import json, sys
-f, s, o = (json.load(open(p)) for p in sys.argv[1:4])
+f, s, o, d = (json.load(open(p)) for p in sys.argv[1:5])
+# the default bound: refused for all its waves, the full replay, and why
+kd = d["kernels"][0]
+wd = kd.get("replayed_in_full", "")
+ok_d = "sampled" not in kd and kd["end_ps"] - kd["start_ps"] == f["kernels"][0]["end_ps"] - f["kernels"][0]["start_ps"]
+ok_d = ok_d and "bound too wide" in wd and "the wave level" in wd and d["sampled"]["in_full"]["bound too wide"] == 1
 c = s["check"]
 ok = c["load_mismatches"] == 0 and c["d2h_mismatches"] == 0 and c["d2h_checked"] > 0 and len(f["kernels"]) == len(s["kernels"]) == 1
 kf, ks, ko = f["kernels"][0], s["kernels"][0], o["kernels"][0]
@@ -610,8 +619,8 @@ ok = ok and abs(err) <= 0.05 and abs(dur(ks) - dur(kf)) <= sm["bound_ps"] + 0.01
 ok = ok and "sampled" not in ko and dur(ko) == dur(kf) and ko["wavefront_instructions"] == total
 ok = ok and "too few for the workgroup level" in ko.get("replayed_in_full", "") and "replayed_in_full" not in ks
 ok = ok and o["sampled"]["in_full"]["too few rounds"] == 1 and o["sampled"]["kernels_sampled"] == 0 and s["sampled"]["wave_level"] == 1
-print("%d of %d wavefront instructions skipped in %d waves, kernel time %+.2f%% against the full replay (bound %.2f%%), D2H checks clean; sample.waves=0: the full replay (%s)" % (skipped, total, sm.get("wave_skips", 0), 100 * err, 100.0 * sm.get("bound_ps", 0) / dur(kf), ko.get("replayed_in_full")))
-sys.exit(0 if ok else 1)' "$OUT/sw-full.json" "$OUT/sw-smp.json" "$OUT/sw-off.json") && grep -q "wavefront instructions skipped in" "$OUT/sw-smp.out"; then
+print("sample.max_bound=0: %d of %d wavefront instructions skipped in %d waves, kernel time %+.2f%% against the full replay (bound %.2f%%), D2H checks clean; sample.waves=0: the full replay (%s); default sample.max_bound: %s (%s)" % (skipped, total, sm.get("wave_skips", 0), 100 * err, 100.0 * sm.get("bound_ps", 0) / dur(kf), ko.get("replayed_in_full"), "in full" if ok_d else "NOT in full", wd))
+sys.exit(0 if ok and ok_d else 1)' "$OUT/sw-full.json" "$OUT/sw-mb0.json" "$OUT/sw-off.json" "$OUT/sw-smp.json") && grep -q "wavefront instructions skipped in" "$OUT/sw-mb0.out"; then
     ok "sample_waves --sample: $res"
   else bad "sample_waves --sample: ${err:-$res}"; fi
 fi
