@@ -996,7 +996,8 @@ def markdown(res, regs, changes, prev_name):
                  "instructions the sampled replay skipped (its `sampled` summary). In full, why: the kernels the sampled replay ran "
                  "in full, by mgpu-replay's reason (its stats file's `sampled.in_full`; each kernel's `replayed_in_full` says more: polls, grid barrier, CAS = compare-and-swaps, "
                  "few rounds for the workgroup level with the wave level unable to skip, rate unstable within "
-                 "the tolerance).")
+                 "the tolerance, bound wide = a skip would have given the kernel a bound over sample.max_bound, "
+                 "20% by default).")
         L.append("")
         L.append("| workload | full s | sampled s | speedup | sampled s, T thr | speedup, T thr | sampled s, cut, T thr | "
                  "speedup, cut, T thr | cut error | kernels sampled | "
