@@ -52,8 +52,8 @@
  * kernels with global compare-and-swaps (their recorded order, cache.c),
  * kernels that never reach a stable rate with enough rounds left. No skip is
  * taken whose bound would widen its kernel's past sample.max_bound of its
- * time (too_wide, the kernel and workgroup levels): that work runs in
- * detail. The wave level is not limited (see too_wide). The
+ * time (too_wide; the wave level decides once for all of a kernel's waves,
+ * wave_decide): that work runs in detail. The
  * skipped workgroups' loads are not checked. Sampled replay runs on one
  * thread; with --threads T, T - 1 helpers decode the workgroups a
  * fast-forward skips and apply them with the replay's thread, each thread
@@ -883,12 +883,11 @@ static int64_t skip_walk(rp_sim *s, rp_wave *w, gcn_walk *wk, uint64_t tail, ff_
 /* Is a skip that would give its kernel a bound of rel (relative to the
  * kernel's time) too wide for sample.max_bound? Counts it in m when it is.
  * The kernel level (a launch fast-forwarded whole) and the workgroup level
- * (a stretch) ask before they skip. The wave level does not: its waves skip
- * one by one, and refusing the wide ones leaves the others skipping in a
- * machine whose memory traffic the refused ones no longer share
- * (sample_waves: 704 of its 1,024 waves refused at 20% moved its kernel
- * from -1.4% to -12.6%, outside the narrower bound); its bound is printed as
- * measured. */
+ * (a stretch) ask before they skip; the wave level asks once per kernel, for
+ * all its waves (wave_decide), not wave by wave: refusing the wide waves
+ * leaves the others skipping in a machine whose memory traffic the refused
+ * ones no longer share (sample_waves: 704 of its 1,024 waves refused at 20%
+ * moved its kernel from -1.4% to -12.6%, outside the narrower bound). */
 static bool too_wide(const rp_config *c, rp_ksample *m, double rel)
 {
     if (!c->sample_max_bound || rel * 100.0 <= c->sample_max_bound)
