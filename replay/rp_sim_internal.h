@@ -190,8 +190,8 @@ typedef struct rp_ksample {
     uint64_t wave_crossed;    /* measurements that crossed a barrier or an LDS access (taken again) */
     uint64_t wave_short;      /* stretches not skipped: shorter than the measurement */
     uint64_t wave_ramp;       /* waves that did not skip: their CU was emptying (sample.c ramping_down) */
-    uint64_t wide;            /* skips not taken: their bound exceeded sample.max_bound (kernel and
-                               * workgroup levels) */
+    uint64_t wide;            /* skips not taken: their bound exceeded sample.max_bound (a launch
+                               * whole, a stretch, or the wave level for all the kernel's waves) */
     double rel_acc;           /* workgroup level: the stretches' bounds so far, as a share of the kernel */
     double wide_rel;          /* the narrowest of those bounds, relative (0: none) */
     double group_dev;         /* kernel level: the spread of the launches alike before it, when they
