@@ -437,6 +437,15 @@ struct rp_ffpool {
     ff_list defer;
     uint8_t *dbytes;
     size_t dn, dcap;
+    /* a run applied by rounds (round > 0: ff_apply_round): per lane, the
+     * stores and atomics of the current round's workgroups, their bytes
+     * copied (a slot is reused before its round ends) */
+    uint32_t round;
+    struct ff_pend {
+        ff_list l;
+        uint8_t *b;
+        size_t n, cap;
+    } *pend;
 };
 
 /* Keep a for the next serial point (a store's bytes copied: its record may
@@ -482,6 +491,70 @@ static int ff_apply_deferred(rp_sim *s, struct rp_ffpool *p)
     }
     p->defer.n = 0;
     p->dn = 0;
+    return rc;
+}
+
+/* Lane's actions l of job (workgroup p->first + job) of a run applied by
+ * rounds of p->round workgroups: its loads (lines allocated) now, its stores
+ * and atomics once every workgroup of its round has had its loads applied,
+ * in workgroup order. In detail a round's workgroups run side by side and
+ * store mostly after they load (gd's forward, one round: each workgroup
+ * streams 147 KB of x, then writes its partial sum); applied workgroup
+ * after workgroup, a later workgroup's loads evicted an earlier one's
+ * stores, which the next kernel then missed in the L2. Loads carry no data
+ * here, so the order changes only what the L2 holds, not the memory.
+ * Under no lock (the lane's own pending list). 0, or -1 out of memory. */
+static int ff_apply_round(struct rp_ffpool *p, uint32_t lane, uint32_t job, const ff_list *l)
+{
+    rp_sim *s = p->s;
+    uint32_t g = p->k->gpu;
+    struct ff_pend *q = &p->pend[lane];
+    const rp_part *me = s->smp_defer ? rp_part_tls : NULL;
+    uint64_t lmask = ~(uint64_t)(s->cfg.l1v_line - 1);
+    int rc = 0;
+    for (size_t i = 0; i < l->n && !rc; i++) {
+        const ff_act *a = &l->a[i];
+        if (!a->src && a->aop == GCN_AT_NONE) { /* a load */
+            if (me && s->gpus[rp_gpu_of(s, a->addr & lmask, g)].part != me)
+                rc = ff_defer(p, g, a);
+            else
+                rc = ff_apply_one(s, g, a);
+            continue;
+        }
+        ff_act *d = ff_push(&q->l);
+        if (!d)
+            return -1;
+        *d = *a;
+        if (a->src && a->aop == GCN_AT_NONE) { /* its bytes: offset into q->b */
+            if (q->n + a->n > q->cap) {
+                size_t nc = q->cap ? 2 * q->cap : 4096;
+                while (nc < q->n + a->n)
+                    nc *= 2;
+                uint8_t *b = realloc(q->b, nc);
+                if (!b)
+                    return -1;
+                q->b = b;
+                q->cap = nc;
+            }
+            memcpy(q->b + q->n, a->src, a->n);
+            d->asrc = q->n;
+            q->n += a->n;
+        }
+    }
+    if (rc || ((job + 1) % p->round && job + 1 < p->count))
+        return rc;
+    /* the round's last workgroup: its stores and atomics, in order */
+    for (size_t i = 0; i < q->l.n && !rc; i++) {
+        ff_act a = q->l.a[i];
+        if (a.src && a.aop == GCN_AT_NONE)
+            a.src = q->b + a.asrc;
+        if (me && s->gpus[rp_gpu_of(s, a.addr & lmask, g)].part != me)
+            rc = ff_defer(p, g, &a);
+        else
+            rc = ff_apply_one(s, g, &a);
+    }
+    q->l.n = 0;
+    q->n = 0;
     return rc;
 }
 
@@ -531,7 +604,8 @@ static bool ff_step(struct rp_ffpool *p, uint32_t lane)
     int rc = 0; /* 1: cannot be decoded; 2: out of memory */
     if (!d->g)
         rc = 1;
-    else if (d->oom || ff_apply(p->s, k->gpu, &d->acts[lane], p))
+    else if (d->oom || (p->round ? ff_apply_round(p, lane, st.job, &d->acts[lane])
+                                 : ff_apply(p->s, k->gpu, &d->acts[lane], p)))
         rc = 2;
     pthread_mutex_lock(&p->mu);
     if (!rc && lane == 0)
@@ -564,6 +638,8 @@ static void *ff_helper(void *arg)
  * s->smp_threads - 1 helpers (fewer when not all could be started: slower,
  * the same result); with s->smp_defer, one per partition, without helpers.
  * NULL out of memory. */
+static void pool_free(rp_sim *s, struct rp_ffpool *p);
+
 static struct rp_ffpool *ff_pool(rp_sim *s)
 {
     struct rp_ffpool **where = s->smp_defer && rp_part_tls ? &rp_part_tls->ffpool : &s->ffpool;
@@ -599,9 +675,14 @@ static struct rp_ffpool *ff_pool(rp_sim *s)
         if (pthread_create(&p->th[p->n_th], NULL, ff_helper, p))
             break;
     p->lanes = p->ls.lanes = p->n_th + 1;
+    p->pend = calloc(p->lanes, sizeof *p->pend);
     if (p->n_th && !s->fail_lock)
         s->fail_lock = &p->fail_mu; /* a helper's apply may fail (out of memory) beside the replay's thread */
     pthread_mutex_unlock(&p->mu);
+    if (!p->pend) {
+        pool_free(s, p);
+        return NULL;
+    }
     *where = p;
     return p;
 }
@@ -626,6 +707,9 @@ static void pool_free(rp_sim *s, struct rp_ffpool *p)
     }
     free(p->defer.a);
     free(p->dbytes);
+    for (uint32_t l = 0; p->pend && l < p->lanes; l++)
+        free(p->pend[l].l.a), free(p->pend[l].b);
+    free(p->pend);
     pthread_mutex_destroy(&p->mu);
     pthread_mutex_destroy(&p->fail_mu);
     pthread_cond_destroy(&p->cv);
@@ -668,7 +752,8 @@ static uint64_t skip_seen(const rp_sim *s)
  * bank's in grid order and wave order (the replay's thread and the helpers
  * decode and apply their lanes); *instr += their wavefront instructions.
  * 0, or -1 after rp_sim_fail. */
-static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, bool loads, uint64_t *instr)
+static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, bool loads, uint32_t round,
+                    uint64_t *instr)
 {
     struct rp_ffpool *p = ff_pool(s);
     if (!p) {
@@ -678,8 +763,11 @@ static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, boo
     pthread_mutex_lock(&p->mu);
     p->k = k;
     p->loads = loads;
+    p->round = loads && round > 1 ? round : 0; /* without loads: stores only, in order */
     p->first = first;
     p->count = count;
+    for (uint32_t l = 0; l < p->lanes; l++)
+        p->pend[l].l.n = 0, p->pend[l].n = 0;
     rp_lanes_start(&p->ls, count);
     p->instr = 0;
     pthread_cond_broadcast(&p->cv);
@@ -728,6 +816,18 @@ static bool ramping_down(const rp_config *c, const rp_kernel *k, const rp_wave *
     uint64_t cus = (uint64_t)(k->gpu_count ? k->gpu_count : 1) * c->shader_arrays * c->cus_per_sa;
     uint64_t share = cus ? ((uint64_t)k->n_wg + cus - 1) / cus : 1, full = per && per < share ? per : share;
     return (uint64_t)w->wg->cu->live_wgs * 2 < full;
+}
+
+/* Workgroups of k the GPUs hold at once (a round): what fits on a CU (the
+ * dispatcher's resources, gcn/gcn_occupancy.h) times the CUs. */
+static uint32_t wgs_at_once(const rp_config *c, const rp_kernel *k)
+{
+    const trc_launch *l = &k->launch;
+    gcn_cu_limits lim = {c->simds, c->wave_slots, c->vgprs, c->sgprs, c->lds_size};
+    uint64_t per = gcn_wgs_per_cu(&lim, l->waves_per_wg ? l->waves_per_wg : 1, l->vgpr_count, l->sgpr_count,
+                                  l->group_segment_size);
+    uint64_t n = per * (k->gpu_count ? k->gpu_count : 1) * c->shader_arrays * c->cus_per_sa;
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
 /* May a skip walk past in? Not what needs the detailed model: a workgroup
@@ -1299,7 +1399,7 @@ static int stretch_apply(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t n, do
 {
     rp_ksample *m = &k->smp;
     uint64_t instr = 0;
-    if (ff_range(s, k, first, n, true, &instr))
+    if (ff_range(s, k, first, n, true, 0, &instr))
         return -1;
     m->skipped_instr += instr;
     rp_time sp = (rp_time)((double)instr / mean);
@@ -1975,7 +2075,7 @@ int rp_sample_kernel_start(rp_sim *s, rp_kernel *k)
     m->detailed_wgs = 0;
     m->skipped_wgs = k->n_wg;
     uint64_t instr = 0;
-    if (ff_range(s, k, 0, k->n_wg, ff_loads_matter(s, k), &instr))
+    if (ff_range(s, k, 0, k->n_wg, ff_loads_matter(s, k), wgs_at_once(c, k), &instr))
         return -1;
     m->skipped_instr = instr;
     m->skip_ps = (rp_time)((double)instr * mean);
