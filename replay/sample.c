@@ -295,6 +295,17 @@ static int ff_apply_one(rp_sim *s, uint32_t g, const ff_act *a)
 
 static int ff_defer(struct rp_ffpool *p, uint32_t g, const ff_act *a);
 
+/* Apply a from GPU g's side, or, with one partition per GPU (s->smp_defer)
+ * and a's line in another partition's L2 bank, keep it in p for the next
+ * serial point (p NULL: apply). 0, or -1 out of memory. */
+static int ff_act_go(rp_sim *s, uint32_t g, const ff_act *a, struct rp_ffpool *p)
+{
+    const rp_part *me = s->smp_defer ? rp_part_tls : NULL;
+    if (me && p && s->gpus[rp_gpu_of(s, a->addr & ~(uint64_t)(s->cfg.l1v_line - 1), g)].part != me)
+        return ff_defer(p, g, a);
+    return ff_apply_one(s, g, a);
+}
+
 /* Apply l's actions from GPU g's side, in order. With one partition per GPU
  * (s->smp_defer; "Partitions" above), an action whose line is in another
  * partition's L2 bank waits in this partition's pool (p; NULL: nothing waits,
@@ -302,16 +313,9 @@ static int ff_defer(struct rp_ffpool *p, uint32_t g, const ff_act *a);
  * memory. */
 static int ff_apply(rp_sim *s, uint32_t g, const ff_list *l, struct rp_ffpool *p)
 {
-    const rp_part *me = s->smp_defer ? rp_part_tls : NULL;
-    uint64_t lmask = ~(uint64_t)(s->cfg.l1v_line - 1);
     int rc = 0;
-    for (size_t i = 0; i < l->n && !rc; i++) {
-        const ff_act *a = &l->a[i];
-        if (me && p && s->gpus[rp_gpu_of(s, a->addr & lmask, g)].part != me)
-            rc = ff_defer(p, g, a);
-        else
-            rc = ff_apply_one(s, g, a);
-    }
+    for (size_t i = 0; i < l->n && !rc; i++)
+        rc = ff_act_go(s, g, &l->a[i], p);
     return rc;
 }
 
@@ -448,6 +452,26 @@ struct rp_ffpool {
     } *pend;
 };
 
+/* Append n bytes from src to the buffer *b (*len used of *cap), their
+ * offset in *at. 0, or -1 out of memory (nothing changed). */
+static int bytes_put(uint8_t **b, size_t *len, size_t *cap, const uint8_t *src, size_t n, uint64_t *at)
+{
+    if (*len + n > *cap) {
+        size_t nc = *cap ? 2 * *cap : 4096;
+        while (nc < *len + n)
+            nc *= 2;
+        uint8_t *nb = realloc(*b, nc);
+        if (!nb)
+            return -1;
+        *b = nb;
+        *cap = nc;
+    }
+    memcpy(*b + *len, src, n);
+    *at = *len;
+    *len += n;
+    return 0;
+}
+
 /* Keep a for the next serial point (a store's bytes copied: its record may
  * be gone by then). 0, or -1 out of memory. */
 static int ff_defer(struct rp_ffpool *p, uint32_t g, const ff_act *a)
@@ -458,22 +482,11 @@ static int ff_defer(struct rp_ffpool *p, uint32_t g, const ff_act *a)
     *d = *a;
     d->gpu = (uint16_t)g;
     if (a->src && a->aop == GCN_AT_NONE) {
-        if (p->dn + a->n > p->dcap) {
-            size_t nc = p->dcap ? 2 * p->dcap : 4096;
-            while (nc < p->dn + a->n)
-                nc *= 2;
-            uint8_t *b = realloc(p->dbytes, nc);
-            if (!b) {
-                p->defer.n--;
-                return -1;
-            }
-            p->dbytes = b;
-            p->dcap = nc;
+        if (bytes_put(&p->dbytes, &p->dn, &p->dcap, a->src, a->n, &d->asrc)) {
+            p->defer.n--;
+            return -1;
         }
-        memcpy(p->dbytes + p->dn, a->src, a->n);
         d->src = FF_DEFERRED_BYTES;
-        d->asrc = p->dn;
-        p->dn += a->n;
     }
     return 0;
 }
@@ -509,37 +522,19 @@ static int ff_apply_round(struct rp_ffpool *p, uint32_t lane, uint32_t job, cons
     rp_sim *s = p->s;
     uint32_t g = p->k->gpu;
     struct ff_pend *q = &p->pend[lane];
-    const rp_part *me = s->smp_defer ? rp_part_tls : NULL;
-    uint64_t lmask = ~(uint64_t)(s->cfg.l1v_line - 1);
     int rc = 0;
     for (size_t i = 0; i < l->n && !rc; i++) {
         const ff_act *a = &l->a[i];
         if (!a->src && a->aop == GCN_AT_NONE) { /* a load */
-            if (me && s->gpus[rp_gpu_of(s, a->addr & lmask, g)].part != me)
-                rc = ff_defer(p, g, a);
-            else
-                rc = ff_apply_one(s, g, a);
+            rc = ff_act_go(s, g, a, p);
             continue;
         }
         ff_act *d = ff_push(&q->l);
         if (!d)
             return -1;
         *d = *a;
-        if (a->src && a->aop == GCN_AT_NONE) { /* its bytes: offset into q->b */
-            if (q->n + a->n > q->cap) {
-                size_t nc = q->cap ? 2 * q->cap : 4096;
-                while (nc < q->n + a->n)
-                    nc *= 2;
-                uint8_t *b = realloc(q->b, nc);
-                if (!b)
-                    return -1;
-                q->b = b;
-                q->cap = nc;
-            }
-            memcpy(q->b + q->n, a->src, a->n);
-            d->asrc = q->n;
-            q->n += a->n;
-        }
+        if (a->src && a->aop == GCN_AT_NONE && bytes_put(&q->b, &q->n, &q->cap, a->src, a->n, &d->asrc))
+            return -1; /* its bytes: at offset asrc of q->b */
     }
     if (rc || ((job + 1) % p->round && job + 1 < p->count))
         return rc;
@@ -548,10 +543,7 @@ static int ff_apply_round(struct rp_ffpool *p, uint32_t lane, uint32_t job, cons
         ff_act a = q->l.a[i];
         if (a.src && a.aop == GCN_AT_NONE)
             a.src = q->b + a.asrc;
-        if (me && s->gpus[rp_gpu_of(s, a.addr & lmask, g)].part != me)
-            rc = ff_defer(p, g, &a);
-        else
-            rc = ff_apply_one(s, g, &a);
+        rc = ff_act_go(s, g, &a, p);
     }
     q->l.n = 0;
     q->n = 0;
@@ -798,6 +790,21 @@ static int ff_range(rp_sim *s, rp_kernel *k, uint32_t first, uint32_t count, boo
 
 enum { WS_OFF, WS_FIRST, WS_WARM, WS_HALF1, WS_HALF2, WS_SKIP, WS_ASLEEP };
 
+/* Workgroups of k that fit on one CU (the dispatcher's resources:
+ * gcn/gcn_occupancy.h), and the CUs of its GPUs. */
+static uint32_t wgs_per_cu(const rp_config *c, const rp_kernel *k)
+{
+    const trc_launch *l = &k->launch;
+    gcn_cu_limits lim = {c->simds, c->wave_slots, c->vgprs, c->sgprs, c->lds_size};
+    return gcn_wgs_per_cu(&lim, l->waves_per_wg ? l->waves_per_wg : 1, l->vgpr_count, l->sgpr_count,
+                          l->group_segment_size);
+}
+
+static uint64_t gpu_cus(const rp_config *c, const rp_kernel *k)
+{
+    return (uint64_t)(k->gpu_count ? k->gpu_count : 1) * c->shader_arrays * c->cus_per_sa;
+}
+
 /* Whether w's CU holds fewer than half the workgroups of k it holds when
  * full: the fewer of what fits on a CU (the dispatcher's resources:
  * gcn/gcn_occupancy.h) and the kernel's workgroups over the CUs. A wave
@@ -809,24 +816,15 @@ enum { WS_OFF, WS_FIRST, WS_WARM, WS_HALF1, WS_HALF2, WS_SKIP, WS_ASLEEP };
  * --threads. */
 static bool ramping_down(const rp_config *c, const rp_kernel *k, const rp_wave *w)
 {
-    const trc_launch *l = &k->launch;
-    gcn_cu_limits lim = {c->simds, c->wave_slots, c->vgprs, c->sgprs, c->lds_size};
-    uint32_t per = gcn_wgs_per_cu(&lim, l->waves_per_wg ? l->waves_per_wg : 1, l->vgpr_count, l->sgpr_count,
-                                  l->group_segment_size);
-    uint64_t cus = (uint64_t)(k->gpu_count ? k->gpu_count : 1) * c->shader_arrays * c->cus_per_sa;
+    uint64_t per = wgs_per_cu(c, k), cus = gpu_cus(c, k);
     uint64_t share = cus ? ((uint64_t)k->n_wg + cus - 1) / cus : 1, full = per && per < share ? per : share;
     return (uint64_t)w->wg->cu->live_wgs * 2 < full;
 }
 
-/* Workgroups of k the GPUs hold at once (a round): what fits on a CU (the
- * dispatcher's resources, gcn/gcn_occupancy.h) times the CUs. */
+/* Workgroups of k the GPUs hold at once (a round). */
 static uint32_t wgs_at_once(const rp_config *c, const rp_kernel *k)
 {
-    const trc_launch *l = &k->launch;
-    gcn_cu_limits lim = {c->simds, c->wave_slots, c->vgprs, c->sgprs, c->lds_size};
-    uint64_t per = gcn_wgs_per_cu(&lim, l->waves_per_wg ? l->waves_per_wg : 1, l->vgpr_count, l->sgpr_count,
-                                  l->group_segment_size);
-    uint64_t n = per * (k->gpu_count ? k->gpu_count : 1) * c->shader_arrays * c->cus_per_sa;
+    uint64_t n = (uint64_t)wgs_per_cu(c, k) * gpu_cus(c, k);
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
