@@ -33,7 +33,7 @@
 #include "gcn3sim_version.h"
 
 static const char usage[] =
-    "usage: gcn3-emu [--gpus N] [--threads T] [--record FILE.gtrace] [--scratch-data] [--load-values full|hash] [--lds-values full|none] [--parallel-waits] [--quiet] -- PROG [ARGS...]\n"
+    "usage: gcn3-emu [--gpus N] [--threads T] [--record FILE.gtrace] [--scratch-data] [--load-values full|hash] [--lds-values full|none] [--host-image on|off] [--parallel-waits] [--quiet] -- PROG [ARGS...]\n"
     "Run a HIP program built with hipcc --offload-arch=gfx803 on the GCN3 emulator.\n"
     "  --gpus N         number of emulated GPUs (1-16, default 1)\n"
     "  --threads T      emulator worker threads (default: online CPUs)\n"
@@ -57,6 +57,12 @@ static const char usage[] =
     "                   check compares the LDS loads; none: their addresses only (trace 2.3):\n"
     "                   the same replay timing, much smaller traces of LDS-heavy kernels and\n"
     "                   faster recording, but no check of LDS values\n"
+    "  --host-image on|off\n"
+    "                   on (default): a load (not LDS, private or atomic) whose values are\n"
+    "                   what the host's copies and memsets wrote there records a flag\n"
+    "                   instead of them (trace 2.6): the trace holds those copies, and the\n"
+    "                   reader takes the values from them, so the data check is the same;\n"
+    "                   off: every load keeps its values\n"
     "  --parallel-waits run kernels whose workgroups may wait on each other (glc loads,\n"
     "                   returning atomics, s_sleep) on every thread too: faster, but their\n"
     "                   traces then depend on --threads; by default they run on one thread\n"
@@ -143,7 +149,7 @@ static void hugepages_env(void)
 
 int main(int argc, char **argv)
 {
-    const char *gpus = NULL, *threads = NULL, *record = NULL, *timeline = NULL, *load_values = NULL, *lds_values = NULL;
+    const char *gpus = NULL, *threads = NULL, *record = NULL, *timeline = NULL, *load_values = NULL, *lds_values = NULL, *host_image = NULL;
     int quiet = 0, i = 1, timeout_s = 0, progress = -1, scratch_data = 0, parallel_waits = 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -168,7 +174,7 @@ int main(int argc, char **argv)
             progress = 0;
         } else if (!strcmp(a, "--gpus") || !strcmp(a, "--threads") || !strcmp(a, "--record") ||
                    !strcmp(a, "--timeout") || !strcmp(a, "--timeline") || !strcmp(a, "--load-values") ||
-                   !strcmp(a, "--lds-values")) {
+                   !strcmp(a, "--lds-values") || !strcmp(a, "--host-image")) {
             if (i + 1 >= argc)
                 return bad_usage("%s needs a value", a);
             const char *v = argv[++i];
@@ -193,6 +199,10 @@ int main(int argc, char **argv)
                 if (strcmp(v, "full") && strcmp(v, "none"))
                     return bad_usage("--lds-values %s: expected full or none", v);
                 lds_values = v;
+            } else if (!strcmp(a, "--host-image")) {
+                if (strcmp(v, "on") && strcmp(v, "off"))
+                    return bad_usage("--host-image %s: expected on or off", v);
+                host_image = v;
             } else {
                 record = v;
             }
@@ -259,6 +269,8 @@ int main(int argc, char **argv)
         setenv("GCN3EMU_LOAD_VALUES", load_values, 1);
     if (lds_values)
         setenv("GCN3EMU_LDS_VALUES", lds_values, 1);
+    if (host_image)
+        setenv("GCN3EMU_HOST_IMAGE", host_image, 1);
     setenv("GCN3EMU_PROGRESS", progress == 1 || (progress < 0 && isatty(STDERR_FILENO)) ? "1" : "0", 1);
 
     /* Command line for the trace header: the program and its arguments. */

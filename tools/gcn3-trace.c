@@ -709,7 +709,7 @@ static void mo_flags_text(uint32_t fl, char *buf, size_t n, int json)
 {
     static const struct { uint32_t bit; const char *name; } names[] = {
         {TRC_MO_LOAD, "load"}, {TRC_MO_STORE, "store"},   {TRC_MO_ATOMIC, "atomic"},   {TRC_MO_CMPSWAP, "cmpswap"},
-        {TRC_MO_LDS, "lds"},   {TRC_MO_SMEM, "smem"},     {TRC_MO_SCRATCH, "scratch"},
+        {TRC_MO_LDS, "lds"},   {TRC_MO_SMEM, "smem"},     {TRC_MO_SCRATCH, "scratch"},  {TRC_MO_HOST, "host"},
     };
     size_t o = 0;
     buf[0] = 0;

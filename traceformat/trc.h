@@ -43,9 +43,10 @@ extern "C" {
 /* The format this build writes. It reads every 1.x and 2.x up to this one
  * (2.0 = 1.4 + wave segments, 2.1 = 2.0 + managed allocations, 2.2 = 2.1 +
  * hashed loads, 2.3 = 2.2 + LDS values left out, 2.4 = 2.3 + store frames,
- * 2.5 = 2.4 + the stores' ops in store frames, docs/trace-format.md Sec. 5). */
+ * 2.5 = 2.4 + the stores' ops in store frames, 2.6 = 2.5 + host-image loads,
+ * docs/trace-format.md Sec. 5). */
 #define TRC_FORMAT_MAJOR 2
-#define TRC_FORMAT_MINOR 5
+#define TRC_FORMAT_MINOR 6
 /* The oldest major version this build reads. */
 #define TRC_FORMAT_MAJOR_OLDEST 1
 
@@ -151,6 +152,10 @@ enum {
     TRC_MO_SMEM    = 1u << 4, /* scalar: one address, data = mem_bytes total */
     TRC_MO_SCRATCH = 1u << 5, /* private memory (addresses are its backing store) */
     TRC_MO_CMPSWAP = 1u << 6, /* with ATOMIC: store_data holds 2*bytes_per_lane per lane (src, then cmp) */
+    TRC_MO_HOST    = 1u << 7, /* reader side, never in a file's mem_flags (2.6, WaveData.load_host): a plain
+                               * load whose values the trace left out as the host image's (docs/trace-format.md
+                               * Sec. 3.5 "Host-image loads"); the reader rebuilt them into load_data. Set only
+                               * on ops of a workgroup loaded with its data */
 };
 
 /* One executed memory instruction of a wavefront. */
@@ -316,6 +321,18 @@ void trc_wg_rec_lds_data(trc_wg_rec *g, int keep);
  * are encoded, so the recorder's hot path is unchanged. Call after
  * trc_wg_rec_begin. */
 void trc_wg_rec_hash_loads(trc_wg_rec *g, int on);
+/* Format 2.6: whether plain loads whose values equal w's host image (what
+ * the H2D and INIT copies and memsets written to w so far left at their
+ * addresses, docs/trace-format.md Sec. 3.5 "Host-image loads") are recorded
+ * as TRC_MO_HOST without their values (w: the writer g commits to), or keep
+ * them (w NULL, what trc_wg_rec_begin sets). A LOAD that is not ATOMIC, LDS
+ * or SCRATCH qualifies (SMEM included); the writer stops matching for good
+ * once an event is written while a kernel is open (between
+ * trc_writer_begin_kernel and trc_writer_end_kernel), or once the copies it
+ * keeps for the comparison reach 1 GiB (an estimate of what a recording
+ * machine spares; later copies' bytes then never match). Call after
+ * trc_wg_rec_begin. */
+void trc_wg_rec_host_image(trc_wg_rec *g, trc_writer *w);
 /* trc_rec_mem flag (never stored): keep this op's load values even when
  * loads are hashed (a glc load: a volatile or atomic load may be a poll). */
 #define TRC_REC_KEEP_VALUES (1u << 31)

@@ -65,6 +65,9 @@ static inline uint8_t *len_close(uint8_t *hole, uint8_t *end)
         }                                                           \
     } while (0)
 static inline uint8_t *enc_varint(uint8_t *q, uint64_t v) { return put_varint(q, v); }
+/* A recorded op's mem_flags as the file has them: without the recorder's
+ * TRC_MO_HOST (2.6: WaveData.load_host says it, see host_bytes) */
+static inline uint8_t *enc_mflags(uint8_t *q, uint32_t v) { return put_varint(q, v & ~(uint32_t)TRC_MO_HOST); }
 static inline uint8_t *enc_sint(uint8_t *q, int64_t v)
 {
     return put_varint(q, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
@@ -113,7 +116,7 @@ static size_t enc_bound_wd(const wgview *g)
     size_t b = 64;
     for (uint32_t i = 0; i < g->n_waves; i++) {
         const wave_rec *v = &g->w[i];
-        b += 80 + 10 * 2 * v->mflags.n + v->load.n + v->store.n + 8 * v->mflags.n;
+        b += 80 + 10 * 2 * v->mflags.n + v->load.n + v->store.n + 8 * v->mflags.n + v->mflags.n / 8 + 16;
     }
     return b;
 }
@@ -143,7 +146,7 @@ static uint8_t *enc_workgroup(uint8_t *q, const wgview *g)
         PUT_PACKED(b, 5, v->indirect.p, v->indirect.n, enc_varint);
         PUT_PACKED(b, 6, v->exec_at_delta.p, v->exec_at_delta.n, enc_varint);
         PUT_PACKED(b, 7, v->exec_val.p, v->exec_val.n, enc_fixed64);
-        PUT_PACKED(b, 8, v->mflags.p, v->mflags.n, enc_varint);
+        PUT_PACKED(b, 8, v->mflags.p, v->mflags.n, enc_mflags);
         PUT_PACKED(b, 9, v->mbytes.p, v->mbytes.n, enc_varint);
         PUT_PACKED(b, 10, v->mexec.p, v->mexec.n, enc_fixed64);
         PUT_PACKED(b, 11, v->akind.p, v->akind.n, enc_varint);
@@ -178,14 +181,23 @@ static size_t packed_u32_size(const uint32_t *a, size_t n)
     return 1 + vlen(l) + l;
 }
 
-/* Exact encoded size of wave i's WaveData body. */
-static size_t wave_data_size(const wave_rec *v, uint32_t i)
+/* 2.6 WaveData.load_host of v: ceil(m/8) bytes when an op has TRC_MO_HOST,
+ * else 0 (the field is left out). */
+static size_t host_bytes(const wave_rec *v)
+{
+    for (size_t j = 0; j < v->mflags.n; j++)
+        if (v->mflags.p[j] & TRC_MO_HOST) return (v->mflags.n + 7) / 8;
+    return 0;
+}
+
+/* Exact encoded size of wave i's WaveData body (nh: host_bytes(v)). */
+static size_t wave_data_size(const wave_rec *v, uint32_t i, size_t nh)
 {
     return (i ? 1 + vlen(i) : 0) + packed_u32_size(v->load_len.p, v->load_len.n) +
            packed_u32_size(v->store_len.p, v->store_len.n) +
            (v->load.n ? 1 + vlen(v->load.n) + v->load.n : 0) +
            (v->store.n ? 1 + vlen(v->store.n) + v->store.n : 0) +
-           (v->lhash.n ? 1 + vlen(8 * v->lhash.n) + 8 * v->lhash.n : 0);
+           (v->lhash.n ? 1 + vlen(8 * v->lhash.n) + 8 * v->lhash.n : 0) + (nh ? 1 + vlen(nh) + nh : 0);
 }
 
 /* gtrace.WorkgroupData, preceded by its varint length. The data streams go
@@ -198,7 +210,7 @@ static uint8_t *enc_workgroup_data(uint8_t *q, const wgview *g, uint8_t **body)
     size_t idl = vlen(g->wg_id[0]) + vlen(g->wg_id[1]) + vlen(g->wg_id[2]);
     total += 1 + vlen(idl) + idl;
     for (uint32_t i = 0; i < g->n_waves; i++) {
-        size_t sz = wave_data_size(&g->w[i], g->wave0 + i);
+        size_t sz = wave_data_size(&g->w[i], g->wave0 + i, host_bytes(&g->w[i]));
         total += 1 + vlen(sz) + sz;
     }
     q = put_varint(q, total);
@@ -208,7 +220,7 @@ static uint8_t *enc_workgroup_data(uint8_t *q, const wgview *g, uint8_t **body)
     q = enc_wg_id(q, g->wg_id);
     for (uint32_t i = 0; i < g->n_waves; i++) {
         const wave_rec *v = &g->w[i];
-        size_t sz = wave_data_size(v, g->wave0 + i);
+        size_t nh = host_bytes(v), sz = wave_data_size(v, g->wave0 + i, nh);
         uint8_t *b = put_varint(put_tag(q, 3, 2), sz);
         uint8_t *b0 = b;
         b = put_u64(b, 1, g->wave0 + i);
@@ -230,6 +242,13 @@ static uint8_t *enc_workgroup_data(uint8_t *q, const wgview *g, uint8_t **body)
                 trc_put_le64(b, v->lhash.p[k]);
                 b += 8;
             }
+        }
+        if (nh) { /* 2.6 host-image loads: a bit per op */
+            b = put_varint(put_tag(b, 10, 2), nh);
+            memset(b, 0, nh);
+            for (size_t j = 0; j < v->mflags.n; j++)
+                if (v->mflags.p[j] & TRC_MO_HOST) b[j >> 3] |= (uint8_t)(1u << (j & 7));
+            b += nh;
         }
         assert((size_t)(b - b0) == sz);
         (void)b0;
@@ -273,7 +292,7 @@ static uint8_t *enc_store_ops(uint8_t *q, const wave_rec *v, uint32_t i)
             if (sto_op(v, j)) l_ = ENC(l_, EXPR);                 \
         b = len_close(hl, l_);                                    \
     } while (0)
-        STO_COL(8, enc_varint, v->mflags.p[j]);
+        STO_COL(8, enc_mflags, v->mflags.p[j]);
         STO_COL(9, enc_varint, v->mbytes.p[j]);
         STO_COL(10, enc_fixed64, v->mexec.p[j]);
         STO_COL(11, enc_varint, v->akind.p[j]);

@@ -350,7 +350,7 @@ static bool wavedata_parse(const uint8_t *p, size_t n, Gtrace__WaveData *w, fb_a
     uint32_t seen = 0;
     while (p < end) {
         fb_field f;
-        if (!rd_field_once(&p, end, 9, &seen, &f))
+        if (!rd_field_once(&p, end, 10, &seen, &f))
             return false;
         const uint32_t fn = f.fn, wt = f.wt;
         const uint64_t v = f.v;
@@ -364,6 +364,11 @@ static bool wavedata_parse(const uint8_t *p, size_t n, Gtrace__WaveData *w, fb_a
         }
         if (wt != WT_LEN)
             return false;
+        if (fn == 10) { /* 2.6 load_host: a bit per op */
+            w->load_host.len = ln;
+            w->load_host.data = ln ? (uint8_t *)lp : NULL;
+            continue;
+        }
         if (fn == 9) { /* 2.5 store_ops (a store frame's): a Wave of memory ops */
             Gtrace__Wave *so = fb_take(a, sizeof *so);
             if (!so)

@@ -34,6 +34,7 @@
 #include <zstd.h>
 
 #include "traceformat/gtrace.pb-c.h"
+#include "traceformat/trc_himg.h"
 #include "traceformat/trc_internal.h"
 
 typedef struct rkernel {
@@ -84,6 +85,9 @@ struct trc_reader {
     size_t limit;
     int compact_strided;   /* trc_reader_set_compact_strided */
     trc_reader_cache_stats cst;
+    /* 2.6: the host image of the events (trc_himg.h) for TRC_MO_HOST loads;
+     * NULL in older traces (where the flag is refused) */
+    trc_himg *himg;
 };
 
 static void seterr(char *err, size_t errlen, const char *path, const char *fmt, ...)
@@ -347,6 +351,7 @@ void trc_reader_close(trc_reader *r)
         for (size_t i = 0; i < r->n_ev; i++) free(r->evdata[i]);
     free(r->evdata);
     free(r->ev);
+    trc_himg_destroy(r->himg);
     for (size_t i = 0; i < r->nk; i++) {
         rkernel *k = &r->k[i];
         free(k->frame_off); free(k->dframe_off); free(k->wg_frame);
@@ -786,6 +791,27 @@ trc_reader *trc_reader_open(const char *path, char *err, size_t errlen)
                    r->ev[i].launch.kernel_id);
             goto fail;
         }
+    if (major > 2 || (major == 2 && minor >= 6)) {
+        /* 2.6: what the host wrote, by event, for TRC_MO_HOST loads */
+        if (!(r->himg = trc_himg_create())) {
+            seterr(err, errlen, path, "out of memory");
+            goto fail;
+        }
+        for (size_t i = 0; i < r->n_ev; i++) {
+            const trc_event *e = &r->ev[i];
+            if (!e->size) continue;
+            if (e->kind == TRC_EV_MEMSET)
+                trc_himg_write(r->himg, i, e->addr, e->size, NULL, e->value);
+            else if (e->kind == TRC_EV_COPY && e->copy_kind == TRC_COPY_D2D)
+                trc_himg_forget(r->himg, i, e->addr, e->size);
+            else if (e->kind == TRC_EV_COPY && e->copy_kind != TRC_COPY_D2H)
+                trc_himg_write(r->himg, i, e->addr, e->size, e->data, 0);
+        }
+        if (trc_himg_failed(r->himg)) {
+            seterr(err, errlen, path, "out of memory");
+            goto fail;
+        }
+    }
     protobuf_c_message_free_unpacked(&ix->base, NULL);
     protobuf_c_message_free_unpacked(&hm->base, NULL);
     return r;
@@ -868,7 +894,7 @@ static inline uint64_t addr_slots(const Gtrace__Wave *w, size_t j, uint32_t n, i
 }
 
 /* Validates wave i and returns the bytes it needs in the arena (or -1). */
-static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint32_t i, int compact,
+static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint32_t i, int compact, int host_ok,
                          char *why, size_t whylen)
 {
     size_t m = w->n_mem_flags;
@@ -891,13 +917,33 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
         snprintf(why, whylen, "wave %u: memory-op columns have different lengths", i);
         return -1;
     }
-    uint64_t n_addr = 0, want_stride = 0, want_delta = 0, want_load = 0, want_store = 0;
+    if (d && d->load_host.len) {
+        /* 2.6 load_host: a bit per op, the padding zero, only in 2.6 traces */
+        if (!host_ok || d->load_host.len != (m + 7) / 8 ||
+            ((m & 7) && (d->load_host.data[m >> 3] >> (m & 7)))) {
+            snprintf(why, whylen, "wave %u: %zu host-image bytes for %zu memory ops%s", i, d->load_host.len, m,
+                     host_ok ? "" : " in a trace older than 2.6");
+            return -1;
+        }
+    }
+    uint64_t n_addr = 0, want_stride = 0, want_delta = 0, want_load = 0, want_store = 0, host = 0;
     for (size_t j = 0; j < m; j++) {
         uint32_t n = trc_popcount64(w->mem_exec[j]);
         if ((w->mem_flags[j] & ~TRC_MO_KNOWN) || w->mem_bytes[j] > TRC_MAX_BYTES_PER_LANE ||
             w->addr_kind[j] > GTRACE__ADDR_KIND__ADDR_DELTAS) {
             snprintf(why, whylen, "wave %u mem op %zu: bad flags, size or address kind", i, j);
             return -1;
+        }
+        if (d && d->load_host.len && (d->load_host.data[j >> 3] >> (j & 7) & 1)) {
+            /* 2.6: a plain load whose values are the host image's */
+            if ((w->mem_flags[j] & (TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_ATOMIC | TRC_MO_LDS | TRC_MO_SCRATCH)) !=
+                    TRC_MO_LOAD ||
+                (d->n_load_len && d->load_len[j]) || (d->n_load_hash && d->load_hash[j])) {
+                snprintf(why, whylen, "wave %u mem op %zu: a host-image bit on an op that is no plain load or has "
+                         "values", i, j);
+                return -1;
+            }
+            host += al8((uint64_t)n * w->mem_bytes[j]);
         }
         n_addr += addr_slots(w, j, n, compact);
         if (w->addr_kind[j] == GTRACE__ADDR_KIND__ADDR_STRIDED) want_stride += n >= 2;
@@ -956,15 +1002,17 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
     }
     uint64_t sz = al8(m * sizeof(trc_mem_op)) + al8(8 * (uint64_t)w->n_indirect_target) +
                   2 * al8(8 * (uint64_t)w->n_exec_val) + al8(8 * n_addr) +
-                  al8(w->branch_bits.len) + al8(want_load) + al8(want_store) + 3 * al8(8 * (uint64_t)na) + al8(4 * (uint64_t)na);
+                  al8(w->branch_bits.len) + al8(want_load) + al8(want_store) + 3 * al8(8 * (uint64_t)na) + al8(4 * (uint64_t)na) +
+                  host;
     return (int64_t)sz;
 }
 
 /* w's ops into o. Their per-lane address deltas: w->addr_delta, or (a wave
  * of trc_fast_workgroup_lazy) the checked varints [dq, dend). no_lds_addr:
  * LDS ops get no addresses (TRC_WG_NO_LDS_ADDR). */
-static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData *d, int compact, int no_loads,
-                      int no_lds_addr, const uint8_t *dq, const uint8_t *dend, arena *a)
+static int wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData *d, int compact, int no_loads,
+                     int no_lds_addr, const uint8_t *dq, const uint8_t *dend, const trc_himg *himg, uint64_t before,
+                     arena *a)
 {
     size_t m = w->n_mem_flags;
     o->wave_in_wg = w->wave_in_wg;
@@ -1071,7 +1119,25 @@ static void wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData
             mo[j].store_data = sd;
             sd += d->store_len[j];
         }
+        if (d && d->load_host.len && (d->load_host.data[j >> 3] >> (j & 7) & 1) && !no_loads) {
+            mo[j].flags |= TRC_MO_HOST;
+        }
+        if ((mo[j].flags & TRC_MO_HOST) && n) {
+            /* 2.6: its values are the host image's as of its kernel's launch
+             * (runs of adjacent lanes read at once) */
+            uint32_t b = mo[j].bytes_per_lane;
+            uint8_t *hb = take(a, (size_t)n * b);
+            for (uint32_t k = 0; k < n;) {
+                uint64_t a0 = trc_mo_addr(&mo[j], k);
+                uint32_t e = k + 1;
+                while (e < n && trc_mo_addr(&mo[j], e) == trc_mo_addr(&mo[j], e - 1) + b) e++;
+                if (!himg || trc_himg_read(himg, before, a0, (uint64_t)(e - k) * b, hb + (size_t)k * b) < 0) return -1;
+                k = e;
+            }
+            mo[j].load_data = hb;
+        }
     }
+    return 0;
 }
 
 /* ---- 2.0 wave segments ------------------------------------------------------ */
@@ -1090,7 +1156,7 @@ static void merged_free(Gtrace__Wave *w, Gtrace__WaveData *d)
     }
     if (d) {
         free(d->load_len); free(d->store_len); free(d->load_data.data); free(d->store_data.data);
-        free(d->load_hash);
+        free(d->load_hash); free(d->load_host.data);
         free(d);
     }
 }
@@ -1219,6 +1285,22 @@ static int cat_wave_data(Gtrace__WaveData *const *pd, size_t np, uint32_t j, Gtr
         for (size_t p = 0, o = 0; p < np; o += pd[p]->n_load_len, p++)
             if (pd[p]->n_load_hash)
                 memcpy(d->load_hash + o, pd[p]->load_hash, pd[p]->n_load_len * sizeof *d->load_hash);
+    }
+    /* 2.6 host-image bits: one per op where any part has them (zero elsewhere) */
+    int any_host = 0;
+    for (size_t p = 0; p < np; p++) any_host |= pd[p]->load_host.len != 0;
+    if (any_host && d->n_load_len) {
+        size_t nb = (d->n_load_len + 7) / 8;
+        if (!(d->load_host.data = calloc(nb, 1))) goto oom;
+        d->load_host.len = nb;
+        for (size_t p = 0, o = 0; p < np; o += pd[p]->n_load_len, p++) {
+            if (pd[p]->load_host.len && pd[p]->load_host.len != (pd[p]->n_load_len + 7) / 8) {
+                snprintf(why, whylen, "wave %u part %zu: host-image bits for another number of ops", j, p);
+                goto bad;
+            }
+            for (size_t b = 0; pd[p]->load_host.len && b < pd[p]->n_load_len; b++)
+                if (pd[p]->load_host.data[b >> 3] >> (b & 7) & 1) d->load_host.data[(o + b) >> 3] |= (uint8_t)(1u << ((o + b) & 7));
+        }
     }
     int e = cat_stream(&d->load_data, pd, np, 0);
     if (!e) e = cat_stream(&d->store_data, pd, np, 1);
@@ -1726,7 +1808,7 @@ static trc_wg *load_ops(trc_reader *r, const rkernel *k, uint32_t kernel_id, uin
                 snprintf(why, sizeof why, "wave %zu store op %zu: an LDS op in the store frame", j, m);
                 goto bad;
             }
-        int64_t s = wave_size(w, &view[j], (uint32_t)j, r->compact_strided, why, sizeof why);
+        int64_t s = wave_size(w, &view[j], (uint32_t)j, r->compact_strided, r->himg != NULL, why, sizeof why);
         if (s < 0) goto bad;
         total += (uint64_t)s;
     }
@@ -1736,7 +1818,8 @@ static trc_wg *load_ops(trc_reader *r, const rkernel *k, uint32_t kernel_id, uin
         goto bad;
     }
     for (size_t j = 0; j < wd->n_waves; j++)
-        wave_fill(&out->waves[j], wd->waves[j]->store_ops, &view[j], r->compact_strided, 1, 0, NULL, NULL, &a);
+        (void)wave_fill(&out->waves[j], wd->waves[j]->store_ops, &view[j], r->compact_strided, 1, 0, NULL, NULL, NULL,
+                        0, &a); /* no loads: nothing from the host image */
     goto done;
 
 bad:
@@ -1866,7 +1949,7 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
         }
         const Gtrace__Wave *wj = mw && mw[j] ? mw[j] : wg->waves[j];
         if (mw && mw[j]) d = md[j];
-        int64_t s = wave_size(wj, d, (uint32_t)j, r->compact_strided, why, sizeof why);
+        int64_t s = wave_size(wj, d, (uint32_t)j, r->compact_strided, r->himg != NULL, why, sizeof why);
         if (s < 0) goto bad;
         total += (uint64_t)s;
     }
@@ -1875,14 +1958,24 @@ trc_wg *trc_reader_load_wg_ex(trc_reader *r, uint32_t kernel_id, uint32_t i, int
         if (lerr[0]) goto done;
         goto bad;
     }
+    uint64_t before = k->st.launch_event; /* 2.6: the host image as of the launch */
     for (size_t j = 0; j < wg->n_waves; j++) {
-        int no_loads = with_data == TRC_WG_STORES_ONLY;
+        int no_loads = with_data == TRC_WG_STORES_ONLY, rc;
         const uint8_t *dq = NULL, *dend = NULL;
-        if (mw && mw[j]) wave_fill(&out->waves[j], mw[j], md[j], r->compact_strided, no_loads, no_lds_addr, NULL, NULL, &a);
+        if (mw && mw[j])
+            rc = wave_fill(&out->waves[j], mw[j], md[j], r->compact_strided, no_loads, no_lds_addr, NULL, NULL, r->himg,
+                           before, &a);
         else {
             if (wg_fast) trc_fast_wave_delta(wg->waves[j], &dq, &dend);
-            wave_fill(&out->waves[j], wg->waves[j], wd ? wd->waves[j] : NULL, r->compact_strided, no_loads,
-                      no_lds_addr, dq, dend, &a);
+            rc = wave_fill(&out->waves[j], wg->waves[j], wd ? wd->waves[j] : NULL, r->compact_strided, no_loads,
+                           no_lds_addr, dq, dend, r->himg, before, &a);
+        }
+        if (rc < 0) {
+            trc_wg_free(out);
+            out = NULL;
+            snprintf(why, sizeof why, "wave %zu: a host-image load reads bytes the host image does not hold before "
+                     "the kernel's launch", j);
+            goto bad;
         }
     }
     goto done;

@@ -13,6 +13,7 @@
 #include <xxhash.h>
 
 #include "traceformat/gtrace.pb-c.h"
+#include "traceformat/trc_himg.h"
 #include "traceformat/trc_writer_internal.h"
 
 trc_wg_rec *trc_wg_rec_create(void)
@@ -71,6 +72,7 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
     g->no_scratch_data = 0;
     g->no_lds_data = 0;
     g->hash_loads = 0;
+    g->himg = NULL;
     g->segs.n = 0;
     g->bad = 0;
     g->bad_msg[0] = 0;
@@ -111,6 +113,20 @@ void trc_wg_rec_begin(trc_wg_rec *g, uint32_t kernel_id, const uint32_t wg_id[3]
 void trc_wg_rec_scratch_data(trc_wg_rec *g, int keep) { g->no_scratch_data = !keep; }
 void trc_wg_rec_lds_data(trc_wg_rec *g, int keep) { g->no_lds_data = !keep; }
 void trc_wg_rec_hash_loads(trc_wg_rec *g, int on) { g->hash_loads = on != 0; }
+void trc_wg_rec_host_image(trc_wg_rec *g, trc_writer *w) { g->himg = w ? trc_writer_himg(w) : NULL; }
+
+/* 2.6: whether the n active lanes' values (bpl bytes each, lane addresses
+ * a[]) equal the host image's: runs of adjacent lanes compared at once. */
+static int host_values(const trc_himg *h, const uint64_t *a, uint32_t n, uint32_t bpl, const uint8_t *data)
+{
+    for (uint32_t k = 0; k < n;) {
+        uint32_t e = k + 1;
+        while (e < n && a[e] == a[e - 1] + bpl) e++;
+        if (!trc_himg_equal(h, a[k], (uint64_t)(e - k) * bpl, data + (size_t)k * bpl)) return 0;
+        k = e;
+    }
+    return 1;
+}
 
 uint64_t trc_load_hash(const void *data, size_t n)
 {
@@ -329,7 +345,7 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
     uint32_t keep = g->hash_loads && ((flags & TRC_REC_KEEP_VALUES) || v->await_state == 2) ? TRC_REC_KEEP_VALUES : 0;
     int linear = (flags & TRC_REC_LINEAR4) != 0;
     flags &= ~(TRC_REC_KEEP_VALUES | TRC_REC_LINEAR4);
-    if (flags & ~TRC_MO_KNOWN) {
+    if (flags & ~TRC_MO_KNOWN) { /* TRC_MO_HOST included: the recorder's own */
         trc_rec_bad(g, "memory op with unknown flag bits", wave);
         return;
     }
@@ -356,6 +372,13 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
         for (uint64_t m = exec; m; m &= m - 1) buf[n++] = addr[__builtin_ctzll(m)];
         a = buf;
         linear = 0; /* lanes with gaps: not strided by 4 once packed */
+    }
+    /* 2.6: a load that read what the host wrote there keeps a flag instead
+     * of its values (the reader takes them from the trace's copies) */
+    if (g->himg && load_data && n && (flags & (TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_ATOMIC | TRC_MO_LDS | TRC_MO_SCRATCH)) == TRC_MO_LOAD &&
+        host_values(g->himg, a, n, bytes_per_lane, load_data)) {
+        flags |= TRC_MO_HOST;
+        load_data = NULL;
     }
     if (reserve_mem_op(g, wave, v) < 0) return;
     size_t j = v->mflags.n;

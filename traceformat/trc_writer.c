@@ -67,6 +67,7 @@
 #include <zstd.h>
 
 #include "traceformat/gtrace.pb-c.h"
+#include "traceformat/trc_himg.h"
 #include "traceformat/trc_writer_internal.h"
 
 /* ---- writer --------------------------------------------------------------- */
@@ -144,7 +145,19 @@ struct trc_writer {
     int spill_fd;            /* -1 until the first segment */
     uint64_t spill_pos;      /* end of the reserved spill bytes; under mu */
     u8v spill_buf;           /* append_ready's copy buffer; under mu */
+    /* 2.6 host image (trc_himg.h), changed by the event thread only while
+     * no kernel is open (kopen, under mu); its copies' bytes are kept here */
+    trc_himg *himg;
+    int himg_off;            /* atomic: 1 once it no longer matches (trc_writer_himg) */
+    unsigned kopen;          /* kernels begun and not ended; under mu */
+    uint8_t **himg_keep;
+    size_t n_keep, cap_keep, himg_bytes;
 };
+
+/* Bytes of copies the writer keeps for its host image at most (an estimate
+ * of what a recording machine spares, 1 GiB); beyond, copies' bytes are
+ * forgotten (loads from them keep their values). */
+#define TRC_HIMG_MAX_BYTES ((size_t)1 << 30)
 
 static void bg_start(trc_writer *w, int req);
 static void bg_stop(trc_writer *w);
@@ -405,6 +418,7 @@ trc_writer *trc_writer_open_ex(const char *path, const trc_header_info *h, int b
     w->seg_data_bytes = TRC_SEG_DATA_BYTES;
     w->spill_fd = -1;
     w->fd = -1;
+    if (!(w->himg = trc_himg_create())) w->himg_off = 1; /* matches nothing: every load keeps its values */
     w->cctx = trc_new_cctx(TRC_ZSTD_LEVEL);
     w->cctx_data = trc_new_cctx(TRC_ZSTD_LEVEL_DATA);
     w->cz_rec = trc_new_cctx(TRC_ZSTD_LEVEL_REC);
@@ -602,6 +616,48 @@ void trc_writer_host_gap(trc_writer *w, uint64_t ns)
     w->host_gap_ns = w->host_gap_ns > UINT64_MAX - ns ? UINT64_MAX : w->host_gap_ns + ns;
 }
 
+const struct trc_himg *trc_writer_himg(trc_writer *w)
+{
+    return w->himg && !__atomic_load_n(&w->himg_off, __ATOMIC_ACQUIRE) ? w->himg : NULL;
+}
+
+/* The host image takes event ev (index ei) as a 2.6 reader will
+ * (trc_himg.h): H2D and INIT copies' bytes (a copy kept here) and memsets
+ * write, D2D copies make their bytes unknown. An event while a kernel is open
+ * turns matching off for good instead (recorders may be reading the image). */
+static void himg_event(trc_writer *w, const trc_event *ev, uint64_t ei)
+{
+    if (!trc_writer_himg(w)) return;
+    int k = ev->kind == TRC_EV_MEMSET ||
+            (ev->kind == TRC_EV_COPY && ev->copy_kind != TRC_COPY_D2H);
+    if (!k || !ev->size) return;
+    pthread_mutex_lock(&w->mu);
+    unsigned open = w->kopen;
+    pthread_mutex_unlock(&w->mu);
+    if (open) {
+        __atomic_store_n(&w->himg_off, 1, __ATOMIC_RELEASE);
+        return;
+    }
+    int rc;
+    if (ev->kind == TRC_EV_MEMSET) {
+        rc = trc_himg_write(w->himg, ei, ev->addr, ev->size, NULL, ev->value);
+    } else if (ev->copy_kind == TRC_COPY_D2D || !ev->data || ev->size > TRC_HIMG_MAX_BYTES - w->himg_bytes) {
+        rc = trc_himg_forget(w->himg, ei, ev->addr, ev->size);
+    } else {
+        uint8_t *b = NULL;
+        if ((w->n_keep < w->cap_keep || grow((void **)&w->himg_keep, &w->cap_keep, w->n_keep + 1, sizeof *w->himg_keep) == 0) &&
+            (b = malloc((size_t)ev->size))) {
+            memcpy(b, ev->data, (size_t)ev->size);
+            w->himg_keep[w->n_keep++] = b;
+            w->himg_bytes += (size_t)ev->size;
+            rc = trc_himg_write(w->himg, ei, ev->addr, ev->size, b, 0);
+        } else {
+            rc = trc_himg_forget(w->himg, ei, ev->addr, ev->size); /* no memory to keep it: unknown */
+        }
+    }
+    if (rc < 0) __atomic_store_n(&w->himg_off, 1, __ATOMIC_RELEASE);
+}
+
 int trc_writer_event(trc_writer *w, const trc_event *ev)
 {
     if (fail_fast(w)) return -1;
@@ -622,7 +678,10 @@ int trc_writer_event(trc_writer *w, const trc_event *ev)
         wfail_locked(w, "%s", "unknown event kind");
         return -1;
     }
-    return put_event(w, ev) < 0 ? -1 : 0;
+    int64_t ei = put_event(w, ev);
+    if (ei < 0) return -1;
+    himg_event(w, ev, (uint64_t)ei);
+    return 0;
 }
 
 size_t trc_writer_n_events(const trc_writer *w) { return w->event_off.n; }
@@ -656,6 +715,7 @@ int trc_writer_begin_kernel(trc_writer *w, trc_launch *l)
     memcpy(k->grid, l->grid, sizeof k->grid);
     k->n_lin = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
     w->nk = id + 1u;
+    w->kopen++;
     pthread_mutex_unlock(&w->mu);
     return 0;
 }
@@ -896,6 +956,7 @@ int trc_writer_end_kernel(trc_writer *w, uint32_t kernel_id)
     wkernel *k = &w->k[kernel_id];
     flush_kernel_locked(w, k, &mine);
     k->ended = 1; /* no commit after this (trc_wg_commit refuses them) */
+    if (w->kopen) w->kopen--;
     uint64_t prev = w->last_end_seq;
     batch *e = new_batch_locked(w, TRC_BATCH_END);
     if (!e) {
@@ -1043,6 +1104,9 @@ void trc_writer_destroy(trc_writer *w)
         w->p_free = p->next;
         trc_free_piece(p);
     }
+    trc_himg_destroy(w->himg);
+    for (size_t i = 0; i < w->n_keep; i++) free(w->himg_keep[i]);
+    free(w->himg_keep);
     free_batch_list(w->b_free);
     free_batch_list(w->q_head);
     free_batch_list(w->done);

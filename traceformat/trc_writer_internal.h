@@ -176,6 +176,7 @@ struct trc_wg_rec {
     int no_scratch_data;          /* trc_wg_rec_scratch_data(g, 0) */
     int no_lds_data;              /* trc_wg_rec_lds_data(g, 0) */
     int hash_loads;               /* trc_wg_rec_hash_loads(g, 1): mflags carry TRC_REC_KEEP_VALUES */
+    const struct trc_himg *himg;  /* 2.6 trc_wg_rec_host_image: the writer's host image, or NULL */
     segv segs;                    /* spilled so far, in spill order */
     u8v se_rec, se_dat, sz_rec, sz_dat; /* segment encoding / compression scratch */
 };
@@ -219,6 +220,11 @@ void trc_writer_test_hold(trc_writer *w, int on);
 uint64_t trc_writer_test_queued(trc_writer *w);
 
 /* trc_writer.c */
+/* 2.6: the writer's host image for its recorders to compare loads with
+ * (trc_wg_rec_host_image), NULL when it no longer matches (an event written
+ * while a kernel was open, its copies over the limit, out of memory). Read
+ * only while a kernel is open: no event changes it then. */
+const struct trc_himg *trc_writer_himg(trc_writer *w);
 /* A compression context at `level` with checksums and content sizes (every
  * frame of the format has both); NULL when out of memory. */
 ZSTD_CCtx *trc_new_cctx(int level);

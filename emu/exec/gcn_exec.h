@@ -63,6 +63,11 @@ typedef struct gcn_machine_config {
      * (GCN3EMU_LDS_VALUES=none, gcn3-emu --lds-values none; trace format 2.3,
      * whose header must then say so), see trc_wg_rec_lds_data; 0: values too */
     int no_lds_values;
+    /* 1: a load whose values equal the host image (the H2D and INIT copies
+     * and memsets recorded so far) records TRC_MO_HOST instead of them
+     * (GCN3EMU_HOST_IMAGE=on, the default; gcn3-emu --host-image; trace
+     * format 2.6), see trc_wg_rec_host_image; 0: values always */
+    int host_image;
     /* 1: kernels that may wait on other workgroups (gcn_program_sync_reasons)
      * run on every worker too (GCN3EMU_PARALLEL_WAITS=1, gcn3-emu
      * --parallel-waits): faster, but their interleaving and so their traces

@@ -365,6 +365,7 @@ static int coop_init_wgs(gcn_worker *wk, struct gcn_launch_job *job, coop_wg *g,
             trc_wg_rec_scratch_data(c->rec, job->m->cfg.scratch_data);
             trc_wg_rec_hash_loads(c->rec, job->m->cfg.hash_loads);
         trc_wg_rec_lds_data(c->rec, !job->m->cfg.no_lds_values);
+        trc_wg_rec_host_image(c->rec, job->m->cfg.host_image ? job->m->cfg.trace : NULL);
         }
         wk->vgprs = vgprs + (size_t)i * nw * job->n_vgpr;
         wk->lds = lds ? lds + (size_t)i * job->lds_size : save_lds;

@@ -249,6 +249,7 @@ static gcn_wg_slot *slot_start(sched *s, uint32_t wg_lin)
         trc_wg_rec_scratch_data(g->rec, job->m->cfg.scratch_data);
         trc_wg_rec_hash_loads(g->rec, job->m->cfg.hash_loads);
         trc_wg_rec_lds_data(g->rec, !job->m->cfg.no_lds_values);
+        trc_wg_rec_host_image(g->rec, job->m->cfg.host_image ? job->m->cfg.trace : NULL);
     }
     /* gcn_wave_init_state places waves in the worker's storage: point it at the slot's */
     uint32_t(*save_v)[GCN_WAVE_LANES] = wk->vgprs;

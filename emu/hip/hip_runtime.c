@@ -210,6 +210,12 @@ static void do_init(void)
     }
     cfg.hash_loads = lv && !strcmp(lv, "hash");
     cfg.no_lds_values = lds_none;
+    const char *hi = getenv("GCN3EMU_HOST_IMAGE");
+    if (hi && *hi && strcmp(hi, "on") && strcmp(hi, "off")) {
+        snprintf(rt.init_error, sizeof rt.init_error, "GCN3EMU_HOST_IMAGE=%s: expected on or off", hi);
+        goto fail;
+    }
+    cfg.host_image = !(hi && !strcmp(hi, "off"));
     const char *pw = getenv("GCN3EMU_PARALLEL_WAITS");
     cfg.parallel_waits = pw && *pw && strcmp(pw, "0") != 0;
     cfg.progress_tty = isatty(STDERR_FILENO);

@@ -27,14 +27,14 @@ from collections import namedtuple
 __all__ = [
     "TraceError", "Trace", "Workgroup", "Wave", "MemOp", "Await",
     "open_trace", "load_stats", "load_sweep", "kernels_table",
-    "MO_LOAD", "MO_STORE", "MO_ATOMIC", "MO_LDS", "MO_SMEM", "MO_SCRATCH", "MO_CMPSWAP",
+    "MO_LOAD", "MO_STORE", "MO_ATOMIC", "MO_LDS", "MO_SMEM", "MO_SCRATCH", "MO_CMPSWAP", "MO_HOST",
 ]
 
 __version__ = "0.1"
 
 # Memory op flags (TRC_MO_*, docs/trace-format.md Sec. 3.4)
-MO_LOAD, MO_STORE, MO_ATOMIC, MO_LDS, MO_SMEM, MO_SCRATCH, MO_CMPSWAP = (1 << i for i in range(7))
-_MO_NAMES = ("load", "store", "atomic", "lds", "smem", "scratch", "cmpswap")
+MO_LOAD, MO_STORE, MO_ATOMIC, MO_LDS, MO_SMEM, MO_SCRATCH, MO_CMPSWAP, MO_HOST = (1 << i for i in range(8))
+_MO_NAMES = ("load", "store", "atomic", "lds", "smem", "scratch", "cmpswap", "host")
 
 _FILE_MAGIC = b"GTRACE\0\0"
 _END_MAGIC = b"GTRCEND\0"
@@ -59,7 +59,9 @@ class MemOp(namedtuple("MemOp", "flags bytes_per_lane exec addrs load store")):
     flags: MO_* bits; bytes_per_lane: bytes per active lane (SMEM: total);
     exec: the 64-bit lane mask; addrs: one address per active lane, lane 0
     upward (LDS: byte offsets); load/store: the recorded bytes (None when the
-    workgroup was read without data or nothing was recorded).
+    workgroup was read without data or nothing was recorded; a host-image
+    load, MO_HOST, format 2.6: the bytes the trace's copies and memsets left
+    at its addresses before its kernel's launch).
     """
 
     __slots__ = ()
@@ -205,6 +207,7 @@ class Trace:
         if major > _MAX_MAJOR:
             raise self._err("format %d.%d is newer than this reader (major %d)" % (major, minor, _MAX_MAJOR))
         self.format = "%d.%d" % (major, minor)
+        self._ver = (major, minor)
         idx_off, file_size, end = struct.unpack_from("<QQ8s", m, size - 24)
         if end != _END_MAGIC or file_size != size:
             raise self._err("no trailer: the file is truncated or still being written "
@@ -387,6 +390,18 @@ class Trace:
                     raise self._err("%s: segment data lengths differ" % where)
                 md.load_len.extend(p.load_len)
                 md.store_len.extend(p.store_len)
+            if any(len(p.load_host) for p in dparts):
+                # format 2.6: the parts' host-image bits, one per op, in op order
+                bits, o = bytearray((len(md.load_len) + 7) // 8), 0
+                for p in dparts:
+                    hb = bytes(p.load_host)
+                    if hb and len(hb) != (len(p.load_len) + 7) // 8:
+                        raise self._err("%s: segment host-image bits for another number of ops" % where)
+                    for b in range(len(p.load_len) if hb else 0):
+                        if hb[b >> 3] >> (b & 7) & 1:
+                            bits[(o + b) >> 3] |= 1 << ((o + b) & 7)
+                    o += len(p.load_len)
+                md.load_host = bytes(bits)
             md.load_data = b"".join(bytes(p.load_data) if p.load_data else _unshuf4(bytes(p.load_data_shuf4))
                                     for p in dparts)
             md.store_data = b"".join(bytes(p.store_data) if p.store_data else _unshuf4(bytes(p.store_data_shuf4))
@@ -413,10 +428,39 @@ class Trace:
             if data.kernel_id != kernel_id or list(data.wg_id) != g.wg_id or len(data.waves) != len(rec.waves):
                 raise self._err("%s: data does not match its record" % where)
             wdata = list(data.waves)
-        g.waves = [self._decode_wave(where, j, w, wdata[j] if wdata else None) for j, w in enumerate(rec.waves)]
+        before = self.kernels[kernel_id]["index"] if kernel_id < len(self.kernels) else 0
+        g.waves = [self._decode_wave(where, j, w, wdata[j] if wdata else None, before)
+                   for j, w in enumerate(rec.waves)]
         return g
 
-    def _decode_wave(self, where, j, w, d):
+    def _host_image(self, where, before, addr, n):
+        """Format 2.6: the n bytes at addr as the host image holds them before
+        event `before` (docs/trace-format.md Sec. 3.5 "Host-image loads"):
+        per byte, what the last H2D or INIT copy or memset before it wrote
+        there; a D2D copy after that, or no such event, leaves it unknown."""
+        out, left = bytearray(n), set(range(n))
+        for e in reversed(self.events[:before]):
+            if not left:
+                break
+            if e["kind"] == "memset" or (e["kind"] == "copy" and e["copy_kind"] != "d2h"):
+                lo, hi = max(addr, e["dst"]), min(addr + n, e["dst"] + e["size"])
+                for a in range(lo, hi):
+                    b = a - addr
+                    if b not in left:
+                        continue
+                    if e["kind"] == "memset":
+                        out[b] = e["value"]
+                    elif e["copy_kind"] == "d2d" or "data" not in e:
+                        raise self._err("%s: a host-image load reads bytes a D2D copy (event %d) wrote"
+                                        % (where, e["index"]))
+                    else:
+                        out[b] = e["data"][a - e["dst"]]
+                    left.discard(b)
+        if left:
+            raise self._err("%s: a host-image load reads bytes no copy or memset wrote before the launch" % where)
+        return bytes(out)
+
+    def _decode_wave(self, where, j, w, d, before=0):
         where = "%s wave %d" % (where, j)
         v = Wave()
         v.wave_in_wg, v.n_instr = w.wave_in_wg, w.n_instr
@@ -444,6 +488,9 @@ class Trace:
             stores = bytes(d.store_data) if d.store_data else _unshuf4(bytes(d.store_data_shuf4))
             if sum(d.load_len) != len(loads) or sum(d.store_len) != len(stores):
                 raise self._err("%s: data streams do not add up to their lengths" % where)
+        host = bytes(d.load_host) if d is not None else b""
+        if host and (self._ver < (2, 6) or len(host) != (m + 7) // 8 or (m & 7 and host[m >> 3] >> (m & 7))):
+            raise self._err("%s: %d host-image bytes for %d memory ops (format %s)" % (where, len(host), m, self.format))
         base = si = di = lo = so = 0
         strides, deltas = w.addr_stride, w.addr_delta
         v.mem = []
@@ -470,14 +517,24 @@ class Trace:
             else:
                 raise self._err("%s: op %d has unknown address kind %d" % (where, i, w.addr_kind[i]))
             ld = st = None
+            f = w.mem_flags[i]
+            if host and host[i >> 3] >> (i & 7) & 1:
+                # format 2.6: a plain load whose values are the host image's
+                if (f & (MO_LOAD | MO_STORE | MO_ATOMIC | MO_LDS | MO_SCRATCH)) != MO_LOAD or d.load_len[i] \
+                        or (len(d.load_hash) and d.load_hash[i]):
+                    raise self._err("%s: op %d has a host-image bit but is no plain load or has values" % (where, i))
+                f |= MO_HOST
             if d is not None:
+                if f & MO_HOST and n:
+                    b = w.mem_bytes[i]
+                    ld = b"".join(self._host_image("%s op %d" % (where, i), before, a, b) for a in addrs)
                 if d.load_len[i]:
                     ld = loads[lo:lo + d.load_len[i]]
                     lo += d.load_len[i]
                 if d.store_len[i]:
                     st = stores[so:so + d.store_len[i]]
                     so += d.store_len[i]
-            v.mem.append(MemOp(w.mem_flags[i], w.mem_bytes[i], ex, addrs, ld, st))
+            v.mem.append(MemOp(f, w.mem_bytes[i], ex, addrs, ld, st))
         if si != len(strides) or di != len(deltas):
             raise self._err("%s: address streams hold more entries than its ops use" % where)
         na = len(w.await_at_delta)

@@ -93,7 +93,7 @@ if [ -x "$BUILD/programs/managed" ]; then
     nd=$(grep -c '^event [0-9]* alloc .* kind=device$' "$OUT/managed.dump")
     fmt=$("$TRACE" info "$tr" 2>/dev/null | sed -n "s/^format *//p")
     tlm=$(jq '[.traceEvents[] | select(.name == "alloc" and .args.kind == "managed")] | length' "$OUT/managed-tl.json" 2>/dev/null)
-    if [ "$nm" = 2 ] && [ "$nd" = 0 ] && [ "$fmt" = 2.5 ] && [ "${tlm:-0}" = 2 ]; then
+    if [ "$nm" = 2 ] && [ "$nd" = 0 ] && [ "$fmt" = 2.6 ] && [ "${tlm:-0}" = 2 ]; then
       ok "managed trace (format $fmt): 2 ALLOC events marked managed, no plain device ALLOC; the timeline shows 2 managed allocations"
     else bad "managed trace (format ${fmt:-?}): $nm managed and $nd device ALLOCs (want 2 and 0), timeline ${tlm:-?} managed allocations"; fi
     if "$TRACE" verify "$tr" >"$OUT/managed-verify.out" 2>&1 \
@@ -320,7 +320,7 @@ if [ -x "$BUILD/programs/sample_ff_atomic" ]; then
   tr=$OUT/sample_ff_atomic.gtrace
   if err=$(sampled_pair sample_ff_atomic sfa) && "$TRACE" verify "$tr" >"$OUT/sfa-verify.out" 2>&1 &&
      sto=$("$TRACE" info --json "$tr" | "$PY" -c 'import json,sys; j=json.load(sys.stdin); print(sum(k.get("store_frames", 0) for k in j["kernels"]))') &&
-     [ "$("$TRACE" info "$tr" | sed -n "s/^format *//p")" = 2.5 ] &&
+     [ "$("$TRACE" info "$tr" | sed -n "s/^format *//p")" = 2.6 ] &&
      timeout 300 "$REPLAY" --topo r9nano --sample --threads 2 --stats "$OUT/sfa-smp-t2.json" "$tr" >"$OUT/sfa-smp-t2.out" 2>/dev/null &&
      cmp -s "$OUT/sfa-smp.json" "$OUT/sfa-smp-t2.json" &&
      res=$("$PY" -c '

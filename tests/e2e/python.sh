@@ -58,8 +58,8 @@ if [ -f "$OUT/managed.gtrace" ]; then
   n=$("$PY" -c 'import sys, gcn3sim
 t = gcn3sim.open_trace(sys.argv[1])
 print(t.format, sum(e["kind"] == "alloc" and e["mem_kind"] == "managed" for e in t.events))' "$OUT/managed.gtrace")
-  if [ "$n" = "2.5 2" ]; then ok "managed: 2 managed allocations seen from Python (format 2.5)"
-  else bad "managed: format and managed allocations seen from Python: '$n' (want '2.5 2')"; fi
+  if [ "$n" = "2.6 2" ]; then ok "managed: 2 managed allocations seen from Python (format 2.6)"
+  else bad "managed: format and managed allocations seen from Python: '$n' (want '2.6 2')"; fi
 fi
 if [ -f "$OUT/producer.gtrace" ]; then
   n=$("$PY" -c 'import sys, gcn3sim

@@ -140,5 +140,32 @@ cp "$f" "$OUT/red-copy.gtrace"
 run salv-complete 0 "$T" salvage "$OUT/red-copy.gtrace" "$OUT/red-copy.salvaged.gtrace" && cmp -s <(kernels_of "$f") <(kernels_of "$OUT/red-copy.salvaged.gtrace") &&
   ok "salvage of a complete trace keeps everything" || bad "salvage of a complete trace: $(head -c 300 "$OUT/salv-complete.err")"
 
+echo "== host-image loads (format 2.6)"
+# A load whose values are what the program's copies and memsets wrote there
+# records a flag instead of them, and the reader takes the values from the
+# copies: the replay must see exactly what it saw with the values recorded
+# (--host-image off), from a smaller trace.
+R=$BUILD/bin/mgpu-replay
+export MGPU_REPLAY_CONFIGS=${MGPU_REPLAY_CONFIGS:-replay/configs}
+mkdir -p "$OUT/hi-on" "$OUT/hi-off"
+for m in on off; do
+  run "hi-rec-$m" 0 "$EMU" --quiet --threads 2 --host-image $m --record "$OUT/hi-$m/va.gtrace" -- "$BUILD/bench/vectoradd" 65536 &&
+    run "hi-dump-$m" 0 "$T" dump --kernel 0 --wg 3 "$OUT/hi-$m/va.gtrace" &&
+    run "hi-verify-$m" 0 "$T" verify "$OUT/hi-$m/va.gtrace" &&
+    (cd "$OUT/hi-$m" && "$OLDPWD/$R" --topo r9nano --stats va.json va.gtrace >va.txt 2>&1) ||
+    bad "host image $m: record, dump, verify or replay failed: $(cat "$OUT"/hi-*-$m.err "$OUT/hi-$m/va.txt" 2>/dev/null | head -c 300)"
+done
+hon=$(grep -c '^    mem [0-9]*: load.* host ' "$OUT/hi-dump-on.out"); hoff=$(grep -c ' host ' "$OUT/hi-dump-off.out")
+son=$(stat -c %s "$OUT/hi-on/va.gtrace" 2>/dev/null || echo 0); soff=$(stat -c %s "$OUT/hi-off/va.gtrace" 2>/dev/null || echo 0)
+if [ "${hon:-0}" -gt 0 ] && [ "${hoff:-1}" = 0 ] && [ "$son" -gt 0 ] && [ "$son" -lt "$soff" ]; then
+  ok "host image: $hon loads flagged host, trace $son bytes (off: none, $soff bytes)"
+else bad "host image: $hon loads flagged host (off: $hoff), trace $son bytes (off: $soff)"; fi
+if [ -s "$OUT/hi-on/va.json" ] && cmp -s "$OUT/hi-on/va.json" "$OUT/hi-off/va.json" && grep -q '(0 mismatches)' "$OUT/hi-on/va.txt"; then
+  ok "host image: the replay's statistics JSON is byte-identical with and without it, data check clean"
+else bad "host image: the replay's JSON differs with and without it (or its data check failed)"; fi
+run hi-bad 2 "$EMU" --host-image maybe -- "$BUILD/bench/vectoradd" 4096 &&
+  head -n 1 "$OUT/hi-bad.err" | grep -q -- '^gcn3-emu: --host-image maybe: expected on or off$' &&
+  ok "--host-image maybe: refused, the first line names it" || bad "--host-image maybe: $(head -c 300 "$OUT/hi-bad.err")"
+
 echo "trace-tools: $pass passed, $fail failed"
 [ $fail = 0 ]

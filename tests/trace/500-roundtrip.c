@@ -20,7 +20,9 @@
 #include <cmocka.h>
 
 #include "traceformat/trc.h"
+#include "traceformat/trc_himg.h"
 #include "traceformat/trc_internal.h"
+#include "traceformat/trc_writer_internal.h"
 #include "tests/trace/data/gen.h"
 
 /* ---- deterministic synthetic wavefronts ------------------------------------ */
@@ -766,7 +768,7 @@ static void test_store_frames(void **state)
 
     trc_reader *r = trc_reader_open(path, err, sizeof err);
     if (!r) fail_msg("%s", err);
-    assert_int_equal(trc_reader_header(r)->format_minor, 5);
+    assert_int_equal(trc_reader_header(r)->format_minor, TRC_FORMAT_MINOR);
     for (uint32_t k = 0; k < 2; k++) {
         trc_kernel_stats st;
         assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
@@ -914,6 +916,135 @@ static void test_lds_values(void **state)
         assert_non_null(v->mem[2].store_data);
         assert_memory_equal(v->mem[2].store_data, vals, sizeof vals);
         trc_wg_free(wg);
+        trc_reader_close(r);
+    }
+}
+
+/* The host image (trc_himg.h): reads as of an event, memsets over copies,
+ * forgotten (D2D) bytes, a read across two pages, bytes never written. */
+static void test_himg(void **state)
+{
+    (void)state;
+    uint8_t a[100], b[32], out[64], want[64];
+    for (int i = 0; i < 100; i++) a[i] = (uint8_t)(3 * i + 1);
+    for (int i = 0; i < 32; i++) b[i] = (uint8_t)(200 + i);
+    trc_himg *h = trc_himg_create();
+    assert_non_null(h);
+    assert_int_equal(trc_himg_write(h, 0, 0x1000, 100, a, 0), 0);
+    assert_int_equal(trc_himg_write(h, 1, 0x1020, 16, NULL, 0x7f), 0);
+    assert_int_equal(trc_himg_forget(h, 2, 0x1040, 8), 0);
+    assert_int_equal(trc_himg_write(h, 3, 0x1ff0, 32, b, 0), 0);
+    assert_int_equal(trc_himg_read(h, 1, 0x1000, 64, out), 0); /* before the memset */
+    assert_memory_equal(out, a, 64);
+    assert_int_equal(trc_himg_read(h, 2, 0x1000, 64, out), 0); /* after it */
+    memcpy(want, a, 64);
+    memset(want + 0x20, 0x7f, 16);
+    assert_memory_equal(out, want, 64);
+    assert_int_equal(trc_himg_read(h, 3, 0x1038, 16, out), -1); /* the D2D's bytes */
+    assert_int_equal(trc_himg_read(h, 2, 0x1038, 16, out), 0);
+    assert_memory_equal(out, a + 0x38, 16);
+    assert_int_equal(trc_himg_read(h, 4, 0x1ff8, 16, out), 0); /* across 0x2000 */
+    assert_memory_equal(out, b + 8, 16);
+    assert_int_equal(trc_himg_read(h, 3, 0x1ff8, 16, out), -1); /* not yet written */
+    assert_int_equal(trc_himg_read(h, 9, 0x5000, 4, out), -1);
+    assert_int_equal(trc_himg_read(h, 9, 0x1050, 8, out), 0); /* past the forgotten bytes */
+    assert_memory_equal(out, a + 0x50, 8);
+    assert_int_equal(trc_himg_read(h, 9, 0x1060, 8, out), -1); /* the copy ends at 0x1064 */
+    assert_true(trc_himg_equal(h, 0x1000, 32, want));
+    assert_false(trc_himg_equal(h, 0x1000, 64, a)); /* the memset differs */
+    assert_false(trc_himg_equal(h, 0x1040, 4, a + 0x40)); /* forgotten */
+    assert_true(trc_himg_equal(h, 0x1ff0, 32, b));
+    trc_himg_destroy(h);
+}
+
+/* Records kernel k (one wave) of the host-image test: a load of the 256
+ * bytes at 0x10000 with values v, one at 0x50000 (bytes only `inject` put
+ * into the writer's image) when inject, and a store. */
+static void himg_kernel(trc_writer *w, int k, const uint8_t *v, int inject)
+{
+    trc_launch l = mk_launch(0);
+    assert_int_equal(trc_writer_begin_kernel(w, &l), 0);
+    trc_wg_rec *g = trc_wg_rec_create();
+    uint32_t id[3] = {0, 0, 0};
+    trc_wg_rec_begin(g, l.kernel_id, id, 1);
+    trc_wg_rec_host_image(g, w);
+    uint64_t addr[64];
+    for (int i = 0; i < 64; i++) addr[i] = 0x10000 + 4u * (unsigned)i;
+    trc_rec_mem(g, 0, TRC_MO_LOAD, 4, ~0ull, addr, v, NULL);
+    trc_rec_mem(g, 0, TRC_MO_LOAD, 4, ~0ull, addr, v + 1, NULL); /* other values: kept */
+    trc_rec_mem(g, 0, TRC_MO_STORE, 4, ~0ull, addr, NULL, v);
+    if (inject) {
+        for (int i = 0; i < 64; i++) addr[i] = 0x50000 + 4u * (unsigned)i;
+        trc_rec_mem(g, 0, TRC_MO_LOAD, 4, ~0ull, addr, v, NULL);
+    }
+    trc_rec_wave_end(g, 0, 10 + (uint64_t)k);
+    assert_int_equal(trc_wg_commit(w, g), 0);
+    trc_wg_rec_destroy(g);
+    assert_int_equal(trc_writer_end_kernel(w, l.kernel_id), 0);
+}
+
+/* 2.6 host-image loads: a load of what an H2D copy wrote is flagged without
+ * values and read back as the copy's bytes as of its kernel's launch (the
+ * second kernel's after a second copy changed them); a load of other values
+ * keeps them; with --host-image off nothing is flagged; and a flagged load
+ * whose bytes the trace's events do not hold (put into the writer's image by
+ * hand: a writer bug) is refused as corrupt. */
+static void test_host_image(void **state)
+{
+    (void)state;
+    char err[512];
+    uint8_t v1[260], v2[260];
+    for (int i = 0; i < 260; i++) {
+        v1[i] = (uint8_t)(7 * i + 3);
+        v2[i] = (uint8_t)(11 * i + 5);
+    }
+    for (int inject = 0; inject < 2; inject++) {
+        trc_header_info h;
+        fill_header(&h);
+        trc_writer *w = trc_writer_open(path, &h, err, sizeof err);
+        assert_non_null(w);
+        trc_event e;
+        memset(&e, 0, sizeof e);
+        e.kind = TRC_EV_COPY;
+        e.copy_kind = TRC_COPY_H2D;
+        e.addr = 0x10000;
+        e.src = 0x7f0000;
+        e.size = 256;
+        e.data = v1;
+        assert_int_equal(trc_writer_event(w, &e), 0);
+        if (inject) /* bytes no event of the trace holds */
+            assert_int_equal(trc_himg_write((trc_himg *)trc_writer_himg(w), 1, 0x50000, 256, v1, 0), 0);
+        himg_kernel(w, 0, v1, inject);
+        e.data = v2;
+        assert_int_equal(trc_writer_event(w, &e), 0);
+        himg_kernel(w, 1, v2, 0);
+        if (trc_writer_close(w) != 0) fail_msg("close: %s", trc_writer_error(w));
+        trc_writer_destroy(w);
+
+        trc_reader *r = trc_reader_open(path, err, sizeof err);
+        if (!r) fail_msg("%s", err);
+        assert_int_equal(trc_reader_header(r)->format_minor, 6);
+        for (uint32_t k = 0; k < 2; k++) {
+            trc_wg *wg = trc_reader_load_wg(r, k, 0, err, sizeof err);
+            if (inject && k == 0) {
+                assert_null(wg);
+                assert_non_null(strstr(err, "host-image load reads bytes the host image does not hold"));
+                continue;
+            }
+            if (!wg) fail_msg("%s", err);
+            const trc_wave *t = &wg->waves[0];
+            assert_int_equal(t->n_mem, 3);
+            assert_int_equal(t->mem[0].flags, TRC_MO_LOAD | TRC_MO_HOST);
+            assert_memory_equal(t->mem[0].load_data, k ? v2 : v1, 256);
+            assert_int_equal(t->mem[1].flags, TRC_MO_LOAD); /* its values differ from the image's */
+            assert_memory_equal(t->mem[1].load_data, (k ? v2 : v1) + 1, 256);
+            trc_wg_free(wg);
+            /* without data: no values, no flag */
+            wg = trc_reader_load_wg_ex(r, k, 0, 0, err, sizeof err);
+            if (!wg) fail_msg("%s", err);
+            assert_int_equal(wg->waves[0].mem[0].flags, TRC_MO_LOAD);
+            trc_wg_free(wg);
+        }
         trc_reader_close(r);
     }
 }
@@ -1150,6 +1281,8 @@ int main(void)
         cmocka_unit_test(test_stream_wait),
         cmocka_unit_test(test_managed),
         cmocka_unit_test(test_lds_values),
+        cmocka_unit_test(test_himg),
+        cmocka_unit_test(test_host_image),
         cmocka_unit_test(test_store_frames),
         cmocka_unit_test(test_frame_cache),
     };

@@ -1,9 +1,9 @@
 /*
- * 504-golden - golden traces pin format 2.5 (docs/trace-format.md), and the
- * 1.0, 1.1, 1.2, 1.3, 1.4, 2.0, 2.1, 2.2, 2.3 and 2.4 golden files stay
+ * 504-golden - golden traces pin format 2.6 (docs/trace-format.md), and the
+ * 1.0, 1.1, 1.2, 1.3, 1.4, 2.0, 2.1, 2.2, 2.3, 2.4 and 2.5 golden files stay
  * readable.
  *
- * tests/trace/data/golden-2.5.gtrace was written by the checked-in
+ * tests/trace/data/golden-2.6.gtrace was written by the checked-in
  * generator tests/trace/data/gen.h (run `504-golden --generate
  * tests/trace/data` to rewrite it, then update the two constants below and
  * say why in the commit: a changed golden file is a format change).
@@ -24,7 +24,10 @@
  * content is the same; store frames are pinned by
  * tests/trace/500-roundtrip.c test_store_frames), golden-2.4.gtrace the
  * 2.4 writer's (before the store frames' ops; it has no store frame, so the
- * 2.5 file differs only in its version):
+ * 2.5 file differs only in its version), golden-2.5.gtrace the 2.5 writer's
+ * (before host-image loads: the 2.6 generator adds loads of what its copies
+ * and memset wrote, so the 2.6 content differs from the 2.5 one, which
+ * 2.2-2.5 share, GOLDEN25_CONTENT):
  * they are never rewritten, and the reader must
  * decode them to the content they always had.
  *
@@ -54,9 +57,13 @@
 #include "tests/trace/data/gen.h"
 #include "traceformat/trc_writer_internal.h"
 
-#define GOLDEN_NAME "golden-2.5.gtrace"
-#define GOLDEN_FILE_FNV 0x8c41f4c2e3df2f22ull
-#define GOLDEN_CONTENT  0x4653e006038825deull
+#define GOLDEN_NAME "golden-2.6.gtrace"
+#define GOLDEN_FILE_FNV 0x51a1f96b046d022aull
+#define GOLDEN_CONTENT  0xdfcd51e57062ba8cull
+/* format 2.5, frozen since 2.6 (host-image loads): bytes and decoded content */
+#define GOLDEN25_NAME "golden-2.5.gtrace"
+#define GOLDEN25_FILE_FNV 0x8c41f4c2e3df2f22ull
+#define GOLDEN25_CONTENT  0x4653e006038825deull
 /* format 2.4, frozen since 2.5 (the store frames' ops): bytes and decoded content */
 #define GOLDEN24_NAME "golden-2.4.gtrace"
 #define GOLDEN24_FILE_FNV 0xb67e4adc54c57f8cull
@@ -349,10 +356,10 @@ static void test_golden_2_2(void **state)
     assert_int_equal(trc_reader_header(r)->format_major, 2);
     assert_int_equal(trc_reader_header(r)->lds_values_omitted, 0);
     trc_reader_close(r);
-    assert_true(GOLDEN22_CONTENT == GOLDEN_CONTENT);
+    assert_true(GOLDEN22_CONTENT == GOLDEN25_CONTENT);
 }
 
-/* A frozen 2.x file of minor `minor` whose content is the current file's
+/* A frozen 2.x file of minor `minor` whose content is the 2.5 file's
  * and in which no kernel has a store frame (the generator's stores are
  * more than an eighth of its values). */
 static void frozen_without_store_frames(const char *name, uint64_t file_fnv, uint64_t content, uint32_t minor)
@@ -365,7 +372,7 @@ static void frozen_without_store_frames(const char *name, uint64_t file_fnv, uin
         assert_int_equal(st.n_store_frames, 0);
     }
     trc_reader_close(r);
-    assert_true(content == GOLDEN_CONTENT);
+    assert_true(content == GOLDEN25_CONTENT);
 }
 
 /* The frozen 2.3 file (before store frames): same bytes, same content (that
@@ -383,7 +390,92 @@ static void test_golden_2_4(void **state)
     frozen_without_store_frames(GOLDEN24_NAME, GOLDEN24_FILE_FNV, GOLDEN24_CONTENT, 4);
 }
 
-/* The 2.5 file: kernel 2's plain loads (in wave segments) carry a hash of
+/* The frozen 2.5 file (before host-image loads): the same, and no op has
+ * TRC_MO_HOST. */
+static void test_golden_2_5(void **state)
+{
+    (void)state;
+    frozen_without_store_frames(GOLDEN25_NAME, GOLDEN25_FILE_FNV, GOLDEN25_CONTENT, 5);
+    char err[512];
+    trc_reader *r = trc_reader_open(golden_path_of(GOLDEN25_NAME), err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    for (uint32_t k = 0; k < trc_reader_n_kernels(r); k++) {
+        trc_kernel_stats st;
+        assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
+        for (uint32_t i = 0; i < st.n_wg; i++) {
+            trc_wg *g = trc_reader_load_wg(r, k, i, err, sizeof err);
+            if (!g) fail_msg("%s", err);
+            for (uint32_t v = 0; v < g->n_waves; v++)
+                for (uint32_t m = 0; m < g->waves[v].n_mem; m++) assert_false(g->waves[v].mem[m].flags & TRC_MO_HOST);
+            trc_wg_free(g);
+        }
+    }
+    trc_reader_close(r);
+}
+
+/* The 2.6 file: in kernels 0 and 1 every wave has the generator's three
+ * host-image loads (gen.h), flagged TRC_MO_HOST, their values rebuilt from
+ * the copies and the memset before the launch: the H2D copy's bytes at
+ * 0x10000, the memset's 0x5a at 0x10100, the INIT copy's bytes at 0x20010
+ * (scalar); kernel 1's load at 0x30000 (written by a D2D copy: unknown to
+ * the image) keeps its values; no other op is flagged. */
+static void test_golden_host_image(void **state)
+{
+    (void)state;
+    char err[512];
+    trc_reader *r = open_golden();
+    assert_int_equal(trc_reader_header(r)->format_minor, 6);
+    uint8_t d[512];
+    gen_bytes(d, sizeof d, 0xda);
+    for (uint32_t k = 0; k < 3; k++) {
+        trc_kernel_stats st;
+        assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
+        for (uint32_t i = 0; i < st.n_wg; i++) {
+            trc_wg *g = trc_reader_load_wg(r, k, i, err, sizeof err);
+            if (!g) fail_msg("%s", err);
+            for (uint32_t v = 0; v < g->n_waves; v++) {
+                uint32_t seen = 0, kept = 0;
+                for (uint32_t m = 0; m < g->waves[v].n_mem; m++) {
+                    const trc_mem_op *o = &g->waves[v].mem[m];
+                    if (!o->exec || !o->addr) {
+                        assert_false(o->flags & TRC_MO_HOST);
+                        continue;
+                    }
+                    uint64_t a0 = trc_mo_addr(o, 0);
+                    if (k == 1 && a0 == 0x30000 && o->exec == 0xffffull) {
+                        assert_false(o->flags & TRC_MO_HOST);
+                        assert_memory_equal(o->load_data, d, 64);
+                        kept++;
+                    }
+                    if (!(o->flags & TRC_MO_HOST))
+                        continue;
+                    assert_true(k < 2);
+                    assert_int_equal(o->load_hash, 0);
+                    assert_non_null(o->load_data);
+                    seen++;
+                    if (a0 == 0x10000) {
+                        assert_int_equal(o->flags, TRC_MO_LOAD | TRC_MO_HOST);
+                        assert_memory_equal(o->load_data, d, 256);
+                    } else if (a0 == 0x10100) {
+                        uint8_t f[64];
+                        memset(f, 0x5a, sizeof f);
+                        assert_memory_equal(o->load_data, f, 64);
+                    } else {
+                        assert_int_equal(a0, 0x20010);
+                        assert_int_equal(o->flags, TRC_MO_LOAD | TRC_MO_SMEM | TRC_MO_HOST);
+                        assert_memory_equal(o->load_data, d + 116, 16);
+                    }
+                }
+                assert_int_equal(seen, k < 2 ? 3 : 0);
+                assert_int_equal(kept, k == 1 ? 1 : 0);
+            }
+            trc_wg_free(g);
+        }
+    }
+    trc_reader_close(r);
+}
+
+/* The 2.6 file: kernel 2's plain loads (in wave segments) carry a hash of
  * their values and no values, the hash being that of what the generator
  * recorded (trc_load_hash); kernel 0's loads keep their values. */
 static void test_golden_hashed(void **state)
@@ -391,7 +483,7 @@ static void test_golden_hashed(void **state)
     (void)state;
     char err[512];
     trc_reader *r = open_golden();
-    assert_int_equal(trc_reader_header(r)->format_minor, 5);
+    assert_int_equal(trc_reader_header(r)->format_minor, 6);
     trc_wg *g = trc_reader_load_wg(r, 2, 0, err, sizeof err);
     if (!g) fail_msg("%s", err);
     uint32_t hashed = 0;
@@ -417,14 +509,14 @@ static void test_golden_hashed(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.5 file holds the generator's managed allocation: exactly one event,
+/* The 2.6 file holds the generator's managed allocation: exactly one event,
  * the third, an ALLOC of device memory at 0x40000 with managed == 1. */
 static void test_golden_managed(void **state)
 {
     (void)state;
     trc_reader *r = open_golden();
     assert_int_equal(trc_reader_header(r)->format_major, 2);
-    assert_int_equal(trc_reader_header(r)->format_minor, 5);
+    assert_int_equal(trc_reader_header(r)->format_minor, 6);
     size_t found = 0;
     for (size_t i = 0; i < trc_reader_n_events(r); i++) {
         const trc_event *e = trc_reader_event(r, i);
@@ -441,14 +533,14 @@ static void test_golden_managed(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.5 file holds kernel 2's long waves in segments (several per wave);
+/* The 2.6 file holds kernel 2's long waves in segments (several per wave);
  * the same generation without segments decodes to the same content. */
 static void test_golden_segments(void **state)
 {
     (void)state;
     trc_reader *r = open_golden();
     assert_int_equal(trc_reader_header(r)->format_major, 2);
-    assert_int_equal(trc_reader_header(r)->format_minor, 5);
+    assert_int_equal(trc_reader_header(r)->format_minor, 6);
     trc_kernel_stats st;
     assert_int_equal(trc_reader_kernel_stats(r, 0, &st), 0);
     assert_int_equal(st.n_segments, 0);
@@ -495,7 +587,7 @@ static void test_golden_host_gap(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.5 file holds the generator's stream wait (stream 4 waits for stream
+/* The 2.6 file holds the generator's stream wait (stream 4 waits for stream
  * 3's work before the SYNC just before it) and declares stream 5
  * non-blocking. */
 static void test_golden_stream_wait(void **state)
@@ -525,7 +617,7 @@ static void test_golden_stream_wait(void **state)
     trc_reader_close(r);
 }
 
-/* The 2.5 file holds the generator's awaits (wave 1 of every workgroup). */
+/* The 2.6 file holds the generator's awaits (wave 1 of every workgroup). */
 static void test_golden_awaits(void **state)
 {
     (void)state;
@@ -684,6 +776,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_golden_2_2),
         cmocka_unit_test(test_golden_2_3),
         cmocka_unit_test(test_golden_2_4),
+        cmocka_unit_test(test_golden_2_5),
+        cmocka_unit_test(test_golden_host_image),
         cmocka_unit_test(test_golden_hashed),
         cmocka_unit_test(test_golden_managed),
         cmocka_unit_test(test_golden_segments),

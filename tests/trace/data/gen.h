@@ -66,6 +66,7 @@ static inline void gen_record_wg(trc_wg_rec *g, uint32_t k, uint32_t lin, trc_wr
     trc_wg_rec_begin(g, k, id, nw);
     if (k == 2 && !gen_no_segments) trc_wg_rec_stream(g, w);
     trc_wg_rec_hash_loads(g, k == 2); /* 2.2: kernel 2's plain loads carry hashes, not values */
+    trc_wg_rec_host_image(g, k < 2 ? w : NULL); /* 2.6: see the host-image loads below */
     for (uint32_t v = 0; v < nw; v++) {
         uint64_t s = ((uint64_t)k << 40) | ((uint64_t)lin << 8) | v;
         uint64_t dyn = 0;
@@ -118,6 +119,26 @@ static inline void gen_record_wg(trc_wg_rec *g, uint32_t k, uint32_t lin, trc_wr
         addr[0] = 0x20000 + 16ull * k;
         gen_bytes(ld, 16, s * 31 + 7);
         trc_rec_mem(g, v, TRC_MO_LOAD | TRC_MO_SMEM, 16, 1, addr, ld, NULL);
+        if (k < 2) {
+            /* 2.6 host-image loads (trc_wg_rec_host_image): the bytes of the
+             * H2D copy at 0x10000 (gen_trace's d[0..256)), of the memset at
+             * 0x10100 and (scalar) of the INIT copy at 0x20000 are flagged
+             * without values; kernel 1's load at 0x30000, which the D2D copy
+             * before it wrote, keeps them (the image does not know them) */
+            uint8_t hd[256];
+            gen_bytes(hd, sizeof hd, 0xda);
+            for (int l = 0; l < 64; l++) addr[l] = 0x10000 + 4u * (unsigned)l;
+            trc_rec_mem(g, v, TRC_MO_LOAD, 4, ~0ull, addr, hd, NULL);
+            for (int l = 0; l < 8; l++) addr[l] = 0x10100 + 8u * (unsigned)l;
+            memset(ld, 0x5a, 64);
+            trc_rec_mem(g, v, TRC_MO_LOAD, 8, 0xffull, addr, ld, NULL);
+            addr[0] = 0x20010;
+            trc_rec_mem(g, v, TRC_MO_LOAD | TRC_MO_SMEM, 16, 1, addr, hd + 116, NULL);
+            if (k == 1) {
+                for (int l = 0; l < 16; l++) addr[l] = 0x30000 + 4u * (unsigned)l;
+                trc_rec_mem(g, v, TRC_MO_LOAD, 4, 0xffffull, addr, hd, NULL);
+            }
+        }
         /* scratch store (private segment), 16 bytes per lane, one lane active */
         addr[5] = 0xa0000 + 64ull * lin + 16u * v;
         gen_bytes(st, 16, s * 31 + 8);

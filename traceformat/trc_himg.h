@@ -1,0 +1,51 @@
+/*
+ * trc_himg.h - the host image (format 2.6, docs/trace-format.md Sec. 3.5
+ * "Host-image loads"): what the host wrote into device memory, by event.
+ *
+ * A load flagged TRC_MO_HOST carries no values in the trace: they are the
+ * bytes the host image holds at its lanes' addresses as of its kernel's
+ * LAUNCH event, i.e. for each byte the value the last H2D or INIT copy or
+ * memset before that event wrote there, unless a D2D copy wrote the byte
+ * after it (then the byte is unknown). The writer flags a load only when
+ * the values the emulator loaded equal its image (trc_himg_equal, at the
+ * kernel's run: no event is written while a kernel runs); the reader
+ * rebuilds the values from the trace's own events (trc_himg_read with the
+ * launch event's index). Both sides build the image with the same calls,
+ * in event order.
+ *
+ * Shape: per 4 KiB page of device addresses, the segments events wrote, in
+ * event order (a segment: [lo, hi) of the page, the event's index, and its
+ * bytes, a fill value, or "unknown"). Data bytes are not copied: the caller
+ * keeps them alive as long as the image.
+ */
+#ifndef TRC_HIMG_H
+#define TRC_HIMG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct trc_himg trc_himg;
+
+trc_himg *trc_himg_create(void);
+void trc_himg_destroy(trc_himg *h); /* accepts NULL */
+
+/* Event `ev` (index in program order; non-decreasing from call to call)
+ * wrote [addr, addr + n): data (n bytes, kept by the caller), or with data
+ * NULL the byte `fill` everywhere. 0, or -1 (out of memory; the image is
+ * then unusable: trc_himg_failed). */
+int trc_himg_write(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_t *data, uint8_t fill);
+/* Event ev wrote [addr, addr + n) with bytes the image does not know (a
+ * D2D copy). 0 or -1 as above. */
+int trc_himg_forget(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n);
+/* Whether an allocation failed (every later read and compare fails). */
+int trc_himg_failed(const trc_himg *h);
+
+/* The n bytes at addr as of before event `before` (events with index <
+ * before) into out. 0, or -1 when a byte is unknown (never written, or
+ * forgotten). Thread-safe against other reads. */
+int trc_himg_read(const trc_himg *h, uint64_t before, uint64_t addr, uint64_t n, uint8_t *out);
+/* 1 when the n bytes at p equal the image's at addr as of now (all events
+ * so far), else 0 (a byte differs or is unknown). */
+int trc_himg_equal(const trc_himg *h, uint64_t addr, uint64_t n, const uint8_t *p);
+
+#endif
