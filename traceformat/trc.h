@@ -323,14 +323,15 @@ void trc_wg_rec_lds_data(trc_wg_rec *g, int keep);
 void trc_wg_rec_hash_loads(trc_wg_rec *g, int on);
 /* Format 2.6: whether plain loads whose values equal w's host image (what
  * the H2D and INIT copies and memsets written to w so far left at their
- * addresses, docs/trace-format.md Sec. 3.5 "Host-image loads") are recorded
+ * addresses, unless D2D copies or FREEs came after; docs/trace-format.md
+ * Sec. 3.5 "Host-image loads") are recorded
  * as TRC_MO_HOST without their values (w: the writer g commits to), or keep
  * them (w NULL, what trc_wg_rec_begin sets). A LOAD that is not ATOMIC, LDS
  * or SCRATCH qualifies (SMEM included); the writer stops matching for good
  * once an event is written while a kernel is open (between
- * trc_writer_begin_kernel and trc_writer_end_kernel), or once the copies it
- * keeps for the comparison reach 1 GiB (an estimate of what a recording
- * machine spares; later copies' bytes then never match). Call after
+ * trc_writer_begin_kernel and trc_writer_end_kernel); it keeps a copy of
+ * the copies' bytes still in its image, up to 1 GiB at once (an estimate of
+ * what a recording machine spares; beyond, a copy's bytes never match). Call after
  * trc_wg_rec_begin. */
 void trc_wg_rec_host_image(trc_wg_rec *g, trc_writer *w);
 /* trc_rec_mem flag (never stored): keep this op's load values even when

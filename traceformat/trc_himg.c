@@ -23,6 +23,7 @@ typedef struct seg {
     uint16_t lo;        /* [lo, hi) of the page */
     uint16_t hi;        /* up to PG_SIZE */
     uint8_t kind, fill;
+    uint32_t tag;       /* SEG_DATA: the writer's name for src's bytes */
 } seg;
 
 typedef struct pent {
@@ -35,6 +36,9 @@ struct trc_himg {
     pent *t;
     size_t cap, used; /* slots (a power of two), pages */
     int failed;
+    int latest;       /* trc_himg_create_latest: newer segments drop the ones they cover */
+    void (*release)(void *ctx, uint32_t tag);
+    void *ctx;
 };
 
 trc_himg *trc_himg_create(void)
@@ -47,6 +51,16 @@ trc_himg *trc_himg_create(void)
         return NULL;
     }
     for (size_t i = 0; i < h->cap; i++) h->t[i].pn = EMPTY;
+    return h;
+}
+
+trc_himg *trc_himg_create_latest(void (*release)(void *ctx, uint32_t tag), void *ctx)
+{
+    trc_himg *h = trc_himg_create();
+    if (!h) return NULL;
+    h->latest = 1;
+    h->release = release;
+    h->ctx = ctx;
     return h;
 }
 
@@ -106,7 +120,8 @@ static pent *get(trc_himg *h, uint64_t pn)
     return &h->t[i];
 }
 
-static int add(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_t *data, uint8_t fill, int kind)
+static int add(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_t *data, uint8_t fill, int kind,
+               uint32_t tag)
 {
     if (h->failed) return -1;
     while (n) {
@@ -121,7 +136,20 @@ static int add(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_
             p->s = ns;
             p->cap = nc;
         }
-        p->s[p->n++] = (seg){ev, data, (uint16_t)off, (uint16_t)(off + k), (uint8_t)kind, fill};
+        if (h->latest) {
+            /* reads are as of now only: what the new segment covers is gone */
+            uint32_t o = 0;
+            for (uint32_t i = 0; i < p->n; i++) {
+                const seg *s = &p->s[i];
+                if (s->lo >= off && s->hi <= off + k) {
+                    if (s->kind == SEG_DATA && h->release) h->release(h->ctx, s->tag);
+                } else {
+                    p->s[o++] = *s;
+                }
+            }
+            p->n = o;
+        }
+        p->s[p->n++] = (seg){ev, data, (uint16_t)off, (uint16_t)(off + k), (uint8_t)kind, fill, tag};
         addr += k;
         n -= k;
         if (data) data += k;
@@ -132,14 +160,15 @@ oom:
     return -1;
 }
 
-int trc_himg_write(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_t *data, uint8_t fill)
+int trc_himg_write(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_t *data, uint8_t fill,
+                   uint32_t tag)
 {
-    return add(h, ev, addr, n, data, fill, data ? SEG_DATA : SEG_FILL);
+    return add(h, ev, addr, n, data, fill, data ? SEG_DATA : SEG_FILL, tag);
 }
 
 int trc_himg_forget(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n)
 {
-    return add(h, ev, addr, n, NULL, 0, SEG_UNKNOWN);
+    return add(h, ev, addr, n, NULL, 0, SEG_UNKNOWN, 0);
 }
 
 /* Bytes [lo, hi) of page p from its segments 0..i (the newest first) into

@@ -5,8 +5,8 @@
  * A load flagged TRC_MO_HOST carries no values in the trace: they are the
  * bytes the host image holds at its lanes' addresses as of its kernel's
  * LAUNCH event, i.e. for each byte the value the last H2D or INIT copy or
- * memset before that event wrote there, unless a D2D copy wrote the byte
- * after it (then the byte is unknown). The writer flags a load only when
+ * memset before that event wrote there, unless a D2D copy wrote the byte or
+ * a FREE freed it after that (then the byte is unknown). The writer flags a load only when
  * the values the emulator loaded equal its image (trc_himg_equal, at the
  * kernel's run: no event is written while a kernel runs); the reader
  * rebuilds the values from the trace's own events (trc_himg_read with the
@@ -26,16 +26,26 @@
 
 typedef struct trc_himg trc_himg;
 
+/* An image that keeps every event's segments (the reader's: reads as of any
+ * event). */
 trc_himg *trc_himg_create(void);
+/* An image for reads as of now only (the writer's): a segment that covers
+ * older ones of its page drops them, and release(ctx, tag) is called for
+ * each dropped segment of data (tag: what the write that made it passed),
+ * so that the caller can free bytes nothing points into any more. */
+trc_himg *trc_himg_create_latest(void (*release)(void *ctx, uint32_t tag), void *ctx);
 void trc_himg_destroy(trc_himg *h); /* accepts NULL */
 
 /* Event `ev` (index in program order; non-decreasing from call to call)
- * wrote [addr, addr + n): data (n bytes, kept by the caller), or with data
- * NULL the byte `fill` everywhere. 0, or -1 (out of memory; the image is
- * then unusable: trc_himg_failed). */
-int trc_himg_write(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_t *data, uint8_t fill);
+ * wrote [addr, addr + n): data (n bytes, kept by the caller; tag: the
+ * caller's name for them, see trc_himg_create_latest), or with data NULL
+ * the byte `fill` everywhere. 0, or -1 (out of memory; the image is then
+ * unusable: trc_himg_failed). Data makes one segment per 4 KiB page it
+ * touches. */
+int trc_himg_write(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_t *data, uint8_t fill,
+                   uint32_t tag);
 /* Event ev wrote [addr, addr + n) with bytes the image does not know (a
- * D2D copy). 0 or -1 as above. */
+ * D2D copy; a FREE). 0 or -1 as above. */
 int trc_himg_forget(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n);
 /* Whether an allocation failed (every later read and compare fails). */
 int trc_himg_failed(const trc_himg *h);

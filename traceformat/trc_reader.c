@@ -801,11 +801,11 @@ trc_reader *trc_reader_open(const char *path, char *err, size_t errlen)
             const trc_event *e = &r->ev[i];
             if (!e->size) continue;
             if (e->kind == TRC_EV_MEMSET)
-                trc_himg_write(r->himg, i, e->addr, e->size, NULL, e->value);
-            else if (e->kind == TRC_EV_COPY && e->copy_kind == TRC_COPY_D2D)
+                trc_himg_write(r->himg, i, e->addr, e->size, NULL, e->value, 0);
+            else if (e->kind == TRC_EV_FREE || (e->kind == TRC_EV_COPY && e->copy_kind == TRC_COPY_D2D))
                 trc_himg_forget(r->himg, i, e->addr, e->size);
             else if (e->kind == TRC_EV_COPY && e->copy_kind != TRC_COPY_D2H)
-                trc_himg_write(r->himg, i, e->addr, e->size, e->data, 0);
+                trc_himg_write(r->himg, i, e->addr, e->size, e->data, 0, 0);
         }
         if (trc_himg_failed(r->himg)) {
             seterr(err, errlen, path, "out of memory");

@@ -150,8 +150,9 @@ struct trc_writer {
     trc_himg *himg;
     int himg_off;            /* atomic: 1 once it no longer matches (trc_writer_himg) */
     unsigned kopen;          /* kernels begun and not ended; under mu */
-    uint8_t **himg_keep;
+    struct himg_buf { uint8_t *p; size_t n; uint32_t refs; } *keep; /* copies' bytes, by tag */
     size_t n_keep, cap_keep, himg_bytes;
+    uint32_t keep_free;      /* a slot of keep whose bytes were freed (UINT32_MAX: none) */
 };
 
 /* Bytes of copies the writer keeps for its host image at most (an estimate
@@ -393,6 +394,21 @@ static void copy_str(char *dst, size_t cap, const char *src)
     dst[n] = 0;
 }
 
+/* The host image dropped a segment of kept copy bytes `tag`: the last one
+ * frees them (a later copy over all of them, or their FREE). */
+static void himg_release(void *ctx, uint32_t tag)
+{
+    trc_writer *w = ctx;
+    struct himg_buf *b = &w->keep[tag];
+    if (--b->refs) return;
+    free(b->p);
+    w->himg_bytes -= b->n;
+    b->p = NULL;
+    b->n = 0;
+    b->refs = w->keep_free; /* the free list goes through refs */
+    w->keep_free = tag;
+}
+
 trc_writer *trc_writer_open(const char *path, const trc_header_info *h, char *err, size_t errlen)
 {
     return trc_writer_open_ex(path, h, -1, err, errlen);
@@ -418,7 +434,9 @@ trc_writer *trc_writer_open_ex(const char *path, const trc_header_info *h, int b
     w->seg_data_bytes = TRC_SEG_DATA_BYTES;
     w->spill_fd = -1;
     w->fd = -1;
-    if (!(w->himg = trc_himg_create())) w->himg_off = 1; /* matches nothing: every load keeps its values */
+    w->keep_free = UINT32_MAX;
+    if (!(w->himg = trc_himg_create_latest(himg_release, w)))
+        w->himg_off = 1; /* matches nothing: every load keeps its values */
     w->cctx = trc_new_cctx(TRC_ZSTD_LEVEL);
     w->cctx_data = trc_new_cctx(TRC_ZSTD_LEVEL_DATA);
     w->cz_rec = trc_new_cctx(TRC_ZSTD_LEVEL_REC);
@@ -628,7 +646,7 @@ const struct trc_himg *trc_writer_himg(trc_writer *w)
 static void himg_event(trc_writer *w, const trc_event *ev, uint64_t ei)
 {
     if (!trc_writer_himg(w)) return;
-    int k = ev->kind == TRC_EV_MEMSET ||
+    int k = ev->kind == TRC_EV_MEMSET || ev->kind == TRC_EV_FREE ||
             (ev->kind == TRC_EV_COPY && ev->copy_kind != TRC_COPY_D2H);
     if (!k || !ev->size) return;
     pthread_mutex_lock(&w->mu);
@@ -640,17 +658,25 @@ static void himg_event(trc_writer *w, const trc_event *ev, uint64_t ei)
     }
     int rc;
     if (ev->kind == TRC_EV_MEMSET) {
-        rc = trc_himg_write(w->himg, ei, ev->addr, ev->size, NULL, ev->value);
-    } else if (ev->copy_kind == TRC_COPY_D2D || !ev->data || ev->size > TRC_HIMG_MAX_BYTES - w->himg_bytes) {
+        rc = trc_himg_write(w->himg, ei, ev->addr, ev->size, NULL, ev->value, 0);
+    } else if (ev->kind == TRC_EV_FREE || ev->copy_kind == TRC_COPY_D2D || !ev->data ||
+               ev->size > TRC_HIMG_MAX_BYTES - w->himg_bytes || ev->size > SIZE_MAX) {
         rc = trc_himg_forget(w->himg, ei, ev->addr, ev->size);
     } else {
+        /* keep a copy of the bytes (the program's buffer changes), named by
+         * its slot in w->keep; each page segment holds a reference */
         uint8_t *b = NULL;
-        if ((w->n_keep < w->cap_keep || grow((void **)&w->himg_keep, &w->cap_keep, w->n_keep + 1, sizeof *w->himg_keep) == 0) &&
-            (b = malloc((size_t)ev->size))) {
+        uint32_t tag = w->keep_free;
+        if (tag == UINT32_MAX && w->n_keep < UINT32_MAX &&
+            (w->n_keep < w->cap_keep || grow((void **)&w->keep, &w->cap_keep, w->n_keep + 1, sizeof *w->keep) == 0))
+            tag = (uint32_t)w->n_keep++, w->keep[tag] = (struct himg_buf){NULL, 0, UINT32_MAX};
+        if (tag != UINT32_MAX && (b = malloc((size_t)ev->size))) {
+            if (tag == w->keep_free) w->keep_free = w->keep[tag].refs;
             memcpy(b, ev->data, (size_t)ev->size);
-            w->himg_keep[w->n_keep++] = b;
+            uint64_t pages = ((ev->addr + ev->size - 1) >> 12) - (ev->addr >> 12) + 1;
+            w->keep[tag] = (struct himg_buf){b, (size_t)ev->size, (uint32_t)pages};
             w->himg_bytes += (size_t)ev->size;
-            rc = trc_himg_write(w->himg, ei, ev->addr, ev->size, b, 0);
+            rc = trc_himg_write(w->himg, ei, ev->addr, ev->size, b, 0, tag);
         } else {
             rc = trc_himg_forget(w->himg, ei, ev->addr, ev->size); /* no memory to keep it: unknown */
         }
@@ -1105,8 +1131,8 @@ void trc_writer_destroy(trc_writer *w)
         trc_free_piece(p);
     }
     trc_himg_destroy(w->himg);
-    for (size_t i = 0; i < w->n_keep; i++) free(w->himg_keep[i]);
-    free(w->himg_keep);
+    for (size_t i = 0; i < w->n_keep; i++) free(w->keep[i].p);
+    free(w->keep);
     free_batch_list(w->b_free);
     free_batch_list(w->q_head);
     free_batch_list(w->done);

@@ -437,12 +437,16 @@ class Trace:
         """Format 2.6: the n bytes at addr as the host image holds them before
         event `before` (docs/trace-format.md Sec. 3.5 "Host-image loads"):
         per byte, what the last H2D or INIT copy or memset before it wrote
-        there; a D2D copy after that, or no such event, leaves it unknown."""
+        there; a D2D copy or a FREE after that, or no such event, leaves it unknown."""
         out, left = bytearray(n), set(range(n))
         for e in reversed(self.events[:before]):
             if not left:
                 break
-            if e["kind"] == "memset" or (e["kind"] == "copy" and e["copy_kind"] != "d2h"):
+            if e["kind"] == "free":
+                if any(a - addr in left for a in range(max(addr, e["addr"]), min(addr + n, e["addr"] + e["size"]))):
+                    raise self._err("%s: a host-image load reads bytes freed (event %d) since the host wrote them"
+                                    % (where, e["index"]))
+            elif e["kind"] == "memset" or (e["kind"] == "copy" and e["copy_kind"] != "d2h"):
                 lo, hi = max(addr, e["dst"]), min(addr + n, e["dst"] + e["size"])
                 for a in range(lo, hi):
                     b = a - addr

@@ -930,10 +930,10 @@ static void test_himg(void **state)
     for (int i = 0; i < 32; i++) b[i] = (uint8_t)(200 + i);
     trc_himg *h = trc_himg_create();
     assert_non_null(h);
-    assert_int_equal(trc_himg_write(h, 0, 0x1000, 100, a, 0), 0);
-    assert_int_equal(trc_himg_write(h, 1, 0x1020, 16, NULL, 0x7f), 0);
+    assert_int_equal(trc_himg_write(h, 0, 0x1000, 100, a, 0, 0), 0);
+    assert_int_equal(trc_himg_write(h, 1, 0x1020, 16, NULL, 0x7f, 0), 0);
     assert_int_equal(trc_himg_forget(h, 2, 0x1040, 8), 0);
-    assert_int_equal(trc_himg_write(h, 3, 0x1ff0, 32, b, 0), 0);
+    assert_int_equal(trc_himg_write(h, 3, 0x1ff0, 32, b, 0, 0), 0);
     assert_int_equal(trc_himg_read(h, 1, 0x1000, 64, out), 0); /* before the memset */
     assert_memory_equal(out, a, 64);
     assert_int_equal(trc_himg_read(h, 2, 0x1000, 64, out), 0); /* after it */
@@ -986,7 +986,7 @@ static void himg_kernel(trc_writer *w, int k, const uint8_t *v, int inject)
 /* 2.6 host-image loads: a load of what an H2D copy wrote is flagged without
  * values and read back as the copy's bytes as of its kernel's launch (the
  * second kernel's after a second copy changed them); a load of other values
- * keeps them; with --host-image off nothing is flagged; and a flagged load
+ * keeps them; after a FREE of the bytes a load keeps its values; and a flagged load
  * whose bytes the trace's events do not hold (put into the writer's image by
  * hand: a writer bug) is refused as corrupt. */
 static void test_host_image(void **state)
@@ -1013,18 +1013,26 @@ static void test_host_image(void **state)
         e.data = v1;
         assert_int_equal(trc_writer_event(w, &e), 0);
         if (inject) /* bytes no event of the trace holds */
-            assert_int_equal(trc_himg_write((trc_himg *)trc_writer_himg(w), 1, 0x50000, 256, v1, 0), 0);
+            assert_int_equal(trc_himg_write((trc_himg *)trc_writer_himg(w), 1, 0x50000, 256, v1, 0, 0), 0);
         himg_kernel(w, 0, v1, inject);
         e.data = v2;
         assert_int_equal(trc_writer_event(w, &e), 0);
         himg_kernel(w, 1, v2, 0);
+        /* freed: what was there is unknown, whatever a kernel reads later */
+        memset(&e, 0, sizeof e);
+        e.kind = TRC_EV_FREE;
+        e.addr = 0x10000;
+        e.size = 0x10000;
+        e.mem_kind = TRC_MEM_DEVICE;
+        assert_int_equal(trc_writer_event(w, &e), 0);
+        himg_kernel(w, 2, v2, 0);
         if (trc_writer_close(w) != 0) fail_msg("close: %s", trc_writer_error(w));
         trc_writer_destroy(w);
 
         trc_reader *r = trc_reader_open(path, err, sizeof err);
         if (!r) fail_msg("%s", err);
         assert_int_equal(trc_reader_header(r)->format_minor, 6);
-        for (uint32_t k = 0; k < 2; k++) {
+        for (uint32_t k = 0; k < 3; k++) {
             trc_wg *wg = trc_reader_load_wg(r, k, 0, err, sizeof err);
             if (inject && k == 0) {
                 assert_null(wg);
@@ -1034,7 +1042,7 @@ static void test_host_image(void **state)
             if (!wg) fail_msg("%s", err);
             const trc_wave *t = &wg->waves[0];
             assert_int_equal(t->n_mem, 3);
-            assert_int_equal(t->mem[0].flags, TRC_MO_LOAD | TRC_MO_HOST);
+            assert_int_equal(t->mem[0].flags, k < 2 ? TRC_MO_LOAD | TRC_MO_HOST : TRC_MO_LOAD);
             assert_memory_equal(t->mem[0].load_data, k ? v2 : v1, 256);
             assert_int_equal(t->mem[1].flags, TRC_MO_LOAD); /* its values differ from the image's */
             assert_memory_equal(t->mem[1].load_data, (k ? v2 : v1) + 1, 256);
