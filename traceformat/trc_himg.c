@@ -202,8 +202,15 @@ int trc_himg_read(const trc_himg *h, uint64_t before, uint64_t addr, uint64_t n,
         uint32_t k = PG_SIZE - off < n ? PG_SIZE - off : (uint32_t)n;
         const pent *p = find(h, addr >> PG_BITS);
         if (!p) return -1;
-        int64_t i = (int64_t)p->n - 1;
-        while (i >= 0 && p->s[i].ev >= before) i--;
+        /* the newest segment before `before` (segments are in event order:
+         * a binary search, a page may have been written by every launch) */
+        uint32_t lo = 0, hi = p->n;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (p->s[mid].ev < before) lo = mid + 1;
+            else hi = mid;
+        }
+        int64_t i = (int64_t)lo - 1;
         if (fill_from(p, i, off, off + k, out) < 0) return -1;
         addr += k;
         n -= k;
