@@ -68,8 +68,9 @@ echo "== --load-values hash: plain loads record a hash of their values (trace 2.
 TRACE=$BUILD/bin/gcn3-trace
 bin=$BUILD/bench/reduction
 if [ -x "$bin" ] && [ -x "$REPLAY" ]; then
-  "$EMU" --quiet --threads 2 --record "$OUT/red-full.gtrace" -- "$bin" >/dev/null 2>&1 &&
-  "$EMU" --quiet --threads 2 --load-values hash --record "$OUT/red-hash.gtrace" -- "$bin" >/dev/null 2>&1 &&
+  # (--host-image off: the input loads would otherwise carry neither values nor hashes)
+  "$EMU" --quiet --threads 2 --host-image off --record "$OUT/red-full.gtrace" -- "$bin" >/dev/null 2>&1 &&
+  "$EMU" --quiet --threads 2 --host-image off --load-values hash --record "$OUT/red-hash.gtrace" -- "$bin" >/dev/null 2>&1 &&
   "$TRACE" verify "$OUT/red-hash.gtrace" >"$OUT/red-hash.verify" 2>&1 &&
   "$REPLAY" --topo r9nano --stats "$OUT/red-full.json" "$OUT/red-full.gtrace" >"$OUT/red-full.txt" 2>&1 &&
   "$REPLAY" --topo r9nano --stats "$OUT/red-hash.json" "$OUT/red-hash.gtrace" >"$OUT/red-hash.txt" 2>&1 &&

@@ -264,7 +264,8 @@ fi
 # with why on stdout.
 sampled_pair() {
   local tr=$OUT/$1.gtrace
-  if ! "$EMU" --quiet --record "$tr" -- "$BUILD/programs/$1" >"$OUT/$2.out" 2>&1 || ! grep -q "PASS $1" "$OUT/$2.out"; then
+  # shellcheck disable=SC2086 # EMU_EXTRA: more gcn3-emu options, split
+  if ! "$EMU" --quiet ${EMU_EXTRA:-} --record "$tr" -- "$BUILD/programs/$1" >"$OUT/$2.out" 2>&1 || ! grep -q "PASS $1" "$OUT/$2.out"; then
     echo "record: $(why "$OUT/$2.out")"
     return 1
   fi
@@ -318,7 +319,9 @@ echo "== sampled replay of launches fast-forwarded whole from 2.5 store frames (
 # sums and of the counter must check clean, the same for --threads 2
 if [ -x "$BUILD/programs/sample_ff_atomic" ]; then
   tr=$OUT/sample_ff_atomic.gtrace
-  if err=$(sampled_pair sample_ff_atomic sfa) && "$TRACE" verify "$tr" >"$OUT/sfa-verify.out" 2>&1 &&
+  # --host-image off: with its input loads flagged (format 2.6) the data frames shrink
+  # until the stores are more than an eighth of them, and the writer adds no store frame
+  if err=$(EMU_EXTRA="--host-image off" sampled_pair sample_ff_atomic sfa) && "$TRACE" verify "$tr" >"$OUT/sfa-verify.out" 2>&1 &&
      sto=$("$TRACE" info --json "$tr" | "$PY" -c 'import json,sys; j=json.load(sys.stdin); print(sum(k.get("store_frames", 0) for k in j["kernels"]))') &&
      [ "$("$TRACE" info "$tr" | sed -n "s/^format *//p")" = 2.6 ] &&
      timeout 300 "$REPLAY" --topo r9nano --sample --threads 2 --stats "$OUT/sfa-smp-t2.json" "$tr" >"$OUT/sfa-smp-t2.out" 2>/dev/null &&
