@@ -163,12 +163,57 @@ oom:
 int trc_himg_write(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_t *data, uint8_t fill,
                    uint32_t tag)
 {
+    if (addr + n < addr || (!data && n > TRC_HIMG_MAX_FILL))
+        return trc_himg_forget(h, ev, addr, n); /* too large a memset (or one that wraps): unknown */
     return add(h, ev, addr, n, data, fill, data ? SEG_DATA : SEG_FILL, tag);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Only the pages that hold segments take one: a page without any is
+ * unknown already. A FREE may cover gigabytes of address space (a dispatch's
+ * private-segment backing store) of which the image holds nothing. */
 int trc_himg_forget(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n)
 {
-    return add(h, ev, addr, n, NULL, 0, SEG_UNKNOWN, 0);
+    if (h->failed) return -1;
+    if (addr + n < addr) n = UINT64_MAX - addr; /* wraps (a corrupt event): to the end of the address space */
+    if (!n) return 0;
+    uint64_t first = addr >> PG_BITS, last = (addr + n - 1) >> PG_BITS;
+    if (last - first < h->used) {
+        for (uint64_t pn = first;; pn++) {
+            if (find(h, pn)) {
+                uint64_t lo = pn == first ? addr : pn << PG_BITS;
+                uint64_t hi = pn == last ? addr + n : (pn + 1) << PG_BITS;
+                if (add(h, ev, lo, hi - lo, NULL, 0, SEG_UNKNOWN, 0) < 0) return -1;
+            }
+            if (pn == last) break;
+        }
+        return 0;
+    }
+    /* fewer pages in the image than in the range: visit those (in page
+     * order, so that the result does not depend on the table's layout) */
+    uint64_t *pns = malloc(h->used * sizeof *pns);
+    if (!pns && h->used) {
+        h->failed = 1;
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < h->cap; i++)
+        if (h->t[i].pn != EMPTY && h->t[i].pn >= first && h->t[i].pn <= last) pns[k++] = h->t[i].pn;
+    qsort(pns, k, sizeof *pns, cmp_u64);
+    int rc = 0;
+    for (size_t i = 0; i < k && rc == 0; i++) {
+        uint64_t pn = pns[i];
+        uint64_t lo = pn == first ? addr : pn << PG_BITS;
+        uint64_t hi = pn == last ? addr + n : (pn + 1) << PG_BITS;
+        rc = add(h, ev, lo, hi - lo, NULL, 0, SEG_UNKNOWN, 0);
+    }
+    free(pns);
+    return rc;
 }
 
 /* Bytes [lo, hi) of page p from its segments 0..i (the newest first) into

@@ -36,12 +36,17 @@ trc_himg *trc_himg_create(void);
 trc_himg *trc_himg_create_latest(void (*release)(void *ctx, uint32_t tag), void *ctx);
 void trc_himg_destroy(trc_himg *h); /* accepts NULL */
 
+/* Largest memset the image takes (1 GiB, a choice: a segment per 4 KiB
+ * page); a larger one makes its bytes unknown instead (format rule, Sec. 3.5). */
+#define TRC_HIMG_MAX_FILL ((uint64_t)1 << 30)
+
 /* Event `ev` (index in program order; non-decreasing from call to call)
  * wrote [addr, addr + n): data (n bytes, kept by the caller; tag: the
  * caller's name for them, see trc_himg_create_latest), or with data NULL
- * the byte `fill` everywhere. 0, or -1 (out of memory; the image is then
- * unusable: trc_himg_failed). Data makes one segment per 4 KiB page it
- * touches. */
+ * the byte `fill` everywhere (over TRC_HIMG_MAX_FILL bytes: as
+ * trc_himg_forget). 0, or -1 (out of memory; the image is then unusable:
+ * trc_himg_failed). A write makes one segment per 4 KiB page it touches; a
+ * forget only on the pages that hold segments already. */
 int trc_himg_write(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_t *data, uint8_t fill,
                    uint32_t tag);
 /* Event ev wrote [addr, addr + n) with bytes the image does not know (a

@@ -446,6 +446,11 @@ class Trace:
                 if any(a - addr in left for a in range(max(addr, e["addr"]), min(addr + n, e["addr"] + e["size"]))):
                     raise self._err("%s: a host-image load reads bytes freed (event %d) since the host wrote them"
                                     % (where, e["index"]))
+            elif e["kind"] == "memset" and e["size"] > 1 << 30:
+                # a memset over 1 GiB leaves its bytes unknown (the C reader's TRC_HIMG_MAX_FILL)
+                if any(a - addr in left for a in range(max(addr, e["dst"]), min(addr + n, e["dst"] + e["size"]))):
+                    raise self._err("%s: a host-image load reads bytes of a memset over 1 GiB (event %d)"
+                                    % (where, e["index"]))
             elif e["kind"] == "memset" or (e["kind"] == "copy" and e["copy_kind"] != "d2h"):
                 lo, hi = max(addr, e["dst"]), min(addr + n, e["dst"] + e["size"])
                 for a in range(lo, hi):

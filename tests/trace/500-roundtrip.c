@@ -954,6 +954,19 @@ static void test_himg(void **state)
     assert_false(trc_himg_equal(h, 0x1000, 64, a)); /* the memset differs */
     assert_false(trc_himg_equal(h, 0x1040, 4, a + 0x40)); /* forgotten */
     assert_true(trc_himg_equal(h, 0x1ff0, 32, b));
+    /* a FREE of 16 TiB (a dispatch's scratch backing store) touches only the
+     * pages the image holds (a page per 4 KiB would not finish), and a memset
+     * over 1 GiB leaves its bytes unknown */
+    assert_int_equal(trc_himg_forget(h, 10, 0x1ff8, (uint64_t)1 << 44), 0);
+    assert_int_equal(trc_himg_read(h, 11, 0x1ff0, 8, out), 0);
+    assert_memory_equal(out, b, 8);
+    assert_int_equal(trc_himg_read(h, 11, 0x1ff8, 8, out), -1);
+    assert_int_equal(trc_himg_read(h, 10, 0x1ff8, 8, out), 0); /* before the FREE */
+    assert_int_equal(trc_himg_write(h, 12, (uint64_t)1 << 40, TRC_HIMG_MAX_FILL + 1, NULL, 0, 0), 0);
+    assert_int_equal(trc_himg_read(h, 13, (uint64_t)1 << 40, 8, out), -1);
+    assert_int_equal(trc_himg_write(h, 14, (uint64_t)1 << 40, 1 << 20, NULL, 0, 0), 0);
+    assert_int_equal(trc_himg_read(h, 15, (uint64_t)1 << 40, 8, out), 0);
+    assert_int_equal(trc_himg_forget(h, 16, UINT64_MAX - 8, 100), 0); /* wraps: clamped */
     trc_himg_destroy(h);
 }
 
