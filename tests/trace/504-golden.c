@@ -390,6 +390,29 @@ static void test_golden_2_4(void **state)
     frozen_without_store_frames(GOLDEN24_NAME, GOLDEN24_FILE_FNV, GOLDEN24_CONTENT, 4);
 }
 
+/* Calls fn(kernel, wave, ctx) for every wave of every workgroup of r, each
+ * workgroup loaded with its data. */
+static void for_each_wave(trc_reader *r, void (*fn)(uint32_t k, const trc_wave *w, void *ctx), void *ctx)
+{
+    char err[512];
+    for (uint32_t k = 0; k < trc_reader_n_kernels(r); k++) {
+        trc_kernel_stats st;
+        assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
+        for (uint32_t i = 0; i < st.n_wg; i++) {
+            trc_wg *g = trc_reader_load_wg(r, k, i, err, sizeof err);
+            if (!g) fail_msg("%s", err);
+            for (uint32_t v = 0; v < g->n_waves; v++) fn(k, &g->waves[v], ctx);
+            trc_wg_free(g);
+        }
+    }
+}
+
+static void check_no_host(uint32_t k, const trc_wave *w, void *ctx)
+{
+    (void)k, (void)ctx;
+    for (uint32_t m = 0; m < w->n_mem; m++) assert_false(w->mem[m].flags & TRC_MO_HOST);
+}
+
 /* The frozen 2.5 file (before host-image loads): the same, and no op has
  * TRC_MO_HOST. */
 static void test_golden_2_5(void **state)
@@ -399,18 +422,49 @@ static void test_golden_2_5(void **state)
     char err[512];
     trc_reader *r = trc_reader_open(golden_path_of(GOLDEN25_NAME), err, sizeof err);
     if (!r) fail_msg("%s", err);
-    for (uint32_t k = 0; k < trc_reader_n_kernels(r); k++) {
-        trc_kernel_stats st;
-        assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
-        for (uint32_t i = 0; i < st.n_wg; i++) {
-            trc_wg *g = trc_reader_load_wg(r, k, i, err, sizeof err);
-            if (!g) fail_msg("%s", err);
-            for (uint32_t v = 0; v < g->n_waves; v++)
-                for (uint32_t m = 0; m < g->waves[v].n_mem; m++) assert_false(g->waves[v].mem[m].flags & TRC_MO_HOST);
-            trc_wg_free(g);
+    for_each_wave(r, check_no_host, NULL);
+    trc_reader_close(r);
+}
+
+/* One wave of the 2.6 file, as test_golden_host_image says (ctx: the
+ * generator's copy bytes d[512]), k its kernel. */
+static void check_host_wave(uint32_t k, const trc_wave *w, void *ctx)
+{
+    const uint8_t *d = ctx;
+    uint32_t seen = 0, kept = 0;
+    for (uint32_t m = 0; m < w->n_mem; m++) {
+        const trc_mem_op *o = &w->mem[m];
+        if (!o->exec || !o->addr) {
+            assert_false(o->flags & TRC_MO_HOST);
+            continue;
+        }
+        uint64_t a0 = trc_mo_addr(o, 0);
+        if (k == 1 && a0 == 0x30000 && o->exec == 0xffffull) {
+            assert_false(o->flags & TRC_MO_HOST);
+            assert_memory_equal(o->load_data, d, 64);
+            kept++;
+        }
+        if (!(o->flags & TRC_MO_HOST))
+            continue;
+        assert_true(k < 2);
+        assert_int_equal(o->load_hash, 0);
+        assert_non_null(o->load_data);
+        seen++;
+        if (a0 == 0x10000) {
+            assert_int_equal(o->flags, TRC_MO_LOAD | TRC_MO_HOST);
+            assert_memory_equal(o->load_data, d, 256);
+        } else if (a0 == 0x10100) {
+            uint8_t f[64];
+            memset(f, 0x5a, sizeof f);
+            assert_memory_equal(o->load_data, f, 64);
+        } else {
+            assert_int_equal(a0, 0x20010);
+            assert_int_equal(o->flags, TRC_MO_LOAD | TRC_MO_SMEM | TRC_MO_HOST);
+            assert_memory_equal(o->load_data, d + 116, 16);
         }
     }
-    trc_reader_close(r);
+    assert_int_equal(seen, k < 2 ? 3 : 0);
+    assert_int_equal(kept, k == 1 ? 1 : 0);
 }
 
 /* The 2.6 file: in kernels 0 and 1 every wave has the generator's three
@@ -422,56 +476,12 @@ static void test_golden_2_5(void **state)
 static void test_golden_host_image(void **state)
 {
     (void)state;
-    char err[512];
     trc_reader *r = open_golden();
     assert_int_equal(trc_reader_header(r)->format_minor, 6);
+    assert_int_equal(trc_reader_n_kernels(r), 3);
     uint8_t d[512];
     gen_bytes(d, sizeof d, 0xda);
-    for (uint32_t k = 0; k < 3; k++) {
-        trc_kernel_stats st;
-        assert_int_equal(trc_reader_kernel_stats(r, k, &st), 0);
-        for (uint32_t i = 0; i < st.n_wg; i++) {
-            trc_wg *g = trc_reader_load_wg(r, k, i, err, sizeof err);
-            if (!g) fail_msg("%s", err);
-            for (uint32_t v = 0; v < g->n_waves; v++) {
-                uint32_t seen = 0, kept = 0;
-                for (uint32_t m = 0; m < g->waves[v].n_mem; m++) {
-                    const trc_mem_op *o = &g->waves[v].mem[m];
-                    if (!o->exec || !o->addr) {
-                        assert_false(o->flags & TRC_MO_HOST);
-                        continue;
-                    }
-                    uint64_t a0 = trc_mo_addr(o, 0);
-                    if (k == 1 && a0 == 0x30000 && o->exec == 0xffffull) {
-                        assert_false(o->flags & TRC_MO_HOST);
-                        assert_memory_equal(o->load_data, d, 64);
-                        kept++;
-                    }
-                    if (!(o->flags & TRC_MO_HOST))
-                        continue;
-                    assert_true(k < 2);
-                    assert_int_equal(o->load_hash, 0);
-                    assert_non_null(o->load_data);
-                    seen++;
-                    if (a0 == 0x10000) {
-                        assert_int_equal(o->flags, TRC_MO_LOAD | TRC_MO_HOST);
-                        assert_memory_equal(o->load_data, d, 256);
-                    } else if (a0 == 0x10100) {
-                        uint8_t f[64];
-                        memset(f, 0x5a, sizeof f);
-                        assert_memory_equal(o->load_data, f, 64);
-                    } else {
-                        assert_int_equal(a0, 0x20010);
-                        assert_int_equal(o->flags, TRC_MO_LOAD | TRC_MO_SMEM | TRC_MO_HOST);
-                        assert_memory_equal(o->load_data, d + 116, 16);
-                    }
-                }
-                assert_int_equal(seen, k < 2 ? 3 : 0);
-                assert_int_equal(kept, k == 1 ? 1 : 0);
-            }
-            trc_wg_free(g);
-        }
-    }
+    for_each_wave(r, check_host_wave, d);
     trc_reader_close(r);
 }
 
