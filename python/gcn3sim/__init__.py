@@ -17,6 +17,7 @@ that the two agree). Every damaged or unexpected input raises TraceError with
 the file and what is wrong; nothing is guessed.
 """
 
+import bisect
 import csv
 import json
 import mmap
@@ -248,6 +249,7 @@ class Trace:
             self.kernels.append(d)
             self._kix[k.kernel_id] = k
         self._frames = {}
+        self._hidx = None  # format 2.6: _host_events
 
     def _event(self, i, off):
         e = self._parse("Event", self._chunk(off, _CH_EVENT), off)
@@ -433,40 +435,71 @@ class Trace:
                    for j, w in enumerate(rec.waves)]
         return g
 
+    def _host_events(self):
+        """Format 2.6: the events that write device memory, indexed by the 4 KiB
+        pages they touch (page -> event indices, in order), built once. A FREE,
+        a D2D copy or a memset over 1 GiB (the C reader's TRC_HIMG_MAX_FILL)
+        makes bytes unknown, and is listed only on pages a write lists (a FREE
+        of a dispatch's scratch covers gigabytes of nothing)."""
+        if self._hidx is not None:
+            return self._hidx
+        idx, forgets = {}, []
+        for e in self.events:
+            k = e["kind"]
+            if not (k in ("memset", "free") or (k == "copy" and e["copy_kind"] != "d2h")) or not e["size"]:
+                continue
+            lo = e["addr"] if k == "free" else e["dst"]
+            if k == "free" or (k == "copy" and e["copy_kind"] == "d2d") or (k == "memset" and e["size"] > 1 << 30):
+                forgets.append((e["index"], lo, lo + e["size"]))
+            else:
+                for pn in range(lo >> 12, ((lo + e["size"] - 1) >> 12) + 1):
+                    idx.setdefault(pn, []).append(e["index"])
+        for i, lo, hi in forgets:
+            first, last = lo >> 12, (hi - 1) >> 12
+            pns = range(first, last + 1) if last - first < len(idx) else sorted(idx)
+            for pn in pns:
+                if first <= pn <= last and pn in idx:
+                    idx[pn].append(i)
+        for lst in idx.values():
+            lst.sort()
+        self._hidx = idx
+        return idx
+
     def _host_image(self, where, before, addr, n):
         """Format 2.6: the n bytes at addr as the host image holds them before
         event `before` (docs/trace-format.md Sec. 3.5 "Host-image loads"):
         per byte, what the last H2D or INIT copy or memset before it wrote
-        there; a D2D copy or a FREE after that, or no such event, leaves it unknown."""
-        out, left = bytearray(n), set(range(n))
-        for e in reversed(self.events[:before]):
-            if not left:
-                break
-            if e["kind"] == "free":
-                if any(a - addr in left for a in range(max(addr, e["addr"]), min(addr + n, e["addr"] + e["size"]))):
-                    raise self._err("%s: a host-image load reads bytes freed (event %d) since the host wrote them"
-                                    % (where, e["index"]))
-            elif e["kind"] == "memset" and e["size"] > 1 << 30:
-                # a memset over 1 GiB leaves its bytes unknown (the C reader's TRC_HIMG_MAX_FILL)
-                if any(a - addr in left for a in range(max(addr, e["dst"]), min(addr + n, e["dst"] + e["size"]))):
-                    raise self._err("%s: a host-image load reads bytes of a memset over 1 GiB (event %d)"
-                                    % (where, e["index"]))
-            elif e["kind"] == "memset" or (e["kind"] == "copy" and e["copy_kind"] != "d2h"):
-                lo, hi = max(addr, e["dst"]), min(addr + n, e["dst"] + e["size"])
-                for a in range(lo, hi):
-                    b = a - addr
-                    if b not in left:
-                        continue
-                    if e["kind"] == "memset":
-                        out[b] = e["value"]
-                    elif e["copy_kind"] == "d2d" or "data" not in e:
-                        raise self._err("%s: a host-image load reads bytes a D2D copy (event %d) wrote"
-                                        % (where, e["index"]))
-                    else:
-                        out[b] = e["data"][a - e["dst"]]
-                    left.discard(b)
-        if left:
-            raise self._err("%s: a host-image load reads bytes no copy or memset wrote before the launch" % where)
+        there; a D2D copy, a FREE or a memset over 1 GiB after that, or no such
+        event, leaves it unknown."""
+        idx, out = self._host_events(), bytearray(n)
+        a = addr
+        while a < addr + n:
+            pn = a >> 12
+            end = min(addr + n, (pn + 1) << 12)
+            lst = idx.get(pn, [])
+            left = set(range(a, end))
+            for j in range(bisect.bisect_left(lst, before) - 1, -1, -1):
+                if not left:
+                    break
+                e = self.events[lst[j]]
+                lo = e["addr"] if e["kind"] == "free" else e["dst"]
+                hit = [x for x in range(max(a, lo), min(end, lo + e["size"])) if x in left]
+                if not hit:
+                    continue
+                if e["kind"] == "free" or e.get("copy_kind") == "d2d" or e["size"] > 1 << 30 and e["kind"] == "memset":
+                    raise self._err("%s: a host-image load reads bytes a FREE, D2D copy or memset over 1 GiB "
+                                    "(event %d) left unknown" % (where, e["index"]))
+                if len(hit) == hit[-1] - hit[0] + 1:  # one run: a slice
+                    x0, x1 = hit[0], hit[-1] + 1
+                    out[x0 - addr:x1 - addr] = bytes([e["value"]]) * (x1 - x0) if e["kind"] == "memset" \
+                        else e["data"][x0 - lo:x1 - lo]
+                else:
+                    for x in hit:
+                        out[x - addr] = e["value"] if e["kind"] == "memset" else e["data"][x - lo]
+                left.difference_update(hit)
+            if left:
+                raise self._err("%s: a host-image load reads bytes no copy or memset wrote before the launch" % where)
+            a = end
         return bytes(out)
 
     def _decode_wave(self, where, j, w, d, before=0):
@@ -536,7 +569,14 @@ class Trace:
             if d is not None:
                 if f & MO_HOST and n:
                     b = w.mem_bytes[i]
-                    ld = b"".join(self._host_image("%s op %d" % (where, i), before, a, b) for a in addrs)
+                    parts, k = [], 0
+                    while k < n:  # runs of adjacent lanes read at once
+                        e = k + 1
+                        while e < n and addrs[e] == addrs[e - 1] + b:
+                            e += 1
+                        parts.append(self._host_image("%s op %d" % (where, i), before, addrs[k], (e - k) * b))
+                        k = e
+                    ld = b"".join(parts)
                 if d.load_len[i]:
                     ld = loads[lo:lo + d.load_len[i]]
                     lo += d.load_len[i]

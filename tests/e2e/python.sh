@@ -47,6 +47,9 @@ check() {
   else bad "$1: $(why "$OUT/$1-py.out")"; fi
 }
 rec vectoradd 1 "$BUILD/bench/vectoradd" && check vectoradd
+# format 2.6: the golden file's host-image loads (copy, memset and INIT bytes; a D2D'd
+# load that keeps its values) rebuilt by Python as by gcn3-trace
+cp tests/trace/data/golden-2.6.gtrace "$OUT/golden-2.6.gtrace" && check golden-2.6
 rec fir-g2 2 "$BUILD/bench/fir" --gpus 2 && check fir-g2
 rec producer 1 "$BUILD/programs/spin_wait" producer && check producer
 rec cas_own 1 "$BUILD/programs/cas_own" && check cas_own
