@@ -124,6 +124,7 @@ static int add(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_
                uint32_t tag)
 {
     if (h->failed) return -1;
+    int made = 0;
     while (n) {
         uint32_t off = (uint32_t)(addr & (PG_SIZE - 1));
         uint32_t k = PG_SIZE - off < n ? PG_SIZE - off : (uint32_t)n;
@@ -149,12 +150,13 @@ static int add(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_
             }
             p->n = o;
         }
+        made++;
         p->s[p->n++] = (seg){ev, data, (uint16_t)off, (uint16_t)(off + k), (uint8_t)kind, fill, tag};
         addr += k;
         n -= k;
         if (data) data += k;
     }
-    return 0;
+    return made;
 oom:
     h->failed = 1;
     return -1;
@@ -163,15 +165,9 @@ oom:
 int trc_himg_write(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_t *data, uint8_t fill,
                    uint32_t tag)
 {
-    if (addr + n < addr || (!data && n > TRC_HIMG_MAX_FILL))
-        return trc_himg_forget(h, ev, addr, n); /* too large a memset (or one that wraps): unknown */
+    if (addr + n < addr || (!data && n > TRC_HIMG_MAX_FILL)) /* too large a memset (or one that wraps): unknown */
+        return trc_himg_forget(h, ev, addr, n) < 0 ? -1 : 0;
     return add(h, ev, addr, n, data, fill, data ? SEG_DATA : SEG_FILL, tag);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* Only the pages that hold segments take one: a page without any is
@@ -194,8 +190,9 @@ int trc_himg_forget(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n)
         }
         return 0;
     }
-    /* fewer pages in the image than in the range: visit those (in page
-     * order, so that the result does not depend on the table's layout) */
+    /* fewer pages in the image than in the range: visit those (collected
+     * first: add() may grow the table; pages are independent, so their
+     * order does not matter) */
     uint64_t *pns = malloc(h->used * sizeof *pns);
     if (!pns && h->used) {
         h->failed = 1;
@@ -204,13 +201,12 @@ int trc_himg_forget(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n)
     size_t k = 0;
     for (size_t i = 0; i < h->cap; i++)
         if (h->t[i].pn != EMPTY && h->t[i].pn >= first && h->t[i].pn <= last) pns[k++] = h->t[i].pn;
-    qsort(pns, k, sizeof *pns, cmp_u64);
     int rc = 0;
     for (size_t i = 0; i < k && rc == 0; i++) {
         uint64_t pn = pns[i];
         uint64_t lo = pn == first ? addr : pn << PG_BITS;
         uint64_t hi = pn == last ? addr + n : (pn + 1) << PG_BITS;
-        rc = add(h, ev, lo, hi - lo, NULL, 0, SEG_UNKNOWN, 0);
+        rc = add(h, ev, lo, hi - lo, NULL, 0, SEG_UNKNOWN, 0) < 0 ? -1 : 0;
     }
     free(pns);
     return rc;

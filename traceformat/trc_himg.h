@@ -44,13 +44,15 @@ void trc_himg_destroy(trc_himg *h); /* accepts NULL */
  * wrote [addr, addr + n): data (n bytes, kept by the caller; tag: the
  * caller's name for them, see trc_himg_create_latest), or with data NULL
  * the byte `fill` everywhere (over TRC_HIMG_MAX_FILL bytes: as
- * trc_himg_forget). 0, or -1 (out of memory; the image is then unusable:
- * trc_himg_failed). A write makes one segment per 4 KiB page it touches; a
- * forget only on the pages that hold segments already. */
+ * trc_himg_forget). Returns the segments it made (one per 4 KiB page it
+ * touches; 0 when it made the bytes unknown instead: each holds `tag` until
+ * dropped), or -1 (out of memory; the image is then unusable:
+ * trc_himg_failed). A forget makes segments only on the pages that hold
+ * some already; it returns 0 or -1. */
 int trc_himg_write(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const uint8_t *data, uint8_t fill,
                    uint32_t tag);
 /* Event ev wrote [addr, addr + n) with bytes the image does not know (a
- * D2D copy; a FREE). 0 or -1 as above. */
+ * D2D copy; a FREE). 0 or -1 (out of memory). */
 int trc_himg_forget(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n);
 /* Whether an allocation failed (every later read and compare fails). */
 int trc_himg_failed(const trc_himg *h);

@@ -660,7 +660,7 @@ static void himg_event(trc_writer *w, const trc_event *ev, uint64_t ei)
     if (ev->kind == TRC_EV_MEMSET) {
         rc = trc_himg_write(w->himg, ei, ev->addr, ev->size, NULL, ev->value, 0);
     } else if (ev->kind == TRC_EV_FREE || ev->copy_kind == TRC_COPY_D2D || !ev->data ||
-               ev->size > TRC_HIMG_MAX_BYTES - w->himg_bytes || ev->size > SIZE_MAX) {
+               ev->size > TRC_HIMG_MAX_BYTES - w->himg_bytes) {
         rc = trc_himg_forget(w->himg, ei, ev->addr, ev->size);
     } else {
         /* keep a copy of the bytes (the program's buffer changes), named by
@@ -673,10 +673,14 @@ static void himg_event(trc_writer *w, const trc_event *ev, uint64_t ei)
         if (tag != UINT32_MAX && (b = malloc((size_t)ev->size))) {
             if (tag == w->keep_free) w->keep_free = w->keep[tag].refs;
             memcpy(b, ev->data, (size_t)ev->size);
-            uint64_t pages = ((ev->addr + ev->size - 1) >> 12) - (ev->addr >> 12) + 1;
-            w->keep[tag] = (struct himg_buf){b, (size_t)ev->size, (uint32_t)pages};
+            w->keep[tag] = (struct himg_buf){b, (size_t)ev->size, 1};
             w->himg_bytes += (size_t)ev->size;
             rc = trc_himg_write(w->himg, ei, ev->addr, ev->size, b, 0, tag);
+            /* a reference per segment made (none: the bytes went unknown) */
+            if (rc >= 0) {
+                w->keep[tag].refs = (uint32_t)rc + 1;
+                himg_release(w, tag);
+            }
         } else {
             rc = trc_himg_forget(w->himg, ei, ev->addr, ev->size); /* no memory to keep it: unknown */
         }

@@ -930,10 +930,10 @@ static void test_himg(void **state)
     for (int i = 0; i < 32; i++) b[i] = (uint8_t)(200 + i);
     trc_himg *h = trc_himg_create();
     assert_non_null(h);
-    assert_int_equal(trc_himg_write(h, 0, 0x1000, 100, a, 0, 0), 0);
-    assert_int_equal(trc_himg_write(h, 1, 0x1020, 16, NULL, 0x7f, 0), 0);
+    assert_int_equal(trc_himg_write(h, 0, 0x1000, 100, a, 0, 0), 1);
+    assert_int_equal(trc_himg_write(h, 1, 0x1020, 16, NULL, 0x7f, 0), 1);
     assert_int_equal(trc_himg_forget(h, 2, 0x1040, 8), 0);
-    assert_int_equal(trc_himg_write(h, 3, 0x1ff0, 32, b, 0, 0), 0);
+    assert_int_equal(trc_himg_write(h, 3, 0x1ff0, 32, b, 0, 0), 2);
     assert_int_equal(trc_himg_read(h, 1, 0x1000, 64, out), 0); /* before the memset */
     assert_memory_equal(out, a, 64);
     assert_int_equal(trc_himg_read(h, 2, 0x1000, 64, out), 0); /* after it */
@@ -961,10 +961,11 @@ static void test_himg(void **state)
     assert_int_equal(trc_himg_read(h, 11, 0x1ff0, 8, out), 0);
     assert_memory_equal(out, b, 8);
     assert_int_equal(trc_himg_read(h, 11, 0x1ff8, 8, out), -1);
+    assert_int_equal(trc_himg_read(h, 11, 0x2000, 8, out), -1); /* every page of the range, not the first only */
     assert_int_equal(trc_himg_read(h, 10, 0x1ff8, 8, out), 0); /* before the FREE */
-    assert_int_equal(trc_himg_write(h, 12, (uint64_t)1 << 40, TRC_HIMG_MAX_FILL + 1, NULL, 0, 0), 0);
+    assert_int_equal(trc_himg_write(h, 12, (uint64_t)1 << 40, TRC_HIMG_MAX_FILL + 1, NULL, 0, 0), 0) /* no segment: unknown */;
     assert_int_equal(trc_himg_read(h, 13, (uint64_t)1 << 40, 8, out), -1);
-    assert_int_equal(trc_himg_write(h, 14, (uint64_t)1 << 40, 1 << 20, NULL, 0, 0), 0);
+    assert_int_equal(trc_himg_write(h, 14, (uint64_t)1 << 40, 1 << 20, NULL, 0, 0), 256);
     assert_int_equal(trc_himg_read(h, 15, (uint64_t)1 << 40, 8, out), 0);
     assert_int_equal(trc_himg_forget(h, 16, UINT64_MAX - 8, 100), 0); /* wraps: clamped */
     trc_himg_destroy(h);
@@ -1026,7 +1027,7 @@ static void test_host_image(void **state)
         e.data = v1;
         assert_int_equal(trc_writer_event(w, &e), 0);
         if (inject) /* bytes no event of the trace holds */
-            assert_int_equal(trc_himg_write((trc_himg *)trc_writer_himg(w), 1, 0x50000, 256, v1, 0, 0), 0);
+            assert_int_equal(trc_himg_write((trc_himg *)trc_writer_himg(w), 1, 0x50000, 256, v1, 0, 0), 1);
         himg_kernel(w, 0, v1, inject);
         e.data = v2;
         assert_int_equal(trc_writer_event(w, &e), 0);
