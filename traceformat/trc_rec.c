@@ -116,9 +116,13 @@ void trc_wg_rec_hash_loads(trc_wg_rec *g, int on) { g->hash_loads = on != 0; }
 void trc_wg_rec_host_image(trc_wg_rec *g, trc_writer *w) { g->himg = w ? trc_writer_himg(w) : NULL; }
 
 /* 2.6: whether the n active lanes' values (bpl bytes each, lane addresses
- * a[]) equal the host image's: runs of adjacent lanes compared at once. */
-static int host_values(const trc_himg *h, const uint64_t *a, uint32_t n, uint32_t bpl, const uint8_t *data)
+ * a[]) equal the host image's: runs of adjacent lanes compared at once;
+ * linear: the lanes are one run (dwords at stride 4), not scanned for runs. */
+static int host_values(const trc_himg *h, const uint64_t *a, uint32_t n, uint32_t bpl, const uint8_t *data,
+                       int linear)
 {
+    if (linear) /* one run: the caller's guarantee (TRC_REC_LINEAR4, bpl 4) */
+        return trc_himg_equal(h, a[0], (uint64_t)n * bpl, data);
     for (uint32_t k = 0; k < n;) {
         uint32_t e = k + 1;
         while (e < n && a[e] == a[e - 1] + bpl) e++;
@@ -376,7 +380,7 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
     /* 2.6: a load that read what the host wrote there keeps a flag instead
      * of its values (the reader takes them from the trace's copies) */
     if (g->himg && load_data && n && (flags & (TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_ATOMIC | TRC_MO_LDS | TRC_MO_SCRATCH)) == TRC_MO_LOAD &&
-        host_values(g->himg, a, n, bytes_per_lane, load_data)) {
+        host_values(g->himg, a, n, bytes_per_lane, load_data, linear && bytes_per_lane == 4)) {
         flags |= TRC_MO_HOST;
         load_data = NULL;
     }
