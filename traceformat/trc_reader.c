@@ -1127,9 +1127,11 @@ static int wave_fill(trc_wave *o, const Gtrace__Wave *w, const Gtrace__WaveData 
              * (runs of adjacent lanes read at once) */
             uint32_t b = mo[j].bytes_per_lane;
             uint8_t *hb = take(a, (size_t)n * b);
+            /* strided at its lanes' size: one run (not scanned) */
+            int one = mo[j].addr_strided && mo[j].addr_stride == b;
             for (uint32_t k = 0; k < n;) {
                 uint64_t a0 = trc_mo_addr(&mo[j], k);
-                uint32_t e = k + 1;
+                uint32_t e = one ? n : k + 1;
                 while (e < n && trc_mo_addr(&mo[j], e) == trc_mo_addr(&mo[j], e - 1) + b) e++;
                 if (!himg || trc_himg_read(himg, before, a0, (uint64_t)(e - k) * b, hb + (size_t)k * b) < 0) return -1;
                 k = e;

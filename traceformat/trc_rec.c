@@ -370,7 +370,7 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
     } else if (exec && ((exec >> __builtin_ctzll(exec)) & ((exec >> __builtin_ctzll(exec)) + 1)) == 0) {
         /* contiguous active lanes: their addresses in place (no gather) */
         a = addr + __builtin_ctzll(exec);
-        n = (uint32_t)__builtin_popcountll(exec);
+        n = (uint32_t)trc_popcount64(exec);
     } else {
         n = 0;
         for (uint64_t m = exec; m; m &= m - 1) buf[n++] = addr[__builtin_ctzll(m)];
