@@ -346,7 +346,9 @@ static inline void ring_prefetch_next(const rp_engine *e)
     __builtin_prefetch(e->rent[e->rq[q].head].ev);
 }
 
-bool rp_engine_step_before(rp_engine *e, rp_time limit)
+/* One event before limit (rp_engine_step_before); inlined into the
+ * run loop below, so that a window's events cost no call each. */
+static inline __attribute__((always_inline)) bool step_one(rp_engine *e, rp_time limit)
 {
     for (;;) {
         /* The heap's top is checked for staleness only when it would be
@@ -397,6 +399,17 @@ bool rp_engine_step_before(rp_engine *e, rp_time limit)
         }
         return true;
     }
+}
+
+bool rp_engine_step_before(rp_engine *e, rp_time limit) { return step_one(e, limit); }
+
+uint64_t rp_engine_run_before(rp_engine *e, rp_time limit, const int *stop)
+{
+    uint64_t n = 0;
+    while (step_one(e, limit))
+        if (!(++n & 1023) && stop && __atomic_load_n(stop, __ATOMIC_RELAXED))
+            break;
+    return n;
 }
 
 void rp_engine_dump(rp_engine *e, FILE *f)

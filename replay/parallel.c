@@ -672,10 +672,7 @@ static void run_part(rp_sim *s, rp_part *p, rp_time t_lim)
         rp_xq_drain(p->incoming.v[i]);
     rp_engine *e = &p->eng;
     uint64_t ev0 = e->n_events;
-    uint32_t n = 0;
-    while (rp_engine_step_before(e, t_lim))
-        if (!(++n & 1023) && __atomic_load_n(&s->failed, __ATOMIC_RELAXED))
-            break;
+    rp_engine_run_before(e, t_lim, &s->failed);
     p->next = rp_engine_next_time(e);
     p->ev_win = e->n_events - ev0;
     p->lb_away = p->lbufs.away != NULL;

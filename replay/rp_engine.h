@@ -164,6 +164,10 @@ bool rp_engine_step(rp_engine *e);
 /* Handle the earliest event if it is due before `limit` (ps). Returns false
  * when the queue is empty or its earliest event is at or after limit. */
 bool rp_engine_step_before(rp_engine *e, rp_time limit);
+/* Handle every event due before `limit` (ps), as rp_engine_step_before in a
+ * loop, looking at *stop (when not NULL) every 1024 events and returning
+ * when it is set. Returns the events handled. */
+uint64_t rp_engine_run_before(rp_engine *e, rp_time limit, const int *stop);
 /* Time of the earliest pending event (ps), RP_TIME_MAX when none. Drops the
  * stale entries it meets (no event runs). */
 rp_time rp_engine_next_time(rp_engine *e);
