@@ -186,6 +186,9 @@ static int ring_push(rp_engine *e, rp_event *ev)
      * FIFO is then written without being read, so that a slot the host has
      * not touched for a while costs no wait for its cache line (the FIFO
      * array is 384 KiB; rq[q].tail was the slowest load of the replay). */
+    if (e->rfirst_ok && (e->rfirst < 0 || ((slot - e->now) & (RP_RING_PS - 1)) <
+                                              (((uint32_t)e->rfirst - e->now) & (RP_RING_PS - 1))))
+        e->rfirst = slot; /* earlier than the first slot known */
     if (!(e->rbits[wi] & bit) || e->rq[q].tail == RNONE)
         e->rq[q].head = i;
     else
@@ -213,7 +216,7 @@ static inline int64_t ring_word_from(const rp_engine *e, uint32_t from)
 }
 
 /* First non-empty slot at or after now (cyclically); -1 when the ring is empty. */
-static inline int64_t ring_first_slot(const rp_engine *e)
+static inline int64_t ring_scan_first(const rp_engine *e)
 {
     if (!e->rwords)
         return -1;
@@ -230,6 +233,19 @@ static inline int64_t ring_first_slot(const rp_engine *e)
     return (int64_t)(wi * 64 + (uint32_t)__builtin_ctzll(w)); /* w != 0: word wi is non-empty */
 }
 
+/* ring_scan_first, kept between steps (e->rfirst): ring_push moves it to an
+ * earlier slot, and a pop that empties it forgets it (pops take the first
+ * slot only), so a step scans the bitmap once instead of twice (the
+ * prefetch of the next event scanned it again). */
+static inline int64_t ring_first_slot(rp_engine *e)
+{
+    if (!e->rfirst_ok) {
+        e->rfirst = ring_scan_first(e);
+        e->rfirst_ok = 1;
+    }
+    return e->rfirst;
+}
+
 /* Remove the head entry of FIFO q (slot*NPRIO+prio). */
 static inline void ring_pop(rp_engine *e, uint32_t slot, uint32_t q)
 {
@@ -240,6 +256,7 @@ static inline void ring_pop(rp_engine *e, uint32_t slot, uint32_t q)
         const rp_rq *h = &e->rq[slot * NPRIO];
         if (h[0].head == RNONE && h[1].head == RNONE && h[2].head == RNONE) {
             uint32_t wi = slot >> 6;
+            e->rfirst_ok = 0; /* (the slot was the first) */
             e->rbits[wi] &= ~(1ull << (slot & 63));
             if (!e->rbits[wi]) {
                 e->rsum[wi >> 6] &= ~(1ull << (wi & 63));
@@ -337,7 +354,7 @@ void rp_engine_advance(rp_engine *e, rp_time t)
  * being handled was popped and now set): most events are handled in a
  * different slot than the one before, and the event struct was the miss
  * that made up half of a step's time. */
-static inline void ring_prefetch_next(const rp_engine *e)
+static inline void ring_prefetch_next(rp_engine *e)
 {
     int64_t slot = ring_first_slot(e);
     if (slot < 0)

@@ -111,6 +111,8 @@ struct rp_engine {
     uint64_t rbits[RP_RING_WORDS]; /* slot has entries */
     uint64_t rsum[RP_RING_SUMW];   /* word of rbits non-zero */
     uint32_t rwords;       /* words of rbits non-zero */
+    int64_t rfirst;        /* while rfirst_ok: the ring's first non-empty slot from now (-1: empty) */
+    int rfirst_ok;
     size_t hn, cap;        /* entries in the heap (live + stale), allocated */
     size_t n;              /* pending events */
     int root_free;         /* while a handler runs: heap[0] is its spent entry, free to reuse */
