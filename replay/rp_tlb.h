@@ -102,6 +102,7 @@ typedef struct rp_tlb {
     uint64_t *age, stamp;     /* LRU */
     uint64_t mru_page;        /* the last entry hit or installed: fast path (page + 1, 0: none) */
     uint8_t mru_shift, mru_ro;
+    uint64_t n_valid;         /* entries whose tag is set (0: a lookup finds nothing) */
     rp_tlb_mshr *mshr;
     uint32_t mshr_used;
     rp_msg *stall_head, *stall_tail; /* misses waiting for a free MSHR (held in arrival order) */

@@ -47,6 +47,8 @@ static int lookup(rp_tlb *t, uint64_t addr)
     if (t->mru_page && (addr >> t->mru_shift << t->mru_shift) + 1 == t->mru_page)
         return t->mru_ro; /* it is the most recently used entry already */
     if (t->spec.sets == 1) {
+        if (!t->n_valid)
+            return -1; /* (on one GPU most memory needs no translation: no entries) */
         for (uint32_t w = 0; w < t->spec.ways; w++) {
             uint64_t g = t->tag[w];
             uint8_t sh = (uint8_t)((g - 1) & 63);
@@ -87,6 +89,8 @@ static void install(rp_tlb *t, uint64_t page, uint8_t sh, bool ro)
         if (t->age[base + w] < t->age[v])
             v = base + w;
     }
+    if (!t->tag[v])
+        t->n_valid++;
     t->tag[v] = tag_of(page, sh);
     t->ro[v] = ro;
     t->age[v] = ++t->stamp;
@@ -493,8 +497,10 @@ void rp_tlb_invalidate(rp_tlb *t, uint64_t addr)
     for (size_t w = 0; w < (size_t)t->spec.sets * t->spec.ways; w++) {
         uint64_t g = t->tag[w];
         uint8_t sh = (uint8_t)((g - 1) & 63);
-        if (g && (g - 1) >> 6 == addr >> sh)
+        if (g && (g - 1) >> 6 == addr >> sh) {
             t->tag[w] = 0;
+            t->n_valid--;
+        }
     }
     if (t->mru_page && (addr >> t->mru_shift << t->mru_shift) + 1 == t->mru_page)
         t->mru_page = 0;
