@@ -346,8 +346,12 @@ rp_time rp_engine_next_time(rp_engine *e)
 
 void rp_engine_advance(rp_engine *e, rp_time t)
 {
-    if (t > e->now)
+    if (t > e->now) {
         e->now = t;
+        /* stale entries may lie before t: the first slot is scanned again
+         * from t, as ring_first_slot's cyclic order starts at now */
+        e->rfirst_ok = 0;
+    }
 }
 
 /* Prefetch the event of the ring's first live-looking entry (after the one

@@ -764,6 +764,43 @@ static void run_windows_random(rp_time unit, uint32_t seed)
     rp_engine_fini(&e);
 }
 
+/* The ring keeps its first slot between steps (engine.c ring_first_slot):
+ * after advance() past a stale entry that was that slot, a later event
+ * pushed into the same slot (one ring span on) must not go before an
+ * earlier event scheduled before the advance. */
+static void test_advance_first_slot(void **state)
+{
+    (void)state;
+    rp_engine e;
+    assert_int_equal(rp_engine_init(&e), 0);
+    int log[8], n = 0;
+    rp_time at[8];
+    tev t[4];
+    for (int i = 0; i < 4; i++) {
+        t[i] = (tev){.id = i, .n = &n, .log = log, .at = at};
+        rp_event_init(&t[i].ev, tev_h, &t[i], RP_PRIO_COMPONENT);
+    }
+    rp_time n0 = 1000, ta = n0 + 1908, te = n0 + 5000, b = n0 + 4000;
+    rp_engine_advance(&e, n0);
+    assert_int_equal(rp_engine_schedule(&e, &t[0].ev, ta), 0);  /* A: the first slot */
+    assert_int_equal(rp_engine_next_time(&e), ta);              /* (the engine looks at it) */
+    assert_int_equal(rp_engine_schedule(&e, &t[1].ev, te), 0);  /* E: after A */
+    rp_engine_cancel(&e, &t[0].ev);                             /* A: a stale entry */
+    rp_engine_advance(&e, b);                                   /* past A, before E */
+    rp_time tc = ta + RP_RING_PS;                               /* C: A's slot, after E */
+    assert_true(tc > te && tc - b < RP_RING_PS);
+    assert_int_equal(rp_engine_schedule(&e, &t[2].ev, tc), 0);
+    assert_int_equal(rp_engine_next_time(&e), te);
+    while (rp_engine_step(&e))
+        ;
+    assert_int_equal(n, 2);
+    assert_int_equal(log[0], 1);
+    assert_int_equal(at[0], te);
+    assert_int_equal(log[1], 2);
+    assert_int_equal(at[1], tc);
+    rp_engine_fini(&e);
+}
+
 static void test_windows_random(void **state)
 {
     (void)state;
@@ -1192,6 +1229,7 @@ int main(void)
         cmocka_unit_test(test_arbiter_as_one_link), cmocka_unit_test(test_pull_port),
         cmocka_unit_test(test_clock), cmocka_unit_test(test_schedule_in_handler),
         cmocka_unit_test(test_step_before_limit), cmocka_unit_test(test_advance_ring_heap),
+        cmocka_unit_test(test_advance_first_slot),
         cmocka_unit_test(test_windows_random), cmocka_unit_test(test_cross_link_windows),
         cmocka_unit_test(test_cross_determinism), cmocka_unit_test(test_xq_written_list),
     };
