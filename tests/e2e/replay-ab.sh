@@ -7,6 +7,9 @@
 # that fails is named, with exit 1; bad usage exits 2. benchmarks/noise_floor.py
 # (kernel times with one latency 1 ps longer) prints a line per latency and the
 # floor; a key that is no latency exits 2, a failing baseline 1.
+# benchmarks/emu_ab.py, the same for two gcn3-emu runs of a program: pair
+# lines and wall/CPU ratios, an option on one side only (--b-arg --record),
+# a failing run named with exit 1, bad usage exit 2.
 # Prints one "ok/FAIL name" line per check; exits non-zero on any failure.
 set -uo pipefail
 BUILD=${BUILD:-build}
@@ -76,6 +79,27 @@ $NF --param l1v.size "$T" > /dev/null 2> "$OUT/nf-bad.err"; rc=$?
 $NF "$OUT/cut.gtrace" > /dev/null 2> "$OUT/nf-fail.err"; rc=$?
 [ $rc = 1 ] && grep -q "^noise_floor: baseline: exit status " "$OUT/nf-fail.err" \
   && ok "noise_floor on a cut trace: exit 1, $(head -c 120 "$OUT/nf-fail.err")" || bad "noise_floor on a cut trace (rc $rc): $(cat "$OUT/nf-fail.err")"
+
+EAB="python3 benchmarks/emu_ab.py --emu $EMU"
+$EAB -n 2 -- "$BENCH/vectoradd" 4096 > "$OUT/emu-same.txt" 2>&1; rc=$?
+if [ $rc = 0 ] && [ "$(grep -c '^pair [12]: A .* s (.* CPU), B .* s (.* CPU), B/A ' "$OUT/emu-same.txt")" = 2 ] &&
+   grep -q '^B/A wall: median of pairs [0-9.]* (range ' "$OUT/emu-same.txt" &&
+   grep -q '^B/A CPU: median of pairs [0-9.]* (range ' "$OUT/emu-same.txt"; then
+  ok "emu_ab, the same run twice: 2 pairs, wall and CPU ratios"
+else
+  bad "emu_ab same (rc $rc): $(tr '\n' '|' < "$OUT/emu-same.txt")"
+fi
+rm -f "$OUT/emu-b.gtrace"
+$EAB -n 1 --b-arg=--record --b-arg="$OUT/emu-b.gtrace" -- "$BENCH/vectoradd" 4096 > /dev/null 2>&1; rc=$?
+[ $rc = 0 ] && [ -s "$OUT/emu-b.gtrace" ] && ok "emu_ab --b-arg --record: B recorded a trace" \
+  || bad "emu_ab --b-arg (rc $rc)"
+$EAB -n 1 -- "$OUT/no-such-program" > /dev/null 2> "$OUT/emu-fail.err"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$OUT/emu-fail.err")" = 1 ] && grep -q "^emu_ab: .*exit status " "$OUT/emu-fail.err" \
+  && ok "emu_ab, a failing run: exit 1, $(head -c 120 "$OUT/emu-fail.err")" || bad "emu_ab failing run (rc $rc): $(cat "$OUT/emu-fail.err")"
+$EAB -n 0 -- "$BENCH/vectoradd" > /dev/null 2>&1; rc=$?
+[ $rc = 2 ] && ok "emu_ab -n 0: usage error, exit 2" || bad "emu_ab -n 0: exit $rc"
+$EAB > /dev/null 2>&1; rc=$?
+[ $rc = 2 ] && ok "emu_ab without a program: usage error, exit 2" || bad "emu_ab without a program: exit $rc"
 
 echo "replay-ab: $pass passed, $fail failed"
 [ $fail = 0 ]
