@@ -24,7 +24,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "traceformat/trc.h"
+
 typedef struct trc_himg trc_himg;
+
+/* What an event does to the image (the format's rule, one place for the
+ * writer and the reader): an H2D or INIT copy writes its bytes, a memset its
+ * value, a D2D copy or a FREE makes its bytes unknown; the rest (and any
+ * event of size 0) leaves it alone. */
+enum { TRC_HIMG_NONE, TRC_HIMG_DATA, TRC_HIMG_FILL, TRC_HIMG_FORGET };
+static inline int trc_himg_effect(const trc_event *e)
+{
+    if (!e->size) return TRC_HIMG_NONE;
+    if (e->kind == TRC_EV_MEMSET) return TRC_HIMG_FILL;
+    if (e->kind == TRC_EV_FREE || (e->kind == TRC_EV_COPY && e->copy_kind == TRC_COPY_D2D)) return TRC_HIMG_FORGET;
+    if (e->kind == TRC_EV_COPY && e->copy_kind != TRC_COPY_D2H) return TRC_HIMG_DATA;
+    return TRC_HIMG_NONE;
+}
+
+/* Whether a memory op with these mem_flags may take its values from the
+ * image: a plain load (not a store, atomic, LDS or private access; a scalar
+ * load may). */
+static inline int trc_himg_load_ok(uint32_t mem_flags)
+{
+    return (mem_flags & (TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_ATOMIC | TRC_MO_LDS | TRC_MO_SCRATCH)) == TRC_MO_LOAD;
+}
 
 /* An image that keeps every event's segments (the reader's: reads as of any
  * event). */

@@ -799,13 +799,11 @@ trc_reader *trc_reader_open(const char *path, char *err, size_t errlen)
         }
         for (size_t i = 0; i < r->n_ev; i++) {
             const trc_event *e = &r->ev[i];
-            if (!e->size) continue;
-            if (e->kind == TRC_EV_MEMSET)
-                trc_himg_write(r->himg, i, e->addr, e->size, NULL, e->value, 0);
-            else if (e->kind == TRC_EV_FREE || (e->kind == TRC_EV_COPY && e->copy_kind == TRC_COPY_D2D))
-                trc_himg_forget(r->himg, i, e->addr, e->size);
-            else if (e->kind == TRC_EV_COPY && e->copy_kind != TRC_COPY_D2H)
-                trc_himg_write(r->himg, i, e->addr, e->size, e->data, 0, 0);
+            switch (trc_himg_effect(e)) {
+            case TRC_HIMG_FILL: trc_himg_write(r->himg, i, e->addr, e->size, NULL, e->value, 0); break;
+            case TRC_HIMG_FORGET: trc_himg_forget(r->himg, i, e->addr, e->size); break;
+            case TRC_HIMG_DATA: trc_himg_write(r->himg, i, e->addr, e->size, e->data, 0, 0); break;
+            }
         }
         if (trc_himg_failed(r->himg)) {
             seterr(err, errlen, path, "out of memory");
@@ -936,9 +934,7 @@ static int64_t wave_size(const Gtrace__Wave *w, const Gtrace__WaveData *d, uint3
         }
         if (d && d->load_host.len && (d->load_host.data[j >> 3] >> (j & 7) & 1)) {
             /* 2.6: a plain load whose values are the host image's */
-            if ((w->mem_flags[j] & (TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_ATOMIC | TRC_MO_LDS | TRC_MO_SCRATCH)) !=
-                    TRC_MO_LOAD ||
-                (d->n_load_len && d->load_len[j]) || (d->n_load_hash && d->load_hash[j])) {
+            if (!trc_himg_load_ok(w->mem_flags[j]) || (d->n_load_len && d->load_len[j]) || (d->n_load_hash && d->load_hash[j])) {
                 snprintf(why, whylen, "wave %u mem op %zu: a host-image bit on an op that is no plain load or has "
                          "values", i, j);
                 return -1;

@@ -379,7 +379,7 @@ void trc_rec_mem(trc_wg_rec *g, uint32_t wave, uint32_t flags, uint32_t bytes_pe
     }
     /* 2.6: a load that read what the host wrote there keeps a flag instead
      * of its values (the reader takes them from the trace's copies) */
-    if (g->himg && load_data && n && (flags & (TRC_MO_LOAD | TRC_MO_STORE | TRC_MO_ATOMIC | TRC_MO_LDS | TRC_MO_SCRATCH)) == TRC_MO_LOAD &&
+    if (g->himg && load_data && n && trc_himg_load_ok(flags) &&
         host_values(g->himg, a, n, bytes_per_lane, load_data, linear && bytes_per_lane == 4)) {
         flags |= TRC_MO_HOST;
         load_data = NULL;

@@ -645,10 +645,8 @@ const struct trc_himg *trc_writer_himg(trc_writer *w)
  * turns matching off for good instead (recorders may be reading the image). */
 static void himg_event(trc_writer *w, const trc_event *ev, uint64_t ei)
 {
-    if (!trc_writer_himg(w)) return;
-    int k = ev->kind == TRC_EV_MEMSET || ev->kind == TRC_EV_FREE ||
-            (ev->kind == TRC_EV_COPY && ev->copy_kind != TRC_COPY_D2H);
-    if (!k || !ev->size) return;
+    int eff = trc_himg_effect(ev);
+    if (!trc_writer_himg(w) || eff == TRC_HIMG_NONE) return;
     pthread_mutex_lock(&w->mu);
     unsigned open = w->kopen;
     pthread_mutex_unlock(&w->mu);
@@ -657,10 +655,9 @@ static void himg_event(trc_writer *w, const trc_event *ev, uint64_t ei)
         return;
     }
     int rc;
-    if (ev->kind == TRC_EV_MEMSET) {
+    if (eff == TRC_HIMG_FILL) {
         rc = trc_himg_write(w->himg, ei, ev->addr, ev->size, NULL, ev->value, 0);
-    } else if (ev->kind == TRC_EV_FREE || ev->copy_kind == TRC_COPY_D2D || !ev->data ||
-               ev->size > TRC_HIMG_MAX_BYTES - w->himg_bytes) {
+    } else if (eff == TRC_HIMG_FORGET || !ev->data || ev->size > TRC_HIMG_MAX_BYTES - w->himg_bytes) {
         rc = trc_himg_forget(w->himg, ei, ev->addr, ev->size);
     } else {
         /* keep a copy of the bytes (the program's buffer changes), named by
