@@ -170,6 +170,16 @@ int trc_himg_write(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n, const ui
     return add(h, ev, addr, n, data, fill, data ? SEG_DATA : SEG_FILL, tag);
 }
 
+/* The part of [addr, addr + n) on page pn (first..last: the range's pages)
+ * made unknown by event ev. 0 or -1. */
+static int forget_page(trc_himg *h, uint64_t ev, uint64_t pn, uint64_t first, uint64_t last, uint64_t addr,
+                       uint64_t n)
+{
+    uint64_t lo = pn == first ? addr : pn << PG_BITS;
+    uint64_t hi = pn == last ? addr + n : (pn + 1) << PG_BITS;
+    return add(h, ev, lo, hi - lo, NULL, 0, SEG_UNKNOWN, 0) < 0 ? -1 : 0;
+}
+
 /* Only the pages that hold segments take one: a page without any is
  * unknown already. A FREE may cover gigabytes of address space (a dispatch's
  * private-segment backing store) of which the image holds nothing. */
@@ -181,11 +191,7 @@ int trc_himg_forget(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n)
     uint64_t first = addr >> PG_BITS, last = (addr + n - 1) >> PG_BITS;
     if (last - first < h->used) {
         for (uint64_t pn = first;; pn++) {
-            if (find(h, pn)) {
-                uint64_t lo = pn == first ? addr : pn << PG_BITS;
-                uint64_t hi = pn == last ? addr + n : (pn + 1) << PG_BITS;
-                if (add(h, ev, lo, hi - lo, NULL, 0, SEG_UNKNOWN, 0) < 0) return -1;
-            }
+            if (find(h, pn) && forget_page(h, ev, pn, first, last, addr, n) < 0) return -1;
             if (pn == last) break;
         }
         return 0;
@@ -202,12 +208,8 @@ int trc_himg_forget(trc_himg *h, uint64_t ev, uint64_t addr, uint64_t n)
     for (size_t i = 0; i < h->cap; i++)
         if (h->t[i].pn != EMPTY && h->t[i].pn >= first && h->t[i].pn <= last) pns[k++] = h->t[i].pn;
     int rc = 0;
-    for (size_t i = 0; i < k && rc == 0; i++) {
-        uint64_t pn = pns[i];
-        uint64_t lo = pn == first ? addr : pn << PG_BITS;
-        uint64_t hi = pn == last ? addr + n : (pn + 1) << PG_BITS;
-        rc = add(h, ev, lo, hi - lo, NULL, 0, SEG_UNKNOWN, 0) < 0 ? -1 : 0;
-    }
+    for (size_t i = 0; i < k && rc == 0; i++)
+        rc = forget_page(h, ev, pns[i], first, last, addr, n);
     free(pns);
     return rc;
 }
