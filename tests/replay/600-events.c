@@ -469,6 +469,13 @@ static void tev_h(rp_event *ev, rp_engine *e)
     t->at[(*t->n)++] = e->now;
 }
 
+/* Event id of a test, logging into log/at (count n) when handled. */
+static void tev_make(tev *t, int id, int *n, int *log, rp_time *at, enum rp_prio p)
+{
+    *t = (tev){.id = id, .n = n, .log = log, .at = at};
+    rp_event_init(&t->ev, tev_h, t, p);
+}
+
 /* Events at base + offsets, all scheduled at now = 0: base 0 puts them in
  * the near-future ring, a large base in the heap. The limit is base + 300. */
 static void limit_case(rp_time base)
@@ -485,8 +492,7 @@ static void limit_case(rp_time base)
         [Z] = {400, RP_PRIO_COMPONENT},
     };
     for (int i = 0; i < NEV; i++) {
-        t[i] = (tev){.id = i, .n = &n, .log = log, .at = at};
-        rp_event_init(&t[i].ev, tev_h, &t[i], spec[i].p);
+        tev_make(&t[i], i, &n, log, at, spec[i].p);
         assert_int_equal(rp_engine_schedule(&e, &t[i].ev, base + spec[i].off), 0);
     }
     assert_int_equal(rp_engine_next_time(&e), base + 100);
@@ -568,10 +574,8 @@ static void test_advance_ring_heap(void **state)
     int log[16], n = 0;
     rp_time at[16];
     tev t[8];
-    for (int i = 0; i < 8; i++) {
-        t[i] = (tev){.id = i, .n = &n, .log = log, .at = at};
-        rp_event_init(&t[i].ev, tev_h, &t[i], i == 1 ? RP_PRIO_DELIVER : RP_PRIO_COMPONENT);
-    }
+    for (int i = 0; i < 8; i++)
+        tev_make(&t[i], i, &n, log, at, i == 1 ? RP_PRIO_DELIVER : RP_PRIO_COMPONENT);
     assert_int_equal(rp_engine_schedule(&e, &t[0].ev, 5000), 0); /* heap (now = 0) */
     rp_engine_advance(&e, 1000);
     assert_int_equal(e.now, 1000);
@@ -776,10 +780,8 @@ static void test_advance_first_slot(void **state)
     int log[8], n = 0;
     rp_time at[8];
     tev t[4];
-    for (int i = 0; i < 4; i++) {
-        t[i] = (tev){.id = i, .n = &n, .log = log, .at = at};
-        rp_event_init(&t[i].ev, tev_h, &t[i], RP_PRIO_COMPONENT);
-    }
+    for (int i = 0; i < 4; i++)
+        tev_make(&t[i], i, &n, log, at, RP_PRIO_COMPONENT);
     rp_time n0 = 1000, ta = n0 + 1908, te = n0 + 5000, b = n0 + 4000;
     rp_engine_advance(&e, n0);
     assert_int_equal(rp_engine_schedule(&e, &t[0].ev, ta), 0);  /* A: the first slot */
