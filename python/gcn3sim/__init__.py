@@ -435,6 +435,19 @@ class Trace:
                    for j, w in enumerate(rec.waves)]
         return g
 
+    @staticmethod
+    def _himg_effect(e):
+        """Format 2.6: what event e does to the host image (the C reader's
+        trc_himg_effect, with its TRC_HIMG_MAX_FILL): "data" (an H2D or INIT
+        copy), "fill" (a memset of at most 1 GiB), "forget" (a D2D copy, a
+        FREE, a larger memset) or None."""
+        k = e["kind"]
+        if not (k in ("memset", "free") or (k == "copy" and e["copy_kind"] != "d2h")) or not e["size"]:
+            return None
+        if k == "free" or (k == "copy" and e["copy_kind"] == "d2d") or (k == "memset" and e["size"] > 1 << 30):
+            return "forget"
+        return "fill" if k == "memset" else "data"
+
     def _host_events(self):
         """Format 2.6: the events that write device memory, indexed by the 4 KiB
         pages they touch (page -> event indices, in order), built once. A FREE,
@@ -445,11 +458,11 @@ class Trace:
             return self._hidx
         idx, forgets = {}, []
         for e in self.events:
-            k = e["kind"]
-            if not (k in ("memset", "free") or (k == "copy" and e["copy_kind"] != "d2h")) or not e["size"]:
+            eff = self._himg_effect(e)
+            if eff is None:
                 continue
-            lo = e["addr"] if k == "free" else e["dst"]
-            if k == "free" or (k == "copy" and e["copy_kind"] == "d2d") or (k == "memset" and e["size"] > 1 << 30):
+            lo = e["addr"] if e["kind"] == "free" else e["dst"]
+            if eff == "forget":
                 forgets.append((e["index"], lo, lo + e["size"]))
             else:
                 for pn in range(lo >> 12, ((lo + e["size"] - 1) >> 12) + 1):
@@ -486,7 +499,7 @@ class Trace:
                 hit = [x for x in range(max(a, lo), min(end, lo + e["size"])) if x in left]
                 if not hit:
                     continue
-                if e["kind"] == "free" or e.get("copy_kind") == "d2d" or e["size"] > 1 << 30 and e["kind"] == "memset":
+                if self._himg_effect(e) == "forget":
                     raise self._err("%s: a host-image load reads bytes a FREE, D2D copy or memset over 1 GiB "
                                     "(event %d) left unknown" % (where, e["index"]))
                 if len(hit) == hit[-1] - hit[0] + 1:  # one run: a slice
